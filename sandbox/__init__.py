@@ -1,0 +1,53 @@
+"""A teaching sandbox for the Ascend CANN runtime: pyACL-style calls on a simulated machine.
+
+    from sandbox import acl
+    acl.init()
+    acl.rt.set_device(0)
+
+``configure`` starts a fresh simulated machine; ``now`` is the calling thread's virtual time
+in ns; ``trace`` is the log every view is drawn from; ``kernel`` turns a Python function
+into a device kernel.
+"""
+from __future__ import annotations
+
+from . import acl
+from .core.errors import AclError
+from .core.kernels import Kernel, kernel, ptr
+from .core.machine import current as _current
+from .core.machine import configure as _configure
+from .core.trace import TraceLog
+from .profiles import PROFILES, Profile, get_profile
+
+__all__ = ["acl", "configure", "now", "trace", "kernel", "ptr", "Kernel", "raise_on_error", "AclError",
+           "profile", "PROFILES", "Profile", "get_profile", "TraceLog"]
+
+
+def configure(profile="ascend910b", device_count: int | None = None) -> None:
+    """Start a fresh simulated machine (default: an 8-device Ascend 910B server).
+
+    ``profile`` is a name ("ascend910b", "ascend310p", "ascend310b"), a short alias ("310b")
+    or a Profile; ``device_count`` overrides the profile's server size.
+    """
+    _configure(profile, device_count)
+
+
+def now() -> int:
+    """The calling host thread's virtual time, in integer nanoseconds."""
+    m = _current()
+    with m.lock:
+        return m.current_thread().clock
+
+
+def trace() -> TraceLog:
+    """The current machine's trace log: every API call, task, allocation and error."""
+    return _current().log
+
+
+def profile() -> Profile:
+    """The profile of the current machine."""
+    return _current().profile
+
+
+def raise_on_error(enabled: bool = True) -> None:
+    """Make failing calls raise ``AclError`` (code, C name, message) instead of returning codes."""
+    _current().raise_errors = bool(enabled)

@@ -1,0 +1,293 @@
+"""``acl.rt``: the runtime calls, with pyACL's names and return conventions.
+
+Status-only calls return an int (0 = success); calls that produce values return a tuple
+with ret last.  Handles and pointers are ints; stream 0 is the current context's default
+stream.  Each call's C name is the one the trace and the error messages use.
+"""
+from __future__ import annotations
+
+from ..core import devices, events, memops, streams
+from ..core.errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, fail
+from ..core.gate import as_int, as_size, call
+from ..core.machine import current
+
+
+def _costs():
+    return current().profile.host_costs
+
+
+def _handle(value, what: str) -> int:
+    """Stream/event/context handles: ints, with None accepted as the null handle."""
+    return 0 if value is None else as_int(value, what)
+
+
+# -- devices and contexts ----------------------------------------------------------------------
+def set_device(device_id) -> int:
+    return call("aclrtSetDevice", lambda m, th: devices.set_device(m, th, as_int(device_id, "device_id")),
+                cost=_costs().set_device, args=(("device_id", device_id),))
+
+
+def reset_device(device_id) -> int:
+    return call("aclrtResetDevice",
+                lambda m, th: devices.reset_device(m, th, as_int(device_id, "device_id"), force=False),
+                cost=_costs().default, args=(("device_id", device_id),))
+
+
+def reset_device_force(device_id) -> int:
+    return call("aclrtResetDeviceForce",
+                lambda m, th: devices.reset_device(m, th, as_int(device_id, "device_id"), force=True),
+                cost=_costs().default, args=(("device_id", device_id),))
+
+
+def get_device():
+    return call("aclrtGetDevice", devices.get_device, cost=_costs().default, defaults=(-1,))
+
+
+def get_device_count():
+    return call("aclrtGetDeviceCount", lambda m, th: len(m.devices), cost=_costs().default, defaults=(0,))
+
+
+def get_device_info(device_id, attr):
+    return call("aclrtGetDeviceInfo",
+                lambda m, th: devices.device_info(m, as_int(device_id, "device_id"), as_int(attr, "attr")),
+                cost=_costs().default, defaults=(0,), args=(("device_id", device_id), ("attr", attr)))
+
+
+def get_run_mode():
+    return call("aclrtGetRunMode", lambda m, th: m.profile.run_mode, cost=_costs().default, defaults=(0,))
+
+
+def synchronize_device() -> int:
+    return call("aclrtSynchronizeDevice", devices.synchronize_device, cost=_costs().default)
+
+
+def synchronize_device_with_timeout(timeout) -> int:
+    def body(m, th):
+        ms = as_int(timeout, "timeout")
+        if ms < -1:
+            fail(ACL_ERROR_RT_PARAM_INVALID, f"timeout must be -1 (forever) or >= 0 ms, got {ms}")
+        with m.deadline(th, ms, "device"):
+            devices.synchronize_device(m, th)
+    return call("aclrtSynchronizeDeviceWithTimeout", body, cost=_costs().default, args=(("timeout", timeout),))
+
+
+def create_context(device_id):
+    return call("aclrtCreateContext",
+                lambda m, th: devices.create_context(m, th, as_int(device_id, "device_id")),
+                cost=_costs().create_context, defaults=(0,), args=(("device_id", device_id),))
+
+
+def destroy_context(context) -> int:
+    return call("aclrtDestroyContext", lambda m, th: devices.destroy_context(m, th, _handle(context, "context")),
+                cost=_costs().default, args=(("context", context),))
+
+
+def set_context(context) -> int:
+    return call("aclrtSetCurrentContext", lambda m, th: devices.set_context(m, th, _handle(context, "context")),
+                cost=_costs().default, args=(("context", context),))
+
+
+def get_context():
+    return call("aclrtGetCurrentContext", devices.get_context, cost=_costs().default, defaults=(0,))
+
+
+# -- streams ---------------------------------------------------------------------------------------
+def create_stream():
+    return call("aclrtCreateStream", lambda m, th: streams.create(m, th), cost=_costs().create_stream,
+                defaults=(0,))
+
+
+def create_stream_with_config(priority, flag):
+    return call("aclrtCreateStreamWithConfig",
+                lambda m, th: streams.create(m, th, as_int(priority, "priority"), as_int(flag, "flag")),
+                cost=_costs().create_stream, defaults=(0,), args=(("priority", priority), ("flag", flag)))
+
+
+def destroy_stream(stream) -> int:
+    return call("aclrtDestroyStream", lambda m, th: streams.destroy(m, th, _handle(stream, "stream")),
+                cost=_costs().destroy_stream, args=(("stream", stream),))
+
+
+def synchronize_stream(stream) -> int:
+    return call("aclrtSynchronizeStream", lambda m, th: streams.synchronize(m, th, _handle(stream, "stream")),
+                cost=_costs().default, args=(("stream", stream),))
+
+
+def synchronize_stream_with_timeout(stream, timeout) -> int:
+    def body(m, th):
+        ms = as_int(timeout, "timeout")
+        if ms < -1:
+            fail(ACL_ERROR_RT_PARAM_INVALID, f"timeout must be -1 (forever) or >= 0 ms, got {ms}")
+        with m.deadline(th, ms, "stream"):
+            streams.synchronize(m, th, _handle(stream, "stream"))
+    return call("aclrtSynchronizeStreamWithTimeout", body, cost=_costs().default,
+                args=(("stream", stream), ("timeout", timeout)))
+
+
+def stream_query(stream):
+    return call("aclrtStreamQuery", lambda m, th: streams.query(m, th, _handle(stream, "stream")),
+                cost=_costs().query, defaults=(0,), args=(("stream", stream),))
+
+
+def stream_wait_event(stream, event) -> int:
+    return call("aclrtStreamWaitEvent",
+                lambda m, th: events.stream_wait(m, th, _handle(stream, "stream"), _handle(event, "event")),
+                cost=_costs().stream_wait_event, args=(("stream", stream), ("event", event)))
+
+
+def set_stream_failure_mode(stream, mode) -> int:
+    return call("aclrtSetStreamFailureMode",
+                lambda m, th: streams.set_failure_mode(m, th, _handle(stream, "stream"), as_int(mode, "mode")),
+                cost=_costs().default, args=(("stream", stream), ("mode", mode)))
+
+
+def stream_get_priority(stream):
+    return call("aclrtStreamGetPriority", lambda m, th: streams.get_priority(m, th, _handle(stream, "stream")),
+                cost=_costs().default, defaults=(0,), args=(("stream", stream),))
+
+
+def device_get_stream_priority_range():
+    """(least, greatest, ret): 7 is the lowest priority, 0 the highest."""
+    return call("aclrtDeviceGetStreamPriorityRange", lambda m, th: (streams.LOWEST_PRIORITY, 0),
+                cost=_costs().default, defaults=(0, 0))
+
+
+# -- events ----------------------------------------------------------------------------------------
+def create_event():
+    return call("aclrtCreateEvent", lambda m, th: events.create(m, th, None), cost=_costs().create_event,
+                defaults=(0,))
+
+
+def create_event_with_flag(flag):
+    return call("aclrtCreateEventWithFlag", lambda m, th: events.create(m, th, as_int(flag, "flag")),
+                cost=_costs().create_event, defaults=(0,), args=(("flag", flag),))
+
+
+def record_event(event, stream) -> int:
+    return call("aclrtRecordEvent",
+                lambda m, th: events.record(m, th, _handle(event, "event"), _handle(stream, "stream")),
+                cost=_costs().event_record, args=(("event", event), ("stream", stream)))
+
+
+def reset_event(event, stream) -> int:
+    return call("aclrtResetEvent",
+                lambda m, th: events.reset(m, th, _handle(event, "event"), _handle(stream, "stream")),
+                cost=_costs().event_record, args=(("event", event), ("stream", stream)))
+
+
+def synchronize_event(event) -> int:
+    return call("aclrtSynchronizeEvent", lambda m, th: events.synchronize(m, th, _handle(event, "event")),
+                cost=_costs().default, args=(("event", event),))
+
+
+def synchronize_event_with_timeout(event, timeout) -> int:
+    def body(m, th):
+        ms = as_int(timeout, "timeout")
+        if ms < -1:
+            fail(ACL_ERROR_RT_PARAM_INVALID, f"timeout must be -1 (forever) or >= 0 ms, got {ms}")
+        with m.deadline(th, ms, "event"):
+            events.synchronize(m, th, _handle(event, "event"))
+    return call("aclrtSynchronizeEventWithTimeout", body, cost=_costs().default,
+                args=(("event", event), ("timeout", timeout)))
+
+
+def query_event_status(event):
+    return call("aclrtQueryEventStatus", lambda m, th: events.query_status(m, th, _handle(event, "event")),
+                cost=_costs().query, defaults=(0,), args=(("event", event),))
+
+
+def event_elapsed_time(start, end):
+    return call("aclrtEventElapsedTime",
+                lambda m, th: events.elapsed_time(m, th, _handle(start, "start"), _handle(end, "end")),
+                cost=_costs().query, defaults=(0.0,), args=(("start", start), ("end", end)))
+
+
+def destroy_event(event) -> int:
+    return call("aclrtDestroyEvent", lambda m, th: events.destroy(m, th, _handle(event, "event")),
+                cost=_costs().default, args=(("event", event),))
+
+
+# -- memory ------------------------------------------------------------------------------------------
+def malloc(size, policy):
+    return call("aclrtMalloc",
+                lambda m, th: memops.malloc(m, th, as_size(size, "size", positive=True), as_int(policy, "policy")),
+                cost=_costs().malloc, defaults=(0,), args=(("size", size), ("policy", policy)))
+
+
+def malloc_host(size):
+    return call("aclrtMallocHost", lambda m, th: memops.malloc_host(m, th, as_size(size, "size", positive=True)),
+                cost=_costs().malloc_host, defaults=(0,), args=(("size", size),))
+
+
+def free(dev_ptr) -> int:
+    return call("aclrtFree", lambda m, th: memops.free(m, th, as_int(dev_ptr or 0, "dev_ptr")),
+                cost=_costs().free, args=(("dev_ptr", dev_ptr),))
+
+
+def free_host(host_ptr) -> int:
+    return call("aclrtFreeHost", lambda m, th: memops.free_host(m, th, as_int(host_ptr or 0, "host_ptr")),
+                cost=_costs().free_host, args=(("host_ptr", host_ptr),))
+
+
+def _copy_args(dst, dest_max, src, count, kind):
+    return (as_int(dst or 0, "dst"), as_size(dest_max, "dest_max"), as_int(src or 0, "src"),
+            as_size(count, "count"), as_int(kind, "kind"))
+
+
+def memcpy(dst, dest_max, src, count, kind) -> int:
+    return call("aclrtMemcpy", lambda m, th: memops.memcpy(m, th, *_copy_args(dst, dest_max, src, count, kind)),
+                cost=_costs().default, args=(("count", count), ("kind", kind)))
+
+
+def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
+    return call("aclrtMemcpyAsync",
+                lambda m, th: memops.memcpy_async(m, th, *_copy_args(dst, dest_max, src, count, kind),
+                                                  _handle(stream, "stream")),
+                cost=_costs().memcpy_async, args=(("count", count), ("kind", kind), ("stream", stream)))
+
+
+def _memset_args(dev_ptr, max_count, value, count):
+    return (as_int(dev_ptr or 0, "dev_ptr"), as_size(max_count, "max_count"), as_int(value, "value"),
+            as_size(count, "count"))
+
+
+def memset(dev_ptr, max_count, value, count) -> int:
+    return call("aclrtMemset", lambda m, th: memops.memset(m, th, *_memset_args(dev_ptr, max_count, value, count)),
+                cost=_costs().default, args=(("count", count), ("value", value)))
+
+
+def memset_async(dev_ptr, max_count, value, count, stream) -> int:
+    return call("aclrtMemsetAsync",
+                lambda m, th: memops.memset_async(m, th, *_memset_args(dev_ptr, max_count, value, count),
+                                                  _handle(stream, "stream")),
+                cost=_costs().memset_async, args=(("count", count), ("value", value), ("stream", stream)))
+
+
+def get_mem_info(attr):
+    return call("aclrtGetMemInfo", lambda m, th: memops.get_mem_info(m, th, as_int(attr, "attr")),
+                cost=_costs().default, defaults=(0, 0), args=(("attr", attr),))
+
+
+# -- last error -----------------------------------------------------------------------------------------
+def _check_level(level) -> None:
+    if level != 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"level must be ACL_RT_THREAD_LEVEL (0), got {level!r}")
+
+
+def get_last_error(level=0) -> int:
+    """The thread's last runtime error, which is then cleared."""
+    def body(m, th):
+        _check_level(level)
+        code, th.last_error = th.last_error, 0
+        return code
+    value, ret = call("aclrtGetLastError", body, cost=_costs().query, defaults=(0,))
+    return ret or value
+
+
+def peek_at_last_error(level=0) -> int:
+    """The thread's last runtime error, left in place."""
+    def body(m, th):
+        _check_level(level)
+        return th.last_error
+    value, ret = call("aclrtPeekAtLastError", body, cost=_costs().query, defaults=(0,))
+    return ret or value

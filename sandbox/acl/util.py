@@ -1,0 +1,92 @@
+"""``acl.util``: moving between numpy/bytes and the int pointers the runtime calls take.
+
+``numpy_to_ptr`` hands out a pageable-host address for an array's bytes (copies from it
+are pageable copies); ``ptr_to_numpy`` and ``ptr_to_bytes`` read host memory (pinned or
+pageable).  Device memory cannot be read from the host: copy it back first.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import ACL_ERROR_INVALID_PARAM, AclError, fail
+from ..core.gate import as_int, as_size, local
+
+_TYPENUMS = {np.dtype(t).num: np.dtype(t) for t in
+             (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+              np.float16, np.float32, np.float64, np.complex64, np.complex128)}
+
+
+def _guarded(body, failure_value):
+    """Run a helper; a caller's mistake leaves a message and returns ``failure_value``."""
+    def run(m, th):
+        try:
+            return body(m, th)
+        except AclError as exc:
+            th.err_msgs.append(exc.message)
+            if m.raise_errors:
+                raise
+            return failure_value
+    return local(run)
+
+
+def _host_span(m, ptr: int, nbytes: int, what: str):
+    buf = m.buffer(ptr)
+    if buf is None:
+        fail(ACL_ERROR_INVALID_PARAM, f"{what}: {ptr:#x} is not inside any host buffer")
+    if buf.kind == "device":
+        fail(ACL_ERROR_INVALID_PARAM,
+             f"{what}: {ptr:#x} is device memory (device {buf.device}); the host cannot read it directly, "
+             "copy it to host memory with aclrtMemcpy first")
+    offset = ptr - buf.ptr
+    if offset + nbytes > buf.size:
+        fail(ACL_ERROR_INVALID_PARAM,
+             f"{what}: {nbytes} bytes at {ptr:#x} run past the end of the {buf.size}-byte buffer at {buf.ptr:#x}")
+    return buf, offset
+
+
+def numpy_to_ptr(array) -> int:
+    """The address of a (C-contiguous) numpy array's data, as pageable host memory."""
+    return _guarded(lambda m, th: m.host.register_array(array), 0)
+
+
+def bytes_to_ptr(data) -> int:
+    """The address of a bytes/bytearray object's data (bytes are read-only)."""
+    def body(m, th):
+        if not isinstance(data, (bytes, bytearray)):
+            fail(ACL_ERROR_INVALID_PARAM, f"bytes_to_ptr expects bytes or bytearray, got {type(data).__name__}")
+        return m.host.register_array(np.frombuffer(data, dtype=np.uint8))
+    return _guarded(body, 0)
+
+
+def _dtype(dtype) -> np.dtype:
+    if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
+        if int(dtype) not in _TYPENUMS:
+            fail(ACL_ERROR_INVALID_PARAM, f"unknown numpy type number {dtype}")
+        return _TYPENUMS[int(dtype)]
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        fail(ACL_ERROR_INVALID_PARAM, f"{dtype!r} is not a numpy dtype")
+
+
+def ptr_to_numpy(ptr, shape, dtype):
+    """A numpy view of host memory at ``ptr`` (a view: it sees later writes)."""
+    def body(m, th):
+        dt = _dtype(dtype)
+        dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        dims = tuple(as_size(d, "shape") for d in dims)
+        count = int(np.prod(dims, dtype=np.int64)) if dims else 1
+        buf, offset = _host_span(m, as_int(ptr, "ptr"), count * dt.itemsize, "ptr_to_numpy")
+        return buf.bytes_view(offset, count * dt.itemsize).view(dt).reshape(dims)
+    return _guarded(body, None)
+
+
+def ptr_to_bytes(ptr, size) -> bytes:
+    """A copy of ``size`` bytes of host memory at ``ptr``."""
+    def body(m, th):
+        n = as_size(size, "size")
+        buf, offset = _host_span(m, as_int(ptr, "ptr"), n, "ptr_to_bytes")
+        out = np.empty(n, dtype=np.uint8)
+        buf.read_into(offset, out)
+        return out.tobytes()
+    return _guarded(body, b"")

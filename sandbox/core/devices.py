@@ -1,0 +1,210 @@
+"""Init, devices and contexts: SetDevice reference counting, default contexts, resets.
+
+Rules (RT-API 04/05, RT-DG 05, seed 000):
+* SetDevice selects the device for the calling thread only, creating or re-using the
+  process's default context of that device (with its default stream) and making it current.
+* Every SetDevice adds one reference; ResetDevice drops one and releases the default
+  context, its streams and events when the count reaches zero; ResetDeviceForce releases
+  at once whatever the count.  Both wait for the device's pending work first.  A reset of a
+  device that is not set (or already released) fails with 507007.
+* CreateContext makes an explicit context current; only explicit contexts can be destroyed.
+"""
+from __future__ import annotations
+
+from . import constants as C
+from . import trace as T
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_FINALIZE, ACL_ERROR_REPEAT_INITIALIZE,
+                     ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, ACL_ERROR_RT_PARAM_INVALID, fail)
+from .machine import Machine
+from .objects import Context, HostThread, Process
+
+
+# -- init / finalize -------------------------------------------------------------------------
+def init(m: Machine, th: HostThread) -> None:
+    proc = th.process
+    if proc.initialized:
+        fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit was already called in this process (safe to ignore)")
+    proc.initialized = True
+    proc.finalized = False
+
+
+def finalize(m: Machine, th: HostThread) -> None:
+    proc = th.process
+    if not proc.initialized:
+        fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize was already called (or aclInit never was)")
+    for device in sorted(proc.default_contexts):
+        _release_device(m, th, proc, device)
+    for ctx in sorted(list(proc.contexts.values()), key=lambda c: c.handle):
+        _release_context(m, th, ctx)
+    proc.initialized = False
+    proc.finalized = True
+    th.context = None
+
+
+# -- devices -----------------------------------------------------------------------------------
+def set_device(m: Machine, th: HostThread, device_id: int) -> None:
+    m.device(device_id)
+    proc = th.process
+    costs = m.profile.host_costs
+    if device_id not in proc.opened_devices:
+        th.clock += costs.first_set_device if not proc.opened_devices else costs.open_device
+        proc.opened_devices.add(device_id)
+    ctx = proc.default_contexts.get(device_id)
+    if ctx is None:
+        ctx = new_context(m, th, device_id, is_default=True)
+        proc.default_contexts[device_id] = ctx
+    proc.device_refs[device_id] = proc.device_refs.get(device_id, 0) + 1
+    th.context = ctx
+
+
+def reset_device(m: Machine, th: HostThread, device_id: int, force: bool) -> None:
+    m.device(device_id)
+    proc = th.process
+    refs = proc.device_refs.get(device_id, 0)
+    if refs <= 0:
+        fail(ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
+             f"device {device_id} has not been set in this process or has already been reset")
+    if force or refs == 1:
+        _release_device(m, th, proc, device_id)
+    else:
+        proc.device_refs[device_id] = refs - 1
+
+
+def _release_device(m: Machine, th: HostThread, proc: Process, device_id: int) -> None:
+    """Wait for the default context's work, then free it with its streams and events."""
+    ctx = proc.default_contexts.pop(device_id)
+    proc.device_refs.pop(device_id, None)
+    streams = [ctx.default_stream, *ctx.streams.values()]
+    m.block_until(th, lambda: all(s.idle for s in streams),
+                  f"resetting device {device_id}")
+    th.clock += m.profile.host_costs.reset_device
+    _release_context(m, th, ctx)
+    for other in m.threads.values():
+        if other.process is proc and other.context is ctx:
+            other.context = None
+
+
+def new_context(m: Machine, th: HostThread, device_id: int, is_default: bool) -> Context:
+    ctx = Context(m.new_handle(), device_id, th.process, is_default)
+    ctx.default_stream = m.create_stream(ctx, 0, is_default=True, t=th.clock)
+    th.process.contexts[ctx.handle] = ctx
+    m.contexts[ctx.handle] = ctx
+    m.log.append(T.ContextCreated(th.clock, ctx.handle, device_id, th.process.pid, is_default))
+    return ctx
+
+
+def _release_context(m: Machine, th: HostThread, ctx: Context) -> None:
+    for ev in sorted(ctx.events.values(), key=lambda e: e.handle):
+        ev.alive = False
+        m.events.pop(ev.handle, None)
+        m.devices[ctx.device].live_events -= 1
+        m.log.append(T.EventDestroyed(th.clock, ev.handle))
+    for stream in [*sorted(ctx.streams.values(), key=lambda s: s.handle), ctx.default_stream]:
+        m.retire_stream(stream, th.clock)
+    ctx.streams.clear()
+    ctx.events.clear()
+    ctx.alive = False
+    th.process.contexts.pop(ctx.handle, None)
+    m.contexts.pop(ctx.handle, None)
+    m.log.append(T.ContextDestroyed(th.clock, ctx.handle))
+
+
+def get_device(m: Machine, th: HostThread) -> int:
+    return m.current_context(th).device
+
+
+def synchronize_device(m: Machine, th: HostThread) -> None:
+    """Wait for every stream of the current context, then report the first device error."""
+    ctx = m.current_context(th)
+    streams = [ctx.default_stream, *ctx.streams.values()]
+    m.block_until(th, lambda: all(s.idle for s in streams), f"synchronizing device {ctx.device}")
+    th.clock += m.profile.host_costs.synchronize
+    for s in sorted(streams, key=lambda s: s.stream_id):
+        report_stream_error(s)
+
+
+def report_stream_error(stream) -> None:
+    """Asynchronous device errors surface at the next synchronize (RT-FAQ)."""
+    if stream.pending_error:
+        code, message = stream.pending_error, stream.pending_message
+        stream.pending_error, stream.pending_message = 0, ""
+        fail(code, message)
+
+
+# -- contexts -------------------------------------------------------------------------------------
+def create_context(m: Machine, th: HostThread, device_id: int) -> int:
+    m.device(device_id)
+    proc = th.process
+    if device_id not in proc.opened_devices:
+        costs = m.profile.host_costs
+        th.clock += costs.first_set_device if not proc.opened_devices else costs.open_device
+        proc.opened_devices.add(device_id)
+    ctx = new_context(m, th, device_id, is_default=False)
+    th.context = ctx
+    return ctx.handle
+
+
+def _context(m: Machine, handle) -> Context:
+    ctx = m.contexts.get(handle)
+    if ctx is None or not ctx.alive:
+        fail(ACL_ERROR_INVALID_PARAM, f"{handle!r} is not a live context handle")
+    return ctx
+
+
+def destroy_context(m: Machine, th: HostThread, handle) -> None:
+    ctx = _context(m, handle)
+    if ctx.is_default:
+        fail(ACL_ERROR_INVALID_PARAM,
+             "a device's default context cannot be destroyed; it goes with aclrtResetDevice")
+    streams = [ctx.default_stream, *ctx.streams.values()]
+    m.block_until(th, lambda: all(s.idle for s in streams), "destroying a context")
+    _release_context(m, th, ctx)
+    for other in m.threads.values():
+        if other.context is ctx:
+            other.context = None
+
+
+def set_context(m: Machine, th: HostThread, handle) -> None:
+    ctx = _context(m, handle)
+    if ctx.process is not th.process:
+        fail(ACL_ERROR_INVALID_PARAM, "that context belongs to another process")
+    th.context = ctx
+
+
+def get_context(m: Machine, th: HostThread) -> int:
+    return m.current_context(th).handle
+
+
+# -- device information ----------------------------------------------------------------------------
+def device_info(m: Machine, device_id: int, attr: int) -> int:
+    m.device(device_id)
+    p = m.profile
+    table = {
+        C.ACL_DEV_ATTR_AICPU_CORE_NUM: p.aicpu_cores,
+        C.ACL_DEV_ATTR_AICORE_CORE_NUM: p.ai_cores,
+        C.ACL_DEV_ATTR_CUBE_CORE_NUM: p.cube_cores,
+        C.ACL_DEV_ATTR_VECTOR_CORE_NUM: p.vector_cores,
+        C.ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: p.memory_bytes,
+        C.ACL_DEV_ATTR_L2_CACHE_SIZE: p.l2_bytes,
+        C.ACL_DEV_ATTR_SMP_ID: 0,
+        C.ACL_DEV_ATTR_PHY_CHIP_ID: device_id,
+        C.ACL_DEV_ATTR_IS_VIRTUAL: 0,
+        C.ACL_DEV_ATTR_NPU_ARCH: p.npu_arch,
+        C.ACL_DEV_ATTR_HD_CONNECT_TYPE: 0,
+    }
+    known_zero = set(range(202, 213)) | {403, 404, 405, 406, 407, 409}   # 950-only or pod-only figures
+    if attr in table:
+        return table[attr]
+    if attr in known_zero:
+        return 0
+    fail(ACL_ERROR_INVALID_PARAM, f"unknown device attribute {attr!r} (see aclrtDevAttr)")
+
+
+def device_capability(m: Machine, device_id: int, info: int) -> int:
+    m.device(device_id)
+    p = m.profile
+    table = {C.ACL_DEVICE_INFO_AI_CORE_NUM: p.ai_cores, C.ACL_DEVICE_INFO_VECTOR_CORE_NUM: p.vector_cores,
+             C.ACL_DEVICE_INFO_L2_SIZE: p.l2_bytes}
+    if info not in table:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"unknown aclDeviceInfo value {info!r}")
+    return table[info]

@@ -1,0 +1,121 @@
+"""Events: record snapshots, waits, queries and elapsed time.
+
+* Record(e, s) snapshots the work already submitted to s: a marker task queued on s;
+  the event completes when that marker does (RT-API 07).
+* StreamWaitEvent(s2, e) makes every later task of s2 wait for the snapshot e held at
+  the moment of the call; a later record does not move a wait already issued.
+* Record and wait fail (107003) when event and stream are on different devices;
+  Synchronize and Query of another device's event succeed (seed 000).
+* Plain events (aclrtCreateEvent) time and synchronise but cannot be reset; WithFlag events
+  need ACL_EVENT_SYNC to be waited on or reset and ACL_EVENT_TIME_LINE to be timed.
+* Elapsed time is read from the device's timestamp counter: ticks = floor(t / resolution),
+  ms = (ticks_end - ticks_start) / ticks_per_ms (RT-SRC event.cc).
+"""
+from __future__ import annotations
+
+from . import constants as C
+from . import trace as T
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_NOT_COMPLETE, ACL_ERROR_RT_INTERNAL_ERROR,
+                     ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_STREAM_CONTEXT, fail)
+from .machine import Machine
+from .objects import Event, HostThread
+
+KNOWN_FLAGS = (C.ACL_EVENT_SYNC | C.ACL_EVENT_CAPTURE_STREAM_PROGRESS | C.ACL_EVENT_TIME_LINE
+               | C.ACL_EVENT_DEVICE_USE_ONLY | C.ACL_EVENT_EXTERNAL | C.ACL_EVENT_IPC)
+
+
+def create(m: Machine, th: HostThread, flags: int | None) -> int:
+    ctx = m.current_context(th)
+    plain = flags is None
+    if not plain and (flags <= 0 or flags & ~KNOWN_FLAGS):
+        fail(ACL_ERROR_INVALID_PARAM, f"event flag {flags!r} is not a combination of ACL_EVENT_* flags")
+    if not plain and flags & C.ACL_EVENT_EXTERNAL and flags != C.ACL_EVENT_EXTERNAL:
+        fail(ACL_ERROR_INVALID_PARAM, "ACL_EVENT_EXTERNAL cannot be combined with other flags")
+    dev = m.devices[ctx.device]
+    if dev.live_events >= m.profile.max_events:
+        fail(ACL_ERROR_RT_NO_EVENT_RESOURCE,
+             f"device {ctx.device} already has {dev.live_events} events, the most a "
+             f"{m.profile.soc_name} allows ({m.profile.max_events})")
+    ev = Event(m.new_handle(), ctx, 0 if plain else flags, plain)
+    dev.live_events += 1
+    ctx.events[ev.handle] = ev
+    m.events[ev.handle] = ev
+    m.log.append(T.EventCreated(th.clock, ev.handle, ctx.device, ev.flags))
+    return ev.handle
+
+
+def _same_device(ev: Event, stream, api: str) -> None:
+    if ev.device != stream.device:
+        fail(ACL_ERROR_RT_STREAM_CONTEXT,
+             f"{api}: the event belongs to device {ev.device} but stream {stream.stream_id} runs on device "
+             f"{stream.device}; events and streams must be on the same device")
+
+
+def record(m: Machine, th: HostThread, handle, stream_handle) -> None:
+    ev = m.event(handle)
+    stream = m.stream(th, stream_handle, api="aclrtRecordEvent")
+    _same_device(ev, stream, "aclrtRecordEvent")
+    ev.record_task = m.submit(th, stream, "event_record", "EVENT_RECORD", None, event=ev)
+
+
+def stream_wait(m: Machine, th: HostThread, stream_handle, handle) -> None:
+    ev = m.event(handle)
+    stream = m.stream(th, stream_handle, api="aclrtStreamWaitEvent")
+    _same_device(ev, stream, "aclrtStreamWaitEvent")
+    if not ev.plain and not ev.flags & C.ACL_EVENT_SYNC:
+        fail(ACL_ERROR_INVALID_PARAM, "this event was created without ACL_EVENT_SYNC, so streams cannot wait on it")
+    m.submit(th, stream, "event_wait", "EVENT_WAIT", None, waits_on=ev.record_task, event=ev)
+
+
+def reset(m: Machine, th: HostThread, handle, stream_handle) -> None:
+    ev = m.event(handle)
+    stream = m.stream(th, stream_handle, api="aclrtResetEvent")
+    _same_device(ev, stream, "aclrtResetEvent")
+    if ev.plain or not ev.flags & C.ACL_EVENT_SYNC:
+        fail(ACL_ERROR_INVALID_PARAM,
+             "only events from aclrtCreateEventWithFlag with ACL_EVENT_SYNC can be reset")
+
+    def forget():
+        ev.record_task = None
+    m.submit(th, stream, "event_reset", "EVENT_RESET", None, effect=forget, event=ev)
+
+
+def synchronize(m: Machine, th: HostThread, handle) -> None:
+    ev = m.event(handle)
+    task = ev.record_task
+    if task is not None:
+        m.block_until(th, lambda: task.done, "synchronizing an event")
+    th.clock += m.profile.host_costs.synchronize
+
+
+def query_status(m: Machine, th: HostThread, handle) -> int:
+    task = m.event(handle).record_task
+    done = task is not None and task.done
+    return C.ACL_EVENT_RECORDED_STATUS_COMPLETE if done else C.ACL_EVENT_RECORDED_STATUS_NOT_READY
+
+
+def ticks(m: Machine, t: int) -> int:
+    return t * m.profile.timer_ticks_per_ms // 1_000_000
+
+
+def elapsed_time(m: Machine, th: HostThread, start_handle, end_handle) -> float:
+    start, end = m.event(start_handle), m.event(end_handle)
+    for ev, which in ((start, "start"), (end, "end")):
+        if not ev.plain and not ev.flags & C.ACL_EVENT_TIME_LINE:
+            fail(ACL_ERROR_INVALID_PARAM, f"the {which} event was created without ACL_EVENT_TIME_LINE")
+        if ev.record_task is None:
+            fail(ACL_ERROR_RT_INTERNAL_ERROR, f"the {which} event has not been recorded")
+        if not ev.record_task.done:
+            fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE,
+                 f"the {which} event has not completed yet: synchronize it (aclrtSynchronizeEvent) first")
+    diff = ticks(m, end.record_task.end_t) - ticks(m, start.record_task.end_t)
+    return diff / m.profile.timer_ticks_per_ms
+
+
+def destroy(m: Machine, th: HostThread, handle) -> None:
+    ev = m.event(handle)
+    ev.alive = False
+    ev.context.events.pop(ev.handle, None)
+    m.events.pop(ev.handle, None)
+    m.devices[ev.device].live_events -= 1
+    m.log.append(T.EventDestroyed(th.clock, ev.handle))

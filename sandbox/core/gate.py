@@ -1,0 +1,76 @@
+"""The API gate: what every runtime call goes through, whatever it does.
+
+It finds the calling host thread, charges the call's host cost to that thread's clock,
+turns an ``AclError`` into the returned code and the thread's recent-error message, logs
+the call, and lets the device side catch up.  pyACL's return conventions live here:
+status-only calls return the int; value calls return a tuple with ret last.
+"""
+from __future__ import annotations
+
+import numbers
+
+from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, AclError, fail
+from .machine import current
+from .trace import ApiCall, ErrorRaised
+
+
+def call(c_name: str, body, *, cost: int, defaults: tuple = (), needs_init: bool = True, args=()):
+    """Run ``body(machine, thread)`` as the runtime call ``c_name``.
+
+    ``defaults`` are the values returned beside the error code when the call fails; their
+    number decides the return shape (none: a bare int).
+    """
+    m = current()
+    with m.lock:
+        th = m.current_thread()
+        start = th.clock
+        m.call_tasks = []
+        m.call_blocked_from = None
+        m.call_seq = seq = m.new_api_seq()
+        error = None
+        try:
+            if needs_init and not th.process.initialized:
+                fail(ACL_ERROR_UNINITIALIZE, f"{c_name}: call acl.init() first")
+            th.clock += cost
+            values = body(m, th)
+            ret = 0
+        except AclError as exc:
+            error = exc
+            ret = exc.code
+            values = defaults
+            th.last_error = ret
+            th.err_msgs.append(f"{c_name} failed: {exc.message}")
+            m.log.append(ErrorRaised(th.clock, th.tid, c_name, exc.code, exc.name, exc.message))
+        m.log.append(ApiCall(start, th.clock, th.tid, th.process.pid, c_name, ret, tuple(args),
+                             tuple(m.call_tasks), m.call_blocked_from, seq))
+        m.settle()
+        raise_errors = m.raise_errors
+    if error is not None and raise_errors:
+        raise error
+    if not defaults:
+        return ret
+    if len(defaults) == 1:
+        return (values, ret) if error is None else (defaults[0], ret)
+    return (*values, ret)
+
+
+def local(body):
+    """Run a helper that takes no virtual time (acl.util, recent error message) under the lock."""
+    m = current()
+    with m.lock:
+        return body(m, m.current_thread())
+
+
+# -- argument checks shared by the facade ---------------------------------------------------
+def as_int(value, what: str) -> int:
+    """An int argument, or ACL_ERROR_INVALID_PARAM (bools and floats are not ints)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} must be an int, got {type(value).__name__} {value!r}")
+    return int(value)
+
+
+def as_size(value, what: str, *, positive: bool = False) -> int:
+    size = as_int(value, what)
+    if size < 0 or (positive and size == 0):
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} must be {'> 0' if positive else '>= 0'}, got {size}")
+    return size

@@ -1,0 +1,167 @@
+"""Device kernels written in Python: ``@sandbox.kernel`` and ``k[block_dim, stream](*args)``.
+
+The body runs once per launch, at the launch's simulated completion time, and does the
+arithmetic of all its blocks together with numpy.  Parameters annotated as pointers
+(``sandbox.ptr(np.float32)`` or the string ``"float32*"``) arrive as typed numpy views that
+start at the pointer and end with its allocation; the others arrive as given.
+
+Timing: a launch of block_dim b takes min(b, cores) AI cores and runs ceil(b / cores)
+waves; each block's time is the larger of its share of ``flops`` at one core's rate and
+its share of ``bytes`` at one core's share of the device bandwidth.  ``ns`` instead fixes
+the time.  Left undeclared, ``bytes`` is the size of everything the pointer views cover.
+A fault in the body (an exception, a bad pointer) fails the task with 507015
+ACL_ERROR_RT_AICORE_EXCEPTION, reported at the next synchronize, as on real hardware.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import numbers
+
+import numpy as np
+
+from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, fail
+from .gate import as_int, call
+from .machine import Machine
+from .objects import HostThread
+
+MAX_BLOCK_DIM = 65535
+
+
+class Pointer:
+    """Annotation for a kernel parameter that is a device pointer to ``dtype`` elements."""
+
+    def __init__(self, dtype):
+        self.dtype = np.dtype(dtype)
+
+    def __repr__(self) -> str:
+        return f"ptr({self.dtype.name})"
+
+
+def ptr(dtype) -> Pointer:
+    return Pointer(dtype)
+
+
+def _pointer_type(annotation) -> np.dtype | None:
+    if isinstance(annotation, Pointer):
+        return annotation.dtype
+    if isinstance(annotation, str) and annotation.strip().endswith("*"):
+        return np.dtype(annotation.strip()[:-1].strip())
+    return None
+
+
+class Kernel:
+    def __init__(self, fn, name=None, ns=None, bytes=None, flops=None):
+        self.fn = fn
+        self.name = name or fn.__name__
+        self.ns, self.bytes, self.flops = ns, bytes, flops
+        params = list(inspect.signature(fn).parameters.values())
+        self.param_names = [p.name for p in params]
+        self.pointer_types = [_pointer_type(p.annotation) for p in params]
+
+    def __repr__(self) -> str:
+        return f"<kernel {self.name}({', '.join(self.param_names)})>"
+
+    def __getitem__(self, config):
+        """``k[block_dim]`` (default stream) or ``k[block_dim, stream]``."""
+        if isinstance(config, tuple):
+            block_dim, stream = (config + (0,))[:2]
+        else:
+            block_dim, stream = config, 0
+        return Launch(self, block_dim, stream)
+
+    def __call__(self, *args):
+        raise TypeError(f"launch a kernel with a configuration: {self.name}[block_dim, stream](...)")
+
+    # -- cost ---------------------------------------------------------------------------------
+    def _figure(self, spec, args) -> float:
+        if spec is None:
+            return 0.0
+        return float(spec(*args) if callable(spec) else spec)
+
+    def duration(self, m: Machine, args, block_dim: int, span_bytes: int):
+        p = m.profile
+        if self.ns is not None:
+            fixed = int(self._figure(self.ns, args))
+            return lambda cores: p.kernel_start_ns + fixed
+        total_bytes = self._figure(self.bytes, args) if self.bytes is not None else span_bytes
+        total_flops = self._figure(self.flops, args)
+        core_bandwidth = p.hbm_bandwidth / p.ai_cores
+
+        def timing(cores: int) -> int:
+            waves = math.ceil(block_dim / cores)
+            per_block = max(total_flops / block_dim / p.core_flops, total_bytes / block_dim / core_bandwidth)
+            return p.kernel_start_ns + int(waves * per_block * 1e9)
+        return timing
+
+
+class Launch:
+    def __init__(self, kernel: Kernel, block_dim, stream):
+        self.kernel, self.block_dim, self.stream = kernel, block_dim, stream
+
+    def __call__(self, *args) -> int:
+        k = self.kernel
+        return call("aclrtLaunchKernel", lambda m, th: launch(m, th, k, self.block_dim, self.stream, args),
+                    cost=_launch_cost(), args=(("kernel", k.name), ("block_dim", self.block_dim)))
+
+
+def _launch_cost() -> int:
+    from .machine import current
+    return current().profile.host_costs.kernel_launch
+
+
+def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args) -> None:
+    block_dim = as_int(block_dim, "block_dim")
+    if not 1 <= block_dim <= MAX_BLOCK_DIM:
+        fail(ACL_ERROR_INVALID_PARAM, f"block_dim must be 1..{MAX_BLOCK_DIM}, got {block_dim}")
+    stream = m.stream(th, stream_handle, api=f"launching {k.name}")
+    if len(args) != len(k.param_names):
+        fail(ACL_ERROR_INVALID_PARAM,
+             f"kernel {k.name} takes {len(k.param_names)} arguments ({', '.join(k.param_names)}), got {len(args)}")
+    span = 0
+    for value, dtype, pname in zip(args, k.pointer_types, k.param_names):
+        if dtype is not None:
+            as_int(value, f"pointer argument {pname}")
+            buf = m.buffer(int(value))
+            if buf is not None:
+                span += buf.end - int(value)
+        elif not isinstance(value, (numbers.Number, np.generic, str, bytes, tuple)):
+            fail(ACL_ERROR_INVALID_PARAM,
+                 f"argument {pname} of kernel {k.name} must be a scalar (or annotate it as a pointer), "
+                 f"got {type(value).__name__}")
+    device = stream.device
+    m.submit(th, stream, "kernel", k.name, m.devices[device].aicore,
+             duration=k.duration(m, args, block_dim, span), effect=lambda: run_body(m, k, device, args),
+             block_dim=block_dim)
+
+
+def run_body(m: Machine, k: Kernel, device: int, args):
+    """Execute the kernel body on views of device memory; a fault fails the task."""
+    values = []
+    for value, dtype, pname in zip(args, k.pointer_types, k.param_names):
+        if dtype is None:
+            values.append(value)
+            continue
+        buf = m.buffer(int(value))
+        if buf is None or buf.kind != "device" or getattr(buf, "freed", False):
+            return ACL_ERROR_RT_AICORE_EXCEPTION, (
+                f"kernel {k.name}: pointer argument {pname}={int(value):#x} is not live device memory")
+        if buf.device != device:
+            return ACL_ERROR_RT_AICORE_EXCEPTION, (
+                f"kernel {k.name} on device {device}: argument {pname} points into device {buf.device}'s memory")
+        offset = int(value) - buf.ptr
+        raw = buf.bytes_view(offset)
+        raw = raw[:raw.size // dtype.itemsize * dtype.itemsize]
+        values.append(raw.view(dtype))
+    try:
+        k.fn(*values)
+    except Exception as exc:  # a bug in the learner's kernel body is a device fault, not a crash
+        return ACL_ERROR_RT_AICORE_EXCEPTION, f"kernel {k.name} raised {type(exc).__name__}: {exc}"
+    return 0
+
+
+def kernel(fn=None, *, name=None, ns=None, bytes=None, flops=None):
+    """Make a Python function a device kernel (usable with or without arguments)."""
+    if fn is None:
+        return lambda f: Kernel(f, name, ns, bytes, flops)
+    return Kernel(fn, name, ns, bytes, flops)

@@ -1,0 +1,268 @@
+"""The simulated machine: devices, the device-side simulation, host processes and threads.
+
+One Machine is current at a time (``sandbox.configure`` makes a fresh one).  It owns the
+trace log, hands out handles, and resolves the ints a learner holds (streams, events,
+contexts, pointers) back to objects, with the real error code when that fails.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+from contextlib import contextmanager
+
+from ..profiles import Profile, get_profile
+from . import trace as T
+from .engines import CorePool, Engine
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
+                     ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_PARAM_INVALID,
+                     ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, AclError, fail)
+from .memory import DeviceMemory, HostMemory, device_of_address
+from .objects import Context, Event, HostThread, Process, Stream
+from .sim import Simulator
+from .tasks import Task
+
+ENGINE_NAMES = ("AI Core", "DMA H2D", "DMA D2H", "DMA D2D")
+
+
+class Device:
+    """One NPU: its memory, its engines and its stream numbering."""
+
+    def __init__(self, index: int, profile: Profile):
+        self.index = index
+        self.memory = DeviceMemory(index, profile.memory_bytes)
+        self.aicore = CorePool("AI Core", index, profile.ai_cores)
+        self.h2d = Engine("DMA H2D", index)
+        self.d2h = Engine("DMA D2H", index)
+        self.d2d = Engine("DMA D2D", index)
+        self.next_stream_id = 0
+        self.live_streams = 0
+        self.live_events = 0
+        self.sync_stream: Stream | None = None    # the runtime's own queue for blocking copies
+
+
+class Machine:
+    def __init__(self, profile="ascend910b", device_count: int | None = None):
+        self.profile = get_profile(profile)
+        count = self.profile.default_device_count if device_count is None else int(device_count)
+        if not 1 <= count <= 64:
+            raise ValueError(f"device_count must be between 1 and 64, got {count}")
+        self.log = T.TraceLog()
+        self.sim = Simulator(self.log)
+        self.devices = [Device(i, self.profile) for i in range(count)]
+        self.host = HostMemory()
+        self._handles = itertools.count(0x10_0000, 0x40)
+        self._task_ids = itertools.count(1)
+        self._api_seq = itertools.count(1)
+        self._pids = itertools.count(1)
+        self._tids = itertools.count(1)
+        self.processes: list[Process] = []
+        self.threads: dict[int, HostThread] = {}     # by Python thread ident
+        self.streams: dict[int, Stream] = {}
+        self.events: dict[int, Event] = {}
+        self.contexts: dict[int, Context] = {}
+        self.raise_errors = False
+        self.lock = threading.RLock()
+        # scratch of the API call in progress (filled by operations, read by the gate)
+        self.call_tasks: list[int] = []
+        self.call_blocked_from: int | None = None
+        self.call_seq = 0
+        self._deadlines: dict[int, tuple[int, int] | None] = {}
+        p = self.profile
+        self.log.append(T.MachineConfigured(0, p.name, p.soc_name, count, p.ai_cores, p.memory_bytes,
+                                            p.timer_resolution_ns, ENGINE_NAMES))
+        for dev in self.devices:
+            self.log.append(T.DeviceAddressSpace(0, dev.index, dev.memory.base, dev.memory.size))
+        self.main_process = self.new_process("main")
+
+    # -- processes and threads ----------------------------------------------------------
+    def new_process(self, name: str) -> Process:
+        proc = Process(next(self._pids), name)
+        self.processes.append(proc)
+        self.log.append(T.ProcessStarted(0 if not self.threads else self.min_clock(), proc.pid, name))
+        return proc
+
+    def register_thread(self, ident: int, name: str, process: Process, clock: int) -> HostThread:
+        th = HostThread(next(self._tids), name, process, clock, ident)
+        self.threads[ident] = th
+        self.log.append(T.ThreadStarted(clock, th.tid, process.pid, name))
+        return th
+
+    def current_thread(self) -> HostThread:
+        ident = threading.get_ident()
+        th = self.threads.get(ident)
+        if th is None:
+            name = "main" if threading.current_thread() is threading.main_thread() else threading.current_thread().name
+            th = self.register_thread(ident, name, self.main_process, self.min_clock() if self.threads else 0)
+        return th
+
+    def min_clock(self) -> int:
+        clocks = [t.clock for t in self.threads.values() if not t.parked and not t.finished]
+        return min(clocks) if clocks else self.sim.now
+
+    # -- handles and ids -------------------------------------------------------------------
+    def new_handle(self) -> int:
+        return next(self._handles)
+
+    def new_task_id(self) -> int:
+        return next(self._task_ids)
+
+    def new_api_seq(self) -> int:
+        return next(self._api_seq)
+
+    # -- resolving what the learner holds ---------------------------------------------------
+    def device(self, device_id) -> Device:
+        if not isinstance(device_id, int) or not 0 <= device_id < len(self.devices):
+            fail(ACL_ERROR_RT_INVALID_DEVICEID,
+                 f"device id {device_id!r} is invalid: this machine has devices 0..{len(self.devices) - 1}")
+        return self.devices[device_id]
+
+    def current_context(self, th: HostThread) -> Context:
+        ctx = th.context
+        if ctx is None or not ctx.alive:
+            fail(ACL_ERROR_RT_CONTEXT_NULL,
+                 f"thread {th.name!r} has no current context: call aclrtSetDevice (or aclrtCreateContext/"
+                 "aclrtSetCurrentContext) on this thread first")
+        return ctx
+
+    def stream(self, th: HostThread, handle, *, check_context: bool = True, api: str = "") -> Stream:
+        """The stream a handle names (0 = the current context's default stream)."""
+        ctx = self.current_context(th)
+        if handle == 0 or handle is None:
+            return ctx.default_stream
+        stream = self.streams.get(handle)
+        if stream is None or not stream.alive:
+            fail(ACL_ERROR_INVALID_PARAM, f"{handle!r} is not a live stream handle")
+        if check_context and stream.context is not ctx:
+            fail(ACL_ERROR_RT_STREAM_CONTEXT,
+                 f"{api or 'this call'}: stream {stream.stream_id} belongs to device {stream.device}"
+                 f"{'' if stream.device != ctx.device else ' (another context)'}, but the thread's current "
+                 f"context is on device {ctx.device}; switch with aclrtSetDevice({stream.device}) or "
+                 "aclrtSetCurrentContext first")
+        return stream
+
+    def event(self, handle) -> Event:
+        ev = self.events.get(handle)
+        if ev is None or not ev.alive:
+            fail(ACL_ERROR_INVALID_PARAM, f"{handle!r} is not a live event handle")
+        return ev
+
+    def buffer(self, ptr: int):
+        """The allocation or host buffer holding address ``ptr`` (None if none)."""
+        dev = device_of_address(ptr)
+        if dev is not None:
+            return self.devices[dev].memory.lookup(ptr) if dev < len(self.devices) else None
+        return self.host.lookup(ptr)
+
+    # -- streams -------------------------------------------------------------------------
+    def create_stream(self, ctx: Context, priority: int, flags: int = 0, is_default: bool = False,
+                      label: str = "", t: int = 0) -> Stream:
+        dev = self.devices[ctx.device]
+        if not label and dev.live_streams >= self.profile.max_streams:
+            fail(ACL_ERROR_RT_NO_STREAM_RESOURCE,
+                 f"device {ctx.device} already has {dev.live_streams} streams, the most a "
+                 f"{self.profile.soc_name} allows ({self.profile.max_streams})")
+        if not self.profile.stream_priority_supported:
+            priority = 0
+        handle = self.new_handle()
+        stream = Stream(handle, dev.next_stream_id, ctx, priority, is_default, flags, label)
+        dev.next_stream_id += 1
+        if not label:
+            dev.live_streams += 1
+        self.streams[handle] = stream
+        self.log.append(T.StreamCreated(t, handle, stream.stream_id, ctx.device, ctx.handle, priority,
+                                        is_default, label))
+        return stream
+
+    def retire_stream(self, stream: Stream, t: int) -> None:
+        stream.alive = False
+        self.streams.pop(stream.handle, None)
+        if not stream.label:
+            self.devices[stream.device].live_streams -= 1
+        self.log.append(T.StreamDestroyed(t, stream.handle))
+
+    def sync_stream(self, device: int) -> Stream:
+        """The runtime's internal queue that blocking copies and memsets go through."""
+        dev = self.devices[device]
+        if dev.sync_stream is None:
+            owner = Context(0, device, self.main_process, True)
+            dev.sync_stream = self.create_stream(owner, 0, label="sync copies", t=self.sim.now)
+        return dev.sync_stream
+
+    # -- submitting work ----------------------------------------------------------------------
+    def submit(self, th: HostThread, stream: Stream, kind: str, name: str, engine, *,
+               duration=0, effect=None, waits_on=None, nbytes=0, block_dim=0, event=None,
+               detail=()) -> Task:
+        """Queue a task on ``stream``; it reaches the device at the thread's current clock."""
+        task = Task(self.new_task_id(), kind, name, stream, engine, th.clock, duration, effect,
+                    waits_on, nbytes, block_dim, event)
+        prev = stream.last_task.id if stream.last_task is not None else 0
+        stream.queue.append(task)
+        stream.last_task = task
+        self.call_tasks.append(task.id)
+        self.log.append(T.TaskSubmitted(th.clock, task.id, stream.device, stream.handle, kind, name,
+                                        engine.name if engine is not None else "", prev,
+                                        waits_on.id if waits_on is not None else 0, nbytes, block_dim,
+                                        event.handle if event is not None else 0, th.tid, self.call_seq, detail))
+        self.sim.submit(task)
+        return task
+
+    # -- time ---------------------------------------------------------------------------------
+    def settle(self) -> None:
+        """Let the device side catch up with the host side (never past a runnable thread)."""
+        self.sim.run_before(self.min_clock())
+
+    @contextmanager
+    def deadline(self, th: HostThread, timeout_ms: int, what: str):
+        """Give the blocking calls inside a timeout (-1: wait forever)."""
+        code = ACL_ERROR_RT_EVENT_SYNC_TIMEOUT if what == "event" else ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+        self._deadlines[th.tid] = None if timeout_ms == -1 else (th.clock + timeout_ms * 1_000_000, code)
+        try:
+            yield
+        finally:
+            self._deadlines.pop(th.tid, None)
+
+    def block_until(self, th: HostThread, done, what: str) -> None:
+        """Park ``th`` until ``done()`` holds on the device side, then wake it at that time."""
+        if done():
+            return
+        self.call_blocked_from = th.clock
+        self.sim.run_before(th.clock)
+        limit = self._deadlines.get(th.tid)
+        th.parked = True
+        try:
+            while not done():
+                next_time = self.sim.next_time
+                if limit is not None and (next_time is None or next_time > limit[0]):
+                    th.clock = max(th.clock, limit[0])
+                    fail(limit[1], f"{what}: not finished within the timeout")
+                if next_time is None:
+                    fail(ACL_ERROR_RT_PARAM_INVALID,
+                         f"{what} can never finish: no device work is left that could complete it")
+                self.sim.step()
+        finally:
+            th.parked = False
+        th.clock = max(th.clock, self.sim.now)
+
+
+_current: Machine | None = None
+_current_lock = threading.Lock()
+
+
+def current() -> Machine:
+    global _current
+    if _current is None:
+        with _current_lock:
+            if _current is None:
+                _current = Machine()
+    return _current
+
+
+def configure(profile="ascend910b", device_count: int | None = None) -> Machine:
+    """Start a fresh simulated machine and make it current."""
+    global _current
+    with _current_lock:
+        _current = Machine(profile, device_count)
+    return _current
+
+
+__all__ = ["Machine", "Device", "current", "configure", "AclError"]

@@ -1,0 +1,265 @@
+"""Memory calls: malloc/free, pinned host memory, copies, memsets, get_mem_info.
+
+Copies (RT-API 11-03, RT-DG 02-01):
+* ``kind`` must be 0..7 (else 100000) and agree with where the pointers live (107000);
+  ACL_MEMCPY_DEFAULT infers the direction.  count > destMax is 107000; count 0 succeeds.
+* Every copy and memset is bounds-checked against the buffers it touches (107000).
+* H2D, D2H and on-device copies run on separate DMA engines of the device.
+* memcpy_async with pinned host memory returns at once; with pageable memory (a numpy
+  array's pointer) it returns only when the copy is done, and the link is slower.
+* Blocking memcpy/memset go through the runtime's own queue, not through any user stream.
+* The data moves at the simulated completion time of the copy.
+"""
+from __future__ import annotations
+
+from . import constants as C
+from . import trace as T
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_ADDR_UNALIGNED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     ACL_ERROR_RT_PARAM_INVALID, fail)
+from .machine import Machine
+from .memory import check_span
+from .objects import HostThread
+
+KIND_DIRECTIONS = {
+    C.ACL_MEMCPY_HOST_TO_HOST: "H2H", C.ACL_MEMCPY_HOST_TO_DEVICE: "H2D",
+    C.ACL_MEMCPY_DEVICE_TO_HOST: "D2H", C.ACL_MEMCPY_DEVICE_TO_DEVICE: "D2D",
+    C.ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: "H2D", C.ACL_MEMCPY_INNER_DEVICE_TO_DEVICE: "D2D",
+    C.ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: "D2D",
+}
+DIRECTION_WORDS = {"H2D": "host to device", "D2H": "device to host", "D2D": "device to device",
+                   "H2H": "host to host"}
+
+
+# -- allocation --------------------------------------------------------------------------------
+def malloc(m: Machine, th: HostThread, size: int, policy: int) -> int:
+    ctx = m.current_context(th)
+    mem = m.devices[ctx.device].memory
+    name = C.MALLOC_POLICY_NAMES.get(policy, f"policy {policy}")
+    if policy in (3, 4, 5, 7) and not m.profile.p2p_supported:
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{name} is not supported on {m.profile.soc_name}")
+    if policy in (6, 7) and m.profile.name != "ascend910b":
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"1 GiB pages are not supported on {m.profile.soc_name}")
+    alloc = mem.allocate(size, policy, name, th.process.pid, th.tid)
+    m.log.append(T.MemAllocated(th.clock, ctx.device, alloc.ptr, size, alloc.reserved, name, alloc.page,
+                                th.process.pid, th.tid))
+    return alloc.ptr
+
+
+def free(m: Machine, th: HostThread, ptr: int) -> None:
+    if ptr == 0:
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtFree(nullptr)")
+    buf = m.buffer(ptr)
+    if buf is None or buf.kind != "device":
+        fail(ACL_ERROR_INVALID_PARAM, f"aclrtFree: {ptr:#x} is not device memory from aclrtMalloc"
+             + (" (use aclrtFreeHost for aclrtMallocHost memory)" if buf is not None and buf.kind == "pinned" else ""))
+    alloc = m.devices[buf.device].memory.release(ptr)
+    m.log.append(T.MemFreed(th.clock, alloc.device, ptr))
+
+
+def malloc_host(m: Machine, th: HostThread, size: int) -> int:
+    buf = m.host.allocate_pinned(size, th.process.pid)
+    m.log.append(T.MemAllocated(th.clock, -1, buf.ptr, size, size, "pinned", "pinned", th.process.pid, th.tid))
+    return buf.ptr
+
+
+def free_host(m: Machine, th: HostThread, ptr: int) -> None:
+    if ptr == 0:
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost(nullptr)")
+    m.host.free_pinned(ptr)
+    m.log.append(T.MemFreed(th.clock, -1, ptr))
+
+
+# -- copies -------------------------------------------------------------------------------------
+class CopyPlan:
+    """Where a copy reads and writes, which engine moves it and how long it takes."""
+    __slots__ = ("dst", "doff", "src", "soff", "count", "direction", "device", "engine", "pageable", "bandwidth")
+
+
+def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: int) -> CopyPlan:
+    if kind not in C.MEMCPY_KIND_NAMES:
+        fail(ACL_ERROR_INVALID_PARAM, f"memcpy kind {kind!r} is not an aclrtMemcpyKind (0..7)")
+    if count > dest_max:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"count ({count}) is larger than destMax ({dest_max})")
+    if dst == 0 or src == 0:
+        fail(ACL_ERROR_INVALID_PARAM, "a copy needs non-null source and destination pointers")
+    plan = CopyPlan()
+    plan.count = count
+    plan.dst, plan.src = m.buffer(dst), m.buffer(src)
+    plan.doff = check_span(plan.dst, dst, count, "destination")
+    plan.soff = check_span(plan.src, src, count, "source")
+    actual = ("D" if plan.src.kind == "device" else "H") + "2" + ("D" if plan.dst.kind == "device" else "H")
+    wanted = KIND_DIRECTIONS.get(kind, actual)
+    if wanted != actual:
+        fail(ACL_ERROR_RT_PARAM_INVALID,
+             f"{C.MEMCPY_KIND_NAMES[kind]} does not match the pointers: the source is "
+             f"{plan.src.kind} memory and the destination is {plan.dst.kind} memory ({actual})")
+    if actual == "D2D":
+        same = plan.src.device == plan.dst.device
+        if kind == C.ACL_MEMCPY_INNER_DEVICE_TO_DEVICE and not same:
+            fail(ACL_ERROR_RT_PARAM_INVALID, "ACL_MEMCPY_INNER_DEVICE_TO_DEVICE needs both buffers on one device")
+        if kind == C.ACL_MEMCPY_INTER_DEVICE_TO_DEVICE and same:
+            fail(ACL_ERROR_RT_PARAM_INVALID, "ACL_MEMCPY_INTER_DEVICE_TO_DEVICE needs buffers on two devices")
+    plan.direction = actual
+    p = m.profile
+    if actual == "H2D":
+        plan.device = plan.dst.device
+        plan.engine = m.devices[plan.device].h2d
+        plan.pageable = plan.src.kind == "pageable"
+        plan.bandwidth = p.h2d_pageable if plan.pageable else p.h2d_pinned
+    elif actual == "D2H":
+        plan.device = plan.src.device
+        plan.engine = m.devices[plan.device].d2h
+        plan.pageable = plan.dst.kind == "pageable"
+        plan.bandwidth = p.d2h_pageable if plan.pageable else p.d2h_pinned
+    elif actual == "D2D":
+        plan.device = plan.src.device
+        plan.pageable = False
+        if plan.src.device != plan.dst.device:
+            fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                 f"copying from device {plan.src.device} to device {plan.dst.device} needs peer access, "
+                 "which this machine does not model")
+        plan.engine = m.devices[plan.device].d2d
+        plan.bandwidth = p.hbm_bandwidth / 2          # read and write both cross HBM
+    else:
+        plan.device = None
+        plan.engine = None
+        plan.pageable = False
+        plan.bandwidth = p.host_memcpy_bandwidth
+    return plan
+
+
+def copy_duration(m: Machine, plan: CopyPlan) -> int:
+    return m.profile.dma_latency_ns + int(plan.count * 1e9 / plan.bandwidth)
+
+
+def copy_effect(plan: CopyPlan):
+    dst, doff, src, soff, n = plan.dst, plan.doff, plan.src, plan.soff, plan.count
+
+    def move():
+        src.read_into(soff, dst.bytes_view(doff, n))
+    return move
+
+
+def _copy_detail(plan: CopyPlan, kind: int):
+    return (("direction", DIRECTION_WORDS[plan.direction]), ("kind", C.MEMCPY_KIND_NAMES[kind]),
+            ("pageable", plan.pageable))
+
+
+def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
+    """Blocking copy: the calling thread waits until the bytes have arrived."""
+    plan = plan_copy(m, dst, dest_max, src, count, kind)
+    if count == 0:
+        return
+    if plan.direction == "H2H":
+        th.clock += int(count * 1e9 / plan.bandwidth)
+        copy_effect(plan)()
+        return
+    m.current_context(th)
+    th.clock += m.profile.host_costs.memcpy_sync_setup
+    task = m.submit(th, m.sync_stream(plan.device), "memcpy", "MEMCPY", plan.engine,
+                    duration=copy_duration(m, plan), effect=copy_effect(plan), nbytes=count,
+                    detail=_copy_detail(plan, kind))
+    m.block_until(th, lambda: task.done, "aclrtMemcpy")
+
+
+def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, stream_handle) -> None:
+    stream = m.stream(th, stream_handle, api="aclrtMemcpyAsync")
+    plan = plan_copy(m, dst, dest_max, src, count, kind)
+    if plan.direction == "H2H":
+        if m.profile.run_mode == C.ACL_HOST:
+            fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                 "an asynchronous host-to-host copy is not supported when the program runs on the host "
+                 "(ACL_HOST run mode); use aclrtMemcpy or a plain host copy")
+        plan.device, plan.engine, plan.bandwidth = stream.device, m.devices[stream.device].d2d, m.profile.hbm_bandwidth
+    if count == 0:
+        return
+    if plan.device != stream.device:
+        fail(ACL_ERROR_RT_PARAM_INVALID,
+             f"the device memory of this copy is on device {plan.device}, but stream {stream.stream_id} "
+             f"runs on device {stream.device}")
+    if plan.direction == "D2D" and (dst % 64 or src % 64):
+        fail(ACL_ERROR_RT_ADDR_UNALIGNED,
+             "an on-device asynchronous copy needs 64-byte aligned source and destination addresses")
+    task = m.submit(th, stream, "memcpy", "MEMCPY_ASYNC", plan.engine, duration=copy_duration(m, plan),
+                    effect=copy_effect(plan), nbytes=count, detail=_copy_detail(plan, kind))
+    if plan.pageable:
+        m.block_until(th, lambda: task.done, "aclrtMemcpyAsync from pageable memory")
+
+
+# -- memset ---------------------------------------------------------------------------------------
+def _plan_memset(m: Machine, ptr, max_count, value, count):
+    if ptr == 0:
+        fail(ACL_ERROR_INVALID_PARAM, "memset of a null pointer")
+    if count > max_count:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"count ({count}) is larger than maxCount ({max_count})")
+    buf = m.buffer(ptr)
+    offset = check_span(buf, ptr, count, "memset")
+    if buf.kind == "pageable":
+        fail(ACL_ERROR_RT_PARAM_INVALID, "host memory for aclrtMemset must come from aclrtMallocHost")
+    byte = value & 0xFF
+
+    def fill():
+        buf.fill(offset, count, byte)
+    device = buf.device if buf.kind == "device" else None
+    return buf, device, fill
+
+
+def memset(m: Machine, th: HostThread, ptr, max_count, value, count) -> None:
+    buf, device, fill = _plan_memset(m, ptr, max_count, value, count)
+    if count == 0:
+        return
+    if device is None:
+        th.clock += int(count * 1e9 / m.profile.host_memcpy_bandwidth)
+        fill()
+        return
+    m.current_context(th)
+    th.clock += m.profile.host_costs.memcpy_sync_setup
+    task = m.submit(th, m.sync_stream(device), "memset", "MEMSET", m.devices[device].d2d,
+                    duration=_memset_duration(m, count), effect=fill, nbytes=count)
+    m.block_until(th, lambda: task.done, "aclrtMemset")
+
+
+def memset_async(m: Machine, th: HostThread, ptr, max_count, value, count, stream_handle) -> None:
+    stream = m.stream(th, stream_handle, api="aclrtMemsetAsync")
+    buf, device, fill = _plan_memset(m, ptr, max_count, value, count)
+    if count == 0:
+        return
+    if device is not None and device != stream.device:
+        fail(ACL_ERROR_RT_PARAM_INVALID,
+             f"the memory is on device {device}, but stream {stream.stream_id} runs on device {stream.device}")
+    m.submit(th, stream, "memset", "MEMSET_ASYNC", m.devices[stream.device].d2d,
+             duration=_memset_duration(m, count), effect=fill, nbytes=count)
+
+
+def _memset_duration(m: Machine, count: int) -> int:
+    return m.profile.dma_latency_ns + int(count * 1e9 / m.profile.hbm_bandwidth)
+
+
+# -- get_mem_info ------------------------------------------------------------------------------------
+_ATTR_PAGES = {
+    C.ACL_DDR_MEM: ("DDR", None), C.ACL_HBM_MEM: ("HBM", None),
+    C.ACL_DDR_MEM_HUGE: ("DDR", "huge"), C.ACL_DDR_MEM_NORMAL: ("DDR", "normal"),
+    C.ACL_HBM_MEM_HUGE: ("HBM", "huge"), C.ACL_HBM_MEM_NORMAL: ("HBM", "normal"),
+    C.ACL_DDR_MEM_P2P_HUGE: ("DDR", "huge"), C.ACL_DDR_MEM_P2P_NORMAL: ("DDR", "normal"),
+    C.ACL_HBM_MEM_P2P_HUGE: ("HBM", "huge"), C.ACL_HBM_MEM_P2P_NORMAL: ("HBM", "normal"),
+    C.ACL_HBM_MEM_HUGE1G: ("HBM", "huge1g"), C.ACL_HBM_MEM_P2P_HUGE1G: ("HBM", "huge1g"),
+    C.ACL_MEM_NORMAL: ("ANY", "normal"), C.ACL_MEM_HUGE: ("ANY", "huge"), C.ACL_MEM_HUGE1G: ("ANY", "huge1g"),
+    C.ACL_MEM_P2P_NORMAL: ("ANY", "normal"), C.ACL_MEM_P2P_HUGE: ("ANY", "huge"),
+    C.ACL_MEM_P2P_HUGE1G: ("ANY", "huge1g"),
+}
+
+
+def get_mem_info(m: Machine, th: HostThread, attr: int) -> tuple[int, int]:
+    """(free, total) of the current device; an attribute the hardware lacks answers 0/0,
+    except that HBM queries fall back to DDR on DDR devices (RT-API 11-01)."""
+    ctx = m.current_context(th)
+    if attr not in _ATTR_PAGES:
+        fail(ACL_ERROR_INVALID_PARAM, f"unknown aclrtMemAttr {attr!r}")
+    family, page = _ATTR_PAGES[attr]
+    kind = m.profile.memory_kind
+    if family == "DDR" and kind == "HBM":
+        return 0, 0
+    if page == "huge1g" and m.profile.name != "ascend910b":
+        return 0, 0
+    mem = m.devices[ctx.device].memory
+    return mem.free_bytes(page), mem.size

@@ -1,0 +1,323 @@
+"""Device and host memory: the allocator's rules, lazy backing, and pointer lookup.
+
+Device memory follows the runtime's documented rules (RT-API 11-01, memory.cpp):
+
+* a request of ``size`` bytes is padded to ``ALIGN_UP(size, 32) + 32`` (no padding for
+  1 GiB-page policies);
+* the block is then rounded up to its page size: 2 MiB huge pages, 4 KiB normal pages,
+  1 GiB pages; blocks start on a page boundary, so every start is 64-byte aligned;
+* HUGE_FIRST takes normal pages for requests up to 1 MiB and huge pages above, falling
+  back to normal pages when no huge run is free; HUGE_ONLY / NORMAL_ONLY never fall back;
+  an unknown policy value acts as "huge from 2 MiB up, else normal".
+
+Bytes are stored lazily: an allocation gets a numpy buffer only when something writes to
+it, so allocating 60 GiB on a simulated device costs no host memory.  Unwritten device
+memory reads as zeros.
+"""
+from __future__ import annotations
+
+import bisect
+import mmap
+import weakref
+
+import numpy as np
+
+from . import constants as C
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_MEMORY_ALLOCATION,
+                     ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, fail)
+
+KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+NORMAL_PAGE, HUGE_PAGE, HUGE1G_PAGE = 4 * KiB, 2 * MiB, GiB
+PAGE_SIZES = {"normal": NORMAL_PAGE, "huge": HUGE_PAGE, "huge1g": HUGE1G_PAGE}
+
+DEVICE_BASE = 0x1000_0000_0000        # device d lives at DEVICE_BASE + d * DEVICE_STRIDE
+DEVICE_STRIDE = 0x0100_0000_0000      # 1 TiB of address space per device
+PAGEABLE_BASE = 0x5500_0000_0000      # numpy arrays handed over with numpy_to_ptr / bytes_to_ptr
+PINNED_BASE = 0x7F00_0000_0000        # aclrtMallocHost
+HOST_ALIGN = 64
+
+
+LAZY_THRESHOLD = 64 * MiB
+
+
+def new_storage(size: int) -> np.ndarray:
+    """Zeroed bytes; big ones are mapped without reserving host memory until touched."""
+    if size < LAZY_THRESHOLD:
+        return np.zeros(size, dtype=np.uint8)
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0)
+    return np.frombuffer(mmap.mmap(-1, size, flags=flags), dtype=np.uint8)
+
+
+def align_up(value: int, alignment: int) -> int:
+    return (value + alignment - 1) // alignment * alignment
+
+
+def padded_size(size: int, page: str) -> int:
+    """Bytes the runtime reserves before page rounding: ALIGN_UP(size, 32) + 32."""
+    return align_up(size, 32) if page == "huge1g" else align_up(size, 32) + 32
+
+
+def page_kinds(policy: int, size: int) -> tuple[str, ...]:
+    """Page kinds to try, in order, for a policy (the P2P variants behave like their base)."""
+    base = policy - 3 if policy in (3, 4, 5) else policy
+    if base == C.ACL_MEM_MALLOC_HUGE_FIRST:
+        return ("normal",) if size <= MiB else ("huge", "normal")
+    if base == C.ACL_MEM_MALLOC_HUGE_ONLY:
+        return ("huge",)
+    if base == C.ACL_MEM_MALLOC_NORMAL_ONLY:
+        return ("normal",)
+    if policy in (C.ACL_MEM_MALLOC_HUGE1G_ONLY, C.ACL_MEM_MALLOC_HUGE1G_ONLY_P2P):
+        return ("huge1g",)
+    return ("huge",) if size >= 2 * MiB else ("normal",)
+
+
+class Buffer:
+    """Bytes at an address range: a device allocation, pinned host memory or a numpy array."""
+    __slots__ = ("ptr", "size", "_storage", "__weakref__")
+    kind = "buffer"
+    device = -1
+
+    def __init__(self, ptr: int, size: int, storage: np.ndarray | None = None):
+        self.ptr = ptr
+        self.size = size
+        self._storage = storage
+
+    @property
+    def end(self) -> int:
+        return self.ptr + self.size
+
+    @property
+    def materialized(self) -> bool:
+        return self._storage is not None
+
+    def bytes_view(self, offset: int = 0, nbytes: int | None = None) -> np.ndarray:
+        """Writable uint8 view, creating the backing store on first use."""
+        if self._storage is None:
+            self._storage = new_storage(self.size)
+        stop = self.size if nbytes is None else offset + nbytes
+        return self._storage[offset:stop]
+
+    def read_into(self, offset: int, out: np.ndarray) -> None:
+        """Copy bytes starting at ``offset`` into ``out`` without materializing zeros."""
+        if self._storage is None:
+            out[...] = 0
+        else:
+            np.copyto(out, self._storage[offset:offset + out.size])
+
+    def fill(self, offset: int, nbytes: int, value: int) -> None:
+        if self._storage is None and value == 0:
+            return
+        self.bytes_view(offset, nbytes)[...] = value
+
+
+class DeviceAllocation(Buffer):
+    __slots__ = ("device", "reserved", "block", "page", "policy", "pid", "tid", "freed")
+    kind = "device"
+
+    def __init__(self, device, ptr, size, block, reserved, page, policy, pid, tid):
+        super().__init__(ptr, size)
+        self.device = device
+        self.block = block            # start of the reserved block (== ptr)
+        self.reserved = reserved
+        self.page = page
+        self.policy = policy
+        self.pid = pid
+        self.tid = tid
+        self.freed = False
+
+
+class PinnedBuffer(Buffer):
+    __slots__ = ("pid", "freed")
+    kind = "pinned"
+
+    def __init__(self, ptr, size, pid):
+        super().__init__(ptr, size)
+        self.pid = pid
+        self.freed = False
+
+
+class PageableBuffer(Buffer):
+    """A numpy array's bytes, seen through a sandbox address (pageable host memory)."""
+    __slots__ = ("array_ref",)
+    kind = "pageable"
+
+    def __init__(self, ptr, array: np.ndarray):
+        flat = array.reshape(-1).view(np.uint8)
+        super().__init__(ptr, flat.size, flat)
+        self.array_ref = weakref.ref(array)
+
+
+class DeviceMemory:
+    """One device's address space: first-fit over page-aligned free ranges."""
+
+    def __init__(self, device: int, size: int):
+        self.device = device
+        self.base = DEVICE_BASE + device * DEVICE_STRIDE
+        self.size = size
+        self.free_ranges: list[list[int]] = [[self.base, size]]   # sorted [start, length]
+        self.allocations: dict[int, DeviceAllocation] = {}
+        self._starts: list[int] = []
+
+    @property
+    def used(self) -> int:
+        return self.size - sum(length for _, length in self.free_ranges)
+
+    def free_bytes(self, page: str | None = None) -> int:
+        """Free bytes usable for a page kind (whole aligned pages only for huge kinds)."""
+        if page in (None, "normal"):
+            return sum(length for _, length in self.free_ranges)
+        unit = PAGE_SIZES[page]
+        total = 0
+        for start, length in self.free_ranges:
+            first = align_up(start, unit)
+            total += max(0, (start + length - first) // unit * unit)
+        return total
+
+    def _find(self, reserved: int, alignment: int) -> int | None:
+        for start, length in self.free_ranges:
+            first = align_up(start, alignment)
+            if first + reserved <= start + length:
+                return first
+        return None
+
+    def _take(self, start: int, length: int) -> None:
+        for i, (fstart, flen) in enumerate(self.free_ranges):
+            if fstart <= start and start + length <= fstart + flen:
+                pieces = []
+                if start > fstart:
+                    pieces.append([fstart, start - fstart])
+                if start + length < fstart + flen:
+                    pieces.append([start + length, fstart + flen - start - length])
+                self.free_ranges[i:i + 1] = pieces
+                return
+        raise AssertionError("block not inside a free range")
+
+    def _give_back(self, start: int, length: int) -> None:
+        i = bisect.bisect_left(self.free_ranges, [start, 0])
+        self.free_ranges.insert(i, [start, length])
+        if i + 1 < len(self.free_ranges) and start + length == self.free_ranges[i + 1][0]:
+            self.free_ranges[i][1] += self.free_ranges.pop(i + 1)[1]
+        if i > 0 and self.free_ranges[i - 1][0] + self.free_ranges[i - 1][1] == start:
+            self.free_ranges[i - 1][1] += self.free_ranges.pop(i)[1]
+
+    def allocate(self, size: int, policy: int, policy_name: str, pid: int, tid: int) -> DeviceAllocation:
+        for page in page_kinds(policy, size):
+            unit = PAGE_SIZES[page]
+            reserved = align_up(padded_size(size, page), unit)
+            start = self._find(reserved, unit)
+            if start is not None:
+                self._take(start, reserved)
+                alloc = DeviceAllocation(self.device, start, size, start, reserved, page,
+                                         policy_name, pid, tid)
+                self.allocations[start] = alloc
+                bisect.insort(self._starts, start)
+                return alloc
+        free = self.free_bytes()
+        fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
+             f"out of device memory on device {self.device}: {size} bytes requested with "
+             f"{policy_name}, {free} bytes free in {len(self.free_ranges)} pieces "
+             f"(largest {max((l for _, l in self.free_ranges), default=0)})")
+
+    def release(self, ptr: int) -> DeviceAllocation:
+        alloc = self.allocations.get(ptr)
+        if alloc is None:
+            inside = self.lookup(ptr)
+            hint = (f"it points {ptr - inside.ptr} bytes into the allocation at {inside.ptr:#x}; "
+                    "free the start address") if inside else "it was never allocated or is already freed"
+            fail(ACL_ERROR_RT_MEMORY_FREE, f"aclrtFree: {ptr:#x} is not the start of a device allocation: {hint}")
+        del self.allocations[ptr]
+        self._starts.pop(bisect.bisect_left(self._starts, ptr))
+        self._give_back(alloc.block, alloc.reserved)
+        alloc.freed = True
+        return alloc
+
+    def lookup(self, ptr: int) -> DeviceAllocation | None:
+        i = bisect.bisect_right(self._starts, ptr) - 1
+        if i >= 0:
+            alloc = self.allocations[self._starts[i]]
+            if ptr < alloc.ptr + alloc.size:
+                return alloc
+        return None
+
+
+class HostMemory:
+    """Pinned host buffers (malloc_host) and numpy arrays registered by pointer."""
+
+    def __init__(self):
+        self.pinned: dict[int, PinnedBuffer] = {}
+        self._pinned_starts: list[int] = []
+        self._pinned_next = PINNED_BASE
+        self.pageable: dict[int, PageableBuffer] = {}
+        self._pageable_starts: list[int] = []
+        self._pageable_next = PAGEABLE_BASE
+        self._by_data_address: dict[tuple[int, int], int] = {}
+
+    def allocate_pinned(self, size: int, pid: int) -> PinnedBuffer:
+        ptr = self._pinned_next
+        self._pinned_next = align_up(ptr + size, 4 * KiB)
+        buf = PinnedBuffer(ptr, size, pid)
+        self.pinned[ptr] = buf
+        bisect.insort(self._pinned_starts, ptr)
+        return buf
+
+    def free_pinned(self, ptr: int) -> PinnedBuffer:
+        buf = self.pinned.pop(ptr, None)
+        if buf is None:
+            fail(ACL_ERROR_RT_MEMORY_FREE,
+                 f"aclrtFreeHost: {ptr:#x} is not the start of memory from aclrtMallocHost")
+        self._pinned_starts.pop(bisect.bisect_left(self._pinned_starts, ptr))
+        buf.freed = True
+        return buf
+
+    def register_array(self, array: np.ndarray) -> int:
+        """Sandbox address of a numpy array's bytes; the same array gets the same address."""
+        if not isinstance(array, np.ndarray):
+            fail(ACL_ERROR_INVALID_PARAM, f"numpy_to_ptr expects a numpy array, got {type(array).__name__}")
+        if not array.flags.c_contiguous:
+            fail(ACL_ERROR_INVALID_PARAM, "numpy_to_ptr needs a C-contiguous array (use np.ascontiguousarray)")
+        key = (array.__array_interface__["data"][0], array.nbytes)
+        known = self._by_data_address.get(key)
+        if known is not None and self.pageable[known].array_ref() is not None:
+            return known
+        ptr = self._pageable_next
+        self._pageable_next = align_up(ptr + max(array.nbytes, 1), 4 * KiB)
+        self.pageable[ptr] = PageableBuffer(ptr, array)
+        bisect.insort(self._pageable_starts, ptr)
+        self._by_data_address[key] = ptr
+        weakref.finalize(array, self._forget, ptr, key)
+        return ptr
+
+    def _forget(self, ptr: int, key) -> None:
+        if self.pageable.pop(ptr, None) is not None:
+            self._pageable_starts.pop(bisect.bisect_left(self._pageable_starts, ptr))
+        if self._by_data_address.get(key) == ptr:
+            del self._by_data_address[key]
+
+    def lookup(self, ptr: int) -> Buffer | None:
+        table, starts = ((self.pinned, self._pinned_starts) if ptr >= PINNED_BASE
+                         else (self.pageable, self._pageable_starts))
+        i = bisect.bisect_right(starts, ptr) - 1
+        if i >= 0:
+            buf = table[starts[i]]
+            if ptr < buf.ptr + buf.size:
+                return buf
+        return None
+
+
+def device_of_address(ptr: int) -> int | None:
+    """Device id whose address range holds ``ptr`` (None for host addresses)."""
+    if DEVICE_BASE <= ptr < PAGEABLE_BASE:
+        return (ptr - DEVICE_BASE) // DEVICE_STRIDE
+    return None
+
+
+def check_span(buf: Buffer | None, ptr: int, nbytes: int, what: str) -> int:
+    """Offset of ``ptr`` in ``buf`` after checking that [ptr, ptr+nbytes) lies inside it."""
+    if buf is None:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"{what} address {ptr:#x} is not inside any allocated memory")
+    offset = ptr - buf.ptr
+    if offset + nbytes > buf.size:
+        fail(ACL_ERROR_RT_PARAM_INVALID,
+             f"{what} range of {nbytes} bytes at {ptr:#x} runs {offset + nbytes - buf.size} bytes past the "
+             f"end of its {buf.size}-byte {buf.kind} buffer at {buf.ptr:#x}")
+    return offset

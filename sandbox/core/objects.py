@@ -1,0 +1,101 @@
+"""The runtime's objects and who owns what.
+
+A *process* has its own acl init state, device reference counts and default contexts.
+A *context* belongs to one device and owns streams and events (not memory).  A *stream*
+is an in-order task queue; an *event* remembers the snapshot its last record took.
+A *host thread* has its own virtual clock, current context and error state.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+
+class Process:
+    def __init__(self, pid: int, name: str):
+        self.pid = pid
+        self.name = name
+        self.initialized = False
+        self.finalized = False
+        self.device_refs: dict[int, int] = {}          # SetDevice reference counts
+        self.default_contexts: dict[int, "Context"] = {}
+        self.opened_devices: set[int] = set()          # devices this process has ever opened
+        self.contexts: dict[int, "Context"] = {}       # every live context, by handle
+        self.ended = False
+
+
+class HostThread:
+    __slots__ = ("tid", "name", "process", "clock", "context", "last_error", "err_msgs",
+                 "parked", "ident", "finished", "order")
+
+    def __init__(self, tid: int, name: str, process: Process, clock: int, ident: int):
+        self.tid = tid
+        self.name = name
+        self.process = process
+        self.clock = clock
+        self.context: Context | None = None
+        self.last_error = 0
+        self.err_msgs: list[str] = []
+        self.parked = False
+        self.ident = ident
+        self.finished = False
+        self.order = tid
+
+    @property
+    def device(self) -> int | None:
+        return None if self.context is None else self.context.device
+
+
+class Context:
+    def __init__(self, handle: int, device: int, process: Process, is_default: bool):
+        self.handle = handle
+        self.device = device
+        self.process = process
+        self.is_default = is_default
+        self.default_stream: Stream | None = None
+        self.streams: dict[int, Stream] = {}           # explicit streams, by handle
+        self.events: dict[int, Event] = {}
+        self.alive = True
+
+
+class Stream:
+    def __init__(self, handle: int, stream_id: int, context: Context, priority: int,
+                 is_default: bool, flags: int = 0, label: str = ""):
+        self.handle = handle
+        self.stream_id = stream_id
+        self.context = context
+        self.device = context.device
+        self.priority = priority
+        self.is_default = is_default
+        self.flags = flags
+        self.label = label
+        self.queue: deque = deque()       # tasks not finished yet, head first
+        self.last_task = None             # most recently submitted task (event snapshots)
+        self.failure_mode = 0             # ACL_CONTINUE_ON_FAILURE
+        self.pending_error = 0            # first device error not yet reported by a sync
+        self.pending_message = ""
+        self.error_stop = 0               # stop-on-failure: code that discards later tasks
+        self.alive = True
+
+    def record_failure(self, task, status: int, message: str = "") -> None:
+        if not self.pending_error:
+            self.pending_error = status
+            self.pending_message = (f"task {task.id} ({task.kind} {task.name!r}) on stream "
+                                    f"{self.stream_id} of device {self.device} failed"
+                                    + (f": {message}" if message else ""))
+        if self.failure_mode == 1:
+            self.error_stop = status
+
+    @property
+    def idle(self) -> bool:
+        return not self.queue
+
+
+class Event:
+    def __init__(self, handle: int, context: Context, flags: int, plain: bool):
+        self.handle = handle
+        self.context = context
+        self.device = context.device
+        self.flags = flags
+        self.plain = plain                # aclrtCreateEvent (not ...WithFlag)
+        self.record_task = None           # the snapshot of the last record, or None
+        self.alive = True

@@ -1,0 +1,124 @@
+"""The device side: a discrete-event simulation in integer nanoseconds.
+
+The host threads submit tasks; this loop moves them through ready -> running -> done.
+It is advanced only up to a horizon given by the host side (the smallest clock of the
+runnable host threads), so a later submission can never change the past; events at the
+horizon itself wait until the host side has moved past it.
+"""
+from __future__ import annotations
+
+import heapq
+
+from .trace import TaskFinished, TaskStarted, TraceLog
+
+ARRIVE, FINISH = 0, 1
+
+
+class Simulator:
+    def __init__(self, log: TraceLog):
+        self.now = 0
+        self.log = log
+        self._heap: list = []
+        self._seq = 0
+        self.running_tasks = 0
+
+    # -- scheduling ---------------------------------------------------------------------
+    def _push(self, t: int, action: int, task) -> None:
+        self._seq += 1
+        heapq.heappush(self._heap, (t, self._seq, action, task))
+
+    def submit(self, task) -> None:
+        """A task joined its stream's queue on the host side (stream.queue already holds it)."""
+        stream = task.stream
+        if stream.queue[0] is task:
+            self._push(max(task.submit_t, self.now), ARRIVE, task)
+
+    @property
+    def next_time(self) -> int | None:
+        return self._heap[0][0] if self._heap else None
+
+    # -- running ------------------------------------------------------------------------
+    def step(self) -> None:
+        """Process the earliest pending event."""
+        t, _, action, task = heapq.heappop(self._heap)
+        self.now = t
+        if action == ARRIVE:
+            self._head_arrived(task)
+        else:
+            self._finish(task)
+
+    def run_before(self, horizon: int) -> None:
+        """Process every event strictly before ``horizon``."""
+        heap = self._heap
+        while heap and heap[0][0] < horizon:
+            self.step()
+        if self.now < horizon and not heap:
+            self.now = horizon
+
+    # -- task life cycle ---------------------------------------------------------------
+    def _head_arrived(self, task) -> None:
+        """The task is at the head of its stream and submitted: check its event dependency."""
+        dep = task.waits_on
+        if dep is not None and not dep.done:
+            dep.waiters.append(task)
+            return
+        self._ready(task)
+
+    def _ready(self, task) -> None:
+        task.ready_t = self.now
+        engine = task.engine
+        if engine is None:
+            self._push(self.now, FINISH, task)
+            task.start_t = self.now
+            self.log.append(TaskStarted(self.now, task.id))
+            return
+        engine.enqueue(task)
+        self._start_waiting(engine)
+
+    def _start_waiting(self, engine) -> None:
+        now = self.now
+        for task in engine.startable():
+            task.start_t = now
+            duration = task.duration
+            if callable(duration):
+                duration = duration(task.cores)
+            self.running_tasks += 1
+            self._push(now + duration, FINISH, task)
+            self.log.append(TaskStarted(now, task.id, task.cores))
+
+    def _finish(self, task) -> None:
+        now = self.now
+        task.end_t = now
+        stream = task.stream
+        status, message = 0, ""
+        if stream.error_stop:
+            status = stream.error_stop            # stop-on-failure: later tasks are discarded
+            message = "discarded: an earlier task of this stream failed (ACL_STOP_ON_FAILURE)"
+        elif task.effect is not None:
+            outcome = task.effect()
+            if isinstance(outcome, tuple):
+                status, message = outcome
+            elif outcome:
+                status = outcome
+        task.status = status
+        task.done = True
+        if status:
+            stream.record_failure(task, status, message)
+        engine = task.engine
+        if engine is not None:
+            self.running_tasks -= 1
+            engine.release(task)
+        self.log.append(TaskFinished(now, task.id, status))
+        queue = stream.queue
+        queue.popleft()
+        if queue:
+            nxt = queue[0]
+            if nxt.submit_t <= now:
+                self._head_arrived(nxt)
+            else:
+                self._push(nxt.submit_t, ARRIVE, nxt)
+        for waiter in task.waiters:
+            self._ready(waiter)
+        task.waiters = []
+        if engine is not None:
+            self._start_waiting(engine)

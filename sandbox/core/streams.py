@@ -1,0 +1,56 @@
+"""Streams: creation with priority, destruction, synchronize and query.
+
+All streams are non-blocking: the default stream does not synchronise with other streams
+(RT-DG 03-02).  Priority 0 is the highest, 7 the lowest; values outside are clamped; it
+only orders tasks waiting for the same engine and never preempts (profiles whose chip does
+not support priorities ignore it).
+"""
+from __future__ import annotations
+
+from . import constants as C
+from .devices import report_stream_error
+from .errors import ACL_ERROR_INVALID_PARAM, fail
+from .machine import Machine
+from .objects import HostThread
+
+LOWEST_PRIORITY = 7
+
+
+def create(m: Machine, th: HostThread, priority: int = 0, flags: int = 0) -> int:
+    ctx = m.current_context(th)
+    priority = min(max(priority, 0), LOWEST_PRIORITY)
+    stream = m.create_stream(ctx, priority, flags, t=th.clock)
+    ctx.streams[stream.handle] = stream
+    return stream.handle
+
+
+def destroy(m: Machine, th: HostThread, handle) -> None:
+    if handle == 0 or handle is None:
+        fail(ACL_ERROR_INVALID_PARAM, "the default stream cannot be destroyed; it goes with aclrtResetDevice")
+    stream = m.stream(th, handle, api="aclrtDestroyStream")
+    m.block_until(th, lambda: stream.idle, f"destroying stream {stream.stream_id}")
+    stream.context.streams.pop(stream.handle, None)
+    m.retire_stream(stream, th.clock)
+
+
+def synchronize(m: Machine, th: HostThread, handle) -> None:
+    stream = m.stream(th, handle, check_context=False)
+    m.block_until(th, lambda: stream.idle, f"synchronizing stream {stream.stream_id}")
+    th.clock += m.profile.host_costs.synchronize
+    report_stream_error(stream)
+
+
+def query(m: Machine, th: HostThread, handle) -> int:
+    stream = m.stream(th, handle, check_context=False)
+    return C.ACL_STREAM_STATUS_COMPLETE if stream.idle else C.ACL_STREAM_STATUS_NOT_READY
+
+
+def set_failure_mode(m: Machine, th: HostThread, handle, mode: int) -> None:
+    stream = m.stream(th, handle, check_context=False)
+    if mode not in (C.ACL_CONTINUE_ON_FAILURE, C.ACL_STOP_ON_FAILURE):
+        fail(ACL_ERROR_INVALID_PARAM, f"failure mode must be ACL_CONTINUE_ON_FAILURE or ACL_STOP_ON_FAILURE, got {mode}")
+    stream.failure_mode = mode
+
+
+def get_priority(m: Machine, th: HostThread, handle) -> int:
+    return m.stream(th, handle, check_context=False).priority

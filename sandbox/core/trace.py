@@ -1,0 +1,244 @@
+"""The trace log: one append-only list of records, the single source for every view.
+
+Every state change of the simulated machine is appended here as a small frozen record.
+Plots, panels, exports and summaries are pure functions of this list (and of a time t);
+none of them looks at live runtime objects.  All times are integer nanoseconds of
+virtual time.
+
+Identifiers used across records:
+
+* ``pid``    simulated host process (1 for the first process, then 2, 3, ...)
+* ``tid``    simulated host thread (1 for the main thread, then 2, 3, ... in start order)
+* ``device`` device id as the learner sees it (0 .. count-1)
+* ``stream`` the stream's handle (the int the learner holds); ``stream_id`` is the small
+  per-device number shown as "Stream N" (the real runtime has both, too)
+* ``task``   a machine-wide task number, in submission order
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+
+@dataclass(frozen=True, slots=True)
+class MachineConfigured:
+    """A fresh machine: what the views need to lay out rows and address spaces."""
+    t: int
+    profile: str
+    soc_name: str
+    device_count: int
+    ai_cores: int
+    memory_bytes: int          # usable device memory per device
+    timer_resolution_ns: float
+    engines: tuple[str, ...]   # engine names of one device, e.g. ("AI Core", "DMA H2D", ...)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceAddressSpace:
+    t: int
+    device: int
+    base: int                  # first device address of this device
+    size: int                  # usable bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessStarted:
+    t: int
+    pid: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessEnded:
+    t: int
+    pid: int
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadStarted:
+    t: int
+    tid: int
+    pid: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadEnded:
+    t: int
+    tid: int
+
+
+@dataclass(frozen=True, slots=True)
+class ContextCreated:
+    t: int
+    context: int
+    device: int
+    pid: int
+    is_default: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ContextDestroyed:
+    t: int
+    context: int
+
+
+@dataclass(frozen=True, slots=True)
+class StreamCreated:
+    t: int
+    stream: int                # handle (0 is never used here: default streams get a handle too)
+    stream_id: int             # per-device number, the "Stream N" row
+    device: int
+    context: int
+    priority: int
+    is_default: bool
+    label: str = ""            # e.g. "sync copies" for the runtime's internal stream
+
+
+@dataclass(frozen=True, slots=True)
+class StreamDestroyed:
+    t: int
+    stream: int
+
+
+@dataclass(frozen=True, slots=True)
+class EventCreated:
+    t: int
+    event: int
+    device: int
+    flags: int
+
+
+@dataclass(frozen=True, slots=True)
+class EventDestroyed:
+    t: int
+    event: int
+
+
+@dataclass(frozen=True, slots=True)
+class ApiCall:
+    """One facade call on one host thread, from entry to return.
+
+    ``blocked_from`` is set for blocking calls: the thread waited for the device from
+    ``blocked_from`` to ``end``.  ``tasks`` are the device tasks this call submitted
+    (the flow arrows of the export).
+    """
+    start: int
+    end: int
+    tid: int
+    pid: int
+    name: str                  # the C name, e.g. "aclrtMemcpyAsync"
+    ret: int
+    args: tuple[tuple[str, object], ...] = ()
+    tasks: tuple[int, ...] = ()
+    blocked_from: int | None = None
+    seq: int = 0               # call number, machine-wide
+
+
+@dataclass(frozen=True, slots=True)
+class TaskSubmitted:
+    """A task entered a stream's queue (it arrives on the device at ``t``).
+
+    kind: "kernel", "memcpy", "memset", "event_record", "event_wait", "event_reset".
+    engine: the engine it will occupy ("AI Core", "DMA H2D", "DMA D2H", "DMA D2D",
+    "Peer link 0->1", ...) or "" for tasks that need none (event record/wait).
+    ``prev_task`` is the task before it in the same stream (0 if none);
+    ``waits_on`` is the task an event wait depends on (0 if none).
+    """
+    t: int
+    task: int
+    device: int
+    stream: int
+    kind: str
+    name: str
+    engine: str
+    prev_task: int
+    waits_on: int
+    nbytes: int = 0
+    block_dim: int = 0
+    event: int = 0
+    tid: int = 0
+    api_seq: int = 0
+    detail: tuple[tuple[str, object], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TaskStarted:
+    t: int
+    task: int
+    cores: int = 0             # AI cores occupied (kernels)
+    lane: int = 0              # engine lane (0 for single-lane engines)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskFinished:
+    t: int
+    task: int
+    status: int = 0            # 0, or the error code the task failed with
+
+
+@dataclass(frozen=True, slots=True)
+class MemAllocated:
+    """A block of memory came into use.
+
+    ``device`` is a device id, or -1 for host memory (pinned, from malloc_host).
+    ``size`` is what the caller asked for; ``reserved`` is what the allocator took
+    (rounding, padding, page granularity), starting at ``ptr``.
+    """
+    t: int
+    device: int
+    ptr: int
+    size: int
+    reserved: int
+    policy: str                # e.g. "ACL_MEM_MALLOC_HUGE_FIRST", or "pinned"
+    page: str                  # "huge" (2 MiB), "normal" (4 KiB), "huge1g", "pinned"
+    pid: int
+    tid: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemFreed:
+    t: int
+    device: int
+    ptr: int
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorRaised:
+    """A facade call failed (synchronously) or a device error surfaced."""
+    t: int
+    tid: int
+    api: str
+    code: int
+    name: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Free-form marker from a program or a notebook step (e.g. 'step 3')."""
+    t: int
+    tid: int
+    text: str
+
+
+@dataclass
+class TraceLog:
+    """Append-only list of records, in the order things happened in the simulation."""
+    records: list = field(default_factory=list)
+
+    def append(self, record) -> None:
+        self.records.append(record)
+
+    def of(self, *kinds) -> Iterator:
+        """Records of the given record classes, in log order."""
+        return (r for r in self.records if isinstance(r, kinds))
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __iter__(self):
+        return iter(self.records)
+
+    def __repr__(self) -> str:
+        return f"<TraceLog {len(self.records)} records>"
