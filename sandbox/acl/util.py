@@ -77,7 +77,7 @@ def ptr_to_numpy(ptr, shape, dtype):
         dims = tuple(as_size(d, "shape") for d in dims)
         count = int(np.prod(dims, dtype=np.int64)) if dims else 1
         buf, offset = _host_span(m, as_int(ptr, "ptr"), count * dt.itemsize, "ptr_to_numpy")
-        return buf.bytes_view(offset, count * dt.itemsize).view(dt).reshape(dims)
+        return buf.dense_view(offset, count * dt.itemsize).view(dt).reshape(dims)
     return _guarded(body, None)
 
 

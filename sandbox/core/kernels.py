@@ -150,7 +150,11 @@ def run_body(m: Machine, k: Kernel, device: int, args):
             return ACL_ERROR_RT_AICORE_EXCEPTION, (
                 f"kernel {k.name} on device {device}: argument {pname} points into device {buf.device}'s memory")
         offset = int(value) - buf.ptr
-        raw = buf.bytes_view(offset)
+        try:
+            raw = buf.dense_view(offset)
+        except MemoryError:
+            return ACL_ERROR_RT_AICORE_EXCEPTION, (
+                f"kernel {k.name}: the host running the sandbox has no room for a {buf.size}-byte view")
         raw = raw[:raw.size // dtype.itemsize * dtype.itemsize]
         values.append(raw.view(dtype))
     try:

@@ -86,6 +86,8 @@ def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: i
     plan.count = count
     plan.dst, plan.src = m.buffer(dst), m.buffer(src)
     plan.doff = check_span(plan.dst, dst, count, "destination")
+    if not plan.dst.writable:
+        fail(ACL_ERROR_RT_PARAM_INVALID, "the destination is read-only memory (a bytes object): use a bytearray")
     plan.soff = check_span(plan.src, src, count, "source")
     actual = ("D" if plan.src.kind == "device" else "H") + "2" + ("D" if plan.dst.kind == "device" else "H")
     wanted = KIND_DIRECTIONS.get(kind, actual)
@@ -136,7 +138,7 @@ def copy_effect(plan: CopyPlan):
     dst, doff, src, soff, n = plan.dst, plan.doff, plan.src, plan.soff, plan.count
 
     def move():
-        src.read_into(soff, dst.bytes_view(doff, n))
+        dst.copy_from(doff, src, soff, n)
     return move
 
 

@@ -17,7 +17,6 @@ memory reads as zeros.
 from __future__ import annotations
 
 import bisect
-import mmap
 import weakref
 
 import numpy as np
@@ -37,15 +36,8 @@ PINNED_BASE = 0x7F00_0000_0000        # aclrtMallocHost
 HOST_ALIGN = 64
 
 
-LAZY_THRESHOLD = 64 * MiB
-
-
-def new_storage(size: int) -> np.ndarray:
-    """Zeroed bytes; big ones are mapped without reserving host memory until touched."""
-    if size < LAZY_THRESHOLD:
-        return np.zeros(size, dtype=np.uint8)
-    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0)
-    return np.frombuffer(mmap.mmap(-1, size, flags=flags), dtype=np.uint8)
+CHUNK = 2 * MiB          # big buffers are stored as sparse 2 MiB chunks
+SPARSE_FROM = 64 * MiB   # buffers from this size on start sparse
 
 
 def align_up(value: int, alignment: int) -> int:
@@ -72,8 +64,13 @@ def page_kinds(policy: int, size: int) -> tuple[str, ...]:
 
 
 class Buffer:
-    """Bytes at an address range: a device allocation, pinned host memory or a numpy array."""
-    __slots__ = ("ptr", "size", "_storage", "__weakref__")
+    """Bytes at an address range: a device allocation, pinned host memory or a numpy array.
+
+    Small buffers get one numpy array on first write.  Big ones keep a sparse dict of 2 MiB
+    chunks, so only what is written takes host memory; a kernel that needs the whole
+    buffer as one array turns it dense.  Bytes never written read as zeros.
+    """
+    __slots__ = ("ptr", "size", "_storage", "_chunks", "__weakref__")
     kind = "buffer"
     device = -1
 
@@ -81,6 +78,7 @@ class Buffer:
         self.ptr = ptr
         self.size = size
         self._storage = storage
+        self._chunks: dict[int, np.ndarray] | None = {} if storage is None and size >= SPARSE_FROM else None
 
     @property
     def end(self) -> int:
@@ -88,26 +86,56 @@ class Buffer:
 
     @property
     def materialized(self) -> bool:
-        return self._storage is not None
+        return self._storage is not None or bool(self._chunks)
 
-    def bytes_view(self, offset: int = 0, nbytes: int | None = None) -> np.ndarray:
-        """Writable uint8 view, creating the backing store on first use."""
+    @property
+    def writable(self) -> bool:
+        return self._storage is None or self._storage.flags.writeable
+
+    def dense_view(self, offset: int = 0, nbytes: int | None = None) -> np.ndarray:
+        """One writable uint8 array over [offset, offset+nbytes): the whole buffer becomes dense."""
         if self._storage is None:
-            self._storage = new_storage(self.size)
+            storage = np.zeros(self.size, dtype=np.uint8)
+            for index, chunk in (self._chunks or {}).items():
+                storage[index * CHUNK:index * CHUNK + chunk.size] = chunk
+            self._storage, self._chunks = storage, None
         stop = self.size if nbytes is None else offset + nbytes
         return self._storage[offset:stop]
 
+    def segments(self, offset: int, nbytes: int, create: bool):
+        """(position, view or None) pieces covering [offset, offset+nbytes), in order."""
+        if self._chunks is None:
+            if self._storage is None and create:
+                self._storage = np.zeros(self.size, dtype=np.uint8)
+            view = None if self._storage is None else self._storage[offset:offset + nbytes]
+            yield 0, view, nbytes
+            return
+        pos = 0
+        while pos < nbytes:
+            index, inner = divmod(offset + pos, CHUNK)
+            length = min(CHUNK - inner, nbytes - pos)
+            chunk = self._chunks.get(index)
+            if chunk is None and create:
+                chunk = self._chunks[index] = np.zeros(min(CHUNK, self.size - index * CHUNK), dtype=np.uint8)
+            yield pos, None if chunk is None else chunk[inner:inner + length], length
+            pos += length
+
     def read_into(self, offset: int, out: np.ndarray) -> None:
-        """Copy bytes starting at ``offset`` into ``out`` without materializing zeros."""
-        if self._storage is None:
-            out[...] = 0
-        else:
-            np.copyto(out, self._storage[offset:offset + out.size])
+        """Copy bytes starting at ``offset`` into ``out``; unwritten bytes read as zeros."""
+        for pos, view, length in self.segments(offset, out.size, create=False):
+            if view is None:
+                out[pos:pos + length] = 0
+            else:
+                np.copyto(out[pos:pos + length], view)
+
+    def copy_from(self, offset: int, src: "Buffer", src_offset: int, nbytes: int) -> None:
+        for pos, view, _ in self.segments(offset, nbytes, create=True):
+            src.read_into(src_offset + pos, view)
 
     def fill(self, offset: int, nbytes: int, value: int) -> None:
-        if self._storage is None and value == 0:
-            return
-        self.bytes_view(offset, nbytes)[...] = value
+        for _, view, _ in self.segments(offset, nbytes, create=value != 0):
+            if view is not None:
+                view[...] = value
 
 
 class DeviceAllocation(Buffer):

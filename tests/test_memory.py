@@ -1,0 +1,225 @@
+"""Memory: the allocator's rules, lazy backing, pinned vs pageable, bounds checks, get_mem_info."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import sandbox
+from sandbox import acl
+from sandbox.core import trace as T
+from conftest import dev_alloc, pinned
+
+KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+
+
+def allocation(ptr):
+    return [r for r in sandbox.trace() if isinstance(r, T.MemAllocated) and r.ptr == ptr][-1]
+
+
+@pytest.mark.parametrize("size", [1, 31, 32, 33, 1000, 4096, 123457, 3 * MiB + 5])
+def test_allocations_start_64_byte_aligned(device0, size):
+    assert dev_alloc(size) % 64 == 0
+
+
+@pytest.mark.parametrize("size, reserved", [(1, 4 * KiB), (4096 - 32, 4 * KiB), (4096 - 31, 8 * KiB),
+                                            (MiB, MiB + 4 * KiB), (MiB + 1, 2 * MiB), (2 * MiB - 32, 2 * MiB),
+                                            (2 * MiB - 31, 4 * MiB)])
+def test_huge_first_pads_align_up_32_plus_32_then_rounds_to_pages(device0, size, reserved):
+    rec = allocation(dev_alloc(size, acl.ACL_MEM_MALLOC_HUGE_FIRST))
+    assert rec.reserved == reserved
+    assert rec.page == ("normal" if size <= MiB else "huge")
+
+
+def test_huge_only_takes_a_whole_2mib_page_even_for_1kib(device0):
+    rec = allocation(dev_alloc(KiB, acl.ACL_MEM_MALLOC_HUGE_ONLY))
+    assert (rec.page, rec.reserved, rec.ptr % (2 * MiB)) == ("huge", 2 * MiB, 0)
+
+
+def test_normal_only_never_uses_huge_pages(device0):
+    rec = allocation(dev_alloc(8 * MiB, acl.ACL_MEM_MALLOC_NORMAL_ONLY))
+    assert rec.page == "normal" and rec.reserved == 8 * MiB + 4 * KiB
+
+
+def test_p2p_policies_are_accepted_on_910b(device0):
+    for policy in (acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P, acl.ACL_MEM_MALLOC_HUGE_ONLY_P2P,
+                   acl.ACL_MEM_MALLOC_NORMAL_ONLY_P2P):
+        assert acl.rt.malloc(10, policy)[1] == 0
+
+
+def test_huge1g_rounds_to_1gib_without_padding(device0):
+    rec = allocation(dev_alloc(GiB, acl.ACL_MEM_MALLOC_HUGE1G_ONLY))
+    assert (rec.page, rec.reserved) == ("huge1g", GiB)
+
+
+def test_an_unknown_policy_value_means_huge_from_2mib_up(device0):
+    assert allocation(dev_alloc(2 * MiB, 99)).page == "huge"
+    assert allocation(dev_alloc(MiB, 99)).page == "normal"
+
+
+def test_huge_first_falls_back_to_normal_pages_when_no_huge_page_is_free():
+    sandbox.configure(sandbox.get_profile("ascend910b").with_(memory_bytes=8 * MiB), device_count=1)
+    acl.init()
+    acl.rt.set_device(0)
+    normal = acl.ACL_MEM_MALLOC_NORMAL_ONLY
+    pages = [dev_alloc(2 * MiB - 64, normal) for _ in range(4)]      # each fills one 2 MiB page
+    acl.rt.free(pages[0])
+    acl.rt.free(pages[2])
+    dev_alloc(64, normal)                                            # 4 KiB at the start of page 0
+    dev_alloc(2 * MiB - 4 * KiB - 64, normal)                        # the rest of page 0
+    dev_alloc(64, normal)                                            # 4 KiB at the start of page 2
+    assert acl.rt.malloc(MiB + 4 * KiB, acl.ACL_MEM_MALLOC_HUGE_ONLY) == (0, acl.ACL_ERROR_RT_MEMORY_ALLOCATION)
+    assert allocation(dev_alloc(MiB + 4 * KiB, acl.ACL_MEM_MALLOC_HUGE_FIRST)).page == "normal"
+
+
+def test_out_of_memory_returns_207001_and_a_message(device0):
+    free, total = acl.rt.get_mem_info(acl.ACL_HBM_MEM)[:2]
+    assert acl.rt.malloc(total + 1, 0) == (0, acl.ACL_ERROR_RT_MEMORY_ALLOCATION)
+    assert "out of device memory" in acl.get_recent_err_msg()
+
+
+def test_get_mem_info_reports_free_and_total_of_the_current_device(device0):
+    free0, total, ret = acl.rt.get_mem_info(acl.ACL_HBM_MEM)
+    assert ret == 0 and free0 == total == sandbox.profile().memory_bytes
+    ptr = dev_alloc(3 * MiB)
+    assert acl.rt.get_mem_info(acl.ACL_HBM_MEM)[0] == free0 - 4 * MiB
+    acl.rt.free(ptr)
+    assert acl.rt.get_mem_info(acl.ACL_HBM_MEM)[0] == free0
+    assert acl.rt.get_mem_info(acl.ACL_DDR_MEM) == (0, 0, 0)      # HBM device: no DDR
+
+
+def test_get_mem_info_hbm_falls_back_to_ddr_on_ddr_devices():
+    sandbox.configure("ascend310p")
+    acl.init()
+    acl.rt.set_device(0)
+    assert acl.rt.get_mem_info(acl.ACL_HBM_MEM) == acl.rt.get_mem_info(acl.ACL_DDR_MEM)
+    assert acl.rt.get_mem_info(acl.ACL_DDR_MEM)[1] == sandbox.profile().memory_bytes
+
+
+def test_freed_space_is_reused_and_coalesced(device0):
+    a, b, c = dev_alloc(2 * MiB - 64), dev_alloc(2 * MiB - 64), dev_alloc(2 * MiB - 64)
+    acl.rt.free(a)
+    acl.rt.free(b)
+    assert dev_alloc(4 * MiB - 64) == a
+
+
+def test_malloc_of_zero_bytes_is_invalid(device0):
+    assert acl.rt.malloc(0, 0) == (0, acl.ACL_ERROR_INVALID_PARAM)
+    assert acl.rt.malloc_host(0) == (0, acl.ACL_ERROR_INVALID_PARAM)
+
+
+def test_free_rules(device0):
+    ptr = dev_alloc(4096)
+    assert acl.rt.free(0) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.free(ptr + 64) == acl.ACL_ERROR_RT_MEMORY_FREE
+    assert acl.rt.free(ptr) == 0
+    assert acl.rt.free(ptr) == acl.ACL_ERROR_INVALID_PARAM          # gone: not device memory any more
+    host, _ = acl.rt.malloc_host(64)
+    assert acl.rt.free(host) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.free_host(host) == 0 and acl.rt.free_host(host) == acl.ACL_ERROR_RT_MEMORY_FREE
+
+
+def test_pinned_host_memory_is_64_byte_aligned_and_readable(device0):
+    ptr, view = pinned(100)
+    assert ptr % 64 == 0 and view.shape == (100,)
+
+
+def test_copies_are_bounds_checked_never_a_silent_overrun(device0):
+    dev = dev_alloc(4096)
+    host, _ = pinned(8192)
+    ret = acl.rt.memcpy_async(dev, 8192, host, 8192, acl.ACL_MEMCPY_HOST_TO_DEVICE, device0)
+    assert ret == acl.ACL_ERROR_RT_PARAM_INVALID and "past the end" in acl.get_recent_err_msg()
+    assert acl.rt.memcpy(dev + 4000, 200, host, 200, acl.ACL_MEMCPY_HOST_TO_DEVICE) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.memset(dev, 5000, 0, 5000) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.memset_async(dev + 4095, 2, 0, 2, device0) == acl.ACL_ERROR_RT_PARAM_INVALID
+
+
+def test_count_larger_than_dest_max_is_107000_and_zero_count_succeeds(device0):
+    dev = dev_alloc(4096)
+    host, _ = pinned(4096)
+    assert acl.rt.memcpy(dev, 100, host, 200, acl.ACL_MEMCPY_HOST_TO_DEVICE) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.memcpy(dev, 100, host, 0, acl.ACL_MEMCPY_HOST_TO_DEVICE) == 0
+    assert acl.rt.memset(dev, 100, 1, 200) == acl.ACL_ERROR_RT_PARAM_INVALID
+
+
+def test_memcpy_kind_must_be_known_and_match_the_pointers(device0):
+    dev = dev_alloc(4096)
+    host, _ = pinned(4096)
+    assert acl.rt.memcpy(dev, 64, host, 64, 8) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.memcpy(dev, 64, host, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.memcpy(dev, 64, host, 64, acl.ACL_MEMCPY_DEFAULT) == 0
+
+
+def test_async_host_to_host_copy_is_not_supported_in_host_run_mode(device0):
+    a, _ = pinned(64)
+    b, _ = pinned(64)
+    ret = acl.rt.memcpy_async(a, 64, b, 64, acl.ACL_MEMCPY_HOST_TO_HOST, device0)
+    assert ret == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.memcpy(a, 64, b, 64, acl.ACL_MEMCPY_HOST_TO_HOST) == 0
+
+
+def test_on_device_async_copy_needs_64_byte_aligned_addresses(device0):
+    a, b = dev_alloc(4096), dev_alloc(4096)
+    assert acl.rt.memcpy_async(b, 64, a + 8, 64, acl.ACL_MEMCPY_DEVICE_TO_DEVICE, device0) == \
+        acl.ACL_ERROR_RT_ADDR_UNALIGNED
+    assert acl.rt.memcpy_async(b, 64, a + 64, 64, acl.ACL_MEMCPY_DEVICE_TO_DEVICE, device0) == 0
+
+
+def test_memset_writes_the_low_byte_of_value(device0):
+    dev = dev_alloc(4096)
+    back, out = pinned(4096)
+    assert acl.rt.memset_async(dev, 4096, 0x1AB, 4096, device0) == 0
+    acl.rt.memcpy_async(back, 4096, dev, 4096, acl.ACL_MEMCPY_DEVICE_TO_HOST, device0)
+    acl.rt.synchronize_stream(device0)
+    assert (out == 0xAB).all()
+
+
+def test_memset_of_pageable_host_memory_is_rejected(device0):
+    arr = np.zeros(64, dtype=np.uint8)
+    assert acl.rt.memset(acl.util.numpy_to_ptr(arr), 64, 1, 64) == acl.ACL_ERROR_RT_PARAM_INVALID
+
+
+def test_numpy_to_ptr_gives_the_same_address_for_the_same_array(machine):
+    arr = np.zeros(16, dtype=np.float32)
+    assert acl.util.numpy_to_ptr(arr) == acl.util.numpy_to_ptr(arr) != 0
+    view = acl.util.ptr_to_numpy(acl.util.numpy_to_ptr(arr), (16,), np.float32)
+    view[3] = 5.0
+    assert arr[3] == 5.0
+
+
+def test_ptr_to_numpy_refuses_device_memory_with_a_message(device0):
+    dev = dev_alloc(64)
+    assert acl.util.ptr_to_numpy(dev, (16,), np.float32) is None
+    assert "device memory" in acl.get_recent_err_msg()
+
+
+def test_bytes_round_trip_through_pointers(device0):
+    src = acl.util.bytes_to_ptr(b"hello, npu!")
+    dev = dev_alloc(64)
+    host, _ = pinned(64)
+    acl.rt.memcpy(dev, 64, src, 11, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+    acl.rt.memcpy(host, 64, dev, 11, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    assert acl.util.ptr_to_bytes(host, 11) == b"hello, npu!"
+
+
+def test_60_gib_on_a_64_gib_device_costs_no_host_memory_until_written():
+    script = textwrap.dedent("""
+        import sandbox
+        from sandbox import acl
+        def rss():
+            return int([l for l in open('/proc/self/status') if l.startswith('VmRSS')][0].split()[1]) * 1024
+        acl.init()
+        before = rss()
+        for d in range(8):
+            acl.rt.set_device(d)
+            ptr, ret = acl.rt.malloc(60 << 30, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+            assert ret == 0
+        acl.rt.memset(ptr, 4096, 1, 4096)          # touching a little costs a little
+        print(rss() - before)
+    """)
+    grown = int(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                               check=True).stdout.split()[-1])
+    assert grown < 64 * MiB
