@@ -1,0 +1,238 @@
+"""One pass over the trace log that joins records into the tables every view needs.
+
+The log is a flat list of records; a view wants "task 7: submitted, started, finished,
+on which stream".  Building that join once (and handing the result to each view) keeps
+the views cheap and keeps them pure: they read only this index, never the live runtime.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sandbox.core import trace as tr
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """A device task with its three moments; ``start``/``end`` are None until they happen."""
+    task: int
+    device: int
+    stream: int
+    kind: str
+    name: str
+    engine: str
+    prev_task: int
+    waits_on: int
+    event: int
+    nbytes: int
+    block_dim: int
+    tid: int
+    api_seq: int
+    submit: int
+    start: int | None
+    end: int | None
+    cores: int
+    lane: int
+    status: int
+    detail: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class StreamInfo:
+    stream: int
+    stream_id: int
+    device: int
+    priority: int
+    is_default: bool
+    created: int
+    destroyed: int | None
+    label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadInfo:
+    tid: int
+    pid: int
+    name: str
+    started: int
+    ended: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One allocation's life: from MemAllocated to MemFreed (``freed`` None if never)."""
+    device: int
+    ptr: int
+    size: int
+    reserved: int
+    policy: str
+    page: str
+    pid: int
+    tid: int
+    allocated: int
+    freed: int | None
+    free_called: int | None    # when the host asked for the free (may precede ``freed``)
+    label: str
+    pool: int
+    stream: int
+
+
+@dataclass
+class Index:
+    machine: tr.MachineConfigured | None = None
+    spaces: dict = field(default_factory=dict)      # device -> DeviceAddressSpace
+    processes: dict = field(default_factory=dict)   # pid -> name
+    threads: dict = field(default_factory=dict)     # tid -> ThreadInfo
+    streams: dict = field(default_factory=dict)     # stream handle -> StreamInfo
+    events: dict = field(default_factory=dict)      # event -> EventCreated
+    tasks: dict = field(default_factory=dict)       # task -> Task, submission order
+    calls: list = field(default_factory=list)       # ApiCall, log order
+    blocks: list = field(default_factory=list)      # Block, allocation order
+    errors: list = field(default_factory=list)      # ErrorRaised
+    notes: list = field(default_factory=list)       # Note
+    t_end: int = 0                                  # last moment anything happened
+    t_start: int = 0                                # first task submitted or block allocated
+
+    @property
+    def devices(self) -> list[int]:
+        """Every device that has an address space, a stream or a task, ascending."""
+        found = set(self.spaces)
+        found.update(s.device for s in self.streams.values())
+        found.update(t.device for t in self.tasks.values())
+        found.update(b.device for b in self.blocks if b.device >= 0)
+        return sorted(found)
+
+    def stream_label(self, stream: int) -> str:
+        info = self.streams.get(stream)
+        return f"Stream {info.stream_id}" if info else f"Stream #{stream}"
+
+
+_FREE_CALLS = ("aclrtFree", "aclrtFreeHost", "aclrtFreeAsync", "aclrtFreePhysical")
+
+
+def build_index(log) -> Index:
+    """Join the records of ``log`` (a TraceLog or any iterable of records) into an Index."""
+    if isinstance(log, Index):
+        return log
+    ix = Index()
+    submitted: dict[int, tr.TaskSubmitted] = {}
+    started: dict[int, tr.TaskStarted] = {}
+    finished: dict[int, tr.TaskFinished] = {}
+    stream_created: dict[int, tr.StreamCreated] = {}
+    stream_destroyed: dict[int, int] = {}
+    thread_started: dict[int, tr.ThreadStarted] = {}
+    thread_ended: dict[int, int] = {}
+    allocs: list[tr.MemAllocated] = []
+    frees: dict[tuple[int, int], list[int]] = {}
+    free_calls: dict[int, list[int]] = {}
+    t_end = 0
+
+    for r in log:
+        k = type(r)
+        if k is tr.TaskSubmitted:
+            submitted[r.task] = r
+            t = r.t
+        elif k is tr.TaskStarted:
+            started[r.task] = r
+            t = r.t
+        elif k is tr.TaskFinished:
+            finished[r.task] = r
+            t = r.t
+        elif k is tr.ApiCall:
+            ix.calls.append(r)
+            t = r.end
+            if r.name in _FREE_CALLS:
+                ptr = _arg(r.args, "ptr", "dev_ptr", "host_ptr", "devPtr", "hostPtr", "addr")
+                if isinstance(ptr, int):
+                    free_calls.setdefault(ptr, []).append(r.start)
+        elif k is tr.MemAllocated:
+            allocs.append(r)
+            t = r.t
+        elif k is tr.MemFreed:
+            frees.setdefault((r.device, r.ptr), []).append(r.t)
+            t = r.t
+        elif k is tr.StreamCreated:
+            stream_created[r.stream] = r
+            t = r.t
+        elif k is tr.StreamDestroyed:
+            stream_destroyed[r.stream] = r.t
+            t = r.t
+        elif k is tr.ThreadStarted:
+            thread_started[r.tid] = r
+            t = r.t
+        elif k is tr.ThreadEnded:
+            thread_ended[r.tid] = r.t
+            t = r.t
+        elif k is tr.ProcessStarted:
+            ix.processes[r.pid] = r.name
+            t = r.t
+        elif k is tr.EventCreated:
+            ix.events[r.event] = r
+            t = r.t
+        elif k is tr.DeviceAddressSpace:
+            ix.spaces[r.device] = r
+            t = r.t
+        elif k is tr.MachineConfigured:
+            ix.machine = r
+            t = r.t
+        elif k is tr.ErrorRaised:
+            ix.errors.append(r)
+            t = r.t
+        elif k is tr.Note:
+            ix.notes.append(r)
+            t = r.t
+        else:
+            t = getattr(r, "t", getattr(r, "end", 0))
+        if t > t_end:
+            t_end = t
+
+    for h, c in stream_created.items():
+        ix.streams[h] = StreamInfo(h, c.stream_id, c.device, c.priority, c.is_default,
+                                   c.t, stream_destroyed.get(h), getattr(c, "label", ""))
+    for tid, s in thread_started.items():
+        ix.threads[tid] = ThreadInfo(tid, s.pid, s.name, s.t, thread_ended.get(tid))
+    for c in ix.calls:      # threads seen only through their calls still get a row
+        if c.tid not in ix.threads:
+            ix.threads[c.tid] = ThreadInfo(c.tid, c.pid, "", c.start, None)
+
+    for n, s in submitted.items():
+        st = started.get(n)
+        fi = finished.get(n)
+        ix.tasks[n] = Task(
+            n, s.device, s.stream, s.kind, s.name, s.engine, s.prev_task, s.waits_on,
+            s.event, s.nbytes, s.block_dim, s.tid, s.api_seq, s.t,
+            st.t if st else None, fi.t if fi else None,
+            st.cores if st else 0, st.lane if st else 0, fi.status if fi else 0, s.detail)
+        if s.stream not in ix.streams:
+            ix.streams[s.stream] = StreamInfo(s.stream, s.stream, s.device, 0, False, s.t, None)
+
+    seen: dict[tuple[int, int], int] = {}
+    for a in allocs:
+        key = (a.device, a.ptr)
+        i = seen.get(key, 0)        # the i-th allocation at this address meets the i-th free
+        seen[key] = i + 1
+        fl = frees.get(key, [])
+        freed = fl[i] if i < len(fl) else None
+        called = _first_between(free_calls.get(a.ptr, []), a.t, freed)
+        ix.blocks.append(Block(
+            a.device, a.ptr, a.size, a.reserved, a.policy, a.page, a.pid, a.tid, a.t, freed,
+            called if called is not None else freed,
+            str(getattr(a, "label", "") or ""), int(getattr(a, "pool", 0) or 0),
+            int(getattr(a, "stream", 0) or 0)))
+    ix.t_end = t_end
+    firsts = [t.submit for t in ix.tasks.values()] + [b.allocated for b in ix.blocks]
+    ix.t_start = min(firsts, default=0)
+    return ix
+
+
+def _arg(args, *names):
+    for k, v in args:
+        if k in names:
+            return v
+    return None
+
+
+def _first_between(times: list[int], lo: int, hi: int | None) -> int | None:
+    for x in times:
+        if x >= lo and (hi is None or x <= hi):
+            return x
+    return None

@@ -1,0 +1,118 @@
+"""What the device memory map shows at time t, as data: blocks, holes and the free figures.
+
+Used and free count reserved bytes (what the allocator took, page rounding included),
+which is what aclrtGetMemInfo reports; the requested sizes are kept beside them so a
+learner can see what rounding to huge pages cost.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sandbox.viz.index import build_index
+
+MiB = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class MemBlock:
+    ptr: int
+    offset: int           # from the start of the device's address space
+    size: int             # requested
+    reserved: int         # taken
+    policy: str
+    page: str
+    label: str
+    pool: int
+    stream: int           # owner stream of a stream-ordered allocation, else 0
+    pending_free: bool    # the host asked to free it; queued work still holds it
+    allocated: int
+
+
+@dataclass(frozen=True)
+class DeviceMemory:
+    device: int
+    base: int
+    total: int
+    blocks: tuple         # MemBlock, by address
+    used: int             # reserved bytes in live blocks
+    requested: int        # requested bytes in live blocks
+    free: int
+    largest_free: int
+    holes: int            # free extents between and around blocks
+    window: int           # bytes from base shown by the map (same for every t)
+
+    @property
+    def fragmentation(self) -> float:
+        """1 - largest free extent / free bytes: 0 when all free space is one piece."""
+        return 0.0 if self.free == 0 else 1.0 - self.largest_free / self.free
+
+
+@dataclass(frozen=True)
+class MemoryMap:
+    t: int
+    devices: tuple        # DeviceMemory, by device id
+    host: tuple           # pinned host MemBlocks (offset is 0)
+
+    @property
+    def host_bytes(self) -> int:
+        return sum(b.reserved for b in self.host)
+
+    def device(self, n: int) -> DeviceMemory:
+        for d in self.devices:
+            if d.device == n:
+                return d
+        raise KeyError(n)
+
+
+def memory_map(log, t: int) -> MemoryMap:
+    """Live allocations of every device (and pinned host memory) at time ``t``."""
+    ix = build_index(log)
+    ordinal: dict[int, int] = {}
+    live: dict[int, list[MemBlock]] = {}
+    reach: dict[int, int] = {}
+    for b in ix.blocks:
+        n = ordinal[b.device] = ordinal.get(b.device, 0) + 1
+        space = ix.spaces.get(b.device)
+        base = space.base if space else 0
+        reach[b.device] = max(reach.get(b.device, 0), b.ptr - base + b.reserved)
+        if not (b.allocated <= t and (b.freed is None or b.freed > t)):
+            continue
+        pending = b.free_called is not None and b.free_called <= t
+        label = b.label or (f"host {n}" if b.device < 0 else f"block {n}")
+        live.setdefault(b.device, []).append(MemBlock(
+            b.ptr, b.ptr - base if b.device >= 0 else 0, b.size, b.reserved, b.policy,
+            b.page, label, b.pool, b.stream, pending, b.allocated))
+    devices = []
+    for d in ix.devices:
+        space = ix.spaces.get(d)
+        total = space.size if space else (ix.machine.memory_bytes if ix.machine else 0)
+        base = space.base if space else 0
+        blocks = tuple(sorted(live.get(d, []), key=lambda m: m.ptr))
+        devices.append(_figures(d, base, total, blocks, reach.get(d, 0)))
+    host = tuple(sorted(live.get(-1, []), key=lambda m: m.ptr))
+    return MemoryMap(t, tuple(devices), host)
+
+
+def _figures(device, base, total, blocks, reach) -> DeviceMemory:
+    used = sum(b.reserved for b in blocks)
+    gaps, cursor = [], 0
+    for b in blocks:
+        if b.offset > cursor:
+            gaps.append(b.offset - cursor)
+        cursor = max(cursor, b.offset + b.reserved)
+    if total > cursor:
+        gaps.append(total - cursor)
+    return DeviceMemory(device, base, total, blocks, used, sum(b.size for b in blocks),
+                        max(0, total - used), max(gaps, default=0), len(gaps),
+                        _window(reach, total))
+
+
+def _window(reach: int, total: int) -> int:
+    """The address range worth drawing: everything ever allocated plus room, in whole MiB
+    rounded to a power of two, so small programs are not a sliver of a 64 GiB bar."""
+    if reach <= 0:
+        return total
+    w = 4 * MiB
+    while w < reach * 5 // 4:
+        w *= 2
+    return min(w, total) if total else w

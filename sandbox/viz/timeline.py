@@ -1,0 +1,262 @@
+"""What the Gantt chart shows, as data: rows, bars and event arrows.
+
+Two layouts of the same tasks.  The logical view has a row per stream (what the program
+asked for); the physical view has a row per engine lane (what the hardware did).  Both
+start with one row per host thread: its API calls, and the part of each blocking call
+spent waiting for the device.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sandbox.viz.index import build_index
+
+LOGICAL = "logical"
+PHYSICAL = "physical"
+COPY_KINDS = ("memcpy", "memset")
+COMPUTE_KINDS = ("kernel",)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    key: tuple        # ("host", pid, tid) | ("stream", device, stream) | ("engine", device, engine, lane)
+    label: str
+    group: str        # "Host" or "NPU <n>": rows of one group are drawn together
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    row: int
+    start: int
+    end: int
+    kind: str         # the task kind, or "api" / "blocked" on host rows
+    name: str
+    stream: int       # stream handle (0 on host rows), for colouring by stream
+    task: int         # 0 on host rows
+
+
+@dataclass(frozen=True, slots=True)
+class Arrow:
+    """An event dependency: the record finished at src_t, the wait completed at dst_t."""
+    event: int
+    record_task: int
+    wait_task: int
+    src_row: int
+    src_t: int
+    dst_row: int
+    dst_t: int
+
+
+@dataclass(frozen=True)
+class Timeline:
+    view: str
+    rows: tuple
+    bars: tuple
+    arrows: tuple
+    t_end: int
+    streams: tuple = ()   # (stream handle, "NPU d Stream n") in row order, for legends
+    t_start: int = 0      # where device activity begins: device open costs a second of
+                          # virtual time, which would squeeze the work into a sliver
+
+    def row_of(self, label: str) -> int:
+        for i, r in enumerate(self.rows):
+            if r.label == label:
+                return i
+        raise KeyError(label)
+
+    def bars_on(self, label: str) -> list[Bar]:
+        i = self.row_of(label)
+        return [b for b in self.bars if b.row == i]
+
+
+def timeline(log, view: str = LOGICAL) -> Timeline:
+    """Rows, bars and arrows of the Gantt chart for ``view`` ("logical" or "physical")."""
+    if view not in (LOGICAL, PHYSICAL):
+        raise ValueError(f"view must be {LOGICAL!r} or {PHYSICAL!r}, not {view!r}")
+    ix = build_index(log)
+    rows: list[Row] = []
+    bars: list[Bar] = []
+    row_at: dict[tuple, int] = {}
+
+    def row(key, label, group):
+        i = row_at.get(key)
+        if i is None:
+            i = row_at[key] = len(rows)
+            rows.append(Row(key, label, group))
+        return i
+
+    _host_rows(ix, row, bars)
+    if view == LOGICAL:
+        task_row = _stream_rows(ix, row, bars)
+        arrows = _arrows(ix, task_row)
+    else:
+        _engine_rows(ix, row, bars)
+        arrows = ()
+    streams = tuple((s.stream, stream_label(s))
+                    for s in sorted(ix.streams.values(),
+                                    key=lambda s: (s.device, s.stream_id, s.stream)))
+    return Timeline(view, tuple(rows), tuple(bars), tuple(arrows), ix.t_end, streams,
+                    ix.t_start)
+
+
+def stream_label(s) -> str:
+    """'NPU 0 Stream 1', with the runtime's own label for its internal streams."""
+    return f"NPU {s.device} Stream {s.stream_id}" + (f" ({s.label})" if s.label else "")
+
+
+def _host_rows(ix, row, bars) -> None:
+    several = len({t.pid for t in ix.threads.values()}) > 1
+    for tid in sorted(ix.threads, key=lambda n: (ix.threads[n].pid, n)):
+        th = ix.threads[tid]
+        name = f" ({th.name})" if th.name else ""
+        who = f"Process {th.pid} thread" if several else "Host thread"
+        row(("host", th.pid, tid), f"{who} {tid}{name}",
+            f"Host process {th.pid}" if several else "Host")
+    for c in ix.calls:
+        i = row(("host", c.pid, c.tid), "", "")
+        bars.append(Bar(i, c.start, c.end, "api", c.name, 0, 0))
+        if c.blocked_from is not None and c.blocked_from < c.end:
+            bars.append(Bar(i, c.blocked_from, c.end, "blocked", c.name, 0, 0))
+
+
+def _stream_rows(ix, row, bars) -> dict[int, int]:
+    order = sorted(ix.streams.values(), key=lambda s: (s.device, s.stream_id, s.stream))
+    for s in order:
+        row(("stream", s.device, s.stream), stream_label(s), f"NPU {s.device}")
+    task_row: dict[int, int] = {}
+    for t in ix.tasks.values():
+        s = ix.streams[t.stream]
+        i = row(("stream", s.device, s.stream), "", "")
+        task_row[t.task] = i
+        if t.start is not None:
+            bars.append(Bar(i, t.start, _end(t, ix), t.kind, t.name, t.stream, t.task))
+    return task_row
+
+
+def _engine_rows(ix, row, bars) -> None:
+    engine_order = list(ix.machine.engines) if ix.machine else []
+    ran = [t for t in ix.tasks.values() if t.start is not None and t.engine]
+    lanes = assign_lanes(ran, ix)
+    used = sorted({(t.device, t.engine) for t in ran},
+                  key=lambda k: (k[0], _rank(engine_order, k[1]), k[1]))
+    counts = {}
+    for t in ran:
+        key = (t.device, t.engine)
+        counts[key] = max(counts.get(key, 0), lanes[t.task] + 1)
+    for device, engine in used:
+        n = counts[(device, engine)]
+        for lane in range(n):
+            label = f"NPU {device} {engine}" + (f" #{lane + 1}" if n > 1 else "")
+            row(("engine", device, engine, lane), label, f"NPU {device}")
+    for t in ran:
+        i = row(("engine", t.device, t.engine, lanes[t.task]), "", "")
+        bars.append(Bar(i, t.start, _end(t, ix), t.kind, t.name, t.stream, t.task))
+
+
+def assign_lanes(tasks, ix) -> dict[int, int]:
+    """Pack each engine's tasks into the fewest lanes in which none overlap.
+
+    A pool engine (the AI Cores) runs several kernels at once; a row per lane keeps every
+    bar visible and gives the export rows whose slices never overlap.
+    """
+    by_engine: dict[tuple, list] = {}
+    for t in tasks:
+        by_engine.setdefault((t.device, t.engine), []).append(t)
+    lane_of: dict[int, int] = {}
+    for group in by_engine.values():
+        free_at: list[int] = []
+        for t in sorted(group, key=lambda t: (t.start, t.task)):
+            end = _end(t, ix)
+            for lane, f in enumerate(free_at):
+                if f <= t.start:
+                    free_at[lane] = end
+                    lane_of[t.task] = lane
+                    break
+            else:
+                lane_of[t.task] = len(free_at)
+                free_at.append(end)
+    return lane_of
+
+
+def _arrows(ix, task_row) -> list[Arrow]:
+    out = []
+    for t in ix.tasks.values():
+        if t.kind != "event_wait" or not t.waits_on:
+            continue
+        rec = ix.tasks.get(t.waits_on)
+        if rec is None or rec.end is None or t.end is None:
+            continue
+        out.append(Arrow(t.event or rec.event, rec.task, t.task, task_row[rec.task], rec.end,
+                         task_row[t.task], t.end))
+    return out
+
+
+def _end(t, ix) -> int:
+    """A task still running when the log ends is drawn up to the end of the log."""
+    return t.end if t.end is not None else max(t.start, ix.t_end)
+
+
+def _rank(order: list, name: str) -> int:
+    return order.index(name) if name in order else len(order)
+
+
+@dataclass(frozen=True)
+class Activity:
+    """The seed's figures for one trace: copy time, compute time, total, and their overlap."""
+    copy: int
+    compute: int
+    total: int
+    overlap: int
+    blocked: int
+    first: int
+    last: int
+
+
+def activity(log) -> Activity:
+    """Busy time of copies and of kernels (each as a union of intervals), the span of all
+    device work, how long copy and compute ran at the same time, and host time blocked."""
+    ix = build_index(log)
+    copies, kernels, spans = [], [], []
+    for t in ix.tasks.values():
+        if t.start is None:
+            continue
+        iv = (t.start, _end(t, ix))
+        spans.append(iv)
+        if t.kind in COPY_KINDS:
+            copies.append(iv)
+        elif t.kind in COMPUTE_KINDS:
+            kernels.append(iv)
+    cu, ku = union(copies), union(kernels)
+    first = min((s for s, _ in spans), default=0)
+    last = max((e for _, e in spans), default=0)
+    blocked = sum(c.end - c.blocked_from for c in ix.calls if c.blocked_from is not None)
+    return Activity(_length(cu), _length(ku), last - first, _length(intersect(cu, ku)),
+                    blocked, first, last)
+
+
+def union(intervals) -> list[tuple[int, int]]:
+    out: list[list[int]] = []
+    for s, e in sorted(intervals):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return [(s, e) for s, e in out]
+
+
+def intersect(a, b) -> list[tuple[int, int]]:
+    """Intersection of two sorted disjoint interval lists."""
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if s < e:
+            out.append((s, e))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _length(intervals) -> int:
+    return sum(e - s for s, e in intervals)

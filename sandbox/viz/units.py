@@ -1,0 +1,36 @@
+"""Fixed-format time and byte strings, so every summary reads the same on every run."""
+from __future__ import annotations
+
+MICRO = "\u00b5"   # the micro sign, as in "µs"
+
+
+def time_unit(span_ns: int) -> tuple[str, int]:
+    """The axis unit for a time span: (name, ns per unit).  Seconds are never needed here."""
+    if span_ns >= 2_000_000:
+        return "ms", 1_000_000
+    if span_ns >= 2_000:
+        return f"{MICRO}s", 1_000
+    return "ns", 1
+
+
+def fmt_time(ns: int) -> str:
+    """A duration or instant in the largest unit that keeps it readable: '8.200 ms'."""
+    a = abs(ns)
+    if a >= 1_000_000:
+        return f"{ns / 1_000_000:.3f} ms"
+    if a >= 1_000:
+        return f"{ns / 1_000:.3f} {MICRO}s"
+    return f"{ns} ns"
+
+
+def fmt_bytes(n: int) -> str:
+    """Binary units, as the runtime's own messages use: '2.0 MiB'."""
+    a = abs(n)
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if a >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
+
+
+def fmt_percent(x: float) -> str:
+    return f"{100.0 * x:.1f}%"
