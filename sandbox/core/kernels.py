@@ -42,11 +42,24 @@ def ptr(dtype) -> Pointer:
     return Pointer(dtype)
 
 
-def _pointer_type(annotation) -> np.dtype | None:
+def _pointer_type(annotation, namespace: dict) -> np.dtype | None:
+    """The element type of a pointer parameter, or None for a scalar one.
+
+    Accepts ``ptr(np.float32)``, ``"float32*"``, and both as postponed annotations
+    (``from __future__ import annotations`` turns them into source strings).
+    """
+    if isinstance(annotation, str):
+        text = annotation.strip()
+        if text[:1] in "'\"" and text[-1:] == text[:1]:
+            text = text[1:-1].strip()
+        if text.endswith("*"):
+            return np.dtype(text[:-1].strip())
+        try:
+            annotation = eval(text, namespace)  # a postponed ptr(...) annotation
+        except Exception:
+            return None
     if isinstance(annotation, Pointer):
         return annotation.dtype
-    if isinstance(annotation, str) and annotation.strip().endswith("*"):
-        return np.dtype(annotation.strip()[:-1].strip())
     return None
 
 
@@ -57,7 +70,8 @@ class Kernel:
         self.ns, self.bytes, self.flops = ns, bytes, flops
         params = list(inspect.signature(fn).parameters.values())
         self.param_names = [p.name for p in params]
-        self.pointer_types = [_pointer_type(p.annotation) for p in params]
+        namespace = {**getattr(fn, "__globals__", {}), "ptr": ptr, "Pointer": Pointer}
+        self.pointer_types = [_pointer_type(p.annotation, namespace) for p in params]
 
     def __repr__(self) -> str:
         return f"<kernel {self.name}({', '.join(self.param_names)})>"
@@ -125,7 +139,7 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
             buf = m.buffer(int(value))
             if buf is not None:
                 span += buf.end - int(value)
-        elif not isinstance(value, (numbers.Number, np.generic, str, bytes, tuple)):
+        elif not isinstance(value, (numbers.Number, np.generic)):
             fail(ACL_ERROR_INVALID_PARAM,
                  f"argument {pname} of kernel {k.name} must be a scalar (or annotate it as a pointer), "
                  f"got {type(value).__name__}")
