@@ -1,0 +1,224 @@
+"""Draw the Gantt chart of a Timeline with matplotlib.
+
+Bars go out as one PolyCollection per colour, not one artist per task, and bars that
+touch within a pixel are merged first: a 100k-task trace then costs a few thousand
+rectangles, and nothing narrower than a pixel disappears (every bar is at least 1 px).
+Figures are plain ``matplotlib.figure.Figure`` objects, so nothing auto-displays.
+"""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from sandbox.viz import style
+from sandbox.viz.index import build_index
+from sandbox.viz.timeline import LOGICAL, Timeline, activity, timeline
+from sandbox.viz.units import fmt_time, time_unit
+
+KIND = "kind"
+STREAM = "stream"
+BAR_HEIGHT = 0.72
+BLOCKED_HEIGHT = 0.34
+LABEL_LIMIT = 400          # bars; above this no text is written on bars
+ARROW_LIMIT = 300          # arrows; above this they are plain lines in one collection
+
+
+def gantt_figure(log, view: str = LOGICAL, colour_by: str = KIND, t: int | None = None,
+                 width: float = 10.0) -> Figure:
+    """A titled Gantt chart of ``log``: the seed's figures (total, copy, compute, overlap)
+    in the title, a legend, and a cursor at ``t`` if given."""
+    return gantt_plot(log, view, colour_by, t, width)[0]
+
+
+def gantt_plot(log, view: str = LOGICAL, colour_by: str = KIND, t: int | None = None,
+               width: float = 10.0):
+    """``gantt_figure`` plus its cursor line (None without ``t``), for callers that move
+    the cursor later without drawing the bars again."""
+    ix = build_index(log)
+    tl = timeline(ix, view)
+    height = min(14.0, 1.0 + 0.34 * max(2, len(tl.rows)))
+    fig = Figure(figsize=(width, height), dpi=style.DPI)
+    ax = fig.add_axes((0.2, 0.58 / height, 0.6, 1 - 0.9 / height))
+    cursor = draw_gantt(ax, tl, colour_by=colour_by, t=t)
+    a = activity(ix)
+    ax.set_title(f"Task timeline ({view} view)   total {fmt_time(a.total)} · "
+                 f"copy {fmt_time(a.copy)} · compute {fmt_time(a.compute)} · "
+                 f"overlap {fmt_time(a.overlap)}", fontsize=9, loc="left")
+    return fig, cursor
+
+
+def draw_gantt(ax, tl: Timeline, colour_by: str = KIND, t: int | None = None):
+    """Draw ``tl`` into ``ax``; returns the cursor line (None without ``t``) so a caller
+    can move it without redrawing the bars."""
+    if colour_by not in (KIND, STREAM):
+        raise ValueError(f"colour_by must be {KIND!r} or {STREAM!r}, not {colour_by!r}")
+    n_rows = max(1, len(tl.rows))
+    origin = tl.t_start
+    span = max(1, tl.t_end - origin)
+    pad = span * 0.02
+    ax.set_xlim(origin - pad, tl.t_end + pad)
+    ax.set_ylim(n_rows - 0.5, -0.5)
+    fig = ax.figure
+    axis_px = max(1.0, ax.get_position().width * fig.get_figwidth() * fig.dpi)
+    ns_per_px = (span + 2 * pad) / axis_px
+
+    codes, legend = _colour_codes(tl, colour_by)
+    if tl.bars:
+        bars = tl.bars
+        n = len(bars)
+        start = np.fromiter((b.start for b in bars), np.int64, n)
+        end = np.fromiter((b.end for b in bars), np.int64, n)
+        row = np.fromiter((b.row for b in bars), np.int64, n)
+        for code, (label, colour, height) in enumerate(legend):
+            mask = codes == code
+            if not mask.any():
+                continue
+            x0, x1, r = merge_bars(row[mask], start[mask], end[mask], ns_per_px)
+            x1 = np.maximum(x1, x0 + ns_per_px)
+            verts = _rectangles(x0, x1, r, height)
+            edges = "white" if n <= LABEL_LIMIT else "none"
+            ax.add_collection(PolyCollection(verts, facecolors=colour, edgecolors=edges,
+                                             linewidths=0.5, label=label))
+        if n <= LABEL_LIMIT:
+            _bar_labels(ax, tl, ns_per_px)
+    _arrows(ax, tl)
+    _axes(ax, tl, origin, span)
+    present = sorted(set(codes.tolist())) if len(codes) else []
+    handles = [Patch(facecolor=legend[c][1], label=legend[c][0]) for c in present]
+    if tl.arrows:
+        handles.append(Patch(facecolor="none", edgecolor="#333333", label="event record → wait"))
+    if handles:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7,
+                  frameon=False)
+    if t is None:
+        return None
+    return ax.axvline(t, color=style.CURSOR, lw=1.2, zorder=5)
+
+
+def merge_bars(row, start, end, tol):
+    """Merge bars of one colour on one row whose gap is under ``tol`` ns (one pixel).
+
+    Rows are kept apart by offsetting each row's times far beyond the trace, so one
+    running maximum over the sorted bars finds every merge in a single vectorised pass.
+    """
+    if len(start) == 0:
+        return start, end, row
+    order = np.lexsort((start, row))
+    row, start, end = row[order], start[order], end[order]
+    offset = int(max(end.max(), 1) * 4 + tol * 4 + 1)
+    s = start + row * offset
+    cm = np.maximum.accumulate(end + row * offset)
+    brk = np.empty(len(s), dtype=bool)
+    brk[0] = True
+    brk[1:] = s[1:] > cm[:-1] + tol
+    first = np.flatnonzero(brk)
+    last = np.append(first[1:] - 1, len(s) - 1)
+    return start[first], cm[last] - row[first] * offset, row[first]
+
+
+def _rectangles(x0, x1, r, height):
+    y0 = r - height / 2
+    y1 = r + height / 2
+    verts = np.empty((len(x0), 4, 2), dtype=float)
+    verts[:, 0, 0] = x0
+    verts[:, 1, 0] = x0
+    verts[:, 2, 0] = x1
+    verts[:, 3, 0] = x1
+    verts[:, 0, 1] = y0
+    verts[:, 1, 1] = y1
+    verts[:, 2, 1] = y1
+    verts[:, 3, 1] = y0
+    return verts
+
+
+def _colour_codes(tl: Timeline, colour_by: str):
+    """One small int per bar naming its legend entry (label, colour, bar height)."""
+    legend: list[tuple[str, str, float]] = []
+    index: dict = {}
+
+    def code_of(key, label, colour, height):
+        c = index.get(key)
+        if c is None:
+            c = index[key] = len(legend)
+            legend.append((label, colour, height))
+        return c
+
+    ranks = {h: i for i, (h, _label) in enumerate(tl.streams)}
+    stream_names = dict(tl.streams)
+    for kind in ("api", "blocked"):        # fixed legend order: host first, then the rest
+        code_of(("k", kind), style.KIND_LABELS[kind], style.kind_colour(kind),
+                BLOCKED_HEIGHT if kind == "blocked" else BAR_HEIGHT)
+    if colour_by == STREAM:
+        for h, label in tl.streams:
+            code_of(("s", h), label, style.stream_colour(ranks[h]), BAR_HEIGHT)
+    else:
+        for kind in style.KIND_COLOURS:
+            code_of(("k", kind), style.KIND_LABELS.get(kind, kind), style.kind_colour(kind),
+                    BAR_HEIGHT)
+    codes = np.empty(len(tl.bars), dtype=np.int64)
+    for i, b in enumerate(tl.bars):
+        h = BLOCKED_HEIGHT if b.kind == "blocked" else BAR_HEIGHT
+        if colour_by == STREAM and b.task:
+            rank = ranks.setdefault(b.stream, len(ranks))
+            label = stream_names.get(b.stream, f"stream {b.stream}")
+            codes[i] = code_of(("s", b.stream), label, style.stream_colour(rank), h)
+        else:
+            codes[i] = code_of(("k", b.kind), style.KIND_LABELS.get(b.kind, b.kind),
+                               style.kind_colour(b.kind), h)
+    return codes, legend
+
+
+def _bar_labels(ax, tl: Timeline, ns_per_px: float) -> None:
+    for b in tl.bars:
+        if b.kind == "blocked":
+            continue
+        px = (b.end - b.start) / ns_per_px
+        if px >= 6.5 * len(b.name) + 6:
+            ax.text((b.start + b.end) / 2, b.row, b.name, ha="center", va="center",
+                    fontsize=7, color="white", clip_on=True, zorder=4)
+
+
+def _arrows(ax, tl: Timeline) -> None:
+    if not tl.arrows:
+        return
+    if len(tl.arrows) > ARROW_LIMIT:
+        segs = [((a.src_t, a.src_row), (a.dst_t, a.dst_row)) for a in tl.arrows]
+        ax.add_collection(LineCollection(segs, colors="#333333", linewidths=0.6, zorder=3))
+        return
+    for a in tl.arrows:
+        ax.annotate("", xy=(a.dst_t, a.dst_row), xytext=(a.src_t, a.src_row),
+                    arrowprops=dict(arrowstyle="-|>", color="#333333", lw=1.0,
+                                    shrinkA=0, shrinkB=0, mutation_scale=8), zorder=6)
+
+
+def _axes(ax, tl: Timeline, origin: int, span: int) -> None:
+    """Ticks count from ``origin`` in the unit that suits the span (ns, µs or ms)."""
+    unit, scale = time_unit(span)
+    ax.xaxis.set_major_locator(_OffsetLocator(origin, scale))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{(x - origin) / scale:g}"))
+    since = f" from {fmt_time(origin)}" if origin else ""
+    ax.set_xlabel(f"virtual time ({unit}){since}", fontsize=8)
+    ax.set_yticks(range(len(tl.rows)))
+    ax.set_yticklabels([r.label for r in tl.rows], fontsize=8)
+    ax.tick_params(axis="x", labelsize=8)
+    for i in range(1, len(tl.rows)):
+        if tl.rows[i].group != tl.rows[i - 1].group:
+            ax.axhline(i - 0.5, color="#B0B0B0", lw=0.8, zorder=1)
+    ax.grid(axis="x", color="#E5E5E5", lw=0.6, zorder=0)
+    ax.set_axisbelow(True)
+
+
+class _OffsetLocator(MaxNLocator):
+    """Round tick positions relative to ``origin``, so the labels read 0, 100, 200..."""
+
+    def __init__(self, origin: int, scale: int):
+        super().__init__(nbins=10, steps=[1, 2, 2.5, 5, 10])
+        self.origin, self.scale = origin, scale
+
+    def tick_values(self, vmin, vmax):
+        rel = super().tick_values((vmin - self.origin) / self.scale,
+                                  (vmax - self.origin) / self.scale)
+        return rel * self.scale + self.origin

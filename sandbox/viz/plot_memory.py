@@ -1,0 +1,83 @@
+"""Draw a MemoryMap: one bar per device over its address space, allocations as blocks.
+
+The solid part of a block is what was asked for; the pale tail is what the allocator
+added (page rounding); hatching marks a block whose free is still pending.
+"""
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
+from matplotlib.ticker import FuncFormatter
+
+from sandbox.viz import style
+from sandbox.viz.memory import MemoryMap, memory_map
+from sandbox.viz.units import fmt_bytes, fmt_percent, fmt_time
+
+ROW_IN = 1.05
+
+
+def memory_figure(log, t: int, width: float = 10.0) -> Figure:
+    """The memory map of ``log`` at time ``t``."""
+    return draw_memory(memory_map(log, t), width)
+
+
+def draw_memory(mm: MemoryMap, width: float = 10.0) -> Figure:
+    n = max(1, len(mm.devices))
+    height = 0.75 + ROW_IN * n
+    fig = Figure(figsize=(width, height), dpi=style.DPI)
+    fig.text(0.01, 1 - 0.22 / height, f"Device memory at {fmt_time(mm.t)}", fontsize=9,
+             va="center")
+    for i, d in enumerate(mm.devices):
+        bottom = (height - 0.45 - ROW_IN * (i + 1) + 0.45) / height
+        ax = fig.add_axes((0.06, bottom, 0.74, 0.3 / height))
+        _device(ax, d, width * 0.74 * style.DPI)
+    host = (f"Host pinned memory: {len(mm.host)} block{'s' if len(mm.host) != 1 else ''}, "
+            f"{fmt_bytes(mm.host_bytes)}")
+    fig.text(0.01, 0.12 / height, host, fontsize=8, va="center")
+    handles = [Patch(facecolor=style.PAGE_COLOURS["huge"], label="huge pages (2 MiB)"),
+               Patch(facecolor=style.PAGE_COLOURS["normal"], label="normal pages (4 KiB)"),
+               Patch(facecolor=style.PAGE_COLOURS["huge"], alpha=0.35, label="rounding"),
+               Patch(facecolor="white", edgecolor=style.KIND_COLOURS["blocked"], hatch="///",
+                     label="free pending"),
+               Patch(facecolor=style.FREE, edgecolor="#999999", label="free")]
+    fig.legend(handles=handles, loc="upper right", bbox_to_anchor=(0.995, 1 - 0.3 / height),
+               fontsize=7, frameon=False)
+    return fig
+
+
+def _device(ax, d, axis_px: float) -> None:
+    window = max(1, d.window)
+    per_px = window / axis_px
+    ax.add_patch(Rectangle((0, 0), window, 1, facecolor=style.FREE, edgecolor="#999999",
+                           lw=0.6))
+    for b in d.blocks:
+        if b.offset >= window:
+            continue
+        colour = style.PAGE_COLOURS.get(b.page, style.OTHER_KIND)
+        solid = max(b.size, per_px)
+        ax.add_patch(Rectangle((b.offset, 0), solid, 1, facecolor=colour, lw=0))
+        if b.reserved > b.size:
+            ax.add_patch(Rectangle((b.offset + b.size, 0), b.reserved - b.size, 1,
+                                   facecolor=colour, alpha=0.35, lw=0))
+        edge = style.KIND_COLOURS["blocked"] if b.pending_free else "white"
+        ax.add_patch(Rectangle((b.offset, 0), max(b.reserved, per_px), 1, facecolor="none",
+                               edgecolor=edge, lw=0.8, hatch="///" if b.pending_free else None))
+        label = f"{b.label}\n{fmt_bytes(b.size)}"
+        if b.reserved / per_px >= 6 * max(len(b.label), 8) + 6:
+            ax.text(b.offset + b.reserved / 2, 0.5, label, ha="center", va="center",
+                    fontsize=7, color="white", clip_on=True, linespacing=1.0)
+    ax.set_xlim(0, window)
+    ax.set_ylim(0, 1)
+    ax.set_yticks([])
+    step = 1024
+    while window / step > 8:
+        step *= 2
+    ax.set_xticks(range(0, window + 1, step))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: fmt_bytes(int(x))))
+    ax.tick_params(axis="x", labelsize=7)
+    shown = "" if window >= d.total else f" (first {fmt_bytes(window)} shown)"
+    ax.set_title(f"NPU {d.device}: used {fmt_bytes(d.used)} of {fmt_bytes(d.total)}, "
+                 f"free {fmt_bytes(d.free)}, largest free {fmt_bytes(d.largest_free)}, "
+                 f"{d.holes} free extent{'s' if d.holes != 1 else ''}, "
+                 f"fragmentation {fmt_percent(d.fragmentation)}{shown}",
+                 fontsize=8, loc="left")
