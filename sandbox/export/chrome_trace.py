@@ -1,0 +1,264 @@
+"""Chrome Trace Event JSON in the layout of the Ascend profiler (msprof) timeline.
+
+One host process with a row per host thread (its API calls), one "Ascend Hardware"
+process per device with a "Stream N" row per stream and an "Engine: ..." row per engine
+lane, flow arrows from each API call to the tasks it submitted, and memory counters.
+The file opens in Perfetto (ui.perfetto.dev) and chrome://tracing.  Times are virtual:
+``ts``/``dur`` are microseconds with nanosecond decimals, starting at 0.
+"""
+from __future__ import annotations
+
+import json
+
+from sandbox.viz.index import build_index
+from sandbox.viz.timeline import assign_lanes
+
+HOST_SORT = 7                 # msprof's sort index for the CANN (host API) layer
+HARDWARE_SORT = 14            # msprof's sort index for the Ascend Hardware layer
+ENGINE_TID = 10_000           # engine lane rows come after every stream row
+FLOW_CAT = "HostToDevice"     # the msprof flow category
+CATEGORY = {"kernel": "kernel", "memcpy": "memcpy", "memset": "memset",
+            "event_record": "event_record", "event_wait": "event_wait",
+            "event_reset": "event_record", "callback": "callback", "graph": "graph"}
+TASK_TYPE = {"memcpy": "MEMCPY_ASYNC", "memset": "MEMSET", "event_record": "EVENT_RECORD",
+             "event_wait": "EVENT_WAIT", "event_reset": "EVENT_RESET",
+             "callback": "HOST_FUNC", "graph": "MODEL_EXECUTE"}
+DIRECTION = {"DMA H2D": "host to device", "DMA D2H": "device to host",
+             "DMA D2D": "device to device"}
+
+
+def to_chrome_trace(log) -> dict:
+    """The trace as a dict: ``{"traceEvents": [...], "displayTimeUnit": "ns", ...}``."""
+    ix = build_index(log)
+    meta: list[dict] = []
+    events: list[dict] = []
+    host_pid = _host_pids(ix)
+    dev_base = 100
+    while dev_base <= max(host_pid.values(), default=0):
+        dev_base += 100
+
+    _host_rows(ix, host_pid, meta)
+    stream_tid = _device_rows(ix, dev_base, meta)
+    task_slice = _task_slices(ix, dev_base, stream_tid, events)
+    _engine_slices(ix, dev_base, meta, events)
+    _api_slices(ix, host_pid, task_slice, events)
+    _instants(ix, host_pid, events)
+    _counters(ix, host_pid, dev_base, events)
+
+    order = {"X": 0, "s": 1, "f": 2, "i": 3, "C": 4}
+    events = [e for _n, e in sorted(enumerate(events), key=lambda p: (
+        p[1]["ts"], order.get(p[1]["ph"], 9), p[1]["pid"], p[1]["tid"], p[0]))]
+    other = {"generator": "npu-runtime-sandbox", "clock": "virtual time, ns"}
+    if ix.machine:
+        other.update(profile=ix.machine.profile, soc=ix.machine.soc_name)
+    return {"traceEvents": meta + events, "displayTimeUnit": "ns", "otherData": other}
+
+
+def trace_json(log) -> str:
+    """The trace as JSON text, one event per line, byte-identical for the same log."""
+    doc = to_chrome_trace(log)
+    dump = lambda o: json.dumps(o, separators=(",", ":"), ensure_ascii=True)  # noqa: E731
+    body = ",\n".join(dump(e) for e in doc["traceEvents"])
+    rest = "".join(f',\n"{k}":{dump(v)}' for k, v in doc.items() if k != "traceEvents")
+    return '{"traceEvents":[\n' + body + "\n]" + rest + "}\n"
+
+
+def export_trace(log, path) -> str:
+    """Write the trace of ``log`` to ``path`` (open it in ui.perfetto.dev or
+    chrome://tracing); returns the path as a string."""
+    with open(path, "w", encoding="ascii", newline="\n") as f:
+        f.write(trace_json(log))
+    return str(path)
+
+
+def _us(ns: int) -> float:
+    return ns / 1000
+
+
+def _host_pids(ix) -> dict[int, int]:
+    pids = {th.pid for th in ix.threads.values()} | set(ix.processes)
+    return {p: p for p in sorted(pids)} or {1: 1}
+
+
+def _host_rows(ix, host_pid, meta) -> None:
+    several = len(host_pid) > 1
+    for pid in host_pid:
+        name = ix.processes.get(pid, "")
+        title = f"Host process {pid} (CANN API)" if several else "Host (CANN API)"
+        if name:
+            title += f" {name}"
+        meta += _process_meta(pid, title, "CPU", HOST_SORT)
+    for tid in sorted(ix.threads):
+        th = ix.threads[tid]
+        label = f"Thread {tid}" + (f" ({th.name})" if th.name else "")
+        meta += _thread_meta(host_pid[th.pid], tid, label, tid)
+
+
+def _device_rows(ix, dev_base, meta) -> dict[int, int]:
+    stream_tid = {}
+    for d in ix.devices:
+        meta += _process_meta(dev_base + d, "Ascend Hardware", f"NPU {d}", HARDWARE_SORT)
+    named = set()
+    for s in sorted(ix.streams.values(), key=lambda s: (s.device, s.stream_id, s.stream)):
+        tid = 1 + s.stream_id              # tid 0 stays the process-level row
+        stream_tid[s.stream] = tid
+        if (s.device, tid) not in named:
+            named.add((s.device, tid))
+            meta += _thread_meta(dev_base + s.device, tid, f"Stream {s.stream_id}", s.stream_id)
+    return stream_tid
+
+
+def _task_slices(ix, dev_base, stream_tid, events) -> dict[int, tuple[int, int, int, int]]:
+    """X slices of tasks on their stream rows; returns task -> (pid, tid, start, end)."""
+    where = {}
+    for t in ix.tasks.values():
+        if t.start is None:
+            continue
+        end = t.end if t.end is not None else max(t.start, ix.t_end)
+        pid, tid = dev_base + t.device, stream_tid[t.stream]
+        where[t.task] = (pid, tid, t.start, end)
+        events.append({"ph": "X", "pid": pid, "tid": tid, "ts": _us(t.start),
+                       "dur": _us(end - t.start), "name": t.name,
+                       "cat": CATEGORY.get(t.kind, t.kind), "args": _task_args(ix, t)})
+    return where
+
+
+def _task_args(ix, t) -> dict:
+    s = ix.streams[t.stream]
+    args = {"Task Type": _task_type(t), "Stream Id": s.stream_id, "Task Id": t.task,
+            "stream": t.stream, "engine": t.engine or "none"}
+    if t.kind == "kernel":
+        args["Block Dim"] = t.block_dim
+        args["cores"] = t.cores
+    if t.nbytes:
+        args["size"] = t.nbytes
+    if t.engine in DIRECTION or t.engine.startswith("Peer"):
+        args["direction"] = DIRECTION.get(t.engine, "device to device (peer)")
+    if t.event:
+        args["event"] = t.event
+    if t.waits_on:
+        args["waits on task"] = t.waits_on
+    if t.status:
+        args["status"] = t.status
+    if t.end is None:
+        args["unfinished"] = True
+    if t.api_seq:
+        args["connection_id"] = t.api_seq
+    for k, v in t.detail:
+        args.setdefault(str(k), _plain(v))
+    return args
+
+
+def _task_type(t) -> str:
+    if t.kind == "kernel":
+        return "AI_VECTOR_CORE" if "Vector" in t.engine else "AI_CORE"
+    return TASK_TYPE.get(t.kind, t.kind.upper())
+
+
+def _engine_slices(ix, dev_base, meta, events) -> None:
+    ran = [t for t in ix.tasks.values() if t.start is not None and t.engine]
+    lanes = assign_lanes(ran, ix)
+    order = list(ix.machine.engines) if ix.machine else []
+    names = sorted({t.engine for t in ran}, key=lambda e: (order.index(e) if e in order
+                                                           else len(order), e))
+    rank = {e: i for i, e in enumerate(names)}
+    count: dict[tuple, int] = {}
+    for t in ran:
+        key = (t.device, t.engine)
+        count[key] = max(count.get(key, 0), lanes[t.task] + 1)
+    for (device, engine), n in sorted(count.items(), key=lambda kv: (kv[0][0], rank[kv[0][1]])):
+        for lane in range(n):
+            tid = ENGINE_TID + rank[engine] * 100 + lane
+            label = f"Engine: {engine}" + (f" #{lane + 1}" if n > 1 else "")
+            meta += _thread_meta(dev_base + device, tid, label, tid)
+    for t in ran:
+        end = t.end if t.end is not None else max(t.start, ix.t_end)
+        events.append({"ph": "X", "pid": dev_base + t.device,
+                       "tid": ENGINE_TID + rank[t.engine] * 100 + lanes[t.task],
+                       "ts": _us(t.start), "dur": _us(end - t.start), "name": t.name,
+                       "cat": CATEGORY.get(t.kind, t.kind),
+                       "args": {"Task Id": t.task, "Stream Id": ix.streams[t.stream].stream_id}})
+
+
+def _api_slices(ix, host_pid, task_slice, events) -> None:
+    for c in ix.calls:
+        pid = host_pid[ix.threads[c.tid].pid] if c.tid in ix.threads else host_pid.get(c.pid, 1)
+        args = {str(k): _plain(v) for k, v in c.args}
+        args.update(ret=c.ret, seq=c.seq)
+        if c.tasks:
+            args["tasks"] = list(c.tasks)
+        if c.blocked_from is not None:
+            args["blocked_us"] = _us(c.end - c.blocked_from)
+        events.append({"ph": "X", "pid": pid, "tid": c.tid, "ts": _us(c.start),
+                       "dur": _us(c.end - c.start), "name": c.name, "cat": "api", "args": args})
+        mid = c.start + (c.end - c.start) // 2
+        for n in c.tasks:
+            dst = task_slice.get(n)
+            if dst is None:
+                continue
+            d_pid, d_tid, start, end = dst
+            inside = start + (1 if end - start >= 2 else 0)
+            source = max(c.start, min(mid, inside))   # a sync-like copy starts mid-call
+            events.append({"ph": "s", "pid": pid, "tid": c.tid, "ts": _us(source), "id": n,
+                           "name": FLOW_CAT, "cat": FLOW_CAT})
+            events.append({"ph": "f", "bp": "e", "pid": d_pid, "tid": d_tid,
+                           "ts": _us(inside), "id": n, "name": FLOW_CAT, "cat": FLOW_CAT})
+
+
+def _instants(ix, host_pid, events) -> None:
+    for e in ix.errors:
+        if e.tid in ix.threads:
+            events.append({"ph": "i", "s": "t", "pid": host_pid[ix.threads[e.tid].pid],
+                           "tid": e.tid, "ts": _us(e.t), "name": e.name, "cat": "error",
+                           "args": {"api": e.api, "code": e.code, "message": e.message}})
+    for n in ix.notes:
+        if n.tid in ix.threads:
+            events.append({"ph": "i", "s": "t", "pid": host_pid[ix.threads[n.tid].pid],
+                           "tid": n.tid, "ts": _us(n.t), "name": n.text, "cat": "note"})
+
+
+def _counters(ix, host_pid, dev_base, events) -> None:
+    """Allocated (requested) and reserved bytes per device, and pinned host bytes, after
+    every change; one sample per distinct time."""
+    changes: dict[int, list] = {}
+    for b in ix.blocks:
+        changes.setdefault(b.device, []).append((b.allocated, b.size, b.reserved))
+        if b.freed is not None:
+            changes[b.device].append((b.freed, -b.size, -b.reserved))
+    host = host_pid[min(host_pid)]
+    for device in sorted(changes):
+        pid = dev_base + device if device >= 0 else host
+        name = "Device memory" if device >= 0 else "Host pinned memory"
+        start = ix.spaces[device].t if device in ix.spaces else 0
+        samples = {start: (0, 0)}
+        alloc = res = 0
+        for t, ds, dr in sorted(changes[device]):
+            alloc, res = alloc + ds, res + dr
+            samples[t] = (alloc, res)
+        for t in sorted(samples):
+            a, r = samples[t]
+            events.append({"ph": "C", "pid": pid, "tid": 0, "ts": _us(t), "name": name,
+                           "args": {"allocated": a, "reserved": r}})
+
+
+def _process_meta(pid, name, label, sort) -> list[dict]:
+    return [{"ph": "M", "pid": pid, "tid": 0, "name": "process_name", "args": {"name": name}},
+            {"ph": "M", "pid": pid, "tid": 0, "name": "process_labels", "args": {"labels": label}},
+            {"ph": "M", "pid": pid, "tid": 0, "name": "process_sort_index",
+             "args": {"sort_index": sort}}]
+
+
+def _thread_meta(pid, tid, name, sort) -> list[dict]:
+    return [{"ph": "M", "pid": pid, "tid": tid, "name": "thread_name", "args": {"name": name}},
+            {"ph": "M", "pid": pid, "tid": tid, "name": "thread_sort_index",
+             "args": {"sort_index": sort}}]
+
+
+def _plain(v):
+    """A JSON-safe, deterministic form of an API argument (handles stay ints)."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (tuple, list)):
+        return [_plain(x) for x in v]
+    return type(v).__name__
+

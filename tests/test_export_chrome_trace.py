@@ -1,0 +1,215 @@
+"""The Chrome-trace export: msprof layout, the rules Perfetto and catapult rely on, and
+byte-identical output for the same program."""
+from __future__ import annotations
+
+import copy
+import json
+import threading
+
+import pytest
+
+import sandbox
+from sandbox import acl
+from sandbox.export.chrome_trace import export_trace, to_chrome_trace, trace_json
+from sandbox.export.validate import validate_chrome_trace
+from sandbox.viz.index import build_index
+from sandbox.viz.samples import synthetic_log, two_stream_log
+
+
+def rich_program():
+    """Two host threads, two devices, two streams with events, copies both ways, memset,
+    kernels, a free and a failing call."""
+    sandbox.configure("ascend910b", device_count=2)
+    acl.init()
+    acl.rt.set_device(0)
+    copy_s, _ = acl.rt.create_stream()
+    comp_s, _ = acl.rt.create_stream()
+    n = 1 << 18
+    nbytes = n * 4
+    a, _ = acl.rt.malloc(nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    b, _ = acl.rt.malloc(nbytes, acl.ACL_MEM_MALLOC_NORMAL_ONLY)
+    c, _ = acl.rt.malloc(nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    h, _ = acl.rt.malloc_host(nbytes)
+    done, _ = acl.rt.create_event()
+
+    @sandbox.kernel
+    def scale(x: "float32*", y: "float32*", n):
+        y[:n] = 2 * x[:n]
+
+    for _ in range(3):
+        acl.rt.memcpy_async(a, nbytes, h, nbytes, acl.ACL_MEMCPY_HOST_TO_DEVICE, copy_s)
+        acl.rt.memset_async(b, nbytes, 0, nbytes, copy_s)
+        acl.rt.record_event(done, copy_s)
+        acl.rt.stream_wait_event(comp_s, done)
+        scale[32, comp_s](a, c, n)
+        acl.rt.memcpy_async(h, nbytes, c, nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST, comp_s)
+    acl.rt.free(b)
+    acl.rt.malloc(1 << 50, acl.ACL_MEM_MALLOC_HUGE_ONLY)       # out of memory: an error
+
+    def worker():
+        acl.rt.set_device(1)
+        s, _ = acl.rt.create_stream()
+        d, _ = acl.rt.malloc(nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        acl.rt.memcpy_async(d, nbytes, h, nbytes, acl.ACL_MEMCPY_HOST_TO_DEVICE, s)
+        acl.rt.synchronize_stream(s)
+
+    th = threading.Thread(target=worker, name="worker")   # Python's default name counts up
+    th.start()
+    th.join()
+    acl.rt.synchronize_stream(comp_s)
+    return sandbox.trace()
+
+
+@pytest.fixture(scope="module")
+def rich_log():
+    return rich_program()
+
+
+@pytest.fixture(scope="module")
+def doc(rich_log):
+    return json.loads(trace_json(rich_log))
+
+
+def meta(doc, name):
+    return {(e["pid"], e["tid"]): e["args"] for e in doc["traceEvents"]
+            if e["ph"] == "M" and e["name"] == name}
+
+
+# -- the rules ----------------------------------------------------------------------------
+
+def test_rich_program_trace_follows_every_rule(doc):
+    assert validate_chrome_trace(doc) == []
+
+
+def test_sample_and_large_traces_follow_every_rule():
+    assert validate_chrome_trace(to_chrome_trace(two_stream_log())) == []
+    assert validate_chrome_trace(json.loads(trace_json(synthetic_log(5000, streams=3,
+                                                                       devices=2)))) == []
+
+
+def test_same_program_gives_the_same_bytes(rich_log):
+    assert trace_json(rich_program()) == trace_json(rich_log)
+
+
+def test_export_writes_the_json_text(tmp_path, rich_log):
+    path = export_trace(rich_log, tmp_path / "trace.json")
+    assert (tmp_path / "trace.json").read_text() == trace_json(rich_log)
+    assert path == str(tmp_path / "trace.json")
+
+
+# -- the msprof layout --------------------------------------------------------------------
+
+def test_host_process_has_a_row_per_host_thread(doc):
+    names = meta(doc, "process_name")
+    assert names[(1, 0)]["name"].startswith("Host (CANN API)")
+    assert meta(doc, "process_labels")[(1, 0)]["labels"] == "CPU"
+    threads = {k: v["name"] for k, v in meta(doc, "thread_name").items() if k[0] == 1}
+    assert threads == {(1, 1): "Thread 1 (main)", (1, 2): "Thread 2 (worker)"}
+
+
+def test_each_device_is_an_ascend_hardware_process_with_stream_rows(doc):
+    names, labels = meta(doc, "process_name"), meta(doc, "process_labels")
+    assert names[(100, 0)]["name"] == names[(101, 0)]["name"] == "Ascend Hardware"
+    assert (labels[(100, 0)]["labels"], labels[(101, 0)]["labels"]) == ("NPU 0", "NPU 1")
+    assert meta(doc, "process_sort_index")[(100, 0)]["sort_index"] == 14
+    rows = {v["name"] for k, v in meta(doc, "thread_name").items() if k[0] == 100}
+    assert {"Stream 0", "Stream 1", "Stream 2"} <= rows
+
+
+def test_api_calls_are_slices_on_their_thread_row(doc, rich_log):
+    calls = [e for e in doc["traceEvents"] if e["ph"] == "X" and e["cat"] == "api"]
+    assert len(calls) == len(build_index(rich_log).calls)
+    assert {e["tid"] for e in calls} == {1, 2}
+
+
+def test_tasks_are_slices_on_their_stream_row_in_microseconds(doc, rich_log):
+    ix = build_index(rich_log)
+    kernel = next(t for t in ix.tasks.values() if t.kind == "kernel")
+    stream_id = ix.streams[kernel.stream].stream_id
+    (x,) = [e for e in doc["traceEvents"] if e["ph"] == "X" and e["cat"] == "kernel"
+            and e["args"]["Task Id"] == kernel.task and e["tid"] == 1 + stream_id]
+    assert (x["pid"], x["name"]) == (100 + kernel.device, "scale")
+    assert x["ts"] == kernel.start / 1000 and x["dur"] == (kernel.end - kernel.start) / 1000
+    assert x["args"]["Task Type"] == "AI_CORE" and x["args"]["Block Dim"] == 32
+
+
+def test_every_submitted_task_gets_a_flow_from_its_api_call(doc, rich_log):
+    ix = build_index(rich_log)
+    submitted = {n for c in ix.calls for n in c.tasks}
+    starts = {e["id"] for e in doc["traceEvents"] if e["ph"] == "s"}
+    ends = {e["id"] for e in doc["traceEvents"] if e["ph"] == "f" and e["bp"] == "e"}
+    assert starts == ends == submitted
+
+
+def test_memory_counters_follow_allocations(doc):
+    counters = [e for e in doc["traceEvents"] if e["ph"] == "C" and e["pid"] == 100]
+    assert counters[0]["args"] == {"allocated": 0, "reserved": 0}
+    assert max(e["args"]["allocated"] for e in counters) == 3 * (1 << 20)
+    assert counters[-1]["args"]["allocated"] == 2 * (1 << 20)          # b was freed
+
+
+def test_failed_call_is_an_instant_on_its_thread(doc):
+    (err,) = [e for e in doc["traceEvents"] if e["ph"] == "i" and e["cat"] == "error"]
+    assert (err["pid"], err["tid"], err["name"]) == (1, 1, "ACL_ERROR_RT_MEMORY_ALLOCATION")
+
+
+def test_engine_lanes_follow_the_streams(doc):
+    rows = {v["name"] for k, v in meta(doc, "thread_name").items() if k[0] == 100}
+    assert {"Engine: AI Core", "Engine: DMA H2D", "Engine: DMA D2H"} <= rows
+
+
+# -- the validator can fail ---------------------------------------------------------------
+
+@pytest.fixture
+def good():
+    return to_chrome_trace(two_stream_log())
+
+
+def first(doc, **match):
+    return next(e for e in doc["traceEvents"] if all(e.get(k) == v for k, v in match.items()))
+
+
+def test_validator_reports_overlapping_slices_on_one_row(good):
+    bad = copy.deepcopy(good)
+    x = first(bad, ph="X", cat="memcpy", tid=2)
+    x["dur"] *= 3
+    assert any("inside event" in p for p in validate_chrome_trace(bad))
+
+
+def test_validator_reports_string_pids(good):
+    bad = copy.deepcopy(good)
+    first(bad, ph="X", cat="api")["pid"] = "1"
+    assert any("must be integers" in p for p in validate_chrome_trace(bad))
+
+
+def test_validator_reports_unnamed_rows(good):
+    bad = copy.deepcopy(good)
+    bad["traceEvents"] = [e for e in bad["traceEvents"]
+                          if not (e["ph"] == "M" and e["name"] == "thread_name" and e["tid"] == 2)]
+    assert "row pid 100 tid 2 has no thread_name" in validate_chrome_trace(bad)
+
+
+def test_validator_reports_flow_ends_without_binding_point(good):
+    bad = copy.deepcopy(good)
+    del first(bad, ph="f")["bp"]
+    assert any("needs bp 'e'" in p for p in validate_chrome_trace(bad))
+
+
+def test_validator_reports_unpaired_flows(good):
+    bad = copy.deepcopy(good)
+    f = first(bad, ph="f")
+    bad["traceEvents"].remove(f)
+    assert any("needs one s and one f" in p for p in validate_chrome_trace(bad))
+
+
+def test_validator_reports_flow_ends_outside_any_slice(good):
+    bad = copy.deepcopy(good)
+    first(bad, ph="f")["ts"] = 5000.0
+    assert any("inside no X slice" in p for p in validate_chrome_trace(bad))
+
+
+def test_validator_reports_unsorted_events(good):
+    bad = copy.deepcopy(good)
+    timed = [i for i, e in enumerate(bad["traceEvents"]) if e["ph"] != "M"]
+    bad["traceEvents"][timed[-1]]["ts"] = 0.0
+    assert any("before the previous" in p for p in validate_chrome_trace(bad))
