@@ -6,7 +6,7 @@ stream.  Each call's C name is the one the trace and the error messages use.
 """
 from __future__ import annotations
 
-from ..core import devices, events, memops, streams
+from ..core import devices, events, memops, peer, streams
 from ..core.errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, fail
 from ..core.gate import as_int, as_size, call
 from ..core.machine import current
@@ -291,3 +291,45 @@ def peek_at_last_error(level=0) -> int:
         return th.last_error
     value, ret = call("aclrtPeekAtLastError", body, cost=_costs().query, defaults=(0,))
     return ret or value
+
+
+# -- peer access and topology ---------------------------------------------------------------------------
+def device_can_access_peer(device_id, peer_device_id):
+    """(can_access_peer, ret): 1 if the two devices can exchange data directly."""
+    return call("aclrtDeviceCanAccessPeer",
+                lambda m, th: peer.can_access_peer(m, th, as_int(device_id, "device_id"),
+                                                   as_int(peer_device_id, "peer_device_id")),
+                cost=_costs().query, defaults=(0,),
+                args=(("device_id", device_id), ("peer_device_id", peer_device_id)))
+
+
+def device_enable_peer_access(peer_device_id, flags) -> int:
+    """Open the direction current device -> peer_device_id (one-directional; flags must be 0)."""
+    return call("aclrtDeviceEnablePeerAccess",
+                lambda m, th: peer.enable(m, th, as_int(peer_device_id, "peer_device_id"), as_int(flags, "flags")),
+                cost=_costs().default, args=(("peer_device_id", peer_device_id), ("flags", flags)))
+
+
+def device_disable_peer_access(peer_device_id) -> int:
+    """Close the direction current device -> peer_device_id."""
+    return call("aclrtDeviceDisablePeerAccess",
+                lambda m, th: peer.disable(m, th, as_int(peer_device_id, "peer_device_id")),
+                cost=_costs().default, args=(("peer_device_id", peer_device_id),))
+
+
+def device_peer_access_status(device_id, peer_device_id):
+    """(status, ret): 1 if this process has enabled the direction device_id -> peer_device_id."""
+    return call("aclrtDevicePeerAccessStatus",
+                lambda m, th: peer.access_status(m, th, as_int(device_id, "device_id"),
+                                                 as_int(peer_device_id, "peer_device_id")),
+                cost=_costs().query, defaults=(0,),
+                args=(("device_id", device_id), ("peer_device_id", peer_device_id)))
+
+
+def get_devices_topo(device_id, other_device_id):
+    """(value, ret): ACL_RT_DEVS_TOPOLOGY_* bits of the link between two devices."""
+    return call("aclrtGetDevicesTopo",
+                lambda m, th: peer.devices_topo(m, th, as_int(device_id, "device_id"),
+                                                as_int(other_device_id, "other_device_id")),
+                cost=_costs().query, defaults=(0,),
+                args=(("device_id", device_id), ("other_device_id", other_device_id)))

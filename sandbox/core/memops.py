@@ -8,11 +8,17 @@ Copies (RT-API 11-03, RT-DG 02-01):
 * memcpy_async with pinned host memory returns at once; with pageable memory (a numpy
   array's pointer) it returns only when the copy is done, and the link is slower.
 * Blocking memcpy/memset go through the runtime's own queue, not through any user stream.
+* A device-to-device copy between two devices runs on the peer link between them and needs
+  peer access in the direction source -> destination (see core/peer.py for the rules and
+  codes).  Its async form must go on a stream of the source's or the destination's device;
+  the blocking form uses the runtime queue of the current device when that is one of the
+  two, else the source's.  Peer copies need no 64-byte alignment (only on-chip ones do).
 * The data moves at the simulated completion time of the copy.
 """
 from __future__ import annotations
 
 from . import constants as C
+from . import peer
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_ADDR_UNALIGNED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_PARAM_INVALID, fail)
@@ -72,10 +78,12 @@ def free_host(m: Machine, th: HostThread, ptr: int) -> None:
 # -- copies -------------------------------------------------------------------------------------
 class CopyPlan:
     """Where a copy reads and writes, which engine moves it and how long it takes."""
-    __slots__ = ("dst", "doff", "src", "soff", "count", "direction", "device", "engine", "pageable", "bandwidth")
+    __slots__ = ("dst", "doff", "src", "soff", "count", "direction", "device", "engine", "pageable", "bandwidth",
+                 "peer")
 
 
-def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: int) -> CopyPlan:
+def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: int,
+              th: HostThread | None = None) -> CopyPlan:
     if kind not in C.MEMCPY_KIND_NAMES:
         fail(ACL_ERROR_INVALID_PARAM, f"memcpy kind {kind!r} is not an aclrtMemcpyKind (0..7)")
     if count > dest_max:
@@ -102,6 +110,7 @@ def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: i
         if kind == C.ACL_MEMCPY_INTER_DEVICE_TO_DEVICE and same:
             fail(ACL_ERROR_RT_PARAM_INVALID, "ACL_MEMCPY_INTER_DEVICE_TO_DEVICE needs buffers on two devices")
     plan.direction = actual
+    plan.peer = False
     p = m.profile
     if actual == "H2D":
         plan.device = plan.dst.device
@@ -117,11 +126,13 @@ def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: i
         plan.device = plan.src.device
         plan.pageable = False
         if plan.src.device != plan.dst.device:
-            fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                 f"copying from device {plan.src.device} to device {plan.dst.device} needs peer access, "
-                 "which this machine does not model")
-        plan.engine = m.devices[plan.device].d2d
-        plan.bandwidth = p.hbm_bandwidth / 2          # read and write both cross HBM
+            plan.peer = True
+            plan.engine = peer.copy_path(m, th if th is not None else m.current_thread(),
+                                         plan.src.device, plan.dst.device)
+            plan.bandwidth = p.peer_bandwidth
+        else:
+            plan.engine = m.devices[plan.device].d2d
+            plan.bandwidth = p.hbm_bandwidth / 2          # read and write both cross HBM
     else:
         plan.device = None
         plan.engine = None
@@ -131,7 +142,9 @@ def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: i
 
 
 def copy_duration(m: Machine, plan: CopyPlan) -> int:
-    return m.profile.dma_latency_ns + int(plan.count * 1e9 / plan.bandwidth)
+    """Time of the copy alone (a peer link shares bandwidth, so its copies may take longer)."""
+    latency = m.profile.peer_latency_ns if plan.peer else m.profile.dma_latency_ns
+    return latency + int(plan.count * 1e9 / plan.bandwidth)
 
 
 def copy_effect(plan: CopyPlan):
@@ -143,20 +156,31 @@ def copy_effect(plan: CopyPlan):
 
 
 def _copy_detail(plan: CopyPlan, kind: int):
-    return (("direction", DIRECTION_WORDS[plan.direction]), ("kind", C.MEMCPY_KIND_NAMES[kind]),
-            ("pageable", plan.pageable))
+    detail = (("direction", DIRECTION_WORDS[plan.direction]), ("kind", C.MEMCPY_KIND_NAMES[kind]),
+              ("pageable", plan.pageable))
+    if plan.peer:
+        p2p = all(buf.policy.endswith("_P2P") for buf in (plan.src, plan.dst))
+        detail += (("src_device", plan.src.device), ("dst_device", plan.dst.device), ("p2p_buffers", p2p))
+    return detail
+
+
+def _peer_queue_device(plan: CopyPlan, device: int | None) -> int:
+    """The device whose queue a peer copy goes through: ``device`` if it is one of the ends."""
+    return device if device in (plan.src.device, plan.dst.device) else plan.src.device
 
 
 def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
     """Blocking copy: the calling thread waits until the bytes have arrived."""
-    plan = plan_copy(m, dst, dest_max, src, count, kind)
+    plan = plan_copy(m, dst, dest_max, src, count, kind, th)
     if count == 0:
         return
     if plan.direction == "H2H":
         th.clock += int(count * 1e9 / plan.bandwidth)
         copy_effect(plan)()
         return
-    m.current_context(th)
+    ctx = m.current_context(th)
+    if plan.peer:
+        plan.device = _peer_queue_device(plan, ctx.device)
     th.clock += m.profile.host_costs.memcpy_sync_setup
     task = m.submit(th, m.sync_stream(plan.device), "memcpy", "MEMCPY", plan.engine,
                     duration=copy_duration(m, plan), effect=copy_effect(plan), nbytes=count,
@@ -166,7 +190,13 @@ def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
 
 def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, stream_handle) -> None:
     stream = m.stream(th, stream_handle, api="aclrtMemcpyAsync")
-    plan = plan_copy(m, dst, dest_max, src, count, kind)
+    plan = plan_copy(m, dst, dest_max, src, count, kind, th)
+    if plan.peer:
+        if stream.device not in (plan.src.device, plan.dst.device):
+            fail(ACL_ERROR_RT_PARAM_INVALID,
+                 f"a copy from device {plan.src.device} to device {plan.dst.device} must go on a stream of one "
+                 f"of those devices, but stream {stream.stream_id} runs on device {stream.device}")
+        plan.device = stream.device
     if plan.direction == "H2H":
         if m.profile.run_mode == C.ACL_HOST:
             fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -179,7 +209,7 @@ def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, st
         fail(ACL_ERROR_RT_PARAM_INVALID,
              f"the device memory of this copy is on device {plan.device}, but stream {stream.stream_id} "
              f"runs on device {stream.device}")
-    if plan.direction == "D2D" and (dst % 64 or src % 64):
+    if plan.direction == "D2D" and not plan.peer and (dst % 64 or src % 64):
         fail(ACL_ERROR_RT_ADDR_UNALIGNED,
              "an on-device asynchronous copy needs 64-byte aligned source and destination addresses")
     task = m.submit(th, stream, "memcpy", "MEMCPY_ASYNC", plan.engine, duration=copy_duration(m, plan),

@@ -4,6 +4,11 @@ The host threads submit tasks; this loop moves them through ready -> running -> 
 It is advanced only up to a horizon given by the host side (the smallest clock of the
 runnable host threads), so a later submission can never change the past; events at the
 horizon itself wait until the host side has moved past it.
+
+Most engines fix a task's duration when it starts.  Shared engines (peer links) split
+bandwidth among the copies on them, so a task's finish time moves whenever another copy
+starts or ends; the moved finish is pushed again with the task's next ``version`` and the
+older event is skipped when it comes up.
 """
 from __future__ import annotations
 
@@ -23,9 +28,15 @@ class Simulator:
         self.running_tasks = 0
 
     # -- scheduling ---------------------------------------------------------------------
-    def _push(self, t: int, action: int, task) -> None:
+    def _push(self, t: int, action: int, task, version: int = 0) -> None:
         self._seq += 1
-        heapq.heappush(self._heap, (t, self._seq, action, task))
+        heapq.heappush(self._heap, (t, self._seq, action, task, version))
+
+    def _reschedule(self, moves) -> None:
+        """New finish times from a shared engine; the task's older FINISH events go stale."""
+        for task, t in moves:
+            task.version += 1
+            self._push(t, FINISH, task, task.version)
 
     def submit(self, task) -> None:
         """A task joined its stream's queue on the host side (stream.queue already holds it)."""
@@ -40,10 +51,14 @@ class Simulator:
     # -- running ------------------------------------------------------------------------
     def step(self) -> None:
         """Process the earliest pending event."""
-        t, _, action, task = heapq.heappop(self._heap)
+        t, _, action, task, version = heapq.heappop(self._heap)
         self.now = t
         if action == ARRIVE:
             self._head_arrived(task)
+        elif version != task.version:
+            return                                # superseded by a rescheduled finish
+        elif task.engine is not None and task.engine.shared and not task.engine.due(task, t):
+            self._reschedule(task.engine.wake(task, t))
         else:
             self._finish(task)
 
@@ -83,6 +98,10 @@ class Simulator:
             if callable(duration):
                 duration = duration(task.cores)
             self.running_tasks += 1
+            if engine.shared:                     # bandwidth shared: the engine says when it ends
+                self.log.append(TaskStarted(now, task.id, task.cores))
+                self._reschedule(engine.begin(task, now))
+                continue
             self._push(now + duration, FINISH, task)
             self.log.append(TaskStarted(now, task.id, task.cores))
 
@@ -108,6 +127,8 @@ class Simulator:
         if engine is not None:
             self.running_tasks -= 1
             engine.release(task)
+            if engine.shared:
+                self._reschedule(engine.end(task, now))
         self.log.append(TaskFinished(now, task.id, status))
         queue = stream.queue
         queue.popleft()

@@ -242,3 +242,16 @@ class TraceLog:
 
     def __repr__(self) -> str:
         return f"<TraceLog {len(self.records)} records>"
+
+
+@dataclass(frozen=True, slots=True)
+class PeerAccessChanged:
+    """aclrtDeviceEnablePeerAccess / DisablePeerAccess: the direction device -> peer of one
+    process was opened (``enabled``) or closed; ``changed`` is False when it already was."""
+    t: int
+    tid: int
+    pid: int
+    device: int
+    peer: int
+    enabled: bool
+    changed: bool

@@ -77,7 +77,8 @@ class Profile:
     run_mode: int                    # 0 ACL_DEVICE (app on the board), 1 ACL_HOST
     default_device_count: int
     peer_link: str                   # "hccs" full mesh, "pcie" switch, "none"
-    peer_bandwidth: float            # bytes/s per direction of one link
+    peer_bandwidth: float            # bytes/s per direction of one link (HCCS: one device pair;
+                                     # PCIe: one card's switch port), shared by the copies on it
     peer_latency_ns: int
     memory_kind: str = "HBM"         # "HBM" or "DDR": which aclrtMemAttr family answers
     host_memcpy_bandwidth: float = 10e9  # bytes/s of a host-to-host memcpy (assumption)
