@@ -11,15 +11,19 @@ into a device kernel.
 from __future__ import annotations
 
 from . import acl
+from .core import threads as _threads
 from .core.errors import AclError
 from .core.kernels import Kernel, kernel, ptr
 from .core.machine import current as _current
 from .core.machine import configure as _configure
+from .core.processes import SimProcess, spawn_process
 from .core.trace import TraceLog
 from .profiles import PROFILES, Profile, get_profile
 
 __all__ = ["acl", "configure", "now", "trace", "kernel", "ptr", "Kernel", "raise_on_error", "AclError",
-           "profile", "PROFILES", "Profile", "get_profile", "TraceLog"]
+           "profile", "PROFILES", "Profile", "get_profile", "TraceLog", "spawn_process", "SimProcess"]
+
+_threads.install()
 
 
 def configure(profile="ascend910b", device_count: int | None = None) -> None:

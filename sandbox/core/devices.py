@@ -104,9 +104,27 @@ def _release_context(m: Machine, th: HostThread, ctx: Context) -> None:
     ctx.streams.clear()
     ctx.events.clear()
     ctx.alive = False
-    th.process.contexts.pop(ctx.handle, None)
+    ctx.process.contexts.pop(ctx.handle, None)
     m.contexts.pop(ctx.handle, None)
     m.log.append(T.ContextDestroyed(th.clock, ctx.handle))
+
+
+def release_process(m: Machine, th: HostThread, proc: Process) -> None:
+    """What a process still holds when it exits: its contexts, device memory and pinned memory."""
+    for device in sorted(proc.default_contexts):
+        ctx = proc.default_contexts.pop(device)
+        _release_context(m, th, ctx)
+    proc.device_refs.clear()
+    for ctx in sorted(list(proc.contexts.values()), key=lambda c: c.handle):
+        _release_context(m, th, ctx)
+    for dev in m.devices:
+        for ptr in sorted(p for p, a in dev.memory.allocations.items() if a.pid == proc.pid):
+            dev.memory.release(ptr)
+            m.log.append(T.MemFreed(th.clock, dev.index, ptr))
+    for ptr in sorted(p for p, b in m.host.pinned.items() if b.pid == proc.pid):
+        m.host.free_pinned(ptr)
+        m.log.append(T.MemFreed(th.clock, -1, ptr))
+    proc.initialized = False
 
 
 def get_device(m: Machine, th: HostThread) -> int:

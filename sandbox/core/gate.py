@@ -23,10 +23,11 @@ def call(c_name: str, body, *, cost: int, defaults: tuple = (), needs_init: bool
     m = current()
     with m.lock:
         th = m.current_thread()
+        m.scheduler.wait_turn(th)
         start = th.clock
-        m.call_tasks = []
-        m.call_blocked_from = None
-        m.call_seq = seq = m.new_api_seq()
+        th.call_tasks = []
+        th.call_blocked_from = None
+        th.call_seq = seq = m.new_api_seq()
         error = None
         try:
             if needs_init and not th.process.initialized:
@@ -42,8 +43,9 @@ def call(c_name: str, body, *, cost: int, defaults: tuple = (), needs_init: bool
             th.err_msgs.append(f"{c_name} failed: {exc.message}")
             m.log.append(ErrorRaised(th.clock, th.tid, c_name, exc.code, exc.name, exc.message))
         m.log.append(ApiCall(start, th.clock, th.tid, th.process.pid, c_name, ret, tuple(args),
-                             tuple(m.call_tasks), m.call_blocked_from, seq))
+                             tuple(th.call_tasks), th.call_blocked_from, seq))
         m.settle()
+        m.scheduler.wait_turn(th)
         raise_errors = m.raise_errors
     if error is not None and raise_errors:
         raise error
@@ -58,7 +60,9 @@ def local(body):
     """Run a helper that takes no virtual time (acl.util, recent error message) under the lock."""
     m = current()
     with m.lock:
-        return body(m, m.current_thread())
+        th = m.current_thread()
+        m.scheduler.wait_turn(th)
+        return body(m, th)
 
 
 # -- argument checks shared by the facade ---------------------------------------------------

@@ -20,6 +20,7 @@ from .memory import DeviceMemory, HostMemory, device_of_address
 from .objects import Context, Event, HostThread, Process, Stream
 from .sim import Simulator
 from .tasks import Task
+from .threads import Scheduler
 
 ENGINE_NAMES = ("AI Core", "DMA H2D", "DMA D2H", "DMA D2D")
 
@@ -62,10 +63,7 @@ class Machine:
         self.contexts: dict[int, Context] = {}
         self.raise_errors = False
         self.lock = threading.RLock()
-        # scratch of the API call in progress (filled by operations, read by the gate)
-        self.call_tasks: list[int] = []
-        self.call_blocked_from: int | None = None
-        self.call_seq = 0
+        self.scheduler = Scheduler(self)
         self._deadlines: dict[int, tuple[int, int] | None] = {}
         p = self.profile
         self.log.append(T.MachineConfigured(0, p.name, p.soc_name, count, p.ai_cores, p.memory_bytes,
@@ -75,15 +73,17 @@ class Machine:
         self.main_process = self.new_process("main")
 
     # -- processes and threads ----------------------------------------------------------
-    def new_process(self, name: str) -> Process:
+    def new_process(self, name: str, t: int = 0) -> Process:
         proc = Process(next(self._pids), name)
         self.processes.append(proc)
-        self.log.append(T.ProcessStarted(0 if not self.threads else self.min_clock(), proc.pid, name))
+        self.log.append(T.ProcessStarted(t, proc.pid, name))
         return proc
 
-    def register_thread(self, ident: int, name: str, process: Process, clock: int) -> HostThread:
+    def register_thread(self, ident: int | None, name: str, process: Process, clock: int) -> HostThread:
         th = HostThread(next(self._tids), name, process, clock, ident)
-        self.threads[ident] = th
+        if ident is not None:
+            self.threads[ident] = th
+        self.scheduler.add(th)
         self.log.append(T.ThreadStarted(clock, th.tid, process.pid, name))
         return th
 
@@ -91,13 +91,30 @@ class Machine:
         ident = threading.get_ident()
         th = self.threads.get(ident)
         if th is None:
-            name = "main" if threading.current_thread() is threading.main_thread() else threading.current_thread().name
-            th = self.register_thread(ident, name, self.main_process, self.min_clock() if self.threads else 0)
+            current = threading.current_thread()
+            name = "main" if current is threading.main_thread() else current.name
+            th = self.register_thread(ident, name, self.main_process, self.min_clock())
         return th
 
     def min_clock(self) -> int:
-        clocks = [t.clock for t in self.threads.values() if not t.parked and not t.finished]
-        return min(clocks) if clocks else self.sim.now
+        horizon = self.scheduler.horizon()
+        return self.sim.now if horizon is None else horizon
+
+    def thread_finished(self, th: HostThread) -> None:
+        """A host thread's function returned: it no longer holds the others back."""
+        self.log.append(T.ThreadEnded(th.clock, th.tid))
+        self.scheduler.finish(th)
+        proc = th.process
+        if proc is not self.main_process and all(t.finished for t in self.scheduler.threads if t.process is proc):
+            self.end_process(proc, th)
+
+    def end_process(self, proc: Process, last: HostThread) -> None:
+        """Process exit releases what the process still holds (memory, contexts)."""
+        from .devices import release_process
+        release_process(self, last, proc)
+        proc.ended = True
+        self.log.append(T.ProcessEnded(last.clock, proc.pid))
+        self.scheduler.changed()
 
     # -- handles and ids -------------------------------------------------------------------
     def new_handle(self) -> int:
@@ -198,18 +215,18 @@ class Machine:
         prev = stream.last_task.id if stream.last_task is not None else 0
         stream.queue.append(task)
         stream.last_task = task
-        self.call_tasks.append(task.id)
+        th.call_tasks.append(task.id)
         self.log.append(T.TaskSubmitted(th.clock, task.id, stream.device, stream.handle, kind, name,
                                         engine.name if engine is not None else "", prev,
                                         waits_on.id if waits_on is not None else 0, nbytes, block_dim,
-                                        event.handle if event is not None else 0, th.tid, self.call_seq, detail))
+                                        event.handle if event is not None else 0, th.tid, th.call_seq, detail))
         self.sim.submit(task)
         return task
 
     # -- time ---------------------------------------------------------------------------------
     def settle(self) -> None:
         """Let the device side catch up with the host side (never past a runnable thread)."""
-        self.sim.run_before(self.min_clock())
+        self.scheduler.advance()
 
     @contextmanager
     def deadline(self, th: HostThread, timeout_ms: int, what: str):
@@ -225,27 +242,22 @@ class Machine:
         """Park ``th`` until ``done()`` holds on the device side, then wake it at that time."""
         if done():
             return
-        self.call_blocked_from = th.clock
-        self.sim.run_before(th.clock)
+        th.call_blocked_from = th.clock
         limit = self._deadlines.get(th.tid)
-        th.parked = True
-        try:
-            while not done():
-                next_time = self.sim.next_time
-                if limit is not None and (next_time is None or next_time > limit[0]):
-                    th.clock = max(th.clock, limit[0])
-                    fail(limit[1], f"{what}: not finished within the timeout")
-                if next_time is None:
-                    fail(ACL_ERROR_RT_PARAM_INVALID,
-                         f"{what} can never finish: no device work is left that could complete it")
-                self.sim.step()
-        finally:
-            th.parked = False
-        th.clock = max(th.clock, self.sim.now)
+        outcome = self.scheduler.park(th, done, what, None if limit is None else limit[0])
+        if outcome == "timeout":
+            fail(limit[1], f"{what}: not finished within the timeout")
+        if outcome is not None:
+            fail(ACL_ERROR_RT_PARAM_INVALID, outcome)
 
 
 _current: Machine | None = None
 _current_lock = threading.Lock()
+
+
+def peek_current() -> Machine | None:
+    """The current machine if one exists (no machine is created)."""
+    return _current
 
 
 def current() -> Machine:

