@@ -75,8 +75,11 @@ def reset(m: Machine, th: HostThread, handle, stream_handle) -> None:
         fail(ACL_ERROR_INVALID_PARAM,
              "only events from aclrtCreateEventWithFlag with ACL_EVENT_SYNC can be reset")
 
+    snapshot = ev.record_task
+
     def forget():
-        ev.record_task = None
+        if ev.record_task is snapshot:     # a record issued after the reset stands
+            ev.record_task = None
     m.submit(th, stream, "event_reset", "EVENT_RESET", None, effect=forget, event=ev)
 
 

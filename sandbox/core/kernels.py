@@ -88,18 +88,27 @@ class Kernel:
         raise TypeError(f"launch a kernel with a configuration: {self.name}[block_dim, stream](...)")
 
     # -- cost ---------------------------------------------------------------------------------
-    def _figure(self, spec, args) -> float:
+    def _figure(self, what: str, spec, args) -> float:
+        """A declared cost figure, checked: a finite number >= 0 (else ACL_ERROR_INVALID_PARAM)."""
         if spec is None:
             return 0.0
-        return float(spec(*args) if callable(spec) else spec)
+        try:
+            value = float(spec(*args) if callable(spec) else spec)
+        except Exception as exc:
+            fail(ACL_ERROR_INVALID_PARAM, f"kernel {self.name}: its {what} figure could not be computed: "
+                 f"{type(exc).__name__}: {exc}")
+        if not math.isfinite(value) or value < 0:
+            fail(ACL_ERROR_INVALID_PARAM, f"kernel {self.name}: its {what} figure must be a finite number >= 0, "
+                 f"got {value}")
+        return value
 
     def duration(self, m: Machine, args, block_dim: int, span_bytes: int):
         p = m.profile
         if self.ns is not None:
-            fixed = int(self._figure(self.ns, args))
+            fixed = int(self._figure("ns", self.ns, args))
             return lambda cores: p.kernel_start_ns + fixed
-        total_bytes = self._figure(self.bytes, args) if self.bytes is not None else span_bytes
-        total_flops = self._figure(self.flops, args)
+        total_bytes = self._figure("bytes", self.bytes, args) if self.bytes is not None else span_bytes
+        total_flops = self._figure("flops", self.flops, args)
         core_bandwidth = p.hbm_bandwidth / p.ai_cores
 
         def timing(cores: int) -> int:
@@ -128,7 +137,8 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
     block_dim = as_int(block_dim, "block_dim")
     if not 1 <= block_dim <= MAX_BLOCK_DIM:
         fail(ACL_ERROR_INVALID_PARAM, f"block_dim must be 1..{MAX_BLOCK_DIM}, got {block_dim}")
-    stream = m.stream(th, stream_handle, api=f"launching {k.name}")
+    stream = m.stream(th, 0 if stream_handle is None else as_int(stream_handle, "stream"),
+                      api=f"launching {k.name}")
     if len(args) != len(k.param_names):
         fail(ACL_ERROR_INVALID_PARAM,
              f"kernel {k.name} takes {len(k.param_names)} arguments ({', '.join(k.param_names)}), got {len(args)}")
@@ -144,9 +154,9 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
                  f"argument {pname} of kernel {k.name} must be a scalar (or annotate it as a pointer), "
                  f"got {type(value).__name__}")
     device = stream.device
+    duration = k.duration(m, args, block_dim, span)
     m.submit(th, stream, "kernel", k.name, m.devices[device].aicore,
-             duration=k.duration(m, args, block_dim, span), effect=lambda: run_body(m, k, device, args),
-             block_dim=block_dim)
+             duration=duration, effect=lambda: run_body(m, k, device, args), block_dim=block_dim)
 
 
 def run_body(m: Machine, k: Kernel, device: int, args):
