@@ -45,16 +45,31 @@ def finalize(m: Machine, th: HostThread) -> None:
 def set_device(m: Machine, th: HostThread, device_id: int) -> None:
     m.device(device_id)
     proc = th.process
-    costs = m.profile.host_costs
-    if device_id not in proc.opened_devices:
-        th.clock += costs.first_set_device if not proc.opened_devices else costs.open_device
-        proc.opened_devices.add(device_id)
+    _open_device(m, th, device_id)
     ctx = proc.default_contexts.get(device_id)
     if ctx is None:
         ctx = new_context(m, th, device_id, is_default=True)
         proc.default_contexts[device_id] = ctx
     proc.device_refs[device_id] = proc.device_refs.get(device_id, 0) + 1
     th.context = ctx
+
+
+def _open_device(m: Machine, th: HostThread, device_id: int) -> None:
+    """The first use of a device in a process costs time; the process's first one costs seconds.
+
+    The slow first open sets up the whole process (RT-FAQ: operator packages, the device-side
+    scheduler), so other threads opening devices meanwhile wait for it to finish.
+    """
+    proc = th.process
+    if device_id in proc.opened_devices:
+        return
+    costs = m.profile.host_costs
+    if not proc.opened_devices:
+        th.clock += costs.first_set_device
+        proc.runtime_ready_at = th.clock
+    else:
+        th.clock = max(th.clock, proc.runtime_ready_at) + costs.open_device
+    proc.opened_devices.add(device_id)
 
 
 def reset_device(m: Machine, th: HostThread, device_id: int, force: bool) -> None:
@@ -152,11 +167,7 @@ def report_stream_error(stream) -> None:
 # -- contexts -------------------------------------------------------------------------------------
 def create_context(m: Machine, th: HostThread, device_id: int) -> int:
     m.device(device_id)
-    proc = th.process
-    if device_id not in proc.opened_devices:
-        costs = m.profile.host_costs
-        th.clock += costs.first_set_device if not proc.opened_devices else costs.open_device
-        proc.opened_devices.add(device_id)
+    _open_device(m, th, device_id)
     ctx = new_context(m, th, device_id, is_default=False)
     th.context = ctx
     return ctx.handle
