@@ -25,6 +25,18 @@ __all__ = ["acl", "configure", "now", "trace", "kernel", "ptr", "Kernel", "raise
 
 _threads.install()
 
+_VIEWS = ("show", "step_through", "gantt", "memory_map", "queues", "summary", "export_trace")
+__all__ += list(_VIEWS)
+
+
+def __getattr__(name):
+    """The views (dashboard, Gantt, memory map, queues, summary, trace export) load on first use,
+    so that ``import sandbox`` stays light for programs that only run the runtime."""
+    if name in _VIEWS:
+        from .widgets import api
+        return getattr(api, name)
+    raise AttributeError(f"module 'sandbox' has no attribute {name!r}")
+
 
 def configure(profile="ascend910b", device_count: int | None = None) -> None:
     """Start a fresh simulated machine (default: an 8-device Ascend 910B server).
