@@ -12,7 +12,7 @@ from ..core.constants import *  # noqa: F401,F403  (the C enum names)
 from ..core.errors import ALL_CODES as _ALL_CODES
 from ..core.gate import as_int, call, local
 from ..core.machine import current as _current
-from . import rt, util  # noqa: F401
+from . import mdl, rt, util  # noqa: F401
 
 globals().update(_ALL_CODES)
 

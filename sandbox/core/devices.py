@@ -149,6 +149,7 @@ def get_device(m: Machine, th: HostThread) -> int:
 def synchronize_device(m: Machine, th: HostThread) -> None:
     """Wait for every stream of the current context, then report the first device error."""
     ctx = m.current_context(th)
+    m.graphs.refuse_device_sync(ctx, "aclrtSynchronizeDevice")
     streams = [ctx.default_stream, *ctx.streams.values()]
     m.block_until(th, lambda: all(s.idle for s in streams), f"synchronizing device {ctx.device}")
     th.clock += m.profile.host_costs.synchronize

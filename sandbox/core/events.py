@@ -85,6 +85,7 @@ def reset(m: Machine, th: HostThread, handle, stream_handle) -> None:
 
 def synchronize(m: Machine, th: HostThread, handle) -> None:
     ev = m.event(handle)
+    m.graphs.refuse_event(ev, "aclrtSynchronizeEvent", query=False)
     task = ev.record_task
     if task is not None:
         m.block_until(th, lambda: task.done, "synchronizing an event")
@@ -92,7 +93,9 @@ def synchronize(m: Machine, th: HostThread, handle) -> None:
 
 
 def query_status(m: Machine, th: HostThread, handle) -> int:
-    task = m.event(handle).record_task
+    ev = m.event(handle)
+    m.graphs.refuse_event(ev, "aclrtQueryEventStatus", query=True)
+    task = ev.record_task
     done = task is not None and task.done
     return C.ACL_EVENT_RECORDED_STATUS_COMPLETE if done else C.ACL_EVENT_RECORDED_STATUS_NOT_READY
 
@@ -103,6 +106,8 @@ def ticks(m: Machine, t: int) -> int:
 
 def elapsed_time(m: Machine, th: HostThread, start_handle, end_handle) -> float:
     start, end = m.event(start_handle), m.event(end_handle)
+    for ev in (start, end):
+        m.graphs.refuse_event(ev, "aclrtEventElapsedTime", query=True)
     for ev, which in ((start, "start"), (end, "end")):
         if not ev.plain and not ev.flags & C.ACL_EVENT_TIME_LINE:
             fail(ACL_ERROR_INVALID_PARAM, f"the {which} event was created without ACL_EVENT_TIME_LINE")

@@ -20,6 +20,7 @@ from .memory import DeviceMemory, HostMemory, device_of_address
 from .objects import Context, Event, HostThread, Process, Stream
 from .sim import Simulator
 from .tasks import Task
+from .graph import Graphs
 from .threads import Scheduler
 
 ENGINE_NAMES = ("AI Core", "DMA H2D", "DMA D2H", "DMA D2D")
@@ -64,6 +65,7 @@ class Machine:
         self.raise_errors = False
         self.lock = threading.RLock()
         self.scheduler = Scheduler(self)
+        self.graphs = Graphs(self)            # ACL Graph captures and model run instances
         self._deadlines: dict[int, tuple[int, int] | None] = {}
         p = self.profile
         self.log.append(T.MachineConfigured(0, p.name, p.soc_name, count, p.ai_cores, p.memory_bytes,
@@ -210,6 +212,11 @@ class Machine:
                duration=0, effect=None, waits_on=None, nbytes=0, block_dim=0, event=None,
                detail=()) -> Task:
         """Queue a task on ``stream``; it reaches the device at the thread's current clock."""
+        if self.graphs.active:   # a capture is in progress: the task may be recorded instead (graph.py)
+            recorded = self.graphs.intercept(th, stream, kind, name, engine, duration, effect, waits_on,
+                                             nbytes, block_dim, event, detail)
+            if recorded is not None:
+                return recorded
         task = Task(self.new_task_id(), kind, name, stream, engine, th.clock, duration, effect,
                     waits_on, nbytes, block_dim, event)
         prev = stream.last_task.id if stream.last_task is not None else 0

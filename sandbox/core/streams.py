@@ -35,6 +35,7 @@ def destroy(m: Machine, th: HostThread, handle) -> None:
 
 def synchronize(m: Machine, th: HostThread, handle) -> None:
     stream = m.stream(th, handle, check_context=False)
+    m.graphs.refuse_stream_sync(stream, "aclrtSynchronizeStream")
     m.block_until(th, lambda: stream.idle, f"synchronizing stream {stream.stream_id}")
     th.clock += m.profile.host_costs.synchronize
     report_stream_error(stream)
@@ -42,6 +43,7 @@ def synchronize(m: Machine, th: HostThread, handle) -> None:
 
 def query(m: Machine, th: HostThread, handle) -> int:
     stream = m.stream(th, handle, check_context=False)
+    m.graphs.refuse_stream_sync(stream, "aclrtStreamQuery")
     return C.ACL_STREAM_STATUS_COMPLETE if stream.idle else C.ACL_STREAM_STATUS_NOT_READY
 
 

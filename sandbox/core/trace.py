@@ -255,3 +255,68 @@ class PeerAccessChanged:
     peer: int
     enabled: bool
     changed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GraphCaptureBegan:
+    """aclmdlRICaptureBegin: ``stream`` now records its tasks into model run instance ``ri``."""
+    t: int
+    ri: int
+    stream: int
+    mode: str                  # e.g. "ACL_MODEL_RI_CAPTURE_MODE_GLOBAL"
+    tid: int
+
+
+@dataclass(frozen=True, slots=True)
+class TaskCaptured:
+    """A task issued to a capturing stream was recorded into ``ri`` instead of running.
+
+    ``index`` is its number inside the instance; ``waits_on`` the index of the captured
+    event record it waits for (-1 if none).
+    """
+    t: int
+    ri: int
+    stream: int
+    index: int
+    kind: str
+    name: str
+    engine: str
+    waits_on: int
+    tid: int = 0
+    api_seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class GraphCaptureInvalidated:
+    """A forbidden call (e.g. a synchronize) during capture: aclmdlRICaptureEnd will fail."""
+    t: int
+    ri: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class GraphCaptured:
+    """aclmdlRICaptureEnd succeeded: ``ri`` holds ``n_tasks`` tasks of ``streams`` (origin first)."""
+    t: int
+    ri: int
+    stream: int
+    n_tasks: int
+    streams: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphLaunched:
+    """aclmdlRIExecuteAsync: one host call submitted ``tasks`` (TaskSubmitted records with
+    ("graph", ri) in their detail)."""
+    t: int
+    ri: int
+    stream: int
+    tasks: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphDestroyed:
+    """aclmdlRIDestroy, or a failed capture whose instance was discarded."""
+    t: int
+    ri: int
+
