@@ -67,3 +67,35 @@ def profile() -> Profile:
 def raise_on_error(enabled: bool = True) -> None:
     """Make failing calls raise ``AclError`` (code, C name, message) instead of returning codes."""
     _current().raise_errors = bool(enabled)
+
+
+
+def inject_fault(kind: str, device=None, stream=None, after: int = 0, count=..., peer=None, code=None) -> int:
+    """Make coming device tasks fail, to practise error recovery; returns the fault's number.
+
+    ``kind``: "kernel_trap" (507016), "dma_error" (507013) or "link_down" (507056, peer copies
+    between ``device`` and ``peer``).  The first ``after`` matching tasks submitted from now
+    on succeed, the next ``count`` fail (link_down: every one until ``clear_faults()``).
+    See sandbox/core/faults.py.
+    """
+    from .core import faults
+    from .core.gate import local
+
+    def body(m, th):
+        try:
+            if count is ...:
+                return faults.inject(m, th, kind, device, stream, after, peer=peer, code=code)
+            return faults.inject(m, th, kind, device, stream, after, count, peer, code)
+        except AclError as exc:
+            raise ValueError(exc.message) from None
+    return local(body)
+
+
+def clear_faults() -> None:
+    """Disarm every injected fault (a link that was down is up again)."""
+    from .core import faults
+    from .core.gate import local
+    local(lambda m, th: faults.clear(m, th))
+
+
+__all__ += ["inject_fault", "clear_faults"]

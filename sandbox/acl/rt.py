@@ -333,3 +333,45 @@ def get_devices_topo(device_id, other_device_id):
                                                 as_int(other_device_id, "other_device_id")),
                 cost=_costs().query, defaults=(0,),
                 args=(("device_id", device_id), ("other_device_id", other_device_id)))
+
+
+
+# -- host callbacks (see core/callbacks.py for the rules and codes) --------------------------------------
+def _callbacks():
+    from ..core import callbacks
+    return callbacks
+
+
+def subscribe_report(thread_id, stream) -> int:
+    """Bind a host thread (threading.Thread.ident or acl.util.start_thread id) to run the stream's callbacks."""
+    return call("aclrtSubscribeReport",
+                lambda m, th: _callbacks().subscribe(m, th, thread_id, _handle(stream, "stream")),
+                cost=_costs().default, args=(("thread_id", _callbacks().thread_label(thread_id)), ("stream", stream)))
+
+
+def unsubscribe_report(thread_id, stream) -> int:
+    return call("aclrtUnSubscribeReport",
+                lambda m, th: _callbacks().unsubscribe(m, th, thread_id, _handle(stream, "stream")),
+                cost=_costs().default, args=(("thread_id", _callbacks().thread_label(thread_id)), ("stream", stream)))
+
+
+def launch_callback(fn, user_data, block_type, stream) -> int:
+    """Queue fn(user_data) on the stream; the subscribed thread runs it in aclrtProcessReport."""
+    return call("aclrtLaunchCallback",
+                lambda m, th: _callbacks().launch_callback(m, th, fn, user_data, as_int(block_type, "block_type"),
+                                                           _handle(stream, "stream")),
+                cost=_costs().default,
+                args=(("fn", getattr(fn, "__name__", repr(fn))), ("block_type", block_type), ("stream", stream)))
+
+
+def process_report(timeout) -> int:
+    """Wait up to ``timeout`` ms (-1: forever) for a callback of a subscribed stream and run it."""
+    return call("aclrtProcessReport", lambda m, th: _callbacks().process_report(m, th, as_int(timeout, "timeout")),
+                cost=_costs().default, args=(("timeout", timeout),))
+
+
+def launch_host_func(stream, fn, args) -> int:
+    """Queue fn(args) on the stream, run by the runtime's own thread; later tasks wait for it."""
+    return call("aclrtLaunchHostFunc",
+                lambda m, th: _callbacks().launch_host_func(m, th, _handle(stream, "stream"), fn, args),
+                cost=_costs().default, args=(("stream", stream), ("fn", getattr(fn, "__name__", repr(fn)))))

@@ -90,3 +90,42 @@ def ptr_to_bytes(ptr, size) -> bytes:
         buf.read_into(offset, out)
         return out.tobytes()
     return _guarded(body, b"")
+
+
+
+# -- threads for callbacks (pyACL acl.util.start_thread / stop_thread) ----------------------------------
+def start_thread(func, args_list):
+    """(thread_id, ret): start ``func(args_list)`` on a new host thread that takes part in the sandbox.
+
+    The id is the thread's ``threading.Thread.ident``, so it can be given to
+    acl.rt.subscribe_report.  Python threads cannot be cancelled: stop_thread waits for the
+    function to return, so let it end (e.g. a flag checked between process_report calls).
+    """
+    import threading
+
+    def body(m, th):
+        if not callable(func):
+            fail(ACL_ERROR_INVALID_PARAM, f"start_thread: func must be callable, got {type(func).__name__}")
+        thread = threading.Thread(target=func, args=(args_list,), name=f"acl thread ({getattr(func, '__name__', 'func')})")
+        thread.start()
+        started = getattr(m, "util_threads", None)
+        if started is None:
+            started = m.util_threads = {}
+        started[thread.ident] = thread
+        return thread.ident, 0
+    result = _guarded(body, None)
+    return result if result is not None else (0, ACL_ERROR_INVALID_PARAM)
+
+
+def stop_thread(thread_id) -> int:
+    """Wait for a thread from start_thread to finish (its function must return); 0 or 100000."""
+    def body(m, th):
+        thread = getattr(m, "util_threads", {}).pop(thread_id, None) if isinstance(thread_id, int) else None
+        if thread is None:
+            fail(ACL_ERROR_INVALID_PARAM, f"stop_thread: {thread_id!r} is not a thread started by acl.util.start_thread")
+        return thread
+    thread = _guarded(body, None)
+    if thread is None:
+        return ACL_ERROR_INVALID_PARAM
+    thread.join()
+    return 0

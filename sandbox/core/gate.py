@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 
+from .callbacks import refuse_nested
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, AclError, fail
 from .machine import current
 from .trace import ApiCall, ErrorRaised
@@ -22,6 +23,9 @@ def call(c_name: str, body, *, cost: int, defaults: tuple = (), needs_init: bool
     """
     m = current()
     with m.lock:
+        refused = refuse_nested(m, c_name, defaults)   # a call from inside a host callback
+        if refused is not None:
+            return refused
         th = m.current_thread()
         m.scheduler.wait_turn(th)
         start = th.clock

@@ -212,6 +212,9 @@ class Machine:
                duration=0, effect=None, waits_on=None, nbytes=0, block_dim=0, event=None,
                detail=()) -> Task:
         """Queue a task on ``stream``; it reaches the device at the thread's current clock."""
+        if stream.error_stop:
+            fail(stream.error_stop, "the context stopped on a failure (ACL_STOP_ON_FAILURE) and takes no new "
+                 f"tasks: {stream.context.failure_message}; reset the device (or destroy the context) to go on")
         if self.graphs.active:   # a capture is in progress: the task may be recorded instead (graph.py)
             recorded = self.graphs.intercept(th, stream, kind, name, engine, duration, effect, waits_on,
                                              nbytes, block_dim, event, detail)

@@ -186,6 +186,7 @@ def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
                     duration=copy_duration(m, plan), effect=copy_effect(plan), nbytes=count,
                     detail=_copy_detail(plan, kind))
     m.block_until(th, lambda: task.done, "aclrtMemcpy")
+    _report_blocking(task)
 
 
 def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, stream_handle) -> None:
@@ -249,6 +250,16 @@ def memset(m: Machine, th: HostThread, ptr, max_count, value, count) -> None:
     task = m.submit(th, m.sync_stream(device), "memset", "MEMSET", m.devices[device].d2d,
                     duration=_memset_duration(m, count), effect=fill, nbytes=count)
     m.block_until(th, lambda: task.done, "aclrtMemset")
+    _report_blocking(task)
+
+
+def _report_blocking(task) -> None:
+    """A blocking copy or memset that failed on the device returns its error itself."""
+    if task.status:
+        stream = task.stream
+        message = stream.pending_message or f"task {task.id} failed"
+        stream.pending_error, stream.pending_message = 0, ""
+        fail(task.status, message)
 
 
 def memset_async(m: Machine, th: HostThread, ptr, max_count, value, count, stream_handle) -> None:

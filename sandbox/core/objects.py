@@ -67,6 +67,11 @@ class Context:
         self.streams: dict[int, Stream] = {}           # explicit streams, by handle
         self.events: dict[int, Event] = {}
         self.alive = True
+        # stop-on-failure is context-wide (RT-API aclrtSetStreamFailureMode, A2/A3): once one
+        # stream asks for it, a failure on any stream of the context stops them all
+        self.stop_on_failure = False
+        self.failure = 0                  # code of the failure that stopped the context
+        self.failure_message = ""
 
 
 class Stream:
@@ -85,17 +90,32 @@ class Stream:
         self.failure_mode = 0             # ACL_CONTINUE_ON_FAILURE
         self.pending_error = 0            # first device error not yet reported by a sync
         self.pending_message = ""
-        self.error_stop = 0               # stop-on-failure: code that discards later tasks
+        self.failure_mode_set = False     # aclrtSetStreamFailureMode may be called once per stream
         self.alive = True
 
+    @property
+    def stopping(self) -> bool:
+        return self.failure_mode == 1 or self.context.stop_on_failure
+
+    @property
+    def error_stop(self) -> int:
+        """Stop-on-failure: the code that discards this stream's later tasks (0: none)."""
+        return self.context.failure if self.stopping else 0
+
     def record_failure(self, task, status: int, message: str = "") -> None:
-        if not self.pending_error:
+        """A task failed: keep the error for the next synchronize.
+
+        Stop-on-failure keeps the first error and stops every stream of the context;
+        continue-on-failure lets a later error overwrite an unreported one (RT-FAQ).
+        """
+        if not self.pending_error or not self.stopping:
             self.pending_error = status
             self.pending_message = (f"task {task.id} ({task.kind} {task.name!r}) on stream "
                                     f"{self.stream_id} of device {self.device} failed"
                                     + (f": {message}" if message else ""))
-        if self.failure_mode == 1:
-            self.error_stop = status
+        ctx = self.context
+        if self.stopping and not ctx.failure:
+            ctx.failure, ctx.failure_message = status, self.pending_message
 
     @property
     def idle(self) -> bool:

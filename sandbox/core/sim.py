@@ -26,6 +26,7 @@ class Simulator:
         self._heap: list = []
         self._seq = 0
         self.running_tasks = 0
+        self.fault_check = None           # task -> (code, message) | None: injected faults (core/faults.py)
 
     # -- scheduling ---------------------------------------------------------------------
     def _push(self, t: int, action: int, task, version: int = 0) -> None:
@@ -81,6 +82,8 @@ class Simulator:
 
     def _ready(self, task) -> None:
         task.ready_t = self.now
+        if task.stream.error_stop:
+            task.engine = None                    # stop-on-failure: discarded without using its engine
         engine = task.engine
         if engine is None:
             self._push(self.now, FINISH, task)
@@ -112,7 +115,10 @@ class Simulator:
         status, message = 0, ""
         if stream.error_stop:
             status = stream.error_stop            # stop-on-failure: later tasks are discarded
-            message = "discarded: an earlier task of this stream failed (ACL_STOP_ON_FAILURE)"
+            message = ("discarded: the context stopped on an earlier failure (ACL_STOP_ON_FAILURE): "
+                       + stream.context.failure_message)
+        elif self.fault_check is not None and (fault := self.fault_check(task)):
+            status, message = fault               # an injected fault: the data effect does not happen
         elif task.effect is not None:
             outcome = task.effect()
             if isinstance(outcome, tuple):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import constants as C
 from .devices import report_stream_error
-from .errors import ACL_ERROR_INVALID_PARAM, fail
+from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, fail
 from .machine import Machine
 from .objects import HostThread
 
@@ -48,10 +48,21 @@ def query(m: Machine, th: HostThread, handle) -> int:
 
 
 def set_failure_mode(m: Machine, th: HostThread, handle, mode: int) -> None:
+    """aclrtSetStreamFailureMode (RT-API 06): once per stream; stop-on-failure covers the context.
+
+    The docs say the mode may be set only once per stream; the code of a second call is not
+    documented, we answer 107000 ACL_ERROR_RT_PARAM_INVALID.  On A2/A3, setting
+    ACL_STOP_ON_FAILURE on one stream makes every stream of its context stop on failure.
+    """
     stream = m.stream(th, handle, check_context=False)
     if mode not in (C.ACL_CONTINUE_ON_FAILURE, C.ACL_STOP_ON_FAILURE):
         fail(ACL_ERROR_INVALID_PARAM, f"failure mode must be ACL_CONTINUE_ON_FAILURE or ACL_STOP_ON_FAILURE, got {mode}")
-    stream.failure_mode = mode
+    if stream.failure_mode_set:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"stream {stream.stream_id} already has its failure mode: "
+             "aclrtSetStreamFailureMode may be called only once per stream")
+    stream.failure_mode, stream.failure_mode_set = mode, True
+    if mode == C.ACL_STOP_ON_FAILURE:
+        stream.context.stop_on_failure = True
 
 
 def get_priority(m: Machine, th: HostThread, handle) -> int:

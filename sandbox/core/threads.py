@@ -100,11 +100,13 @@ class Scheduler:
         self.changed()
 
     def _deadlock(self, parked) -> None:
+        from .callbacks import deadlock_hint
         names = ", ".join(f"{t.name!r} ({t.waiting_for})" for t in parked)
+        hint = deadlock_hint(self.m)
         for t in parked:
             t.parked = False
             t.wake_error = (f"{t.waiting_for} can never finish: no thread can run and no device work is "
-                            f"left that could complete it (waiting: {names})")
+                            f"left that could complete it (waiting: {names}){hint}")
 
     # -- blocking inside a runtime call -------------------------------------------------------------
     def park(self, th: HostThread, done, what: str, deadline: int | None) -> str | None:

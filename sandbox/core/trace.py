@@ -320,3 +320,57 @@ class GraphDestroyed:
     t: int
     ri: int
 
+
+
+
+@dataclass(frozen=True, slots=True)
+class CallbackRun:
+    """A host callback ran on a host thread, from ``start`` to ``end``.
+
+    ``kind`` is "callback" (aclrtLaunchCallback, run by the subscribed thread inside
+    aclrtProcessReport) or "host_func" (aclrtLaunchHostFunc, run by the runtime's own thread
+    of the device, whose ``tid`` has a ThreadStarted record of its own).  ``task`` is the
+    stream task the callback belongs to; ``error`` is what the function raised, if anything.
+    """
+    start: int
+    end: int
+    tid: int
+    task: int
+    kind: str
+    fn_name: str
+    block: bool
+    error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FaultInjected:
+    """``sandbox.inject_fault``: from now on, matching tasks fail with ``code``.
+
+    ``skip`` matching tasks complete normally first, then ``count`` fail (0: every one
+    until ``sandbox.clear_faults``).  ``device``/``peer``/``stream`` are -1/-1/0 when any.
+    """
+    t: int
+    tid: int
+    fault: int                 # fault number, machine-wide
+    kind: str                  # "kernel_trap", "dma_error" or "link_down"
+    code: int
+    device: int
+    peer: int
+    stream: int
+    skip: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class FaultTriggered:
+    """An injected fault hit ``task``: it failed with ``code`` and its data effect did not happen."""
+    t: int
+    fault: int
+    task: int
+    code: int
+
+
+@dataclass(frozen=True, slots=True)
+class FaultsCleared:
+    t: int
+    tid: int

@@ -1,0 +1,376 @@
+"""Host callbacks: a stream task whose work is a Python function run on a host thread.
+
+Two mechanisms (RT-API 12, RT-DG 03-02, pyACL launch_callback page):
+
+* ``aclrtSubscribeReport(threadId, stream)`` binds a user thread to a stream;
+  ``aclrtLaunchCallback(fn, userData, blockType, stream)`` queues a callback task; when the
+  tasks before it have finished, the callback is *delivered* to the subscribed thread, which
+  runs ``fn(userData)`` inside its next ``aclrtProcessReport(timeout)``.  ACL_CALLBACK_BLOCK
+  holds the later tasks of the stream until ``fn`` has returned; ACL_CALLBACK_NO_BLOCK lets
+  the stream go on at delivery.
+* ``aclrtLaunchHostFunc(stream, fn, args)`` needs no user thread: the runtime's own thread
+  (one per process and device, a row of its own in the trace) runs ``fn(args)`` as soon as
+  the task is reached, and the later tasks wait for it.
+
+Rules and codes:
+
+* launch_callback on a stream without a subscribed thread: 107015 ACL_ERROR_RT_STREAM_NO_CB_REG.
+* One stream, one thread: subscribing a stream that already has a thread (the same or
+  another) is 107011 ACL_ERROR_RT_STREAM_SUBSCRIBE.  The header also has 100033
+  ACL_ERROR_REPEAT_SUBSCRIBE, but the runtime maps its subscribe-stream error to 107011 and
+  the acl layer passes runtime codes through; the 1000xx subscribe codes are the deprecated
+  ACL-level ones (100034 -> 107015, 100035 -> 107012, 100036 -> 507012).
+* One thread may serve several streams of one device; subscribing it to a stream of another
+  device while it still serves one is 107012 ACL_ERROR_RT_THREAD_SUBSCRIBE.
+* aclrtProcessReport on a thread that serves no stream (and has nothing delivered) is 107012;
+  a timeout other than -1 (forever) or > 0 ms is 100000; nothing delivered in time is
+  507012 ACL_ERROR_RT_REPORT_TIMEOUT.  Each call runs at most one callback (the docs ask
+  for a loop).  If nothing can ever arrive (no other thread can run and no device work is
+  left) it also answers 507012, at once, with the reason.
+* Unsubscribing a stream that has no thread is 107011; naming another thread than the one it
+  has is 107012.  A callback that reaches the head of a stream which has no thread any more
+  fails on the device with 107015 (reported at the next synchronize).
+* The two mechanisms do not mix on one stream: launch_host_func registers the runtime's
+  thread on the stream for good, so it and subscribe_report refuse each other with 107011.
+
+Choices where the docs are silent (documented, tested):
+
+* A callback or host function must not call the runtime (docs: "error or deadlock").  Here
+  every runtime call made from inside one returns 207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+  at once, with a message, and the call is listed in the trace as an error of that thread.
+* What ``fn`` raises does not fail anything on the device (the C callback returns void);
+  the exception text goes into the CallbackRun record and, for aclrtLaunchCallback, into
+  the subscribed thread's recent error message.
+* Running a callback costs the host thread ``host_costs.default``; a host function keeps
+  its stream busy for the same time.
+* Thread ids are ``threading.Thread.ident`` values (or ids from acl.util.start_thread, which
+  are the same) of threads that take part in the sandbox; an unknown id is 100000.
+"""
+from __future__ import annotations
+
+import threading
+from collections import deque
+
+from . import constants as C
+from . import trace as T
+from .engines import Engine
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_REPORT_TIMEOUT,
+                     ACL_ERROR_RT_STREAM_NO_CB_REG, ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                     AclError, code_name, fail)
+
+
+class Job:
+    """One callback task: what to run, where, and how it ended."""
+    __slots__ = ("kind", "fn", "data", "block", "task", "stream", "thread", "status", "message", "ran")
+
+    def __init__(self, kind, fn, data, block, stream):
+        self.kind, self.fn, self.data, self.block, self.stream = kind, fn, data, block, stream
+        self.task = None
+        self.thread = None          # HostThread it was delivered to
+        self.status, self.message = 0, ""
+        self.ran = False
+
+    def outcome(self):
+        return (self.status, self.message) if self.status else 0
+
+
+class CallbackEngine(Engine):
+    """Where callback tasks sit from the moment they are reached until they complete.
+
+    A shared engine never queues; ``begin`` delivers the callback and answers when it ends:
+    at once (NO_BLOCK, host functions after their run) or never (BLOCK: the finish is pushed
+    when ``fn`` has returned on the subscribed thread).
+    """
+    shared = True
+
+    def __init__(self, device: int, state: "CallbackState"):
+        super().__init__("Host callback", device)
+        self.state = state
+
+    def has_room(self, need: int) -> bool:
+        return True
+
+    def begin(self, task, now: int) -> list:
+        return self.state.reached(task, now)
+
+    def due(self, task, now: int) -> bool:
+        return True
+
+    def wake(self, task, now: int) -> list:
+        return []
+
+    def end(self, task, now: int) -> list:
+        return []
+
+
+class CallbackState:
+    """One machine's subscriptions, report queues and callback engines."""
+
+    def __init__(self, m):
+        self.m = m
+        self.subs: dict[int, tuple] = {}            # stream handle -> (HostThread, Stream)
+        self.host_func_streams: set[int] = set()    # streams the runtime's own thread serves
+        self.reports: dict[int, deque] = {}         # thread tid -> delivered jobs, oldest first
+        self.jobs: dict[int, Job] = {}              # task id -> job, until it completes
+        self.engines: dict[int, CallbackEngine] = {}
+        self.runtime_threads: dict[tuple[int, int], int] = {}   # (pid, device) -> trace tid
+        self.busy: str = ""                         # "callback"/"host_func" while user code runs
+        self.busy_tid = 0
+
+    def engine(self, device: int) -> CallbackEngine:
+        eng = self.engines.get(device)
+        if eng is None:
+            eng = self.engines[device] = CallbackEngine(device, self)
+        return eng
+
+    def queue(self, tid: int) -> deque:
+        q = self.reports.get(tid)
+        if q is None:
+            q = self.reports[tid] = deque()
+        return q
+
+    def served_device(self, th) -> int | None:
+        for thread, stream in self.subs.values():
+            if thread is th and stream.alive:
+                return stream.device
+        return None
+
+    # -- the device side reaches a callback task ---------------------------------------------
+    def reached(self, task, now: int) -> list:
+        job = self.jobs[task.id]
+        if job.kind == "host_func":
+            self._run_host_func(job, now)
+            return [(task, now + self.m.profile.host_costs.default)]
+        entry = self.subs.get(task.stream.handle)
+        if entry is None:
+            job.status = ACL_ERROR_RT_STREAM_NO_CB_REG
+            job.message = (f"callback {_name(job.fn)!r} reached the head of stream {task.stream.stream_id} but no "
+                           "thread is subscribed to it any more (aclrtUnSubscribeReport came first)")
+            return [(task, now)]
+        job.thread = entry[0]
+        self.queue(job.thread.tid).append(job)
+        return [] if job.block else [(task, now)]
+
+    def _run_host_func(self, job: Job, now: int) -> None:
+        m, stream = self.m, job.stream
+        key = (stream.context.process.pid, stream.device)
+        tid = self.runtime_threads.get(key)
+        if tid is None:
+            tid = self.runtime_threads[key] = next(m._tids)
+            m.log.append(T.ThreadStarted(now, tid, key[0], f"host func (device {stream.device})"))
+        error = self._call(job, tid, "host_func")
+        end = now + m.profile.host_costs.default
+        m.log.append(T.CallbackRun(now, end, tid, job.task.id, "host_func", _name(job.fn), True, error))
+
+    def _call(self, job: Job, tid: int, kind: str) -> str:
+        """Run the user's function; what it raises becomes text, never a crash of the sandbox."""
+        self.busy, self.busy_tid = kind, tid
+        try:
+            job.fn(job.data)
+            return ""
+        except Exception as exc:  # the learner's callback is user code
+            return f"{type(exc).__name__}: {exc}"
+        finally:
+            self.busy, self.busy_tid = "", 0
+            job.ran = True
+
+
+def state(m) -> CallbackState:
+    st = getattr(m, "callback_state", None)
+    if st is None:
+        st = m.callback_state = CallbackState(m)
+    return st
+
+
+def _name(fn) -> str:
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+# -- thread ids -------------------------------------------------------------------------------------
+def resolve_thread(m, thread_id, *, allow_finished: bool = False):
+    """The sandbox thread a pyACL thread id names (a threading.Thread.ident)."""
+    if isinstance(thread_id, bool) or not isinstance(thread_id, int):
+        fail(ACL_ERROR_INVALID_PARAM, f"thread_id must be an int (a threading.Thread ident), got {thread_id!r}")
+    for thread in threading.enumerate():
+        if thread.ident == thread_id:
+            entry = getattr(thread, "_sandbox_thread", None)
+            if entry is not None and entry[0] is m:
+                th = entry[1]
+                break
+            th = m.threads.get(thread_id)
+            if th is not None:
+                break
+            fail(ACL_ERROR_INVALID_PARAM,
+                 f"thread {thread.name!r} takes no part in the sandbox: start it from a sandbox thread "
+                 "(non-daemon), or use acl.util.start_thread")
+    else:
+        th = m.threads.get(thread_id)
+        if th is None:
+            fail(ACL_ERROR_INVALID_PARAM, f"{thread_id} is not the id of a thread of this program "
+                 "(pass threading.Thread.ident after start(), or the id from acl.util.start_thread)")
+    if th.finished and not allow_finished:
+        fail(ACL_ERROR_INVALID_PARAM, f"thread {th.name!r} has already finished")
+    return th
+
+
+def thread_label(thread_id) -> str:
+    """What the trace shows for a thread id: the sandbox thread, never the OS ident (it varies run to run)."""
+    from .machine import current
+    m = current()
+    with m.lock:
+        try:
+            th = resolve_thread(m, thread_id, allow_finished=True)
+        except AclError:
+            return "unknown thread"
+        return f"thread {th.tid} ({th.name})"
+
+
+# -- the calls ------------------------------------------------------------------------------------------
+def subscribe(m, th, thread_id, handle) -> None:
+    stream = m.stream(th, handle, check_context=False)
+    target = resolve_thread(m, thread_id)
+    st = state(m)
+    if stream.handle in st.host_func_streams:
+        fail(ACL_ERROR_RT_STREAM_SUBSCRIBE,
+             f"stream {stream.stream_id} already has the runtime's host-function thread (aclrtLaunchHostFunc was "
+             "used on it); do not mix aclrtLaunchHostFunc and aclrtLaunchCallback on one stream")
+    entry = st.subs.get(stream.handle)
+    if entry is not None:
+        who = "this thread" if entry[0] is target else f"thread {entry[0].name!r}"
+        fail(ACL_ERROR_RT_STREAM_SUBSCRIBE,
+             f"stream {stream.stream_id} is already subscribed by {who}: a stream can have only one thread")
+    served = st.served_device(target)
+    if served is not None and served != stream.device:
+        fail(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+             f"thread {target.name!r} already serves streams of device {served}; one thread may serve several "
+             f"streams of one device only (stream {stream.stream_id} is on device {stream.device})")
+    st.subs[stream.handle] = (target, stream)
+
+
+def unsubscribe(m, th, thread_id, handle) -> None:
+    stream = m.stream(th, handle, check_context=False)
+    target = resolve_thread(m, thread_id, allow_finished=True)
+    st = state(m)
+    entry = st.subs.get(stream.handle)
+    if entry is None:
+        fail(ACL_ERROR_RT_STREAM_SUBSCRIBE, f"stream {stream.stream_id} has no subscribed thread")
+    if entry[0] is not target:
+        fail(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+             f"stream {stream.stream_id} is subscribed by thread {entry[0].name!r}, not by {target.name!r}")
+    del st.subs[stream.handle]
+
+
+def launch_callback(m, th, fn, user_data, block_type, handle) -> None:
+    if not callable(fn):
+        fail(ACL_ERROR_INVALID_PARAM, f"fn must be callable, got {type(fn).__name__}")
+    if block_type not in (C.ACL_CALLBACK_NO_BLOCK, C.ACL_CALLBACK_BLOCK):
+        fail(ACL_ERROR_INVALID_PARAM,
+             f"block_type must be ACL_CALLBACK_NO_BLOCK (0) or ACL_CALLBACK_BLOCK (1), got {block_type!r}")
+    stream = m.stream(th, handle, api="aclrtLaunchCallback")
+    st = state(m)
+    if stream.handle not in st.subs:
+        extra = (" (it is served by aclrtLaunchHostFunc's runtime thread; do not mix the two)"
+                 if stream.handle in st.host_func_streams else "")
+        fail(ACL_ERROR_RT_STREAM_NO_CB_REG,
+             f"stream {stream.stream_id} has no thread to run callbacks{extra}: call "
+             "aclrtSubscribeReport(thread_id, stream) first, with a thread that loops on aclrtProcessReport")
+    _submit(m, th, st, Job("callback", fn, user_data, block_type == C.ACL_CALLBACK_BLOCK, stream))
+
+
+def launch_host_func(m, th, handle, fn, args) -> None:
+    if not callable(fn):
+        fail(ACL_ERROR_INVALID_PARAM, f"fn must be callable, got {type(fn).__name__}")
+    stream = m.stream(th, handle, api="aclrtLaunchHostFunc")
+    st = state(m)
+    if stream.handle in st.subs:
+        fail(ACL_ERROR_RT_STREAM_SUBSCRIBE,
+             f"stream {stream.stream_id} is subscribed by thread {st.subs[stream.handle][0].name!r} for "
+             "aclrtLaunchCallback; do not mix aclrtLaunchHostFunc and aclrtLaunchCallback on one stream")
+    st.host_func_streams.add(stream.handle)
+    _submit(m, th, st, Job("host_func", fn, args, True, stream))
+
+
+def _submit(m, th, st: CallbackState, job: Job) -> None:
+    stream = job.stream
+    def complete():
+        st.jobs.pop(job.task.id, None)
+        return job.outcome()
+    job.task = m.submit(th, stream, job.kind, _name(job.fn), st.engine(stream.device), effect=complete,
+                        detail=(("block", job.block),))
+    st.jobs[job.task.id] = job
+
+
+def process_report(m, th, timeout: int) -> None:
+    if timeout != -1 and timeout <= 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"timeout must be -1 (wait forever) or > 0 ms, got {timeout}")
+    st = state(m)
+    queue = st.queue(th.tid)
+    if not queue and st.served_device(th) is None:
+        fail(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+             f"thread {th.name!r} serves no stream: call aclrtSubscribeReport(thread_id, stream) for it first")
+    if not queue:
+        th.call_blocked_from = th.clock
+        deadline = None if timeout == -1 else th.clock + timeout * 1_000_000
+        outcome = m.scheduler.park(th, lambda: bool(queue), "aclrtProcessReport", deadline)
+        if outcome == "timeout":
+            fail(ACL_ERROR_RT_REPORT_TIMEOUT, f"no callback arrived within {timeout} ms")
+        if outcome is not None:
+            fail(ACL_ERROR_RT_REPORT_TIMEOUT, outcome)
+    _run_callback(m, th, st, queue.popleft())
+
+
+def _run_callback(m, th, st: CallbackState, job: Job) -> None:
+    blocked_from = th.call_blocked_from
+    start = th.clock
+    error = st._call(job, th.tid, "callback")
+    th.call_blocked_from = blocked_from              # calls made inside the callback must not clobber it
+    th.clock += m.profile.host_costs.default
+    m.log.append(T.CallbackRun(start, th.clock, th.tid, job.task.id, "callback", _name(job.fn), job.block, error))
+    if error:
+        th.err_msgs.append(f"callback {_name(job.fn)!r} raised {error}")
+    if job.block:
+        m.sim._reschedule([(job.task, th.clock)])    # the stream goes on when fn has returned
+
+
+# -- runtime calls from inside a callback ---------------------------------------------------------------
+def refuse_nested(m, c_name: str, defaults: tuple):
+    """The return value of a runtime call made from inside a callback, or None if it may run.
+
+    Called by the API gate before anything else (under the machine lock).
+    """
+    st = getattr(m, "callback_state", None)
+    if st is None or not st.busy:
+        return None
+    where = "a host function (aclrtLaunchHostFunc)" if st.busy == "host_func" else "a callback"
+    message = (f"{c_name} was called from inside {where}: callbacks must not call runtime APIs (allocation, "
+               "release, synchronization, task submission ...); do that work on a thread of your own")
+    err = AclError(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, message)
+    th = m.threads.get(threading.get_ident()) if st.busy == "callback" else None
+    tid = th.tid if th is not None else st.busy_tid
+    t = th.clock if th is not None else m.sim.now
+    m.log.append(T.ErrorRaised(t, tid, c_name, err.code, code_name(err.code), message))
+    if th is not None:
+        th.last_error = err.code
+        th.err_msgs.append(f"{c_name} failed: {message}")
+    if m.raise_errors:
+        raise err
+    if not defaults:
+        return err.code
+    if len(defaults) == 1:
+        return defaults[0], err.code
+    return (*defaults, err.code)
+
+
+def deadlock_hint(m) -> str:
+    """Why a parked thread may never wake: BLOCK callbacks nobody runs."""
+    st = getattr(m, "callback_state", None)
+    if st is None:
+        return ""
+    waiting = []
+    for tid in sorted(st.reports):
+        for job in st.reports[tid]:
+            waiting.append(f"callback {_name(job.fn)!r} (task {job.task.id}) of stream {job.stream.stream_id} "
+                           f"waits for thread {job.thread.name!r} to call aclrtProcessReport")
+    if not waiting:
+        return ""
+    return "; " + "; ".join(waiting) + " (a BLOCK callback holds its stream until it has run)"
