@@ -1,0 +1,326 @@
+# %% [markdown]
+# # 01 · Quick start: the five steps of a runtime program
+#
+# Every program that runs work on an Ascend NPU through the runtime (AscendCL) has the same
+# skeleton. This notebook writes it once, on the vector addition from the asynchronous-execution
+# article (seed 003): two vectors of 1 Mi `int32` go to the device, an `AddKernel` adds them,
+# the sum comes back.
+#
+# | step | what it does | C (AscendCL) | Python (this sandbox, pyACL style) |
+# |---|---|---|---|
+# | 1 | initialise the runtime | `aclInit(NULL)` | `acl.init()` |
+# | 2 | pick a device, make a stream | `aclrtSetDevice(0)`, `aclrtCreateStream(&stream)` | `acl.rt.set_device(0)`, `stream, ret = acl.rt.create_stream()` |
+# | 3 | memory and copies in | `aclrtMalloc`, `aclrtMallocHost`, `aclrtMemcpyAsync(..., ACL_MEMCPY_HOST_TO_DEVICE, stream)` | `acl.rt.malloc`, `acl.rt.malloc_host`, `acl.rt.memcpy_async(...)` |
+# | 4 | launch the kernel | `AddKernel<<<blocks, ..., stream>>>(devA, devB, devC, size)` | `add[blocks, stream](dev_a, dev_b, dev_c, size)` |
+# | 5 | copy back, synchronise, clean up | `aclrtSynchronizeStream(stream)`, `aclrtFree`, `aclrtDestroyStream`, `aclrtResetDevice`, `aclFinalize()` | the same names in snake case |
+#
+# Return conventions are pyACL's: a call that only reports success returns an `int` (0 is
+# `ACL_SUCCESS`); a call that produces something returns a tuple with the code last.
+# Only the import differs from a program for a real board (`import acl`).
+
+# %%
+import warnings
+
+import numpy as np
+
+import sandbox
+from sandbox import acl, teach
+
+sandbox.configure("ascend310b")     # the seed's board: an Ascend 310B with one AI Core
+print(sandbox.profile().soc_name, "-", sandbox.profile().ai_cores, "AI Core")
+
+# %% [markdown]
+# ## How the official quick-start sample goes
+#
+# The runtime repository (`hicann/runtime`, folder `example/0_quickstart`) opens with a
+# "hello CANN" sample and a custom-kernel sample. Their flow, in short:
+#
+# 1. initialise, set device 0, create one stream; every call's return code is checked by a
+#    macro that logs the failing call and stops;
+# 2. allocate three device buffers with the huge-page-first policy and copy the two input
+#    vectors in with the **blocking** copy (`aclrtMemcpy`);
+# 3. launch the vector-add on the stream, then **synchronise the stream** before reading;
+# 4. copy the result back (blocking), compare each element with the expected sum within a
+#    tolerance, and print both;
+# 5. free the buffers, destroy the stream, reset the device, finalise — the reverse order of
+#    creation.
+#
+# We follow the same five steps, but with the seed's asynchronous copies on the stream, so
+# that the whole program is queued first and waited for once.
+
+# %% [markdown]
+# ## Step 1 · initialise
+#
+# `aclInit` must be the first call of a process. In the sandbox every call costs virtual time
+# on the calling host thread; `sandbox.now()` reads that clock in integer nanoseconds.
+
+# %%
+ret = acl.init()                    # C: aclInit(NULL);
+print("aclInit ->", ret, "| host clock:", sandbox.now() / 1e6, "ms")
+
+# %% [markdown]
+# ## Step 2 · device and stream
+#
+# `aclrtSetDevice` opens the device and gives the thread a default context. The first open of
+# a process is slow (about a second on real hardware, and here). A **stream** is an in-order
+# queue of device work; calls ending in `Async` put a task on it and return at once.
+# (The seed's C code creates an explicit context with `aclrtCreateContext(&context, 0)`; the
+# official samples rely on the default context that `aclrtSetDevice` makes. Both work.)
+
+# %%
+ret = acl.rt.set_device(0)          # C: aclrtSetDevice(0);
+stream, ret2 = acl.rt.create_stream()   # C: aclrtCreateStream(&stream);
+print("aclrtSetDevice ->", ret, "| aclrtCreateStream ->", ret2)
+print("host clock after opening the device:", sandbox.now() / 1e6, "ms")
+
+# %% [markdown]
+# ## Step 3 · memory and copies in
+#
+# Device memory comes from `aclrtMalloc`; host memory that the DMA engines can read directly
+# (*pinned*) from `aclrtMallocHost`. `acl.util.ptr_to_numpy` gives a numpy view of host memory
+# so we can fill it. Then two asynchronous host-to-device copies go on the stream.
+
+# %%
+N = 1024 * 1024                     # elements per vector
+NBYTES = N * 4                      # int32: 4 MiB per vector
+H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST
+
+host_a, _ = acl.rt.malloc_host(NBYTES)      # C: aclrtMallocHost(&hostA, byteSize);
+host_b, _ = acl.rt.malloc_host(NBYTES)
+host_c, _ = acl.rt.malloc_host(NBYTES)
+dev_a, _ = acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)   # C: aclrtMalloc(&devA, byteSize, ACL_MEM_MALLOC_HUGE_FIRST);
+dev_b, _ = acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+dev_c, _ = acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+
+a = acl.util.ptr_to_numpy(host_a, (N,), np.int32)
+b = acl.util.ptr_to_numpy(host_b, (N,), np.int32)
+a[:] = np.arange(N)                 # hostA[i] = i
+b[:] = N - np.arange(N)             # hostB[i] = size - i, so every sum is size
+
+# C: aclrtMemcpyAsync(devA, byteSize, hostA, byteSize, ACL_MEMCPY_HOST_TO_DEVICE, stream);
+rets = [acl.rt.memcpy_async(dev_a, NBYTES, host_a, NBYTES, H2D, stream),
+        acl.rt.memcpy_async(dev_b, NBYTES, host_b, NBYTES, H2D, stream)]
+print("two aclrtMemcpyAsync ->", rets, "| host clock:", sandbox.now() / 1e6, "ms")
+
+# %% [markdown]
+# The memory map shows the three device buffers (each 4 MiB plus the runtime's 32-byte pad,
+# rounded up to 2 MiB huge pages) and the three pinned host buffers.
+
+# %%
+sandbox.memory_map()
+
+# %% [markdown]
+# ## Step 4 · launch
+#
+# A kernel is a Python function made into a device kernel with `@sandbox.kernel`. Pointer
+# parameters are annotated with their element type (`"int32*"`) and arrive as numpy views of
+# device memory. Its cost is declared: here `ns=3_500_000`, the 3.5 ms the seed measured for
+# `AddKernel` on the 310B. `add[blocks, stream](...)` is the `<<<blocks, ..., stream>>>` launch.
+
+# %%
+@sandbox.kernel(ns=lambda a, b, c, size: 3_500_000 * size // N)   # 3.5 ms for the full 1 Mi
+def add(a: "int32*", b: "int32*", c: "int32*", size: int):
+    c[:size] = a[:size] + b[:size]
+
+
+# C: AddKernel<<<gridDim, blockDim, 0, stream>>>(devA, devB, devC, size);
+ret = add[(N + 255) // 256, stream](dev_a, dev_b, dev_c, N)
+print("launch ->", ret, "| host clock:", sandbox.now() / 1e6, "ms (the launch returned at once)")
+
+# %% [markdown]
+# Nothing has finished yet: the host is only microseconds past the first copy. The queue panel
+# shows what the stream holds right now — one copy running on the DMA engine, the rest waiting
+# for their turn in the stream.
+
+# %%
+sandbox.queues()
+
+# %% [markdown]
+# ## Step 5 · copy back, synchronise, clean up
+#
+# The result copy goes on the same stream, so it starts only after the kernel. The host then
+# waits once, with `aclrtSynchronizeStream`, and only then reads `host_c`. Clean-up releases
+# everything in the reverse order of creation.
+
+# %%
+# C: aclrtMemcpyAsync(hostC, byteSize, devC, byteSize, ACL_MEMCPY_DEVICE_TO_HOST, stream);
+acl.rt.memcpy_async(host_c, NBYTES, dev_c, NBYTES, D2H, stream)
+before = sandbox.now()
+ret = acl.rt.synchronize_stream(stream)     # C: aclrtSynchronizeStream(stream);
+print(f"aclrtSynchronizeStream -> {ret}, the host waited {(sandbox.now() - before) / 1e6:.3f} ms")
+
+c = acl.util.ptr_to_numpy(host_c, (N,), np.int32).copy()
+print("c[:4] =", c[:4], "| every element is", N, ":", bool((c == N).all()))
+synced = teach.mark("synchronized")      # a named moment in the trace, for the dashboard below
+
+# %%
+rets = [acl.rt.free(p) for p in (dev_a, dev_b, dev_c)]           # C: aclrtFree(devA); ...
+rets += [acl.rt.free_host(p) for p in (host_a, host_b, host_c)]  # C: aclrtFreeHost(hostA); ...
+rets += [acl.rt.destroy_stream(stream),                          # C: aclrtDestroyStream(stream);
+         acl.rt.reset_device(0),                                 # C: aclrtResetDevice(0);
+         acl.finalize()]                                         # C: aclFinalize();
+print("clean-up return codes:", rets)
+
+# %% [markdown]
+# ## What happened
+#
+# The Gantt chart draws the trace: the host thread's calls on top (the dark part of the
+# synchronize is the time it was blocked), then the stream's tasks. Copies (H2D 2 × 4 MiB,
+# D2H 4 MiB) took 8.2 ms at the 310B's ~1.5 GB/s per direction, the kernel 3.5 ms: the seed's
+# figures. On one stream they run one after another — notebook 02 is about overlapping them.
+
+# %%
+sandbox.gantt()
+
+# %% [markdown]
+# `sandbox.show()` is the dashboard: the same Gantt chart, the memory map and the queues, with
+# a time slider to scrub through the run (in JupyterLab; the saved notebook shows a snapshot).
+# Here it opens at the moment just after the synchronize, before the clean-up freed the buffers.
+
+# %%
+sandbox.show(t=synced)
+
+# %% [markdown]
+# ## Step through it
+#
+# `sandbox.step_through(program)` runs a program one step per click of **next step**, the
+# dashboard following. The program is a generator that yields the name of each step once it is
+# done. Run the cell, then click through the five steps (or call `walk.step()`).
+
+# %%
+def five_steps():
+    acl.init()
+    yield "1 initialise"
+    acl.rt.set_device(0)
+    s, _ = acl.rt.create_stream()
+    yield "2 device and stream"
+    ha, _ = acl.rt.malloc_host(NBYTES)
+    hb, _ = acl.rt.malloc_host(NBYTES)
+    hc, _ = acl.rt.malloc_host(NBYTES)
+    da, db, dc = (acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)[0] for _ in range(3))
+    acl.util.ptr_to_numpy(ha, (N,), np.int32)[:] = np.arange(N)
+    acl.util.ptr_to_numpy(hb, (N,), np.int32)[:] = N - np.arange(N)
+    acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
+    acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
+    yield "3 memory and copies in"
+    add[(N + 255) // 256, s](da, db, dc, N)
+    yield "4 launch"
+    acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
+    acl.rt.synchronize_stream(s)
+    for p in (da, db, dc):
+        acl.rt.free(p)
+    for p in (ha, hb, hc):
+        acl.rt.free_host(p)
+    acl.rt.destroy_stream(s)
+    acl.rt.reset_device(0)
+    acl.finalize()
+    yield "5 synchronise and clean up"
+
+
+sandbox.configure("ascend310b")
+walk = sandbox.step_through(five_steps)
+walk
+
+# %% [markdown]
+# Each `step()` runs one step and returns its name; the dashboard above redraws.
+
+# %%
+print(walk.step())
+print(walk.step())
+print(walk.step())
+
+# %%
+print(walk.step())
+print(walk.step())
+print("finished:", walk.step() is None)
+walk
+
+# %% [markdown]
+# ## Exercises
+#
+# Each exercise is graded by `sandbox.teach` from the trace: the checks print `✓` or `✗` with a
+# hint. The cells below run a **reference solution** so you can see what passing looks like;
+# replace the body of each `attempt` function with your own code and run the cell again.
+#
+# ### Exercise 1 · make it correct
+#
+# This program reads the result before it is ready: it copies the sum back asynchronously and
+# reads `host_c` at once. On real hardware that is a race; in the sandbox data moves at the
+# simulated end of the copy, so the early read shows the old bytes every time.
+
+# %%
+def setup():
+    """A fresh board with the inputs copied in and the sum computed into dev_c."""
+    sandbox.configure("ascend310b")
+    acl.init()
+    acl.rt.set_device(0)
+    s, _ = acl.rt.create_stream()
+    ha, hb, hc = (acl.rt.malloc_host(NBYTES)[0] for _ in range(3))
+    da, db, dc = (acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)[0] for _ in range(3))
+    acl.util.ptr_to_numpy(ha, (N,), np.int32)[:] = np.arange(N)
+    acl.util.ptr_to_numpy(hb, (N,), np.int32)[:] = N - np.arange(N)
+    acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
+    acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
+    add[(N + 255) // 256, s](da, db, dc, N)
+    return s, hc, dc
+
+
+def broken():
+    s, hc, dc = setup()
+    acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
+    with warnings.catch_warnings():          # notebook 09 shows the sandbox's hazard reports
+        warnings.simplefilter("ignore")
+        return acl.util.ptr_to_numpy(hc, (N,), np.int32).copy()     # read too early
+
+
+teach.check_equal(broken(), np.full(N, N), what="vector sum")
+
+# %% [markdown]
+# Your turn: make `attempt` return the right sum. The grader also wants exactly one
+# synchronize call.
+
+# %%
+def attempt():
+    s, hc, dc = setup()
+    acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
+    acl.rt.synchronize_stream(s)                                 # wait before reading
+    return acl.util.ptr_to_numpy(hc, (N,), np.int32).copy()
+
+
+result = attempt()
+teach.grade(teach.check_equal(result, np.full(N, N), what="vector sum"),
+            teach.check_syncs(exactly=1))
+
+# %% [markdown]
+# ### Exercise 2 · count the synchronisations
+#
+# A cautious programmer synchronises after every call. It is correct, but each synchronize
+# stops the host until the device is done, and the host cannot queue the next task meanwhile.
+# Write the program with a single synchronize at the end; the grader counts them, checks the
+# bytes that crossed each way (8 MiB in, 4 MiB out) and the result.
+
+# %%
+def cautious():
+    s, hc, dc = setup()
+    acl.rt.synchronize_stream(s)
+    acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
+    acl.rt.synchronize_stream(s)
+    acl.rt.synchronize_device()
+
+
+cautious()
+teach.check_syncs(at_most=1)
+
+# %%
+def attempt():
+    s, hc, dc = setup()
+    acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
+    acl.rt.synchronize_stream(s)
+    return acl.util.ptr_to_numpy(hc, (N,), np.int32).copy()
+
+
+result = attempt()
+teach.grade(teach.check_syncs(at_most=1),
+            teach.check_bytes(direction="H2D", exactly=2 * NBYTES),
+            teach.check_bytes(direction="D2H", exactly=NBYTES),
+            teach.check_equal(result, np.full(N, N), what="vector sum"))
