@@ -13,6 +13,8 @@ from __future__ import annotations
 from . import acl
 from .core import threads as _threads
 from .core.errors import AclError
+from .core.hazards import HazardWarning
+from .core.leaks import LeakWarning
 from .core.kernels import Kernel, kernel, ptr
 from .core.machine import current as _current
 from .core.machine import configure as _configure
@@ -22,6 +24,7 @@ from .profiles import PROFILES, Profile, get_profile
 
 __all__ = ["acl", "configure", "now", "trace", "kernel", "ptr", "Kernel", "raise_on_error", "AclError",
            "profile", "PROFILES", "Profile", "get_profile", "TraceLog", "spawn_process", "SimProcess"]
+__all__ += ["hazards", "leak_report", "HazardWarning", "LeakWarning"]
 
 _threads.install()
 
@@ -69,7 +72,6 @@ def raise_on_error(enabled: bool = True) -> None:
     _current().raise_errors = bool(enabled)
 
 
-
 def inject_fault(kind: str, device=None, stream=None, after: int = 0, count=..., peer=None, code=None) -> int:
     """Make coming device tasks fail, to practise error recovery; returns the fault's number.
 
@@ -99,3 +101,19 @@ def clear_faults() -> None:
 
 
 __all__ += ["inject_fault", "clear_faults"]
+
+
+def hazards() -> list:
+    """The hazards found so far on the current machine (trace.Hazard records, in order): races
+    and misuse found by the ordering rules, whatever the schedule did (see core/hazards.py)."""
+    from .core.hazards import hazards as _hazards
+    return _hazards(_current().log)
+
+
+def leak_report(pid: int | None = None):
+    """What each live process (or process ``pid``) allocated or created and has not released;
+    ``str()`` of it is the text report, ``.items`` the data (see core/leaks.py)."""
+    from .core.leaks import report
+    m = _current()
+    with m.lock:
+        return report(m, pid)

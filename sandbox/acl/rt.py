@@ -335,7 +335,6 @@ def get_devices_topo(device_id, other_device_id):
                 args=(("device_id", device_id), ("other_device_id", other_device_id)))
 
 
-
 # -- host callbacks (see core/callbacks.py for the rules and codes) --------------------------------------
 def _callbacks():
     from ..core import callbacks
@@ -375,3 +374,61 @@ def launch_host_func(stream, fn, args) -> int:
     return call("aclrtLaunchHostFunc",
                 lambda m, th: _callbacks().launch_host_func(m, th, _handle(stream, "stream"), fn, args),
                 cost=_costs().default, args=(("stream", stream), ("fn", getattr(fn, "__name__", repr(fn)))))
+
+
+# -- stream-ordered memory pools (aclrtMemPool*, RT-API 11-10; see core/pools.py) ----------------------
+def _pools():
+    from ..core import pools
+    return pools
+
+
+def mem_pool_create(pool_props):
+    """(pool, ret): a memory pool; pool_props is a dict of the aclrtMemPoolProps members:
+    {"allocType": ACL_MEM_ALLOCATION_TYPE_PINNED, "handleType": ACL_MEM_HANDLE_TYPE_NONE,
+    "location": {"id": 0, "type": ACL_MEM_LOCATION_TYPE_DEVICE}, "maxSize": bytes}."""
+    return call("aclrtMemPoolCreate", lambda m, th: _pools().create(m, th, pool_props),
+                cost=_costs().malloc, defaults=(0,), args=(("pool_props", repr(pool_props)),))
+
+
+def mem_pool_destroy(mem_pool) -> int:
+    return call("aclrtMemPoolDestroy", lambda m, th: _pools().destroy(m, th, _handle(mem_pool, "mem_pool")),
+                cost=_costs().free, args=(("mem_pool", mem_pool),))
+
+
+def mem_pool_set_attr(mem_pool, attr, value) -> int:
+    """Set an aclrtMemPoolAttr (the release threshold, a reuse switch, or a HIGH mark back to 0)."""
+    return call("aclrtMemPoolSetAttr",
+                lambda m, th: _pools().set_attr(m, th, _handle(mem_pool, "mem_pool"), as_int(attr, "attr"),
+                                                as_int(value, "value")),
+                cost=_costs().query, args=(("mem_pool", mem_pool), ("attr", attr), ("value", value)))
+
+
+def mem_pool_get_attr(mem_pool, attr):
+    """(value, ret) of an aclrtMemPoolAttr."""
+    return call("aclrtMemPoolGetAttr",
+                lambda m, th: _pools().get_attr(m, th, _handle(mem_pool, "mem_pool"), as_int(attr, "attr")),
+                cost=_costs().query, defaults=(0,), args=(("mem_pool", mem_pool), ("attr", attr)))
+
+
+def mem_pool_malloc_async(size, mem_pool, stream):
+    """(ptr, ret): a block of the pool, usable by work queued on ``stream`` after this call."""
+    return call("aclrtMemPoolMallocAsync",
+                lambda m, th: _pools().malloc_async(m, th, as_size(size, "size"), _handle(mem_pool, "mem_pool"),
+                                                    _handle(stream, "stream")),
+                cost=_costs().memset_async, defaults=(0,),
+                args=(("size", size), ("mem_pool", mem_pool), ("stream", stream)))
+
+
+def mem_pool_free_async(ptr, stream) -> int:
+    """Give a pool block back to its pool when the work queued on ``stream`` before it is done."""
+    return call("aclrtMemPoolFreeAsync",
+                lambda m, th: _pools().free_async(m, th, as_int(ptr or 0, "ptr"), _handle(stream, "stream")),
+                cost=_costs().memset_async, args=(("ptr", ptr), ("stream", stream)))
+
+
+def mem_pool_trim_to(mem_pool, min_bytes_to_keep) -> int:
+    """Give the pool's free memory back to the device, keeping at least min_bytes_to_keep."""
+    return call("aclrtMemPoolTrimTo",
+                lambda m, th: _pools().trim_to(m, th, _handle(mem_pool, "mem_pool"),
+                                               as_int(min_bytes_to_keep, "min_bytes_to_keep")),
+                cost=_costs().free, args=(("mem_pool", mem_pool), ("min_bytes_to_keep", min_bytes_to_keep)))

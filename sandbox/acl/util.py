@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import hazards
 from ..core.errors import ACL_ERROR_INVALID_PARAM, AclError, fail
 from ..core.gate import as_int, as_size, local
 
@@ -77,6 +78,7 @@ def ptr_to_numpy(ptr, shape, dtype):
         dims = tuple(as_size(d, "shape") for d in dims)
         count = int(np.prod(dims, dtype=np.int64)) if dims else 1
         buf, offset = _host_span(m, as_int(ptr, "ptr"), count * dt.itemsize, "ptr_to_numpy")
+        hazards.host_access(m, th, buf, offset, count * dt.itemsize, False, "acl.util.ptr_to_numpy")
         return buf.dense_view(offset, count * dt.itemsize).view(dt).reshape(dims)
     return _guarded(body, None)
 
@@ -86,11 +88,11 @@ def ptr_to_bytes(ptr, size) -> bytes:
     def body(m, th):
         n = as_size(size, "size")
         buf, offset = _host_span(m, as_int(ptr, "ptr"), n, "ptr_to_bytes")
+        hazards.host_access(m, th, buf, offset, n, False, "acl.util.ptr_to_bytes")
         out = np.empty(n, dtype=np.uint8)
         buf.read_into(offset, out)
         return out.tobytes()
     return _guarded(body, b"")
-
 
 
 # -- threads for callbacks (pyACL acl.util.start_thread / stop_thread) ----------------------------------

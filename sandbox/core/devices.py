@@ -12,6 +12,7 @@ Rules (RT-API 04/05, RT-DG 05, seed 000):
 from __future__ import annotations
 
 from . import constants as C
+from . import hazards, leaks, pools
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_FINALIZE, ACL_ERROR_REPEAT_INITIALIZE,
                      ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, ACL_ERROR_RT_PARAM_INVALID, fail)
@@ -32,6 +33,7 @@ def finalize(m: Machine, th: HostThread) -> None:
     proc = th.process
     if not proc.initialized:
         fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize was already called (or aclInit never was)")
+    leaks.at_exit(m, th, proc, "aclFinalize")      # before the releases below hide what was left
     for device in sorted(proc.default_contexts):
         _release_device(m, th, proc, device)
     for ctx in sorted(list(proc.contexts.values()), key=lambda c: c.handle):
@@ -91,7 +93,7 @@ def _release_device(m: Machine, th: HostThread, proc: Process, device_id: int) -
     proc.device_refs.pop(device_id, None)
     streams = [ctx.default_stream, *ctx.streams.values()]
     m.block_until(th, lambda: all(s.idle for s in streams),
-                  f"resetting device {device_id}")
+                  f"resetting device {device_id}", learns=streams)
     th.clock += m.profile.host_costs.reset_device
     _release_context(m, th, ctx)
     for other in m.threads.values():
@@ -126,6 +128,9 @@ def _release_context(m: Machine, th: HostThread, ctx: Context) -> None:
 
 def release_process(m: Machine, th: HostThread, proc: Process) -> None:
     """What a process still holds when it exits: its contexts, device memory and pinned memory."""
+    if not proc.finalized:
+        leaks.at_exit(m, th, proc, "process end")
+    pools.release_process(m, th, proc)
     for device in sorted(proc.default_contexts):
         ctx = proc.default_contexts.pop(device)
         _release_context(m, th, ctx)
@@ -151,8 +156,9 @@ def synchronize_device(m: Machine, th: HostThread) -> None:
     ctx = m.current_context(th)
     m.graphs.refuse_device_sync(ctx, "aclrtSynchronizeDevice")
     streams = [ctx.default_stream, *ctx.streams.values()]
-    m.block_until(th, lambda: all(s.idle for s in streams), f"synchronizing device {ctx.device}")
+    m.block_until(th, lambda: all(s.idle for s in streams), f"synchronizing device {ctx.device}", learns=streams)
     th.clock += m.profile.host_costs.synchronize
+    pools.sync_point(m, th, ctx.device)
     for s in sorted(streams, key=lambda s: s.stream_id):
         report_stream_error(s)
 
@@ -187,7 +193,7 @@ def destroy_context(m: Machine, th: HostThread, handle) -> None:
         fail(ACL_ERROR_INVALID_PARAM,
              "a device's default context cannot be destroyed; it goes with aclrtResetDevice")
     streams = [ctx.default_stream, *ctx.streams.values()]
-    m.block_until(th, lambda: all(s.idle for s in streams), "destroying a context")
+    m.block_until(th, lambda: all(s.idle for s in streams), "destroying a context", learns=streams)
     _release_context(m, th, ctx)
     for other in m.threads.values():
         if other.context is ctx:

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from . import constants as C
+from . import hazards, pools
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_NOT_COMPLETE, ACL_ERROR_RT_INTERNAL_ERROR,
                      ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_STREAM_CONTEXT, fail)
@@ -88,7 +89,8 @@ def synchronize(m: Machine, th: HostThread, handle) -> None:
     m.graphs.refuse_event(ev, "aclrtSynchronizeEvent", query=False)
     task = ev.record_task
     if task is not None:
-        m.block_until(th, lambda: task.done, "synchronizing an event")
+        m.block_until(th, lambda: task.done, "synchronizing an event", learns=(task,))
+        pools.sync_point(m, th, ev.device)
     th.clock += m.profile.host_costs.synchronize
 
 
@@ -97,6 +99,8 @@ def query_status(m: Machine, th: HostThread, handle) -> int:
     m.graphs.refuse_event(ev, "aclrtQueryEventStatus", query=True)
     task = ev.record_task
     done = task is not None and task.done
+    if done:
+        hazards.learn(m, th, (task,))         # "complete" tells the host the work is done
     return C.ACL_EVENT_RECORDED_STATUS_COMPLETE if done else C.ACL_EVENT_RECORDED_STATUS_NOT_READY
 
 

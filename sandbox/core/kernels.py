@@ -11,6 +11,10 @@ its share of ``bytes`` at one core's share of the device bandwidth.  ``ns`` inst
 the time.  Left undeclared, ``bytes`` is the size of everything the pointer views cover.
 A fault in the body (an exception, a bad pointer) fails the task with 507015
 ACL_ERROR_RT_AICORE_EXCEPTION, reported at the next synchronize, as on real hardware.
+
+For the hazard checks (core/hazards.py) a launch reads and writes every pointer view, unless
+the kernel declares ``writes=("out",)`` (and optionally ``reads=...``): then only the named
+pointer parameters count as written, the others as read.
 """
 from __future__ import annotations
 
@@ -29,17 +33,33 @@ MAX_BLOCK_DIM = 65535
 
 
 class Pointer:
-    """Annotation for a kernel parameter that is a device pointer to ``dtype`` elements."""
+    """Annotation for a kernel parameter that is a device pointer to ``dtype`` elements.
 
-    def __init__(self, dtype):
+    ``count`` (an int, or the name of the scalar parameter holding it) says how many elements
+    a launch touches from the pointer on; the hazard checks then look at those bytes only
+    instead of the whole view.
+    """
+
+    def __init__(self, dtype, count=None):
         self.dtype = np.dtype(dtype)
+        self.count = count
 
     def __repr__(self) -> str:
         return f"ptr({self.dtype.name})"
 
 
-def ptr(dtype) -> Pointer:
-    return Pointer(dtype)
+def ptr(dtype, count=None) -> Pointer:
+    return Pointer(dtype, count)
+
+
+def _pointer_count(annotation, namespace: dict):
+    """The declared element count of a ptr(...) annotation (None if undeclared)."""
+    if isinstance(annotation, str):
+        try:
+            annotation = eval(annotation.strip(), namespace)
+        except Exception:
+            return None
+    return getattr(annotation, "count", None) if isinstance(annotation, Pointer) else None
 
 
 def _pointer_type(annotation, namespace: dict) -> np.dtype | None:
@@ -64,7 +84,7 @@ def _pointer_type(annotation, namespace: dict) -> np.dtype | None:
 
 
 class Kernel:
-    def __init__(self, fn, name=None, ns=None, bytes=None, flops=None):
+    def __init__(self, fn, name=None, ns=None, bytes=None, flops=None, reads=None, writes=None):
         self.fn = fn
         self.name = name or fn.__name__
         self.ns, self.bytes, self.flops = ns, bytes, flops
@@ -72,6 +92,16 @@ class Kernel:
         self.param_names = [p.name for p in params]
         namespace = {**getattr(fn, "__globals__", {}), "ptr": ptr, "Pointer": Pointer}
         self.pointer_types = [_pointer_type(p.annotation, namespace) for p in params]
+        for label, names in (("reads", reads), ("writes", writes)):
+            unknown = sorted(set(names or ()) - set(self.param_names))
+            if unknown:
+                raise TypeError(f"kernel {self.name}: {label} names {unknown}, which are not its parameters")
+        self.pointer_counts = [_pointer_count(p.annotation, namespace) for p in params]
+        for count in self.pointer_counts:
+            if isinstance(count, str) and count not in self.param_names:
+                raise TypeError(f"kernel {self.name}: ptr count {count!r} is not one of its parameters")
+        declared = reads is not None or writes is not None
+        self.param_writes = [not declared or p in set(writes or ()) for p in self.param_names]
 
     def __repr__(self) -> str:
         return f"<kernel {self.name}({', '.join(self.param_names)})>"
@@ -143,12 +173,20 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
         fail(ACL_ERROR_INVALID_PARAM,
              f"kernel {k.name} takes {len(k.param_names)} arguments ({', '.join(k.param_names)}), got {len(args)}")
     span = 0
-    for value, dtype, pname in zip(args, k.pointer_types, k.param_names):
+    access = []
+    for value, dtype, pname, writes, count in zip(args, k.pointer_types, k.param_names, k.param_writes,
+                                                  k.pointer_counts):
         if dtype is not None:
             as_int(value, f"pointer argument {pname}")
             buf = m.buffer(int(value))
             if buf is not None:
                 span += buf.end - int(value)
+                extent = buf.end - int(value)
+                if count is not None:
+                    n = args[k.param_names.index(count)] if isinstance(count, str) else count
+                    if isinstance(n, numbers.Integral) and n >= 0:
+                        extent = min(extent, int(n) * dtype.itemsize)
+                access.append((buf, int(value) - buf.ptr, extent, writes))
         elif not isinstance(value, (numbers.Number, np.generic)):
             fail(ACL_ERROR_INVALID_PARAM,
                  f"argument {pname} of kernel {k.name} must be a scalar (or annotate it as a pointer), "
@@ -156,7 +194,8 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
     device = stream.device
     duration = k.duration(m, args, block_dim, span)
     m.submit(th, stream, "kernel", k.name, m.devices[device].aicore,
-             duration=duration, effect=lambda: run_body(m, k, device, args), block_dim=block_dim)
+             duration=duration, effect=lambda: run_body(m, k, device, args), block_dim=block_dim,
+             access=access)
 
 
 def run_body(m: Machine, k: Kernel, device: int, args):
@@ -188,8 +227,8 @@ def run_body(m: Machine, k: Kernel, device: int, args):
     return 0
 
 
-def kernel(fn=None, *, name=None, ns=None, bytes=None, flops=None):
+def kernel(fn=None, *, name=None, ns=None, bytes=None, flops=None, reads=None, writes=None):
     """Make a Python function a device kernel (usable with or without arguments)."""
     if fn is None:
-        return lambda f: Kernel(f, name, ns, bytes, flops)
-    return Kernel(fn, name, ns, bytes, flops)
+        return lambda f: Kernel(f, name, ns, bytes, flops, reads, writes)
+    return Kernel(fn, name, ns, bytes, flops, reads, writes)

@@ -11,6 +11,7 @@ import threading
 from contextlib import contextmanager
 
 from ..profiles import Profile, get_profile
+from . import hazards
 from . import trace as T
 from .engines import CorePool, Engine
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
@@ -210,16 +211,20 @@ class Machine:
     # -- submitting work ----------------------------------------------------------------------
     def submit(self, th: HostThread, stream: Stream, kind: str, name: str, engine, *,
                duration=0, effect=None, waits_on=None, nbytes=0, block_dim=0, event=None,
-               detail=()) -> Task:
-        """Queue a task on ``stream``; it reaches the device at the thread's current clock."""
-        if stream.error_stop:
-            fail(stream.error_stop, "the context stopped on a failure (ACL_STOP_ON_FAILURE) and takes no new "
-                 f"tasks: {stream.context.failure_message}; reset the device (or destroy the context) to go on")
+               detail=(), access=()) -> Task:
+        """Queue a task on ``stream``; it reaches the device at the thread's current clock.
+
+        ``access`` lists the bytes the task touches, as (buffer, offset, nbytes, writes)
+        tuples, for the hazard checks (core/hazards.py).
+        """
         if self.graphs.active:   # a capture is in progress: the task may be recorded instead (graph.py)
             recorded = self.graphs.intercept(th, stream, kind, name, engine, duration, effect, waits_on,
                                              nbytes, block_dim, event, detail)
             if recorded is not None:
                 return recorded
+        if stream.error_stop:
+            fail(stream.error_stop, "the context stopped on a failure (ACL_STOP_ON_FAILURE) and takes no new "
+                 f"tasks: {stream.context.failure_message}; reset the device (or destroy the context) to go on")
         task = Task(self.new_task_id(), kind, name, stream, engine, th.clock, duration, effect,
                     waits_on, nbytes, block_dim, event)
         prev = stream.last_task.id if stream.last_task is not None else 0
@@ -231,6 +236,7 @@ class Machine:
                                         waits_on.id if waits_on is not None else 0, nbytes, block_dim,
                                         event.handle if event is not None else 0, th.tid, th.call_seq, detail))
         self.sim.submit(task)
+        hazards.submitted(self, th, stream, task, access)
         return task
 
     # -- time ---------------------------------------------------------------------------------
@@ -248,10 +254,19 @@ class Machine:
         finally:
             self._deadlines.pop(th.tid, None)
 
-    def block_until(self, th: HostThread, done, what: str) -> None:
-        """Park ``th`` until ``done()`` holds on the device side, then wake it at that time."""
-        if done():
-            return
+    def block_until(self, th: HostThread, done, what: str, learns=()) -> None:
+        """Park ``th`` until ``done()`` holds on the device side, then wake it at that time.
+
+        ``learns``: the streams (their work submitted so far) and tasks whose completion the
+        thread knows of once the wait is over (the happens-before edges of core/hazards.py).
+        """
+        known = hazards.snapshot(self, learns) if learns else None
+        if not done():
+            self._park(th, done, what)
+        if known:
+            hazards.learned_clocks(self, th, known)
+
+    def _park(self, th: HostThread, done, what: str) -> None:
         th.call_blocked_from = th.clock
         limit = self._deadlines.get(th.tid)
         outcome = self.scheduler.park(th, done, what, None if limit is None else limit[0])

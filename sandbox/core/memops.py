@@ -18,10 +18,10 @@ Copies (RT-API 11-03, RT-DG 02-01):
 from __future__ import annotations
 
 from . import constants as C
-from . import peer
+from . import hazards, peer
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_ADDR_UNALIGNED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                     ACL_ERROR_RT_PARAM_INVALID, fail)
+                     ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, fail)
 from .machine import Machine
 from .memory import check_span
 from .objects import HostThread
@@ -58,6 +58,11 @@ def free(m: Machine, th: HostThread, ptr: int) -> None:
     if buf is None or buf.kind != "device":
         fail(ACL_ERROR_INVALID_PARAM, f"aclrtFree: {ptr:#x} is not device memory from aclrtMalloc"
              + (" (use aclrtFreeHost for aclrtMallocHost memory)" if buf is not None and buf.kind == "pinned" else ""))
+    if buf.policy.startswith("pool "):
+        fail(ACL_ERROR_RT_MEMORY_FREE, f"aclrtFree: {ptr:#x} comes from a memory pool (aclrtMemPoolMallocAsync); "
+             "give it back with aclrtMemPoolFreeAsync")
+    if buf.ptr == ptr:
+        hazards.freeing(m, th, buf, "aclrtFree")
     alloc = m.devices[buf.device].memory.release(ptr)
     m.log.append(T.MemFreed(th.clock, alloc.device, ptr))
 
@@ -71,7 +76,8 @@ def malloc_host(m: Machine, th: HostThread, size: int) -> int:
 def free_host(m: Machine, th: HostThread, ptr: int) -> None:
     if ptr == 0:
         fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost(nullptr)")
-    m.host.free_pinned(ptr)
+    buf = m.host.free_pinned(ptr)
+    hazards.freeing(m, th, buf, "aclrtFreeHost")
     m.log.append(T.MemFreed(th.clock, -1, ptr))
 
 
@@ -155,6 +161,11 @@ def copy_effect(plan: CopyPlan):
     return move
 
 
+def _copy_access(plan: CopyPlan):
+    """The bytes a copy touches, for the hazard checks: source read, destination written."""
+    return ((plan.src, plan.soff, plan.count, False), (plan.dst, plan.doff, plan.count, True))
+
+
 def _copy_detail(plan: CopyPlan, kind: int):
     detail = (("direction", DIRECTION_WORDS[plan.direction]), ("kind", C.MEMCPY_KIND_NAMES[kind]),
               ("pageable", plan.pageable))
@@ -176,6 +187,8 @@ def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
         return
     if plan.direction == "H2H":
         th.clock += int(count * 1e9 / plan.bandwidth)
+        hazards.host_access(m, th, plan.src, plan.soff, count, False, "aclrtMemcpy (host to host)")
+        hazards.host_access(m, th, plan.dst, plan.doff, count, True, "aclrtMemcpy (host to host)")
         copy_effect(plan)()
         return
     ctx = m.current_context(th)
@@ -184,8 +197,8 @@ def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
     th.clock += m.profile.host_costs.memcpy_sync_setup
     task = m.submit(th, m.sync_stream(plan.device), "memcpy", "MEMCPY", plan.engine,
                     duration=copy_duration(m, plan), effect=copy_effect(plan), nbytes=count,
-                    detail=_copy_detail(plan, kind))
-    m.block_until(th, lambda: task.done, "aclrtMemcpy")
+                    detail=_copy_detail(plan, kind), access=_copy_access(plan))
+    m.block_until(th, lambda: task.done, "aclrtMemcpy", learns=(task,))
     _report_blocking(task)
 
 
@@ -214,9 +227,10 @@ def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, st
         fail(ACL_ERROR_RT_ADDR_UNALIGNED,
              "an on-device asynchronous copy needs 64-byte aligned source and destination addresses")
     task = m.submit(th, stream, "memcpy", "MEMCPY_ASYNC", plan.engine, duration=copy_duration(m, plan),
-                    effect=copy_effect(plan), nbytes=count, detail=_copy_detail(plan, kind))
+                    effect=copy_effect(plan), nbytes=count, detail=_copy_detail(plan, kind),
+                    access=_copy_access(plan))
     if plan.pageable:
-        m.block_until(th, lambda: task.done, "aclrtMemcpyAsync from pageable memory")
+        m.block_until(th, lambda: task.done, "aclrtMemcpyAsync from pageable memory", learns=(task,))
 
 
 # -- memset ---------------------------------------------------------------------------------------
@@ -243,13 +257,15 @@ def memset(m: Machine, th: HostThread, ptr, max_count, value, count) -> None:
         return
     if device is None:
         th.clock += int(count * 1e9 / m.profile.host_memcpy_bandwidth)
+        hazards.host_access(m, th, buf, ptr - buf.ptr, count, True, "aclrtMemset (host memory)")
         fill()
         return
     m.current_context(th)
     th.clock += m.profile.host_costs.memcpy_sync_setup
     task = m.submit(th, m.sync_stream(device), "memset", "MEMSET", m.devices[device].d2d,
-                    duration=_memset_duration(m, count), effect=fill, nbytes=count)
-    m.block_until(th, lambda: task.done, "aclrtMemset")
+                    duration=_memset_duration(m, count), effect=fill, nbytes=count,
+                    access=((buf, ptr - buf.ptr, count, True),))
+    m.block_until(th, lambda: task.done, "aclrtMemset", learns=(task,))
     _report_blocking(task)
 
 
@@ -271,7 +287,8 @@ def memset_async(m: Machine, th: HostThread, ptr, max_count, value, count, strea
         fail(ACL_ERROR_RT_PARAM_INVALID,
              f"the memory is on device {device}, but stream {stream.stream_id} runs on device {stream.device}")
     m.submit(th, stream, "memset", "MEMSET_ASYNC", m.devices[stream.device].d2d,
-             duration=_memset_duration(m, count), effect=fill, nbytes=count)
+             duration=_memset_duration(m, count), effect=fill, nbytes=count,
+             access=((buf, ptr - buf.ptr, count, True),))
 
 
 def _memset_duration(m: Machine, count: int) -> int:

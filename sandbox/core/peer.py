@@ -42,6 +42,7 @@ Topology (``Profile.peer_link``):
 from __future__ import annotations
 
 from . import constants as C
+from . import hazards
 from .engines import Link, LinkFabric, SharedLink
 from .errors import (ACL_ERROR_FEATURE_UNSUPPORTED, ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_PARAM_INVALID, fail)
@@ -166,6 +167,7 @@ def copy_path(m, th, src: int, dst: int) -> SharedLink:
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
              f"copying from device {src} to device {dst}: peer-to-peer copies are not supported on {p.soc_name}")
     if (th.process.pid, src, dst) not in state(m).enabled:
+        hazards.peer_copy_denied(m, th, src, dst)
         other = ("" if (th.process.pid, dst, src) not in state(m).enabled else
                  f" (only the opposite direction {dst} -> {src} is enabled; access is one-directional)")
         fail(ACL_ERROR_RT_PARAM_INVALID,

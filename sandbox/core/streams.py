@@ -8,6 +8,7 @@ not support priorities ignore it).
 from __future__ import annotations
 
 from . import constants as C
+from . import hazards, pools
 from .devices import report_stream_error
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, fail
 from .machine import Machine
@@ -28,7 +29,7 @@ def destroy(m: Machine, th: HostThread, handle) -> None:
     if handle == 0 or handle is None:
         fail(ACL_ERROR_INVALID_PARAM, "the default stream cannot be destroyed; it goes with aclrtResetDevice")
     stream = m.stream(th, handle, api="aclrtDestroyStream")
-    m.block_until(th, lambda: stream.idle, f"destroying stream {stream.stream_id}")
+    m.block_until(th, lambda: stream.idle, f"destroying stream {stream.stream_id}", learns=(stream,))
     stream.context.streams.pop(stream.handle, None)
     m.retire_stream(stream, th.clock)
 
@@ -36,14 +37,17 @@ def destroy(m: Machine, th: HostThread, handle) -> None:
 def synchronize(m: Machine, th: HostThread, handle) -> None:
     stream = m.stream(th, handle, check_context=False)
     m.graphs.refuse_stream_sync(stream, "aclrtSynchronizeStream")
-    m.block_until(th, lambda: stream.idle, f"synchronizing stream {stream.stream_id}")
+    m.block_until(th, lambda: stream.idle, f"synchronizing stream {stream.stream_id}", learns=(stream,))
     th.clock += m.profile.host_costs.synchronize
+    pools.sync_point(m, th, stream.device)
     report_stream_error(stream)
 
 
 def query(m: Machine, th: HostThread, handle) -> int:
     stream = m.stream(th, handle, check_context=False)
     m.graphs.refuse_stream_sync(stream, "aclrtStreamQuery")
+    if stream.idle:
+        hazards.learn(m, th, (stream,))       # "complete" tells the host the work is done
     return C.ACL_STREAM_STATUS_COMPLETE if stream.idle else C.ACL_STREAM_STATUS_NOT_READY
 
 

@@ -12,7 +12,7 @@ from typing import Callable
 class Task:
     __slots__ = ("id", "kind", "name", "stream", "device", "engine", "submit_t", "waits_on",
                  "priority", "ready_t", "start_t", "end_t", "done", "status", "waiters",
-                 "duration", "effect", "cores", "block_dim", "nbytes", "event", "order", "version")
+                 "duration", "effect", "cores", "block_dim", "nbytes", "event", "order", "version", "vc")
 
     def __init__(self, tid: int, kind: str, name: str, stream, engine, submit_t: int,
                  duration: Callable[[int], int] | int = 0, effect: Callable[[], int | None] | None = None,
@@ -40,6 +40,7 @@ class Task:
         self.event = event
         self.order = tid
         self.version = 0              # bumped when a shared engine moves the task's finish time
+        self.vc = None                # happens-before clock (core/hazards.py)
 
     def __repr__(self) -> str:
         return f"<Task {self.id} {self.kind} {self.name!r} {'done' if self.done else 'pending'}>"

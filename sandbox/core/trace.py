@@ -258,6 +258,87 @@ class PeerAccessChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class Hazard:
+    """A program error found by semantics, not by the schedule that ran (see core/hazards.py).
+
+    kind: "host_read" (the host reads bytes an async write may still change), "host_write"
+    (the host overwrites bytes queued work still uses), "stream_race" (two streams touch the
+    same bytes, one writing, with no event ordering them), "free_in_use" (memory freed while
+    queued work still uses it), "peer_access" (a peer copy without peer access).
+    ``tasks`` and ``streams`` are the task numbers and stream handles involved.
+    """
+    t: int
+    tid: int
+    kind: str
+    message: str
+    tasks: tuple[int, ...] = ()
+    streams: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PoolCreated:
+    """aclrtMemPoolCreate: a stream-ordered memory pool on ``device`` (max_size 0: no cap)."""
+    t: int
+    pool: int
+    device: int
+    pid: int
+    max_size: int
+
+
+@dataclass(frozen=True, slots=True)
+class PoolDestroyed:
+    t: int
+    pool: int
+
+
+@dataclass(frozen=True, slots=True)
+class PoolBlockAllocated:
+    """aclrtMemPoolMallocAsync handed out [ptr, ptr+reserved) of a pool segment.
+
+    The pool's segments themselves appear as MemAllocated records whose policy is
+    "pool <handle>"; this record says which part of them is in use, by which stream and
+    from which task on (``task``: the stream-ordered allocation task).  ``reused`` is True
+    when the bytes came from a block freed earlier, not from untouched segment space.
+    """
+    t: int
+    pool: int
+    device: int
+    ptr: int
+    size: int
+    reserved: int
+    stream: int
+    task: int
+    reused: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PoolBlockFreed:
+    """aclrtMemPoolFreeAsync: the block goes back to the pool when ``task`` finishes
+    (pending-free until then; cached in the pool afterwards)."""
+    t: int
+    pool: int
+    device: int
+    ptr: int
+    stream: int
+    task: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeakReport:
+    """What a process still held at aclFinalize or at its end, or when asked.
+
+    ``items`` are (kind, device, ident, size, detail) with kind one of "allocation",
+    "pinned", "pool", "stream", "event", "context"; ``message`` is the text report.
+    """
+    t: int
+    tid: int
+    pid: int
+    when: str
+    items: tuple[tuple[str, int, int, int, str], ...]
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class GraphCaptureBegan:
     """aclmdlRICaptureBegin: ``stream`` now records its tasks into model run instance ``ri``."""
     t: int
@@ -319,8 +400,6 @@ class GraphDestroyed:
     """aclmdlRIDestroy, or a failed capture whose instance was discarded."""
     t: int
     ri: int
-
-
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,310 @@
+"""Hazard checks: races and misuse found by the program's ordering rules, not by its schedule.
+
+The simulation is deterministic, so a racy program may well print the right numbers every
+time.  These checks ask what the *rules* guarantee instead, with vector clocks:
+
+* Every task gets a clock ``task.vc`` (stream handle -> id of the latest task of that stream
+  known to come before it).  It inherits its stream's clock (stream order), the submitting
+  host thread's clock, and for an event wait the clock of the record it waits for.
+* A host thread's clock grows only when it *learns* that work is complete: a synchronize of
+  a stream, event or device, a blocking copy, a query answering "complete", a joined thread.
+  Submitting work teaches the host nothing.
+* Task A comes before task B iff ``B.vc[A.stream] >= A.id``.
+
+Each device task declares the bytes it reads and writes (copies: source read, destination
+write; memsets: write; kernels: every pointer argument's view, read and write unless the
+kernel declares ``reads``/``writes``).  The checks:
+
+1. ``host_read``: acl.util.ptr_to_numpy / ptr_to_bytes (or a host-to-host copy) reads bytes
+   that an async write not yet known complete to the reading thread may still change --
+   even if the simulation happened to finish it already.
+2. ``stream_race``: two tasks on different streams touch overlapping bytes, at least one
+   writing, and neither comes before the other -- even if their run times did not overlap.
+3. ``free_in_use``: aclrtFree / aclrtFreeHost / a pool free of memory that work not known
+   complete still uses.
+4. ``peer_access``: a copy between devices without peer access (the call fails, too).
+
+Each hazard is reported once per (kind, streams, buffer): a ``HazardWarning`` naming the
+streams, tasks and the fix, and a ``trace.Hazard`` record.  The bookkeeping is a short list
+of recent accesses per buffer: an access covered by a later ordered one is dropped.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+import weakref
+
+from . import trace as T
+from .tasks import Task
+
+MAX_ACCESSES = 64          # recent accesses remembered per buffer (older ones are forgotten)
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class HazardWarning(UserWarning):
+    """A program error that the sandbox's deterministic schedule may hide."""
+
+
+# -- warnings that point at the learner's line -------------------------------------------------
+def emit(message: str, category) -> None:
+    """Warn at the first frame outside the sandbox package, every time (no once-registry),
+    so a notebook cell shows the same warnings on every run."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        filename, lineno, module = "<sandbox>", 0, "sandbox"
+    else:
+        filename, lineno = frame.f_code.co_filename, frame.f_lineno
+        module = frame.f_globals.get("__name__", "sandbox")
+    warnings.warn_explicit(message, category, filename, lineno, module=module, registry=None)
+
+
+# -- the checker --------------------------------------------------------------------------------
+class Access:
+    __slots__ = ("start", "end", "write", "task")
+
+    def __init__(self, start, end, write, task):
+        self.start, self.end, self.write, self.task = start, end, write, task
+
+
+class Checker:
+    """One machine's clocks and recent accesses."""
+
+    def __init__(self):
+        self.stream_vc: dict[int, dict[int, int]] = {}     # stream handle -> clock after its last task
+        self.host_vc: dict[int, dict[int, int]] = {}       # host thread tid -> what it knows is done
+        self.accesses = weakref.WeakKeyDictionary()        # buffer -> [Access]
+        self.reported: set = set()
+
+
+def checker(m) -> Checker:
+    c = getattr(m, "hazard_checker", None)
+    if c is None:
+        c = m.hazard_checker = Checker()
+    return c
+
+
+def _join(into: dict, other: dict | None) -> None:
+    if other:
+        for k, v in other.items():
+            if into.get(k, 0) < v:
+                into[k] = v
+
+
+def clock_for(m, th, stream) -> dict:
+    """The clock a task submitted now by ``th`` on ``stream`` would start from."""
+    c = checker(m)
+    vc = dict(c.stream_vc.get(stream.handle, ()))
+    _join(vc, c.host_vc.get(th.tid))
+    return vc
+
+
+def before(task, vc: dict) -> bool:
+    """Does ``task`` come before whatever holds clock ``vc``?"""
+    return vc.get(task.stream.handle, 0) >= task.id
+
+
+# -- feeding the checker --------------------------------------------------------------------------
+def submitted(m, th, stream, task, access=()) -> None:
+    """A task entered ``stream``: give it its clock, then check the bytes it touches."""
+    c = checker(m)
+    prev = c.stream_vc.get(stream.handle)
+    vc = dict(prev) if prev else {}
+    _join(vc, c.host_vc.get(th.tid))
+    dep = task.waits_on
+    if dep is not None:
+        _join(vc, getattr(dep, "vc", None))
+    vc[stream.handle] = task.id
+    task.vc = vc
+    c.stream_vc[stream.handle] = vc
+    for buf, offset, nbytes, write in access:
+        if nbytes > 0:
+            _device_access(m, c, th, buf, offset, offset + nbytes, write, task)
+
+
+def _device_access(m, c: Checker, th, buf, start, end, write, task) -> None:
+    old = c.accesses.get(buf)
+    vc = task.vc
+    keep = []
+    if old:
+        for a in old:
+            if a.end <= start or end <= a.start:
+                keep.append(a)
+                continue
+            ordered = vc.get(a.task.stream.handle, 0) >= a.task.id
+            if not ordered and (write or a.write):
+                _race(m, c, th, buf, a, task, write, max(start, a.start), min(end, a.end))
+            if ordered and start <= a.start and a.end <= end and (write or not a.write):
+                continue            # anything that races with ``a`` now races with ``task``
+            keep.append(a)
+        if len(keep) >= MAX_ACCESSES:
+            keep = keep[-(MAX_ACCESSES - 1):]
+    keep.append(Access(start, end, write, task))
+    c.accesses[buf] = keep
+
+
+def snapshot(m, items) -> list:
+    """Clocks of these streams (their work submitted so far) and tasks, taken now."""
+    c = checker(m)
+    out = []
+    for item in items:
+        if isinstance(item, Task):
+            out.append(item.vc)
+        elif item is not None:
+            out.append(c.stream_vc.get(item.handle))
+    return out
+
+
+def learn(m, th, items) -> None:
+    """``th`` now knows that these streams' submitted work (or these tasks) are complete."""
+    learned_clocks(m, th, snapshot(m, items))
+
+
+def learned_clocks(m, th, clocks) -> None:
+    hv = checker(m).host_vc.setdefault(th.tid, {})
+    for vc in clocks:
+        _join(hv, vc)
+
+
+def thread_started(m, parent, child) -> None:
+    """What the parent knew when it started the child, the child knows too."""
+    c = checker(m)
+    c.host_vc[child.tid] = dict(c.host_vc.get(parent.tid, ()))
+
+
+def thread_joined(m, caller, child) -> None:
+    c = checker(m)
+    _join(c.host_vc.setdefault(caller.tid, {}), c.host_vc.get(child.tid))
+
+
+# -- host-side checks -----------------------------------------------------------------------------
+def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> None:
+    """The host reads (or writes) bytes of ``buf``: is queued work not known complete using them?"""
+    c = checker(m)
+    old = c.accesses.get(buf)
+    if not old or nbytes <= 0:
+        return
+    start, end = offset, offset + nbytes
+    hv = c.host_vc.get(th.tid, {})
+    for a in old:
+        if a.end <= start or end <= a.start or not (write or a.write):
+            continue
+        if hv.get(a.task.stream.handle, 0) >= a.task.id:
+            continue
+        s = a.task.stream
+        lo, hi = max(start, a.start), min(end, a.end)
+        kind = "host_write" if write else "host_read"
+        verb = "overwrites" if write else "reads"
+        use = "writes" if a.write else "reads"
+        message = (f"{api} on host thread {th.name!r} {verb} {_span(buf, lo, hi)}, which {describe_task(a.task)} "
+                   f"on {stream_name(s)} {use} and which the host has not seen complete (it may still be "
+                   f"queued or running). Fix: {_sync_fix(s, a.task)} before "
+                   f"{'touching' if write else 'reading'} this memory on the host.")
+        report(m, th, kind, message, (a.task.id,), (s.handle,), key=(kind, s.handle, th.tid, buf.ptr))
+        return
+
+
+def freeing(m, th, buf, api: str) -> None:
+    """aclrtFree/aclrtFreeHost of ``buf`` by the host: work not known complete still uses it?"""
+    c = checker(m)
+    old = c.accesses.pop(buf, None)
+    if not old:
+        return
+    hv = c.host_vc.get(th.tid, {})
+    pending = [a for a in old if hv.get(a.task.stream.handle, 0) < a.task.id]
+    if pending:
+        a = pending[-1]
+        s = a.task.stream
+        message = (f"{api} frees the {buf.size}-byte {buf.kind} buffer at {buf.ptr:#x} while "
+                   f"{describe_task(a.task)} on {stream_name(s)} still uses it as far as the host knows "
+                   f"({len(pending)} such task{'s' if len(pending) > 1 else ''}); the free does not wait "
+                   f"for queued work. Fix: {_sync_fix(s, a.task)} before freeing.")
+        report(m, th, "free_in_use", message, tuple(x.task.id for x in pending), (s.handle,),
+               key=("free_in_use", s.handle, buf.ptr))
+
+
+def freeing_on_stream(m, th, buf, free_task) -> None:
+    """A stream-ordered free (a pool free task): is the buffer used by work not ordered before it?"""
+    c = checker(m)
+    old = c.accesses.pop(buf, None)
+    if not old:
+        return
+    pending = [a for a in old if not before(a.task, free_task.vc)]
+    if pending:
+        a = pending[-1]
+        s, fs = a.task.stream, free_task.stream
+        message = (f"aclrtMemPoolFreeAsync on {stream_name(fs)} ({describe_task(free_task)}) returns the block at "
+                   f"{buf.ptr:#x} to its pool while {describe_task(a.task)} on {stream_name(s)} may still use it: "
+                   f"nothing orders that task before the free. Fix: record an event on {stream_name(s)} after "
+                   f"task {a.task.id} and make {stream_name(fs)} wait on it (aclrtRecordEvent + "
+                   f"aclrtStreamWaitEvent) before the free, or free on {stream_name(s)}.")
+        report(m, th, "free_in_use", message, (a.task.id, free_task.id), (s.handle, fs.handle),
+               key=("free_in_use", s.handle, fs.handle, buf.ptr))
+
+
+def peer_copy_denied(m, th, src: int, dst: int) -> None:
+    message = (f"a copy from device {src} to device {dst} without peer access {src} -> {dst}: the call fails. "
+               f"Fix: aclrtSetDevice({src}) then aclrtDeviceEnablePeerAccess({dst}, 0) before copying "
+               f"(check with aclrtDeviceCanAccessPeer({src}, {dst})).")
+    report(m, th, "peer_access", message, (), (), key=("peer_access", th.process.pid, src, dst))
+
+
+# -- wording ------------------------------------------------------------------------------------------
+def stream_name(s) -> str:
+    if s.label:
+        return f"the runtime's {s.label} queue of device {s.device}"
+    return f"Stream {s.stream_id} on device {s.device}"
+
+
+def describe_task(task) -> str:
+    return f"task {task.id} ({task.kind} {task.name})"
+
+
+def _span(buf, lo: int, hi: int) -> str:
+    return f"bytes [{lo}, {hi}) of the {buf.size}-byte {buf.kind} buffer at {buf.ptr:#x}"
+
+
+def _sync_fix(s, task) -> str:
+    if s.label:
+        return f"wait for the blocking call that queued task {task.id} to return"
+    return (f"synchronize {stream_name(s)} (aclrtSynchronizeStream), or an event recorded after task "
+            f"{task.id} (aclrtSynchronizeEvent),")
+
+
+def _race(m, c, th, buf, a: Access, task, write: bool, lo: int, hi: int) -> None:
+    s1, s2 = a.task.stream, task.stream
+    key = ("stream_race", s1.handle, s2.handle, buf.ptr)
+    if key in c.reported:
+        return
+    first = "writes" if a.write else "reads"
+    second = "writes" if write else "reads"
+    if s1.label or s2.label:
+        user = s2 if s1.label else s1
+        fix = (f"synchronize {stream_name(user)} (aclrtSynchronizeStream) before the blocking copy or "
+               f"memset, or use the async call on {stream_name(user)} itself")
+    else:
+        fix = (f"record an event on {stream_name(s1)} after task {a.task.id} and make {stream_name(s2)} wait on "
+               f"it (aclrtRecordEvent + aclrtStreamWaitEvent) before submitting task {task.id}, or put both on "
+               f"one stream")
+    message = (f"{describe_task(task)} on {stream_name(s2)} {second} {_span(buf, lo, hi)}, which "
+               f"{describe_task(a.task)} on {stream_name(s1)} {first}, and no event or synchronize orders the "
+               f"two: they may run in either order or at the same time. Fix: {fix}.")
+    report(m, th, "stream_race", message, (a.task.id, task.id), (s1.handle, s2.handle),
+           key=key)
+
+
+def report(m, th, kind: str, message: str, tasks, streams, key) -> None:
+    """Record a hazard once per key: a trace record and a HazardWarning."""
+    c = checker(m)
+    if key in c.reported:
+        return
+    c.reported.add(key)
+    m.log.append(T.Hazard(th.clock, th.tid, kind, message, tuple(tasks), tuple(streams)))
+    emit(message, HazardWarning)
+
+
+def hazards(log) -> list:
+    """The hazard records of a trace log, in order."""
+    return [r for r in log.records if isinstance(r, T.Hazard)]

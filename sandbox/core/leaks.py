@@ -1,0 +1,132 @@
+"""Leak reports: what a process allocated or created and never released.
+
+``report(m, pid)`` lists, for one process: device memory from aclrtMalloc (and pool blocks
+still in use), pinned host memory from aclrtMallocHost, memory pools not destroyed, explicit
+streams, events and explicit contexts still alive.  Default contexts and default streams
+are not listed: they belong to aclrtSetDevice/aclrtResetDevice, which finalize releases.
+
+aclFinalize computes the report before it releases anything, and so does a simulated
+process that ends without aclFinalize; a non-empty report becomes a ``LeakWarning`` and a
+``trace.LeakReport`` record.  Everything is sorted by device and address/number, so the
+report reads the same on every run.
+"""
+from __future__ import annotations
+
+from . import trace as T
+from .hazards import emit
+
+
+class LeakWarning(UserWarning):
+    """Something the program allocated or created was never released."""
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n} bytes ({n / scale:.3g} {unit})"
+    return f"{n} bytes"
+
+
+def items(m, pid: int) -> tuple:
+    """(kind, device, ident, size, detail) of everything process ``pid`` still holds."""
+    out = []
+    for dev in m.devices:
+        for ptr in sorted(dev.memory.allocations):
+            a = dev.memory.allocations[ptr]
+            if a.pid == pid:
+                out.append(("allocation", dev.index, ptr, a.size, a.policy))
+    for ptr in sorted(m.host.pinned):
+        b = m.host.pinned[ptr]
+        if b.pid == pid:
+            out.append(("pinned", -1, ptr, b.size, "aclrtMallocHost"))
+    st = getattr(m, "pool_state", None)
+    if st is not None:
+        for handle in sorted(st.pools):
+            p = st.pools[handle]
+            if p.pid == pid:
+                out.append(("pool", p.device, handle, p.reserved, f"{len(p.live)} blocks in use"))
+    streams = [s for s in m.streams.values()
+               if s.alive and not s.label and not s.is_default and s.context.process.pid == pid]
+    for s in sorted(streams, key=lambda s: (s.device, s.stream_id)):
+        out.append(("stream", s.device, s.handle, 0, f"Stream {s.stream_id}"))
+    events = [e for e in m.events.values() if e.alive and e.context.process.pid == pid]
+    for e in sorted(events, key=lambda e: (e.device, e.handle)):
+        out.append(("event", e.device, e.handle, 0, "aclrtCreateEvent" if e.plain else "aclrtCreateEventWithFlag"))
+    contexts = [c for c in m.contexts.values() if c.alive and not c.is_default and c.process.pid == pid]
+    for c in sorted(contexts, key=lambda c: (c.device, c.handle)):
+        out.append(("context", c.device, c.handle, 0, "aclrtCreateContext"))
+    return tuple(out)
+
+
+_FIX = {"allocation": "aclrtFree", "pinned": "aclrtFreeHost", "pool": "aclrtMemPoolDestroy",
+        "stream": "aclrtDestroyStream", "event": "aclrtDestroyEvent", "context": "aclrtDestroyContext"}
+_TITLE = {"allocation": "device memory", "pinned": "pinned host memory", "pool": "memory pools",
+          "stream": "streams", "event": "events", "context": "contexts"}
+
+
+def text(m, pid: int, found: tuple, when: str) -> str:
+    proc = next((p for p in m.processes if p.pid == pid), None)
+    name = proc.name if proc is not None else "?"
+    if not found:
+        return f"process {pid} ({name}): nothing left unreleased {when}"
+    lines = [f"process {pid} ({name}) did not release {len(found)} resource{'s' if len(found) > 1 else ''} {when}:"]
+    for kind in _FIX:
+        group = [i for i in found if i[0] == kind]
+        if not group:
+            continue
+        lines.append(f"  {_TITLE[kind]} ({len(group)}; release with {_FIX[kind]}):")
+        for _, device, ident, size, detail in group:
+            where = "host" if device < 0 else f"device {device}"
+            if kind in ("allocation", "pinned"):
+                lines.append(f"    {ident:#x} on {where}: {_size(size)} ({detail})")
+            elif kind == "pool":
+                lines.append(f"    pool {ident:#x} on {where}: {_size(size)} reserved, {detail}")
+            elif kind == "stream":
+                lines.append(f"    {detail} on {where} (handle {ident:#x})")
+            else:
+                lines.append(f"    {kind} {ident:#x} on {where} ({detail})")
+    return "\n".join(lines)
+
+
+class Report:
+    """Leaks of one or more processes: ``str()`` is the text, ``items`` the data."""
+
+    def __init__(self, parts: tuple):
+        self.parts = parts                      # (pid, items, text) per process
+
+    @property
+    def items(self) -> tuple:
+        """(pid, kind, device, ident, size, detail) for every leaked resource."""
+        return tuple((pid,) + item for pid, found, _ in self.parts for item in found)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __str__(self) -> str:
+        return "\n".join(t for _, _, t in self.parts)
+
+    def __repr__(self) -> str:
+        return f"<leak report: {len(self)} unreleased>"
+
+
+def report(m, pid: int | None = None, when: str = "so far") -> Report:
+    """The leak report of process ``pid`` (None: every process that has not ended)."""
+    pids = [pid] if pid is not None else [p.pid for p in m.processes if not p.ended]
+    parts = []
+    for p in pids:
+        found = items(m, p)
+        parts.append((p, found, text(m, p, found, when)))
+    return Report(tuple(parts))
+
+
+def at_exit(m, th, proc, when: str) -> None:
+    """aclFinalize or the end of a simulated process: warn about and record what is left."""
+    found = items(m, proc.pid)
+    if not found:
+        return
+    message = text(m, proc.pid, found, f"at {when}")
+    m.log.append(T.LeakReport(th.clock, th.tid, proc.pid, when, found, message))
+    emit(message, LeakWarning)

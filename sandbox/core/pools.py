@@ -1,0 +1,431 @@
+"""Stream-ordered memory pools: aclrtMemPoolCreate / MallocAsync / FreeAsync / TrimTo / attributes.
+
+Rules (RT-API 11-10 "Stream有序内存分配", acl_rt_memory_soma.h, acl memory.cpp):
+
+* Only on A2 (910B) devices; the call is an experimental feature there.  Other chips answer
+  207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT.
+* aclrtMemPoolProps: allocType must be ACL_MEM_ALLOCATION_TYPE_PINNED, location.type must be
+  ACL_MEM_LOCATION_TYPE_DEVICE, reserved must be all zero (else 100000).
+* MallocAsync needs a pool and a non-null stream (100000); size 0 succeeds and hands out 0.
+* FreeAsync gives the block back to the pool, not to the device.  The pool keeps the
+  physical memory; memory above the release threshold (default 0) goes back to the device
+  at the next synchronize, and TrimTo(minBytesToKeep) gives back what it can right away.
+  TrimTo wins over the threshold.  Memory in use is never given back.
+* Reuse: "the free block whose size is closest to the request"; within one stream, blocks
+  freed by earlier tasks of that stream; between streams, blocks freed by tasks that an
+  event orders before the allocation (FOLLOW_EVENT_DEPENDENCIES), any block whose free has
+  finished (ALLOW_OPPORTUNISTIC), or any block with an implicit wait added
+  (ALLOW_INTERNAL_DEPENDENCIES).
+* RESERVED_MEM_* and USED_MEM_* are read-only, except that a HIGH mark may be set to 0
+  (which resets it to the current value).
+
+Choices where the docs are silent (documented, and tested):
+
+* Which stream-to-stream reuse modes are on by default is not documented: we turn on event
+  dependencies only, so a program's reuse never depends on timing.  The reuse switches take
+  1 (on) and 2 (off) as documented; 0 is also taken as off.
+* The pool takes device memory in 2 MiB-page segments (each at least the request, rounded up
+  to 2 MiB), cut into blocks of ALIGN_UP(size, 32) + 32 rounded to 64 bytes, so every block
+  starts 64-byte aligned as aclrtMalloc memory does.  A segment goes back to the device only
+  when nothing in it is in use or waiting for its free.  maxSize caps the segments' total
+  (0: no cap).  A request the cap or the device cannot hold is 207001
+  ACL_ERROR_RT_MEMORY_ALLOCATION.
+* The stream must be on the pool's device (107000 otherwise, like other cross-device calls).
+* aclrtFree of a pool block is 207002 ACL_ERROR_RT_MEMORY_FREE (use FreeAsync); FreeAsync of
+  memory that is not a live pool block start is 207002 too.
+* Destroying a pool releases its segments at once, blocks still in use included.
+* USED_MEM counts blocks from the allocation task's completion to the free task's
+  completion (stream order), RESERVED_MEM the segments the pool holds.
+
+In the trace, segments are MemAllocated/MemFreed records with policy "pool <handle>" (so
+the memory map shows the pool's reserved blocks); PoolBlockAllocated / PoolBlockFreed say
+which bytes are in use, by which stream, and when a block is pending-free.
+"""
+from __future__ import annotations
+
+from . import constants as C
+from . import hazards
+from . import trace as T
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_MEMORY_ALLOCATION,
+                     ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, fail)
+from .memory import HUGE_PAGE, DeviceAllocation, align_up
+
+ON, OFF = 1, 2
+REUSE_ATTRS = (C.ACL_RT_MEM_POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES, C.ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC,
+               C.ACL_RT_MEM_POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES)
+ATTR_NAMES = {v: k for k, v in vars(C).items() if k.startswith("ACL_RT_MEM_POOL_")}
+
+
+def block_size(size: int) -> int:
+    """Bytes a request takes inside a pool segment: ALIGN_UP(size, 32) + 32, 64-byte multiples."""
+    return align_up(align_up(size, 32) + 32, 64)
+
+
+class Block:
+    """A piece of a segment: in use (``alloc`` set) or freed (``free_task`` set)."""
+    __slots__ = ("ptr", "size", "stream", "free_task", "alloc")
+
+    def __init__(self, ptr, size, stream=None, free_task=None, alloc=None):
+        self.ptr, self.size, self.stream, self.free_task, self.alloc = ptr, size, stream, free_task, alloc
+
+
+class Pool:
+    def __init__(self, handle: int, device: int, pid: int, max_size: int):
+        self.handle = handle
+        self.device = device
+        self.pid = pid
+        self.max_size = max_size
+        self.label = f"pool {handle:#x}"
+        self.threshold = 0
+        self.reuse = {C.ACL_RT_MEM_POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES: ON,
+                      C.ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC: OFF,
+                      C.ACL_RT_MEM_POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES: OFF}
+        self.segments: dict[int, int] = {}           # start -> length
+        self.fresh: list[list[int]] = []             # never handed out: sorted [start, length]
+        self.freed: list[Block] = []                 # given back by FreeAsync (pending or done)
+        self.live: dict[int, Block] = {}             # ptr -> block in use
+        self.reserved = self.reserved_high = 0
+        self.used = self.used_high = 0
+        self.alive = True
+
+    def segment_of(self, ptr: int) -> int:
+        for start, length in self.segments.items():
+            if start <= ptr < start + length:
+                return start
+        raise AssertionError("address outside the pool's segments")
+
+
+class PoolState:
+    def __init__(self):
+        self.pools: dict[int, Pool] = {}
+        self.blocks: dict[int, tuple[Pool, Block]] = {}     # live block ptr -> (pool, block)
+
+
+def state(m) -> PoolState:
+    st = getattr(m, "pool_state", None)
+    if st is None:
+        st = m.pool_state = PoolState()
+    return st
+
+
+def _pool(m, handle) -> Pool:
+    pool = state(m).pools.get(handle) if handle else None
+    if pool is None or not pool.alive:
+        fail(ACL_ERROR_INVALID_PARAM, f"{handle!r} is not a live memory pool handle (from aclrtMemPoolCreate)")
+    return pool
+
+
+# -- create / destroy -------------------------------------------------------------------------------
+def _member(props: dict, name: str, default=None):
+    if name not in props:
+        if default is not None:
+            return default
+        fail(ACL_ERROR_INVALID_PARAM, f"aclrtMemPoolProps needs {name!r}")
+    return props[name]
+
+
+def create(m, th, props) -> int:
+    if not isinstance(props, dict):
+        fail(ACL_ERROR_INVALID_PARAM, "poolProps must be a dict with the aclrtMemPoolProps members: allocType, "
+             "handleType, location ({'id': device, 'type': ACL_MEM_LOCATION_TYPE_DEVICE}), maxSize")
+    known = {"allocType", "handleType", "location", "maxSize", "reserved"}
+    unknown = sorted(set(props) - known)
+    if unknown:
+        fail(ACL_ERROR_INVALID_PARAM, f"aclrtMemPoolProps has no member {unknown[0]!r} (members: {sorted(known)})")
+    if _member(props, "allocType") != C.ACL_MEM_ALLOCATION_TYPE_PINNED:
+        fail(ACL_ERROR_INVALID_PARAM, "poolProps allocType must be ACL_MEM_ALLOCATION_TYPE_PINNED, got "
+             f"{props['allocType']!r}")
+    location = _member(props, "location")
+    if not isinstance(location, dict) or "id" not in location or "type" not in location:
+        fail(ACL_ERROR_INVALID_PARAM, "poolProps location must be a dict {'id': device, 'type': ...}")
+    if location["type"] != C.ACL_MEM_LOCATION_TYPE_DEVICE:
+        fail(ACL_ERROR_INVALID_PARAM, "poolProps location type must be ACL_MEM_LOCATION_TYPE_DEVICE, got "
+             f"{location['type']!r}")
+    reserved = props.get("reserved", 0)
+    if reserved not in (0, None) and any(reserved if isinstance(reserved, (bytes, list, tuple)) else [reserved]):
+        fail(ACL_ERROR_INVALID_PARAM, "poolProps reserved must be all zero")
+    max_size = _member(props, "maxSize", 0)
+    if not isinstance(max_size, int) or isinstance(max_size, bool) or max_size < 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"poolProps maxSize must be an int >= 0, got {max_size!r}")
+    device = location["id"]
+    m.device(device)
+    if m.profile.name != "ascend910b":
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+             f"aclrtMemPoolCreate: memory pools are supported on Atlas A2 (910B) only, not on {m.profile.soc_name}")
+    pool = Pool(m.new_handle(), device, th.process.pid, max_size)
+    state(m).pools[pool.handle] = pool
+    m.log.append(T.PoolCreated(th.clock, pool.handle, device, pool.pid, max_size))
+    return pool.handle
+
+
+def destroy(m, th, handle) -> None:
+    pool = _pool(m, handle)
+    _destroy(m, th, pool)
+
+
+def _destroy(m, th, pool: Pool) -> None:
+    st = state(m)
+    mem = m.devices[pool.device].memory
+    for ptr in sorted(pool.live):
+        block = pool.live.pop(ptr)
+        hazards.freeing(m, th, block.alloc, "aclrtMemPoolDestroy")
+        _unregister(mem, block.alloc)
+        block.alloc.freed = True
+        st.blocks.pop(ptr, None)
+    for start in sorted(pool.segments):
+        _release_segment(m, th, pool, start)
+    pool.alive = False
+    st.pools.pop(pool.handle, None)
+    m.log.append(T.PoolDestroyed(th.clock, pool.handle))
+
+
+def release_process(m, th, proc) -> None:
+    """Process exit: its pools go with it."""
+    st = getattr(m, "pool_state", None)
+    if st is None:
+        return
+    for handle in sorted(h for h, p in st.pools.items() if p.pid == proc.pid):
+        _destroy(m, th, st.pools[handle])
+
+
+# -- segments --------------------------------------------------------------------------------------------
+def _grow(m, th, pool: Pool, need: int) -> None:
+    """Take a new segment of 2 MiB pages from the device for a request of ``need`` bytes."""
+    length = align_up(need, HUGE_PAGE)
+    if pool.max_size and pool.reserved + length > pool.max_size:
+        fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
+             f"{pool.label} on device {pool.device} would exceed its maxSize of {pool.max_size} bytes: it holds "
+             f"{pool.reserved} bytes ({pool.used} in use) and needs a {length}-byte segment more; free blocks with "
+             "aclrtMemPoolFreeAsync, or trim the pool (aclrtMemPoolTrimTo) so that free segments go back")
+    mem = m.devices[pool.device].memory
+    start = mem._find(length, HUGE_PAGE)
+    if start is None:
+        fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
+             f"out of device memory on device {pool.device}: {pool.label} needs a {length}-byte segment, "
+             f"{mem.free_bytes('huge')} bytes are free in whole 2 MiB pages")
+    mem._take(start, length)
+    pool.segments[start] = length
+    pool.fresh.append([start, length])
+    pool.fresh.sort()
+    pool.reserved += length
+    pool.reserved_high = max(pool.reserved_high, pool.reserved)
+    m.log.append(T.MemAllocated(th.clock, pool.device, start, length, length, pool.label, "huge", pool.pid, th.tid))
+
+
+def _releasable(pool: Pool, start: int) -> bool:
+    end = start + pool.segments[start]
+    for ptr in pool.live:
+        if start <= ptr < end:
+            return False
+    for b in pool.freed:
+        if start <= b.ptr < end and not b.free_task.done:
+            return False
+    return True
+
+
+def _release_segment(m, th, pool: Pool, start: int) -> None:
+    length = pool.segments.pop(start)
+    end = start + length
+    pool.fresh = [r for r in pool.fresh if not start <= r[0] < end]
+    pool.freed = [b for b in pool.freed if not start <= b.ptr < end]
+    pool.reserved -= length
+    m.devices[pool.device].memory._give_back(start, length)
+    m.log.append(T.MemFreed(th.clock, pool.device, start))
+
+
+def _shrink_to(m, th, pool: Pool, keep: int) -> None:
+    """Give free segments back to the device, highest address first, while more than ``keep`` is held."""
+    for start in sorted(pool.segments, reverse=True):
+        if pool.reserved <= keep:
+            return
+        if _releasable(pool, start):
+            _release_segment(m, th, pool, start)
+
+
+def sync_point(m, th, device: int) -> None:
+    """A synchronize on ``device``: pools above their release threshold give free memory back."""
+    st = getattr(m, "pool_state", None)
+    if st is None or not st.pools:
+        return
+    for handle in sorted(st.pools):
+        pool = st.pools[handle]
+        if pool.device == device and pool.reserved > pool.threshold:
+            _shrink_to(m, th, pool, pool.threshold)
+
+
+def trim_to(m, th, handle, min_bytes_to_keep: int) -> None:
+    pool = _pool(m, handle)
+    if min_bytes_to_keep < 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"minBytesToKeep must be >= 0, got {min_bytes_to_keep}")
+    _shrink_to(m, th, pool, min_bytes_to_keep)
+
+
+# -- blocks in the device's address table -------------------------------------------------------------------
+def _register(mem, alloc: DeviceAllocation) -> None:
+    import bisect
+    mem.allocations[alloc.ptr] = alloc
+    bisect.insort(mem._starts, alloc.ptr)
+
+
+def _unregister(mem, alloc: DeviceAllocation) -> None:
+    import bisect
+    if mem.allocations.get(alloc.ptr) is alloc:
+        del mem.allocations[alloc.ptr]
+        mem._starts.pop(bisect.bisect_left(mem._starts, alloc.ptr))
+
+
+# -- malloc / free ---------------------------------------------------------------------------------------------
+def _pick(pool: Pool, need: int, stream, vc: dict):
+    """(block, implicit wait) of the closest-size freed block this allocation may reuse, or None."""
+    follow = pool.reuse[C.ACL_RT_MEM_POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES] == ON
+    opportunistic = pool.reuse[C.ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC] == ON
+    internal = pool.reuse[C.ACL_RT_MEM_POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES] == ON
+    best = None
+    for b in pool.freed:
+        if b.size < need:
+            continue
+        wait = None
+        if b.free_task.stream is stream:
+            pass                                  # stream order puts the free first
+        elif follow and hazards.before(b.free_task, vc):
+            pass                                  # an event (or a synchronize) puts the free first
+        elif opportunistic and b.free_task.done:
+            pass
+        elif internal:
+            wait = b.free_task                    # the runtime adds the wait itself
+        else:
+            continue
+        rank = (wait is not None, b.size, b.ptr)
+        if best is None or rank < best[0]:
+            best = (rank, b, wait)
+    return None if best is None else (best[1], best[2])
+
+
+def _carve(pool: Pool, need: int) -> int | None:
+    """Closest-size untouched range that holds ``need`` bytes: its start (the range shrinks)."""
+    best = None
+    for r in pool.fresh:
+        if r[1] >= need and (best is None or (r[1], r[0]) < (best[1], best[0])):
+            best = r
+    if best is None:
+        return None
+    start = best[0]
+    best[0] += need
+    best[1] -= need
+    if best[1] == 0:
+        pool.fresh.remove(best)
+    return start
+
+
+def malloc_async(m, th, size: int, handle, stream_handle) -> int:
+    pool = _pool(m, handle)
+    if not stream_handle:
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtMemPoolMallocAsync needs a stream (the default stream, 0, is not accepted)")
+    stream = m.stream(th, stream_handle, api="aclrtMemPoolMallocAsync")
+    if size == 0:
+        return 0
+    if stream.device != pool.device:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"{pool.label} is on device {pool.device}, but stream {stream.stream_id} "
+             f"runs on device {stream.device}")
+    need = block_size(size)
+    picked = _pick(pool, need, stream, hazards.clock_for(m, th, stream))
+    wait = None
+    if picked is not None:
+        block, wait = picked
+        pool.freed.remove(block)
+        ptr, reused = block.ptr, True
+        if block.size > need:               # the rest stays freed, with the same free task
+            pool.freed.append(Block(ptr + need, block.size - need, block.stream, block.free_task))
+    else:
+        ptr = _carve(pool, need)
+        if ptr is None:
+            _grow(m, th, pool, need)
+            ptr = _carve(pool, need)
+        reused = False
+    alloc = DeviceAllocation(pool.device, ptr, size, ptr, need, "huge", pool.label, th.process.pid, th.tid)
+    mem = m.devices[pool.device].memory
+    _register(mem, alloc)
+    block = Block(ptr, need, stream, None, alloc)
+    pool.live[ptr] = block
+    state(m).blocks[ptr] = (pool, block)
+
+    def in_use():
+        pool.used += need
+        pool.used_high = max(pool.used_high, pool.used)
+    task = m.submit(th, stream, "mem_pool", "MEM_POOL_MALLOC", None, effect=in_use, waits_on=wait,
+                    detail=(("pool", pool.handle), ("ptr", ptr), ("size", size)))
+    m.log.append(T.PoolBlockAllocated(th.clock, pool.handle, pool.device, ptr, size, need, stream.handle, task.id,
+                                      reused))
+    return ptr
+
+
+def free_async(m, th, ptr: int, stream_handle) -> None:
+    if ptr == 0:
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtMemPoolFreeAsync(nullptr)")
+    st = state(m)
+    entry = st.blocks.get(ptr)
+    if entry is None:
+        inside = m.buffer(ptr)
+        hint = ("it points into a pool block; free the start address" if inside is not None
+                and getattr(inside, "policy", "").startswith("pool ") else
+                "it was not allocated by aclrtMemPoolMallocAsync or was already freed")
+        fail(ACL_ERROR_RT_MEMORY_FREE, f"aclrtMemPoolFreeAsync: {ptr:#x} is not a live pool block: {hint}")
+    pool, block = entry
+    stream = m.stream(th, stream_handle, api="aclrtMemPoolFreeAsync")
+    if stream.device != pool.device:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"the block at {ptr:#x} belongs to {pool.label} on device {pool.device}, "
+             f"but stream {stream.stream_id} runs on device {stream.device}")
+    alloc = block.alloc
+
+    def back_to_pool():
+        pool.used -= block.size
+        alloc.freed = True
+    task = m.submit(th, stream, "mem_pool", "MEM_POOL_FREE", None, effect=back_to_pool,
+                    detail=(("pool", pool.handle), ("ptr", ptr)))
+    del st.blocks[ptr]
+    del pool.live[ptr]
+    _unregister(m.devices[pool.device].memory, alloc)
+    block.stream, block.free_task, block.alloc = stream, task, None
+    if pool.alive:
+        pool.freed.append(block)
+    m.log.append(T.PoolBlockFreed(th.clock, pool.handle, pool.device, ptr, stream.handle, task.id))
+    hazards.freeing_on_stream(m, th, alloc, task)
+
+
+# -- attributes ---------------------------------------------------------------------------------------------------
+def get_attr(m, th, handle, attr: int) -> int:
+    pool = _pool(m, handle)
+    if attr in REUSE_ATTRS:
+        return pool.reuse[attr]
+    table = {C.ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD: pool.threshold,
+             C.ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT: pool.reserved,
+             C.ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_HIGH: pool.reserved_high,
+             C.ACL_RT_MEM_POOL_ATTR_USED_MEM_CURRENT: pool.used,
+             C.ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH: pool.used_high}
+    if attr not in table:
+        fail(ACL_ERROR_INVALID_PARAM, f"unknown aclrtMemPoolAttr {attr!r}")
+    return table[attr]
+
+
+def set_attr(m, th, handle, attr: int, value: int) -> None:
+    pool = _pool(m, handle)
+    name = ATTR_NAMES.get(attr, repr(attr))
+    if attr in REUSE_ATTRS:
+        if value not in (0, ON, OFF):
+            fail(ACL_ERROR_INVALID_PARAM, f"{name} takes 1 (on) or 2 (off), got {value!r}")
+        pool.reuse[attr] = ON if value == ON else OFF
+    elif attr == C.ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD:
+        if value < 0:
+            fail(ACL_ERROR_INVALID_PARAM, f"{name} must be >= 0 bytes, got {value}")
+        pool.threshold = value
+    elif attr in (C.ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_HIGH, C.ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH):
+        if value != 0:
+            fail(ACL_ERROR_INVALID_PARAM, f"{name} can only be set to 0 (to reset the high-water mark), got {value!r}")
+        if attr == C.ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_HIGH:
+            pool.reserved_high = pool.reserved
+        else:
+            pool.used_high = pool.used
+    elif attr in (C.ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT, C.ACL_RT_MEM_POOL_ATTR_USED_MEM_CURRENT):
+        fail(ACL_ERROR_INVALID_PARAM, f"{name} is read-only")
+    else:
+        fail(ACL_ERROR_INVALID_PARAM, f"unknown aclrtMemPoolAttr {attr!r}")
