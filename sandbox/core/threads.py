@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import threading
 
+from . import hazards
 from .errors import ACL_ERROR_RT_WAIT_TIMEOUT, fail
 from .objects import HostThread
 
@@ -148,6 +149,7 @@ def _patched_start(self: threading.Thread):
     with m.lock:
         m.scheduler.wait_turn(parent)
         child = m.register_thread(None, _stable_name(self), process or parent.process, parent.clock)
+        hazards.thread_started(m, parent, child)
         self._sandbox_thread = (m, child)
         target_run = self.run
 
@@ -191,6 +193,7 @@ def _patched_join(self: threading.Thread, timeout=None):
         with m.lock:
             caller.joining = False
             caller.clock = max(caller.clock, child.clock)
+            hazards.thread_joined(m, caller, child)
             m.scheduler.changed()
             m.scheduler.wait_turn(caller)
 
