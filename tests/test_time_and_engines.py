@@ -218,3 +218,19 @@ def test_stream_sync_with_timeout_returns_the_timeout_code(device0):
     assert ret == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     assert acl.rt.synchronize_stream_with_timeout(device0, 1) == 0
     assert sandbox.now() - t0 < 1_000_000
+
+
+def test_on_the_310b_board_copies_in_and_out_share_one_dma_engine():
+    sandbox.configure("ascend310b")
+    acl.init()
+    acl.rt.set_device(0)
+    s1, _ = acl.rt.create_stream()
+    s2, _ = acl.rt.create_stream()
+    a, b = dev_alloc(MiB), dev_alloc(MiB)
+    ha, _ = pinned(MiB)
+    hb, _ = pinned(MiB)
+    acl.rt.memcpy_async(a, MiB, ha, MiB, acl.ACL_MEMCPY_HOST_TO_DEVICE, s1)
+    acl.rt.memcpy_async(hb, MiB, b, MiB, acl.ACL_MEMCPY_DEVICE_TO_HOST, s2)
+    acl.rt.synchronize_device()
+    up, down = tasks_by_id().values()
+    assert up["engine"] == down["engine"] == "DMA H2D/D2H" and not overlap(up, down)

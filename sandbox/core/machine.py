@@ -24,7 +24,6 @@ from .tasks import Task
 from .graph import Graphs
 from .threads import Scheduler
 
-ENGINE_NAMES = ("AI Core", "DMA H2D", "DMA D2H", "DMA D2D")
 
 
 class Device:
@@ -34,8 +33,11 @@ class Device:
         self.index = index
         self.memory = DeviceMemory(index, profile.memory_bytes)
         self.aicore = CorePool("AI Core", index, profile.ai_cores)
-        self.h2d = Engine("DMA H2D", index)
-        self.d2h = Engine("DMA D2H", index)
+        if profile.shared_host_dma:        # one DMA engine for both directions (SoC boards)
+            self.h2d = self.d2h = Engine("DMA H2D/D2H", index)
+        else:
+            self.h2d = Engine("DMA H2D", index)
+            self.d2h = Engine("DMA D2H", index)
         self.d2d = Engine("DMA D2D", index)
         self.next_stream_id = 0
         self.live_streams = 0
@@ -70,10 +72,14 @@ class Machine:
         self._deadlines: dict[int, tuple[int, int] | None] = {}
         p = self.profile
         self.log.append(T.MachineConfigured(0, p.name, p.soc_name, count, p.ai_cores, p.memory_bytes,
-                                            p.timer_resolution_ns, ENGINE_NAMES))
+                                            p.timer_resolution_ns, self.engine_names()))
         for dev in self.devices:
             self.log.append(T.DeviceAddressSpace(0, dev.index, dev.memory.base, dev.memory.size))
         self.main_process = self.new_process("main")
+
+    def engine_names(self) -> tuple[str, ...]:
+        dev = self.devices[0]
+        return tuple(dict.fromkeys(e.name for e in (dev.aicore, dev.h2d, dev.d2h, dev.d2d)))
 
     # -- processes and threads ----------------------------------------------------------
     def new_process(self, name: str, t: int = 0) -> Process:
