@@ -387,9 +387,12 @@ def check_launchers(log=None, *, threads: int | None = None, processes: int | No
     tids = {t.tid for t in launches}
     pids = {ix.threads[tid].pid for tid in tids if tid in ix.threads}
     ok = (threads is None or len(tids) == threads) and (processes is None or len(pids) == processes)
-    detail = f"{len(tids)} thread{'s' * (len(tids) != 1)} in {len(pids)} process{'es' * (len(pids) != 1)}"
+    def count(n, word, plural):
+        return f"{n} {word if n == 1 else plural}"
+    detail = f"{count(len(tids), 'thread', 'threads')} in {count(len(pids), 'process', 'processes')}"
     if not ok:
-        want = [f"{n} {w}" for n, w in ((threads, "threads"), (processes, "processes")) if n is not None]
+        want = [count(n, w, p) for n, w, p in ((threads, "thread", "threads"),
+                                               (processes, "process", "processes")) if n is not None]
         detail += f", want {' in '.join(want)}"
     return Check("kernel launchers", ok, detail, hint, (len(tids), len(pids)))
 

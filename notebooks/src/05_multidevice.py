@@ -1,0 +1,382 @@
+# %% [markdown]
+# # 05 · Several devices: choosing, resetting, affinity and peer-to-peer copies
+#
+# A server holds several NPUs; the runtime shows each one as a **device** numbered 0, 1, 2, …
+# Work always goes to a device through a context, and every stream and event belongs to
+# one device. This notebook follows the multi-device article of the runtime documentation:
+# how to find and pick devices, how to give them back, which calls may cross from one
+# device to another, and how to copy straight between two devices.
+#
+# | You will see | C call | Python call |
+# |---|---|---|
+# | how many devices | `aclrtGetDeviceCount(&count)` | `acl.rt.get_device_count()` |
+# | a device attribute | `aclrtGetDeviceInfo(dev, ACL_DEV_ATTR_VECTOR_CORE_NUM, &value)` | `acl.rt.get_device_info(dev, acl.ACL_DEV_ATTR_VECTOR_CORE_NUM)` |
+# | choose the device of this thread | `aclrtSetDevice(dev)` | `acl.rt.set_device(dev)` |
+# | give it back | `aclrtResetDevice(dev)` / `aclrtResetDeviceForce(dev)` | `acl.rt.reset_device(dev)` / `acl.rt.reset_device_force(dev)` |
+# | peer access | `aclrtDeviceCanAccessPeer(&can, a, b)`, `aclrtDeviceEnablePeerAccess(peer, 0)` | `acl.rt.device_can_access_peer(a, b)`, `acl.rt.device_enable_peer_access(peer, 0)` |
+# | link type | `aclrtGetDevicesTopo(a, b, &bits)` | `acl.rt.get_devices_topo(a, b)` |
+
+# %%
+import threading
+
+import numpy as np
+
+import sandbox
+from sandbox import acl
+
+MiB = 1 << 20
+sandbox.configure("ascend910b")             # an 8-device Atlas A2 server
+print(acl.init())
+
+# %% [markdown]
+# ## 1 · How many devices, and what are they?
+#
+# Devices are numbered from 0. `aclrtGetDeviceInfo` answers one attribute at a time
+# (`aclrtDevAttr`); it needs no current device, so you can look before choosing.
+
+# %%
+count, ret = acl.rt.get_device_count()
+print("devices:", count, "ret", ret, "| SoC:", acl.get_soc_name())
+ATTRS = ["ACL_DEV_ATTR_AICORE_CORE_NUM", "ACL_DEV_ATTR_CUBE_CORE_NUM", "ACL_DEV_ATTR_VECTOR_CORE_NUM",
+         "ACL_DEV_ATTR_AICPU_CORE_NUM", "ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE", "ACL_DEV_ATTR_L2_CACHE_SIZE",
+         "ACL_DEV_ATTR_NPU_ARCH", "ACL_DEV_ATTR_PHY_CHIP_ID"]
+for attr in ATTRS:
+    values = [acl.rt.get_device_info(d, getattr(acl, attr))[0] for d in range(count)]
+    same = all(v == values[0] for v in values)
+    print(f"{attr:<36} {values[0] if same else values}")
+print("device 8 does not exist:", acl.rt.get_device_info(8, acl.ACL_DEV_ATTR_AICORE_CORE_NUM))
+
+# %% [markdown]
+# Eight identical devices; only the physical chip id differs. Asking about a device that
+# is not there answers 107001 `ACL_ERROR_RT_INVALID_DEVICEID`.
+#
+# ## 2 · `SetDevice` is per thread
+#
+# `aclrtSetDevice(d)` makes device `d` the current device **of the calling thread only**: it
+# opens the device for the process if needed, creates (or re-uses) the process's default
+# context on it, and makes that context current. Memory, streams and launches that follow
+# go to that device. Another thread is not affected.
+#
+# The runtime's multi-thread device example does exactly this: its main thread sets device
+# 0, then starts a thread that sets the device again for itself before doing any work. Try
+# it without the second `SetDevice`:
+
+# %%
+acl.rt.set_device(0)
+seen = {}
+
+
+def worker():
+    seen["before set_device"] = acl.rt.get_device()
+    acl.rt.set_device(3)
+    seen["after set_device(3)"] = acl.rt.get_device()
+
+
+t = threading.Thread(target=worker)
+t.start()
+t.join()
+print("worker:", seen)
+print("main thread still on:", acl.rt.get_device())
+
+# %% [markdown]
+# The new thread starts with **no** current device (107002 `ACL_ERROR_RT_CONTEXT_NULL`).
+#
+# Opening devices costs time, and the first open of a process costs the most (it sets up the
+# whole runtime: seconds, in the FAQ's words). Switching back to a device already open is
+# cheap:
+
+# %%
+sandbox.configure("ascend910b")
+acl.init()
+for d in (0, 1, 0, 1):
+    t0 = sandbox.now()
+    acl.rt.set_device(d)
+    print(f"set_device({d}) took {(sandbox.now() - t0) / 1e6:10.3f} ms")
+
+# %% [markdown]
+# ## 3 · Giving a device back: `ResetDevice` counts, `ResetDeviceForce` does not
+#
+# Every `aclrtSetDevice` adds one reference; `aclrtResetDevice` removes one and releases the
+# default context (its default stream, and the streams and events made in it) only when the
+# count reaches zero. So calls must come in pairs. `aclrtResetDeviceForce` releases at once,
+# whatever the count. Both first **wait for the work still queued** on the device.
+
+# %%
+@sandbox.kernel(ns=5_000_000)          # 5 ms of device work
+def work(x: "uint8*"):
+    pass
+
+
+sandbox.configure("ascend910b")
+acl.init()
+acl.rt.set_device(0)
+acl.rt.set_device(0)                    # two references
+s, _ = acl.rt.create_stream()
+print("reset 1:", acl.rt.reset_device(0), "| stream still usable:", acl.rt.stream_query(s))
+print("reset 2:", acl.rt.reset_device(0), "| current device now:", acl.rt.get_device())
+print("reset 3:", acl.rt.reset_device(0), "= ACL_ERROR_RT_CONTEXT_RELEASE_ERROR:",
+      acl.ACL_ERROR_RT_CONTEXT_RELEASE_ERROR)
+
+# %%
+for _ in range(3):
+    acl.rt.set_device(0)                # three references
+s, _ = acl.rt.create_stream()
+buf, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+work[8, s](buf)
+t0 = sandbox.now()
+ret = acl.rt.reset_device_force(0)
+print(f"reset_device_force: {ret} after {(sandbox.now() - t0) / 1e6:.3f} ms "
+      "(waiting for the 5 ms kernel, then 5 ms of releasing)")
+acl.rt.set_device(0)
+print("the old stream is gone:", acl.rt.synchronize_stream(s), "=", "ACL_ERROR_INVALID_PARAM")
+print("device memory is not owned by the context, so it survives:", acl.rt.free(buf))
+
+# %% [markdown]
+# ## 4 · Affinity: which calls may cross devices
+#
+# A stream and an event belong to the device that was current when they were made. The
+# article lists what happens when the current device and the object's device differ:
+#
+# | call | rule | result |
+# |---|---|---|
+# | launch a kernel on a stream of another device | fails | 107003 `ACL_ERROR_RT_STREAM_CONTEXT` |
+# | `aclrtMemcpyAsync` on a stream of another device | fails | same |
+# | `aclrtRecordEvent` with event and stream on different devices | fails | same |
+# | `aclrtStreamWaitEvent` with event and stream on different devices | fails | same |
+# | `aclrtSynchronizeEvent` on another device's event | succeeds | 0 |
+# | `aclrtQueryEventStatus` on another device's event | succeeds | 0 |
+#
+# Set up one stream, one event and one buffer on each of devices 0 and 1, leaving device 1
+# current, then try each call:
+
+# %%
+sandbox.configure("ascend910b")
+acl.init()
+acl.rt.set_device(0)
+s0, _ = acl.rt.create_stream()
+e0, _ = acl.rt.create_event()
+buf0, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+work[8, s0](buf0)
+acl.rt.record_event(e0, s0)            # e0 will complete when device 0's kernel ends
+acl.rt.set_device(1)
+s1, _ = acl.rt.create_stream()
+e1, _ = acl.rt.create_event()
+buf1, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+host, _ = acl.rt.malloc_host(4096)
+
+NAMES = {0: "ACL_SUCCESS", acl.ACL_ERROR_RT_STREAM_CONTEXT: "ACL_ERROR_RT_STREAM_CONTEXT"}
+
+
+def show(c_call, ret):
+    ret = ret[-1] if isinstance(ret, tuple) else ret
+    print(f"{c_call:<44} -> {ret:>6} {NAMES.get(ret, '')}")
+
+
+show("myKernel<<<8, nullptr, s1>>>", work[8, s1](buf1))
+show("myKernel<<<8, nullptr, s0>>>  (s0 on dev 0)", work[8, s0](buf0))
+show("aclrtMemcpyAsync(buf0, ..., s0)", acl.rt.memcpy_async(buf0, 4096, host, 4096, acl.ACL_MEMCPY_HOST_TO_DEVICE, s0))
+show("aclrtRecordEvent(e0, s1)", acl.rt.record_event(e0, s1))
+show("aclrtStreamWaitEvent(s1, e0)", acl.rt.stream_wait_event(s1, e0))
+show("aclrtSynchronizeEvent(e0)", acl.rt.synchronize_event(e0))
+show("aclrtQueryEventStatus(e0)", acl.rt.query_event_status(e0))
+print("e0 status:", "complete" if acl.rt.query_event_status(e0)[0] == acl.ACL_EVENT_RECORDED_STATUS_COMPLETE else "not yet")
+
+# %% [markdown]
+# Each failure leaves a message that names both devices; `acl.get_recent_err_msg()` returns
+# the messages since the last read, newest first:
+
+# %%
+work[8, s0](buf0)
+print(acl.get_recent_err_msg())
+
+# %% [markdown]
+# So a stream on device 1 cannot wait on device 0's event, but the **host** can: to make
+# device 1 start after device 0, synchronise on device 0's event from the host (or from a
+# thread), then queue device 1's work. The summary lists each error with its call:
+
+# %%
+sandbox.summary()
+
+# %% [markdown]
+# ## 5 · Peer-to-peer copies
+#
+# Devices in one server can copy to each other directly, without passing through the
+# host, over the links between them. On an Atlas A2 server every pair of 910B chips has
+# its own **HCCS** link (a full mesh, 56 GB/s per direction). `aclrtGetDevicesTopo`
+# reports the link type as bit flags:
+
+# %%
+sandbox.configure("ascend910b")
+acl.init()
+bits, ret = acl.rt.get_devices_topo(0, 1)
+print("topology bits 0-1:", bits, "HCCS" if bits & acl.ACL_RT_DEVS_TOPOLOGY_HCCS else "", "ret", ret)
+print("can 0 access 1?", acl.rt.device_can_access_peer(0, 1))
+
+# %% [markdown]
+# Peer access is **one-directional**: `aclrtDeviceEnablePeerAccess(peer, 0)` opens the
+# direction *current device → peer* only; the other direction needs its own call with the
+# other device current. Buffers meant for peer copies use the `_P2P` policies.
+#
+# Here is the article's full sample (also the flow of the runtime's `2_device_P2P`
+# example), with a payload so you can see the bytes arrive:
+#
+# ```c
+# aclrtDeviceCanAccessPeer(&canAccessPeer, 0, 1);
+# aclrtSetDevice(0);  aclrtDeviceEnablePeerAccess(1, 0);
+# aclrtMalloc(&dev0Mem, 10, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
+# aclrtSetDevice(1);  aclrtDeviceEnablePeerAccess(0, 0);
+# aclrtMalloc(&dev1Mem, 10, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
+# aclrtMemcpy(dev1Mem, 10, dev0Mem, 10, ACL_MEMCPY_DEVICE_TO_DEVICE);
+# aclrtDeviceDisablePeerAccess(0);  aclrtFree(dev1Mem);  aclrtResetDevice(1);
+# aclrtSetDevice(0);  aclrtDeviceDisablePeerAccess(1);  aclrtFree(dev0Mem);  aclrtResetDeviceForce(0);
+# ```
+
+# %%
+can_access_peer, ret = acl.rt.device_can_access_peer(0, 1)
+if can_access_peer == 1:
+    acl.rt.set_device(0)
+    print("enable 0->1:", acl.rt.device_enable_peer_access(1, 0))
+    dev0_mem, _ = acl.rt.malloc(10, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
+    payload = np.arange(40, 50, dtype=np.uint8)
+    acl.rt.memcpy(dev0_mem, 10, acl.util.numpy_to_ptr(payload), 10, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+
+    acl.rt.set_device(1)
+    print("enable 1->0:", acl.rt.device_enable_peer_access(0, 0))
+    dev1_mem, _ = acl.rt.malloc(10, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
+    print("D2D copy 0->1:", acl.rt.memcpy(dev1_mem, 10, dev0_mem, 10, acl.ACL_MEMCPY_DEVICE_TO_DEVICE))
+    arrived = np.zeros(10, dtype=np.uint8)
+    acl.rt.memcpy(acl.util.numpy_to_ptr(arrived), 10, dev1_mem, 10, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    print("on device 1:", arrived.tolist())
+
+    print("disable 1->0:", acl.rt.device_disable_peer_access(0), "free:", acl.rt.free(dev1_mem),
+          "reset 1:", acl.rt.reset_device(1))
+    acl.rt.set_device(0)
+    print("disable 0->1:", acl.rt.device_disable_peer_access(1), "free:", acl.rt.free(dev0_mem),
+          "force reset 0:", acl.rt.reset_device_force(0))
+    print("P2P copy success")
+print("finalize:", acl.finalize())
+
+# %% [markdown]
+# What happens without peer access, or with only the opposite direction enabled? The copy
+# fails with 107000 and the message says which call is missing:
+
+# %%
+import warnings
+
+sandbox.configure("ascend910b")
+acl.init()
+acl.rt.set_device(1)
+dst, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
+acl.rt.device_enable_peer_access(0, 0)             # opens 1 -> 0 only
+acl.rt.set_device(0)
+src, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
+with warnings.catch_warnings():                    # the message below says it all
+    warnings.simplefilter("ignore")
+    print(acl.rt.memcpy(dst, 4096, src, 4096, acl.ACL_MEMCPY_DEVICE_TO_DEVICE))
+print(acl.get_recent_err_msg())
+
+# %% [markdown]
+# ### Links are shared
+#
+# A link has a fixed bandwidth. Two copies at the same time **in the same direction on the
+# same link** share it and each takes about twice as long; the opposite direction is a link
+# of its own, and so is every other pair of devices. Time a 64 MiB copy alone, two on
+# 0→1 together, and 0→1 beside 0→2:
+
+# %%
+N = 64 * MiB
+
+
+def peer_copies(pairs):
+    """Start one async copy per (src, dst) pair at once; return the time until all are done."""
+    sandbox.configure("ascend910b")
+    acl.init()
+    jobs = []
+    for a, b in pairs:
+        acl.rt.set_device(b)
+        dst, _ = acl.rt.malloc(N, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
+        acl.rt.set_device(a)
+        acl.rt.device_enable_peer_access(b, 0)
+        src, _ = acl.rt.malloc(N, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
+        stream, _ = acl.rt.create_stream()
+        jobs.append((a, dst, src, stream))
+    t0 = sandbox.now()
+    for a, dst, src, stream in jobs:
+        acl.rt.set_device(a)
+        acl.rt.memcpy_async(dst, N, src, N, acl.ACL_MEMCPY_DEVICE_TO_DEVICE, stream)
+    for a, dst, src, stream in jobs:
+        acl.rt.set_device(a)
+        acl.rt.synchronize_stream(stream)
+    return (sandbox.now() - t0) / 1e6
+
+
+for pairs in ([(0, 1)], [(0, 1), (0, 1)], [(0, 1), (1, 0)], [(0, 1), (0, 2)]):
+    print(f"{str(pairs):<20} all done after {peer_copies(pairs):6.3f} ms")
+
+# %% [markdown]
+# One copy: 64 MiB / 56 GB/s ≈ 1.2 ms. Two on the same link: ≈ 2.4 ms. Opposite directions
+# or different links: ≈ 1.2 ms, as if alone. The physical view of the Gantt chart has one row
+# per link; here are the two copies sharing the 0→1 link:
+
+# %%
+peer_copies([(0, 1), (0, 1)])
+sandbox.gantt(view="physical")
+
+# %% [markdown]
+# ## Exercises
+#
+# Each exercise cell runs the **reference solution** and its check. Replace the body with
+# your own attempt and run it: the check prints ✓ or ✗ with a hint.
+#
+# **Exercise 1 · Broadcast.** Device 0 holds 64 MiB. Get a copy onto devices 1, 2 and 3 in
+# about the time of **one** copy (at most 1.5 ms from the first copy's start to the last
+# copy's end).
+
+# %%
+from sandbox import teach
+
+sandbox.configure("ascend910b")
+acl.init()
+targets = (1, 2, 3)
+dsts = {}
+for d in targets:
+    acl.rt.set_device(d)
+    dsts[d], _ = acl.rt.malloc(N, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
+acl.rt.set_device(0)
+src, _ = acl.rt.malloc(N, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
+streams = {}
+for d in targets:
+    acl.rt.device_enable_peer_access(d, 0)         # 0 -> d, one link each
+    streams[d], _ = acl.rt.create_stream()
+for d in targets:
+    acl.rt.memcpy_async(dsts[d], N, src, N, acl.ACL_MEMCPY_DEVICE_TO_DEVICE, streams[d])
+acl.rt.synchronize_device()
+teach.grade(teach.check_no_errors(),
+            teach.check_bytes(direction="peer", exactly=3 * N),
+            teach.check_time(at_most_ns=1_500_000,
+                             hint="each target has its own link from device 0: start the three copies "
+                                  "on three streams before waiting for any of them"))
+
+# %% [markdown]
+# **Exercise 2 · One device after another.** Run `work` on device 0, then `work` on device
+# 1, and make sure device 1's kernel starts only after device 0's kernel has finished,
+# **without** any failing call. (Remember which of the event calls may cross devices.)
+
+# %%
+sandbox.configure("ascend910b")
+acl.init()
+acl.rt.set_device(0)
+s0, _ = acl.rt.create_stream()
+e0, _ = acl.rt.create_event()
+b0, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+work[8, s0](b0)
+acl.rt.record_event(e0, s0)
+acl.rt.set_device(1)
+s1, _ = acl.rt.create_stream()
+b1, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+acl.rt.synchronize_event(e0)                        # the host waits: allowed across devices
+work[8, s1](b1)
+acl.rt.synchronize_stream(s1)
+teach.grade(teach.check_no_errors(hint="a stream cannot wait for another device's event "
+                                       "(507901); let the host wait with aclrtSynchronizeEvent"),
+            teach.check_device_order(first=0, then=1))

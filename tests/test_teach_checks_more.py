@@ -1,0 +1,208 @@
+"""Graders for the memory, multi-device and threads/processes exercises (sandbox.teach.checks)."""
+from __future__ import annotations
+
+import threading
+
+import sandbox
+from sandbox import acl, teach
+
+MiB = 1 << 20
+
+
+@sandbox.kernel(ns=1_000_000)
+def tick(x: "uint8*"):
+    pass
+
+
+def fresh(devices=4):
+    sandbox.configure(device_count=devices)
+    assert acl.init() == 0
+
+
+def launch(device, block_dim=8):
+    """A stream and a buffer on ``device`` with one kernel queued; returns both."""
+    assert acl.rt.set_device(device) == 0
+    stream, _ = acl.rt.create_stream()
+    buf, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    assert tick[block_dim, stream](buf) == 0
+    return stream, buf
+
+
+def wait(device, job):
+    """Wait for the job's kernel, then release its stream and buffer."""
+    stream, buf = job
+    acl.rt.set_device(device)
+    assert acl.rt.synchronize_stream(stream) == 0
+    assert acl.rt.free(buf) == 0
+    assert acl.rt.destroy_stream(stream) == 0
+
+
+def open_devices(devices):
+    """Open the devices first, so that later launches on them are microseconds apart."""
+    for d in devices:
+        assert acl.rt.set_device(d) == 0
+
+
+# -- check_allocated ---------------------------------------------------------------------------------
+def test_allocated_passes_when_every_size_has_a_live_buffer():
+    fresh(1)
+    acl.rt.set_device(0)
+    for size in (3 * MiB, 1000, 100):
+        acl.rt.malloc(size, acl.ACL_MEM_MALLOC_NORMAL_ONLY)
+    check = teach.check_allocated(sizes=(3 * MiB, 1000, 100), device=0)
+    assert check.passed and str(check) == "✓ buffers allocated: 3 of 3 buffers alive on device 0"
+
+
+def test_allocated_fails_for_a_freed_buffer_and_names_its_size():
+    fresh(1)
+    acl.rt.set_device(0)
+    acl.rt.malloc(1000, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    ptr, _ = acl.rt.malloc(100, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.rt.free(ptr)
+    check = teach.check_allocated(sizes=(1000, 100))
+    assert not check.passed and "100 bytes" in check.detail and check.value == 1
+
+
+def test_allocated_counts_each_buffer_once_and_only_on_the_given_device():
+    fresh(2)
+    acl.rt.set_device(1)
+    acl.rt.malloc(100, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    assert not teach.check_allocated(sizes=(100, 100), device=1)
+    assert not teach.check_allocated(sizes=(100,), device=0)
+    assert teach.check_allocated(sizes=(100,), device=1)
+
+
+# -- check_devices_together -----------------------------------------------------------------------------
+def test_devices_together_passes_when_work_is_queued_everywhere_before_waiting():
+    fresh()
+    open_devices(range(4))
+    streams = {d: launch(d) for d in range(4)}
+    for d, s in streams.items():
+        wait(d, s)
+    check = teach.check_devices_together(devices=(0, 1, 2, 3))
+    assert check.passed and check.value > 0
+
+
+def test_devices_together_fails_when_each_device_is_waited_for_before_the_next():
+    fresh()
+    open_devices(range(4))
+    for d in range(4):
+        wait(d, launch(d))
+    check = teach.check_devices_together(devices=(0, 1, 2, 3))
+    assert not check.passed and "never all busy at once" in check.detail and "hint" in str(check)
+
+
+def test_devices_together_fails_when_a_device_ran_nothing():
+    fresh()
+    open_devices(range(4))
+    streams = {d: launch(d) for d in range(3)}
+    for d, s in streams.items():
+        wait(d, s)
+    check = teach.check_devices_together(devices=(0, 1, 2, 3))
+    assert not check.passed and check.detail == "device 3 ran no task"
+
+
+# -- check_device_order ----------------------------------------------------------------------------------
+def test_device_order_passes_when_the_host_waits_for_the_first_device_event():
+    fresh(2)
+    job0 = launch(0)
+    e0, _ = acl.rt.create_event()
+    acl.rt.record_event(e0, job0[0])
+    acl.rt.set_device(1)
+    assert acl.rt.synchronize_event(e0) == 0
+    wait(1, launch(1))
+    wait(0, job0)
+    check = teach.check_device_order(first=0, then=1)
+    assert check.passed and check.value >= 0
+
+
+def test_device_order_fails_when_the_second_device_starts_early():
+    fresh(2)
+    open_devices((0, 1))
+    job0, job1 = launch(0), launch(1)
+    wait(0, job0)
+    wait(1, job1)
+    check = teach.check_device_order(first=0, then=1)
+    assert not check.passed and "before device 0 finished" in check.detail and check.value < 0
+
+
+def test_device_order_fails_when_a_device_ran_no_kernel():
+    fresh(2)
+    wait(0, launch(0))
+    check = teach.check_device_order(first=0, then=1)
+    assert not check.passed and check.detail == "no kernel ran on device 1"
+
+
+# -- check_launchers ------------------------------------------------------------------------------------------
+def _thread_per_device(devices):
+    def body(d):
+        wait(d, launch(d))
+    ts = [threading.Thread(target=body, args=(d,)) for d in devices]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
+def test_launchers_counts_distinct_threads_and_processes():
+    fresh()
+    _thread_per_device(range(4))
+    check = teach.check_launchers(threads=4, processes=1)
+    assert check.passed and check.value == (4, 1) and check.detail == "4 threads in 1 process"
+
+
+def test_launchers_fails_when_one_thread_launches_everything():
+    fresh()
+    streams = {d: launch(d) for d in range(4)}
+    for d, s in streams.items():
+        wait(d, s)
+    check = teach.check_launchers(threads=4, processes=1)
+    assert not check.passed and check.detail == "1 thread in 1 process, want 4 threads in 1 process"
+
+
+def test_launchers_counts_processes_of_spawned_programs():
+    sandbox.configure(device_count=2)
+
+    def program(d):
+        acl.init()
+        wait(d, launch(d))
+        acl.rt.reset_device(d)
+        acl.finalize()
+    procs = [sandbox.spawn_process(program, d) for d in (0, 1)]
+    for p in procs:
+        p.join()
+    assert teach.check_launchers(threads=2, processes=2)
+    assert not teach.check_launchers(processes=1)
+
+
+# -- check_shared_device --------------------------------------------------------------------------------------
+def _two_processes_on_device_0(block_dim):
+    sandbox.configure(device_count=1)
+
+    def program():
+        acl.init()
+        wait(0, launch(0, block_dim))
+        acl.rt.reset_device(0)
+        acl.finalize()
+    procs = [sandbox.spawn_process(program) for _ in range(2)]
+    for p in procs:
+        p.join()
+
+
+def test_shared_device_passes_when_kernels_of_two_processes_run_at_once():
+    _two_processes_on_device_0(block_dim=12)
+    check = teach.check_shared_device(device=0, processes=2)
+    assert check.passed and check.value == 2
+
+
+def test_shared_device_fails_when_each_kernel_takes_every_core():
+    _two_processes_on_device_0(block_dim=24)
+    check = teach.check_shared_device(device=0, processes=2)
+    assert not check.passed and check.value == 1 and "block_dim" in check.hint
+
+
+def test_shared_device_fails_when_one_process_runs_alone():
+    fresh(1)
+    wait(0, launch(0, 4))
+    wait(0, launch(0, 4))
+    assert teach.check_shared_device(device=0, processes=2).value == 1
