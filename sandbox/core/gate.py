@@ -72,6 +72,8 @@ def local(body):
 # -- argument checks shared by the facade ---------------------------------------------------
 def as_int(value, what: str) -> int:
     """An int argument, or ACL_ERROR_INVALID_PARAM (bools and floats are not ints)."""
+    if type(value) is int:
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         fail(ACL_ERROR_INVALID_PARAM, f"{what} must be an int, got {type(value).__name__} {value!r}")
     return int(value)

@@ -100,7 +100,8 @@ class Stream:
     @property
     def error_stop(self) -> int:
         """Stop-on-failure: the code that discards this stream's later tasks (0: none)."""
-        return self.context.failure if self.stopping else 0
+        failure = self.context.failure
+        return failure if failure and self.stopping else 0
 
     def record_failure(self, task, status: int, message: str = "") -> None:
         """A task failed: keep the error for the next synchronize.

@@ -55,6 +55,8 @@ class Scheduler:
 
     def wait_turn(self, th: HostThread) -> None:
         """Block the calling OS thread until ``th`` may run."""
+        if len(self.threads) == 1 and not (th.parked or th.joining):
+            return
         while th.parked or th.joining or self.turn() is not th:
             if not self.cond.wait(WATCHDOG_SECONDS):
                 holder = self.turn()
@@ -70,8 +72,21 @@ class Scheduler:
     def advance(self) -> None:
         """Run device events before the horizon, waking parked threads whose wait is over."""
         sim = self.m.sim
-        horizon = self.horizon()
-        parked = [t for t in self.threads if t.parked]
+        threads = self.threads
+        if len(threads) == 1 and not (threads[0].parked or threads[0].joining or threads[0].finished):
+            horizon, parked = threads[0].clock, ()
+        else:
+            horizon = self.horizon()
+            parked = [t for t in threads if t.parked]
+        if not parked and horizon is not None:       # the common case: nobody waits for the device
+            heap = sim._heap
+            while heap and heap[0][0] < horizon:
+                sim.step()
+            if sim.now < horizon and not heap:
+                sim.now = horizon
+            if len(self.threads) > 1:
+                self.changed()
+            return
         while True:
             next_event = sim.next_time
             deadline = min((t.deadline for t in parked if t.deadline is not None), default=None)

@@ -1,6 +1,6 @@
 """The trace log: one append-only list of records, the single source for every view.
 
-Every state change of the simulated machine is appended here as a small frozen record.
+Every state change of the simulated machine is appended here as a small record, never changed afterwards.
 Plots, panels, exports and summaries are pure functions of this list (and of a time t);
 none of them looks at live runtime objects.  All times are integer nanoseconds of
 virtual time.
@@ -16,11 +16,11 @@ Identifiers used across records:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterator
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class MachineConfigured:
     """A fresh machine: what the views need to lay out rows and address spaces."""
     t: int
@@ -33,7 +33,7 @@ class MachineConfigured:
     engines: tuple[str, ...]   # engine names of one device, e.g. ("AI Core", "DMA H2D", ...)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class DeviceAddressSpace:
     t: int
     device: int
@@ -41,20 +41,20 @@ class DeviceAddressSpace:
     size: int                  # usable bytes
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ProcessStarted:
     t: int
     pid: int
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ProcessEnded:
     t: int
     pid: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ThreadStarted:
     t: int
     tid: int
@@ -62,13 +62,13 @@ class ThreadStarted:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ThreadEnded:
     t: int
     tid: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ContextCreated:
     t: int
     context: int
@@ -77,13 +77,13 @@ class ContextCreated:
     is_default: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ContextDestroyed:
     t: int
     context: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class StreamCreated:
     t: int
     stream: int                # handle (0 is never used here: default streams get a handle too)
@@ -95,13 +95,13 @@ class StreamCreated:
     label: str = ""            # e.g. "sync copies" for the runtime's internal stream
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class StreamDestroyed:
     t: int
     stream: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class EventCreated:
     t: int
     event: int
@@ -109,13 +109,13 @@ class EventCreated:
     flags: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class EventDestroyed:
     t: int
     event: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ApiCall:
     """One facade call on one host thread, from entry to return.
 
@@ -135,7 +135,7 @@ class ApiCall:
     seq: int = 0               # call number, machine-wide
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class TaskSubmitted:
     """A task entered a stream's queue (it arrives on the device at ``t``).
 
@@ -162,7 +162,7 @@ class TaskSubmitted:
     detail: tuple[tuple[str, object], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class TaskStarted:
     t: int
     task: int
@@ -170,14 +170,14 @@ class TaskStarted:
     lane: int = 0              # engine lane (0 for single-lane engines)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class TaskFinished:
     t: int
     task: int
     status: int = 0            # 0, or the error code the task failed with
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class MemAllocated:
     """A block of memory came into use.
 
@@ -196,14 +196,14 @@ class MemAllocated:
     tid: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class MemFreed:
     t: int
     device: int
     ptr: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ErrorRaised:
     """A facade call failed (synchronously) or a device error surfaced."""
     t: int
@@ -214,7 +214,7 @@ class ErrorRaised:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Note:
     """Free-form marker from a program or a notebook step (e.g. 'step 3')."""
     t: int
@@ -222,13 +222,12 @@ class Note:
     text: str
 
 
-@dataclass
 class TraceLog:
     """Append-only list of records, in the order things happened in the simulation."""
-    records: list = field(default_factory=list)
 
-    def append(self, record) -> None:
-        self.records.append(record)
+    def __init__(self, records=None):
+        self.records: list = [] if records is None else list(records)
+        self.append = self.records.append     # the hot path: one bound method, no wrapper
 
     def of(self, *kinds) -> Iterator:
         """Records of the given record classes, in log order."""
@@ -244,7 +243,7 @@ class TraceLog:
         return f"<TraceLog {len(self.records)} records>"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class PeerAccessChanged:
     """aclrtDeviceEnablePeerAccess / DisablePeerAccess: the direction device -> peer of one
     process was opened (``enabled``) or closed; ``changed`` is False when it already was."""
@@ -257,7 +256,7 @@ class PeerAccessChanged:
     changed: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Hazard:
     """A program error found by semantics, not by the schedule that ran (see core/hazards.py).
 
@@ -275,7 +274,7 @@ class Hazard:
     streams: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class PoolCreated:
     """aclrtMemPoolCreate: a stream-ordered memory pool on ``device`` (max_size 0: no cap)."""
     t: int
@@ -285,13 +284,13 @@ class PoolCreated:
     max_size: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class PoolDestroyed:
     t: int
     pool: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class PoolBlockAllocated:
     """aclrtMemPoolMallocAsync handed out [ptr, ptr+reserved) of a pool segment.
 
@@ -311,7 +310,7 @@ class PoolBlockAllocated:
     reused: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class PoolBlockFreed:
     """aclrtMemPoolFreeAsync: the block goes back to the pool when ``task`` finishes
     (pending-free until then; cached in the pool afterwards)."""
@@ -323,7 +322,7 @@ class PoolBlockFreed:
     task: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class LeakReport:
     """What a process still held at aclFinalize or at its end, or when asked.
 
@@ -338,7 +337,7 @@ class LeakReport:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class GraphCaptureBegan:
     """aclmdlRICaptureBegin: ``stream`` now records its tasks into model run instance ``ri``."""
     t: int
@@ -348,7 +347,7 @@ class GraphCaptureBegan:
     tid: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class TaskCaptured:
     """A task issued to a capturing stream was recorded into ``ri`` instead of running.
 
@@ -367,7 +366,7 @@ class TaskCaptured:
     api_seq: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class GraphCaptureInvalidated:
     """A forbidden call (e.g. a synchronize) during capture: aclmdlRICaptureEnd will fail."""
     t: int
@@ -375,7 +374,7 @@ class GraphCaptureInvalidated:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class GraphCaptured:
     """aclmdlRICaptureEnd succeeded: ``ri`` holds ``n_tasks`` tasks of ``streams`` (origin first)."""
     t: int
@@ -385,7 +384,7 @@ class GraphCaptured:
     streams: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class GraphLaunched:
     """aclmdlRIExecuteAsync: one host call submitted ``tasks`` (TaskSubmitted records with
     ("graph", ri) in their detail)."""
@@ -395,14 +394,14 @@ class GraphLaunched:
     tasks: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class GraphDestroyed:
     """aclmdlRIDestroy, or a failed capture whose instance was discarded."""
     t: int
     ri: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class CallbackRun:
     """A host callback ran on a host thread, from ``start`` to ``end``.
 
@@ -421,7 +420,7 @@ class CallbackRun:
     error: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class FaultInjected:
     """``sandbox.inject_fault``: from now on, matching tasks fail with ``code``.
 
@@ -440,7 +439,7 @@ class FaultInjected:
     count: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class FaultTriggered:
     """An injected fault hit ``task``: it failed with ``code`` and its data effect did not happen."""
     t: int
@@ -449,7 +448,7 @@ class FaultTriggered:
     code: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class FaultsCleared:
     t: int
     tid: int
