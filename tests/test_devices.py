@@ -8,7 +8,7 @@ from sandbox import acl
 from conftest import dev_alloc, tasks_by_id
 
 
-@sandbox.kernel(ns=20_000)
+@sandbox.kernel(ns=20_000, writes=())
 def my_kernel(x: "uint8*"):
     pass
 

@@ -8,7 +8,7 @@ from sandbox import acl
 from conftest import dev_alloc, tasks_by_id
 
 
-@sandbox.kernel(ns=50_000)
+@sandbox.kernel(ns=50_000, writes=())
 def work(x: "uint8*"):
     pass
 

@@ -10,7 +10,7 @@ from sandbox.core import trace as T
 DEVICES = (0, 1, 2, 3)
 
 
-@sandbox.kernel(ns=100_000_000)          # 100 ms: long next to the cost of opening a device
+@sandbox.kernel(ns=100_000_000, writes=())  # 100 ms: long next to the cost of opening a device
 def long_kernel(x: "uint8*"):
     pass
 

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 import sandbox
 from sandbox import acl
 from sandbox.core import trace as T
 
 
-@sandbox.kernel(ns=200_000)
+@sandbox.kernel(ns=200_000, writes=())
 def work(x: "uint8*"):
     pass
 
@@ -150,6 +152,8 @@ def test_processes_have_their_own_init_and_contexts_but_share_devices():
         buf, _ = acl.rt.malloc(4096, 0)
         work[24, stream](buf)                         # every core of device 0
         acl.rt.synchronize_stream(stream)
+        acl.rt.free(buf)
+        acl.rt.destroy_stream(stream)
         acl.finalize()
     p1 = sandbox.spawn_process(program, "a")
     p2 = sandbox.spawn_process(program, "b")
@@ -175,7 +179,8 @@ def test_a_process_ending_releases_its_memory():
         acl.init()
         acl.rt.set_device(0)
         acl.rt.malloc(1 << 30, 0)
-    sandbox.spawn_process(leaky).join()
+    with pytest.warns(sandbox.LeakWarning, match="1 resource at process end"):
+        sandbox.spawn_process(leaky).join()
     acl.rt.set_device(0)
     free, total, _ = acl.rt.get_mem_info(acl.ACL_HBM_MEM)
     assert free == total

@@ -10,7 +10,7 @@ from conftest import dev_alloc, overlap, pinned, tasks_by_id
 MiB = 1 << 20
 
 
-@sandbox.kernel(ns=100_000)
+@sandbox.kernel(ns=100_000, writes=())
 def busy(x: "float32*"):
     pass
 
