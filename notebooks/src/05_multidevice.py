@@ -94,6 +94,21 @@ for d in (0, 1, 0, 1):
     print(f"set_device({d}) took {(sandbox.now() - t0) / 1e6:10.3f} ms")
 
 # %% [markdown]
+# `SetDevice` uses the device's **default** context. The runtime's context example takes
+# the other road: it creates an explicit context on device 0 (`aclrtCreateContext`, which
+# also makes it current), checks with `aclrtGetCurrentContext` that it is the current one,
+# and destroys it when done. Only explicit contexts can be destroyed; a default context goes
+# with the device reset.
+
+# %%
+acl.rt.set_device(0)
+default_ctx, _ = acl.rt.get_context()
+ctx, ret = acl.rt.create_context(0)
+print("create_context(0):", ret, "| current is the new one:", acl.rt.get_context()[0] == ctx)
+print("destroy the default context:", acl.rt.destroy_context(default_ctx), "(ACL_ERROR_INVALID_PARAM)")
+print("destroy the explicit one:", acl.rt.destroy_context(ctx), "| current now:", acl.rt.get_context())
+
+# %% [markdown]
 # ## 3 · Giving a device back: `ResetDevice` counts, `ResetDeviceForce` does not
 #
 # Every `aclrtSetDevice` adds one reference; `aclrtResetDevice` removes one and releases the
