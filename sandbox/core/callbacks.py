@@ -52,6 +52,7 @@ import threading
 from collections import deque
 
 from . import constants as C
+from . import hazards
 from . import trace as T
 from .engines import Engine
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_REPORT_TIMEOUT,
@@ -322,6 +323,7 @@ def process_report(m, th, timeout: int) -> None:
 def _run_callback(m, th, st: CallbackState, job: Job) -> None:
     blocked_from = th.call_blocked_from
     start = th.clock
+    hazards.learn(m, th, (job.task,))                # the work before the callback is done, and th knows it
     error = st._call(job, th.tid, "callback")
     th.call_blocked_from = blocked_from              # calls made inside the callback must not clobber it
     th.clock += m.profile.host_costs.default

@@ -74,7 +74,7 @@ TASK_TYPES = {"kernel": "KERNEL", "event_record": "EVENT_RECORD", "event_wait": 
 class Recorded:
     """One task held by a model run instance: everything needed to submit it again."""
     __slots__ = ("index", "capture", "stream", "kind", "name", "engine", "duration", "effect", "waits_on",
-                 "prev", "nbytes", "block_dim", "event", "detail")
+                 "prev", "nbytes", "block_dim", "event", "detail", "access")
 
     def __init__(self, index, capture, stream, kind, name, engine, duration, effect, waits_on, prev,
                  nbytes, block_dim, event, detail):
@@ -83,6 +83,7 @@ class Recorded:
         self.duration, self.effect = duration, effect
         self.waits_on, self.prev = waits_on, prev      # Recorded (same capture) or None
         self.nbytes, self.block_dim, self.event, self.detail = nbytes, block_dim, event, detail
+        self.access = ()                                # bytes touched, for the hazard checks on replay
 
     # an event whose last record is this task is a "captured event"; it has no device completion
     done = False
@@ -230,7 +231,7 @@ class Graphs:
 
     # -- the hook in Machine.submit --------------------------------------------------------------
     def intercept(self, th, stream, kind, name, engine, duration, effect, waits_on, nbytes, block_dim,
-                  event, detail):
+                  event, detail, access=()):
         """Record the task if its stream is captured (or joins a capture); refuse what capture forbids.
 
         Returns the Recorded task, or None to let the submission go to the device as usual.
@@ -270,6 +271,7 @@ class Graphs:
             waits_on = None      # sandbox choice: work recorded before the capture is not part of the graph
         r = Recorded(len(ri.records), ri, stream, kind, name, engine, duration, effect, waits_on,
                      ri.last.get(stream.handle), nbytes, block_dim, event, tuple(detail))
+        r.access = tuple(access)
         ri.records.append(r)
         ri.last[stream.handle] = r
         self.m.log.append(T.TaskCaptured(th.clock, ri.handle, stream.handle, r.index, kind, name,
@@ -382,7 +384,8 @@ class Graphs:
             dep = replayed[r.waits_on.index] if r.waits_on is not None else None
             task = m.submit(th, targets[r.stream.handle], r.kind, r.name, r.engine, duration=r.duration,
                             effect=r.effect, waits_on=dep, nbytes=r.nbytes, block_dim=r.block_dim,
-                            event=r.event, detail=r.detail + (("graph", ri.handle), ("graph_task", r.index)))
+                            event=r.event, detail=r.detail + (("graph", ri.handle), ("graph_task", r.index)),
+                            access=r.access)
             replayed[r.index] = task
             tasks.append(task)
         last = ri.last.get(ri.origin.handle)

@@ -225,7 +225,7 @@ class Machine:
         """
         if self.graphs.active:   # a capture is in progress: the task may be recorded instead (graph.py)
             recorded = self.graphs.intercept(th, stream, kind, name, engine, duration, effect, waits_on,
-                                             nbytes, block_dim, event, detail)
+                                             nbytes, block_dim, event, detail, access)
             if recorded is not None:
                 return recorded
         if stream.error_stop:

@@ -1,0 +1,47 @@
+"""Hazard checks where they meet callbacks and ACL Graph replay."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import sandbox
+from sandbox import acl
+from test_callbacks import Server
+
+
+@sandbox.kernel(ns=10_000, writes=("x",))
+def bump(x: "uint8*"):
+    x[:64] += 1
+
+
+def test_a_callback_may_read_what_its_stream_copied_before_it(device0):
+    dev, _ = acl.rt.malloc(64, 0)
+    host, _ = acl.rt.malloc_host(64)
+    seen = []
+    server = Server()
+    acl.rt.subscribe_report(server.thread.ident, device0)
+    acl.rt.memset_async(dev, 64, 7, 64, device0)
+    acl.rt.memcpy_async(host, 64, dev, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST, device0)
+    acl.rt.launch_callback(lambda data: seen.append(acl.util.ptr_to_bytes(host, 1)), [],
+                           acl.ACL_CALLBACK_BLOCK, device0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", sandbox.HazardWarning)
+        acl.rt.synchronize_stream(device0)
+        server.join()
+    assert seen == [b"\x07"]
+
+
+def test_replayed_graph_work_is_checked_for_races(device0):
+    other, _ = acl.rt.create_stream()
+    buf, _ = acl.rt.malloc(64, 0)
+    acl.mdl.ri_capture_begin(device0, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)
+    bump[1, device0](buf)
+    ri, ret = acl.mdl.ri_capture_end(device0)
+    assert ret == 0
+    with pytest.warns(sandbox.HazardWarning, match="no event or synchronize orders the two"):
+        acl.mdl.ri_execute_async(ri, device0)
+        bump[1, other](buf)
+    acl.rt.synchronize_device()
+    acl.mdl.ri_destroy(ri)
