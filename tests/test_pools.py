@@ -200,3 +200,30 @@ def test_plain_malloc_and_pool_blocks_look_different_in_the_memory_records(devic
     assert policies[pooled] == f"pool {pool:#x}"      # the segment the block is cut from
     (blk,) = sandbox.trace().of(T.PoolBlockAllocated)
     assert (blk.ptr, blk.pool) == (pooled, pool)
+
+
+@sandbox.kernel(bytes=lambda x, n: n, writes=("x",))
+def fill_sevens(x: "uint8*", n: int):
+    x[:n] = 7
+
+
+def test_work_queued_before_a_free_async_still_uses_the_block(device0):
+    pool = new_pool()
+    ptr, ret = acl.rt.mem_pool_malloc_async(4096, pool, device0)
+    assert ret == 0
+    host, _ = acl.rt.malloc_host(4096)
+    assert fill_sevens[8, device0](ptr, 4096) == 0
+    acl.rt.memcpy_async(host, 4096, ptr, 4096, acl.ACL_MEMCPY_DEVICE_TO_HOST, device0)
+    assert acl.rt.mem_pool_free_async(ptr, device0) == 0
+    assert acl.rt.synchronize_stream(device0) == 0
+    assert acl.util.ptr_to_bytes(host, 2) == b"\x07\x07"
+
+
+def test_a_block_reused_before_its_free_has_run_stays_usable(device0):
+    pool = new_pool()
+    ptr, _ = acl.rt.mem_pool_malloc_async(4096, pool, device0)
+    acl.rt.mem_pool_free_async(ptr, device0)
+    again, _ = acl.rt.mem_pool_malloc_async(4096, pool, device0)
+    assert again == ptr                               # same stream: reused at once, ordered after the free
+    assert fill_sevens[8, device0](again, 4096) == 0
+    assert acl.rt.synchronize_stream(device0) == 0

@@ -263,8 +263,9 @@ def trim_to(m, th, handle, min_bytes_to_keep: int) -> None:
 # -- blocks in the device's address table -------------------------------------------------------------------
 def _register(mem, alloc: DeviceAllocation) -> None:
     import bisect
+    if alloc.ptr not in mem.allocations:     # a reused block whose free is still queued keeps its slot
+        bisect.insort(mem._starts, alloc.ptr)
     mem.allocations[alloc.ptr] = alloc
-    bisect.insort(mem._starts, alloc.ptr)
 
 
 def _unregister(mem, alloc: DeviceAllocation) -> None:
@@ -378,13 +379,14 @@ def free_async(m, th, ptr: int, stream_handle) -> None:
     alloc = block.alloc
 
     def back_to_pool():
+        """Stream-ordered: work queued before the free still sees the block as live memory."""
         pool.used -= block.size
         alloc.freed = True
+        _unregister(m.devices[pool.device].memory, alloc)
     task = m.submit(th, stream, "mem_pool", "MEM_POOL_FREE", None, effect=back_to_pool,
                     detail=(("pool", pool.handle), ("ptr", ptr)))
     del st.blocks[ptr]
     del pool.live[ptr]
-    _unregister(m.devices[pool.device].memory, alloc)
     block.stream, block.free_task, block.alloc = stream, task, None
     if pool.alive:
         pool.freed.append(block)
