@@ -26,7 +26,7 @@ import numpy as np
 
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, fail
 from .gate import as_int, call
-from .machine import Machine
+from .machine import Machine, current
 from .objects import HostThread
 
 MAX_BLOCK_DIM = 65535
@@ -159,7 +159,6 @@ class Launch:
 
 
 def _launch_cost() -> int:
-    from .machine import current
     return current().profile.host_costs.kernel_launch
 
 

@@ -129,6 +129,9 @@ class Buffer:
                 np.copyto(out[pos:pos + length], view)
 
     def copy_from(self, offset: int, src: "Buffer", src_offset: int, nbytes: int) -> None:
+        if self._storage is not None and src._storage is not None:      # both dense: one slice copy
+            self._storage[offset:offset + nbytes] = src._storage[src_offset:src_offset + nbytes]
+            return
         for pos, view, _ in self.segments(offset, nbytes, create=True):
             src.read_into(src_offset + pos, view)
 
