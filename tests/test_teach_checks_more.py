@@ -206,3 +206,89 @@ def test_shared_device_fails_when_one_process_runs_alone():
     wait(0, launch(0, 4))
     wait(0, launch(0, 4))
     assert teach.check_shared_device(device=0, processes=2).value == 1
+
+
+# -- hazards and leaks (notebooks 09 and 10) -------------------------------------------------------------
+@sandbox.kernel(ns=10_000, writes=("dst",))
+def copy_kernel(src: "uint8*", dst: "uint8*"):
+    dst[:64] = src[:64]
+
+
+def _two_streams_one_buffer(wait: bool):
+    """A copy on one stream fills a buffer a kernel on another stream reads: ordered by an event or not."""
+    fresh(1)
+    acl.rt.set_device(0)
+    s1, _ = acl.rt.create_stream()
+    s2, _ = acl.rt.create_stream()
+    host, _ = acl.rt.malloc_host(64)
+    a, _ = acl.rt.malloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    b, _ = acl.rt.malloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.rt.memcpy_async(a, 64, host, 64, acl.ACL_MEMCPY_HOST_TO_DEVICE, s1)
+    if wait:
+        ev, _ = acl.rt.create_event()
+        acl.rt.record_event(ev, s1)
+        acl.rt.stream_wait_event(s2, ev)
+    copy_kernel[1, s2](a, b)
+    acl.rt.synchronize_device()
+
+
+def test_no_hazards_fails_on_a_race_and_names_its_kind():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sandbox.HazardWarning)
+        _two_streams_one_buffer(wait=False)
+    check = teach.check_no_hazards()
+    assert not check and check.value == 1 and "stream_race x1" in str(check) and "hint:" in str(check)
+
+
+def test_no_hazards_passes_when_an_event_orders_the_streams():
+    _two_streams_one_buffer(wait=True)
+    check = teach.check_no_hazards()
+    assert check and str(check) == "✓ hazards: none"
+
+
+def test_no_leaks_fails_without_finalize():
+    fresh(1)
+    acl.rt.set_device(0)
+    check = teach.check_no_leaks()
+    assert not check and "never called" in str(check)
+
+
+def test_no_leaks_fails_when_finalize_reports_leftovers():
+    import warnings
+    fresh(1)
+    acl.rt.set_device(0)
+    acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.rt.create_stream()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sandbox.LeakWarning)
+        acl.finalize()
+    check = teach.check_no_leaks()
+    assert not check and check.value == 2 and "allocation x1, stream x1" in str(check)
+
+
+def test_no_leaks_passes_when_everything_is_released_before_finalize():
+    fresh(1)
+    acl.rt.set_device(0)
+    buf, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    stream, _ = acl.rt.create_stream()
+    acl.rt.free(buf)
+    acl.rt.destroy_stream(stream)
+    acl.rt.reset_device(0)
+    assert acl.finalize() == 0
+    assert str(teach.check_no_leaks()) == "✓ leaks: nothing left at aclFinalize"
+
+
+def test_error_reported_finds_the_device_error_at_the_synchronize():
+    fresh(1)
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+    buf, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    assert not teach.check_error_reported(code=acl.ACL_ERROR_RT_AICORE_TRAP_EXCEPTION)
+    sandbox.inject_fault("kernel_trap", device=0)
+    tick[1, stream](buf)
+    acl.rt.synchronize_stream(stream)
+    check = teach.check_error_reported(code=acl.ACL_ERROR_RT_AICORE_TRAP_EXCEPTION)
+    assert check and str(check) == ("✓ error reported: ACL_ERROR_RT_AICORE_TRAP_EXCEPTION (507016) "
+                                    "returned by aclrtSynchronizeStream")
+    assert not teach.check_error_reported(code=acl.ACL_ERROR_RT_SYS_DMA)

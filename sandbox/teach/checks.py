@@ -415,3 +415,47 @@ def check_shared_device(log=None, *, device: int, processes: int = 2,
     if not ok:
         detail += f", want {processes}"
     return Check("device shared at once", ok, detail, hint, most)
+
+
+# -- debugging: hazards and leaks -----------------------------------------------------------------------
+def check_no_hazards(log=None, hint: str = "read each report in sandbox.hazards(): it names the two tasks "
+                                           "and the event or synchronize that would order them") -> Check:
+    """The hazard checks found no race or misuse (sandbox.hazards() is empty)."""
+    found = [r for r in _log(log) if isinstance(r, tr.Hazard)]
+    ok = not found
+    kinds: dict[str, int] = {}
+    for r in found:
+        kinds[r.kind] = kinds.get(r.kind, 0) + 1
+    detail = "none" if ok else f"{len(found)} ({', '.join(f'{k} x{v}' for k, v in sorted(kinds.items()))})"
+    return Check("hazards", ok, detail, hint, len(found))
+
+
+def check_no_leaks(log=None, hint: str = "release everything you create, in reverse order: aclrtFree, "
+                                         "aclrtFreeHost, aclrtDestroyEvent, aclrtDestroyStream, "
+                                         "aclrtResetDevice, then aclFinalize") -> Check:
+    """The program called aclFinalize and its leak report was empty."""
+    finalized = any(isinstance(r, tr.ApiCall) and r.name == "aclFinalize" for r in _log(log))
+    leaks = [item for r in _log(log) if isinstance(r, tr.LeakReport) for item in r.items]
+    ok = finalized and not leaks
+    if not finalized:
+        detail = "aclFinalize was never called, so nothing was checked"
+    elif leaks:
+        kinds: dict[str, int] = {}
+        for item in leaks:
+            kinds[item[0]] = kinds.get(item[0], 0) + 1
+        detail = f"{len(leaks)} left at aclFinalize ({', '.join(f'{k} x{v}' for k, v in sorted(kinds.items()))})"
+    else:
+        detail = "nothing left at aclFinalize"
+    return Check("leaks", ok, detail, hint, len(leaks))
+
+
+def check_error_reported(log=None, *, code: int,
+                         hint: str = "check the code every synchronize returns: a device error is "
+                                     "reported there, once") -> Check:
+    """A call returned ``code`` to the program (e.g. a device error at a synchronize)."""
+    hits = [r for r in _log(log) if isinstance(r, tr.ErrorRaised) and r.code == code]
+    ok = bool(hits)
+    from sandbox.core.errors import code_name
+    detail = (f"{code_name(code)} ({code}) returned by {hits[0].api}" if ok else
+              f"no call returned {code_name(code)} ({code})")
+    return Check("error reported", ok, detail, hint, len(hits))
