@@ -223,3 +223,13 @@ def test_60_gib_on_a_64_gib_device_costs_no_host_memory_until_written():
     grown = int(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                                check=True).stdout.split()[-1])
     assert grown < 64 * MiB
+
+
+def test_a_pointer_to_a_temporary_view_stays_valid(device0):
+    rows = np.arange(4 * 1024, dtype=np.float32).reshape(4, 1024)
+    dev = dev_alloc(4096)
+    ptr = acl.util.numpy_to_ptr(rows[1])                  # the view object is gone after this line
+    assert acl.rt.memcpy(dev, 4096, ptr, 4096, acl.ACL_MEMCPY_HOST_TO_DEVICE) == 0
+    back, out = pinned(4096, np.float32)
+    acl.rt.memcpy(back, 4096, dev, 4096, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    assert (out == rows[1]).all()

@@ -17,7 +17,6 @@ memory reads as zeros.
 from __future__ import annotations
 
 import bisect
-import weakref
 
 import numpy as np
 
@@ -168,14 +167,18 @@ class PinnedBuffer(Buffer):
 
 
 class PageableBuffer(Buffer):
-    """A numpy array's bytes, seen through a sandbox address (pageable host memory)."""
-    __slots__ = ("array_ref",)
+    """A numpy array's bytes, seen through a sandbox address (pageable host memory).
+
+    The buffer holds a view of the array, so the bytes stay valid for as long as the
+    simulated machine lives, even if the learner's array (or a temporary view such as
+    ``a[1]`` handed to numpy_to_ptr) goes away; ``sandbox.configure()`` starts afresh.
+    """
+    __slots__ = ()
     kind = "pageable"
 
     def __init__(self, ptr, array: np.ndarray):
         flat = array.reshape(-1).view(np.uint8)
         super().__init__(ptr, flat.size, flat)
-        self.array_ref = weakref.ref(array)
 
 
 class DeviceMemory:
@@ -308,21 +311,14 @@ class HostMemory:
             fail(ACL_ERROR_INVALID_PARAM, "numpy_to_ptr needs a C-contiguous array (use np.ascontiguousarray)")
         key = (array.__array_interface__["data"][0], array.nbytes)
         known = self._by_data_address.get(key)
-        if known is not None and self.pageable[known].array_ref() is not None:
+        if known is not None:
             return known
         ptr = self._pageable_next
         self._pageable_next = align_up(ptr + max(array.nbytes, 1), 4 * KiB)
         self.pageable[ptr] = PageableBuffer(ptr, array)
         bisect.insort(self._pageable_starts, ptr)
         self._by_data_address[key] = ptr
-        weakref.finalize(array, self._forget, ptr, key)
         return ptr
-
-    def _forget(self, ptr: int, key) -> None:
-        if self.pageable.pop(ptr, None) is not None:
-            self._pageable_starts.pop(bisect.bisect_left(self._pageable_starts, ptr))
-        if self._by_data_address.get(key) == ptr:
-            del self._by_data_address[key]
 
     def lookup(self, ptr: int) -> Buffer | None:
         table, starts = ((self.pinned, self._pinned_starts) if ptr >= PINNED_BASE
