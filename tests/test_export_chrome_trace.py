@@ -17,8 +17,8 @@ from sandbox.viz.samples import synthetic_log, two_stream_log
 
 
 def rich_program():
-    """Two host threads, two devices, two streams with events, copies both ways, memset,
-    kernels, a free and a failing call."""
+    """Two host threads, two devices, two streams ordered by events both ways, copies in
+    both directions, memset, kernels, a free and a failing call; no hazards."""
     sandbox.configure("ascend910b", device_count=2)
     acl.init()
     acl.rt.set_device(0)
@@ -29,20 +29,26 @@ def rich_program():
     a, _ = acl.rt.malloc(nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     b, _ = acl.rt.malloc(nbytes, acl.ACL_MEM_MALLOC_NORMAL_ONLY)
     c, _ = acl.rt.malloc(nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
-    h, _ = acl.rt.malloc_host(nbytes)
-    done, _ = acl.rt.create_event()
+    h_in, _ = acl.rt.malloc_host(nbytes)
+    h_out, _ = acl.rt.malloc_host(nbytes)
+    loaded, _ = acl.rt.create_event()
+    consumed, _ = acl.rt.create_event()
 
     @sandbox.kernel
     def scale(x: "float32*", y: "float32*", n):
         y[:n] = 2 * x[:n]
 
-    for _ in range(3):
-        acl.rt.memcpy_async(a, nbytes, h, nbytes, acl.ACL_MEMCPY_HOST_TO_DEVICE, copy_s)
+    for i in range(3):
+        if i:
+            acl.rt.stream_wait_event(copy_s, consumed)     # a is free to overwrite
+        acl.rt.memcpy_async(a, nbytes, h_in, nbytes, acl.ACL_MEMCPY_HOST_TO_DEVICE, copy_s)
         acl.rt.memset_async(b, nbytes, 0, nbytes, copy_s)
-        acl.rt.record_event(done, copy_s)
-        acl.rt.stream_wait_event(comp_s, done)
+        acl.rt.record_event(loaded, copy_s)
+        acl.rt.stream_wait_event(comp_s, loaded)
         scale[32, comp_s](a, c, n)
-        acl.rt.memcpy_async(h, nbytes, c, nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST, comp_s)
+        acl.rt.record_event(consumed, comp_s)
+        acl.rt.memcpy_async(h_out, nbytes, c, nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST, comp_s)
+    acl.rt.synchronize_stream(copy_s)
     acl.rt.free(b)
     acl.rt.malloc(1 << 50, acl.ACL_MEM_MALLOC_HUGE_ONLY)       # out of memory: an error
 
@@ -50,7 +56,7 @@ def rich_program():
         acl.rt.set_device(1)
         s, _ = acl.rt.create_stream()
         d, _ = acl.rt.malloc(nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
-        acl.rt.memcpy_async(d, nbytes, h, nbytes, acl.ACL_MEMCPY_HOST_TO_DEVICE, s)
+        acl.rt.memcpy_async(d, nbytes, h_in, nbytes, acl.ACL_MEMCPY_HOST_TO_DEVICE, s)
         acl.rt.synchronize_stream(s)
 
     th = threading.Thread(target=worker, name="worker")   # Python's default name counts up

@@ -98,3 +98,15 @@ def test_picture_shows_png_with_its_text(log):
 
 def test_text_repr_is_the_text_itself():
     assert repr(Text("a\nb")) == "a\nb"
+
+
+def test_gantt_draws_when_a_long_call_reaches_far_before_the_window(tmp_path):
+    """Device open costs a second; the window starts at the first allocation, so the
+    open call's bar runs a million pixels off to the left."""
+    from sandbox.core import trace as tr
+    log = tr.TraceLog()
+    log.append(tr.ThreadStarted(0, 1, 1, "main"))
+    log.append(tr.ApiCall(0, 1_000_000_000, 1, 1, "aclrtSetDevice", 0))
+    log.append(tr.MemAllocated(1_000_010_000, 0, 0, 4096, 4096, "p", "normal", 1, 1))
+    log.append(tr.ApiCall(1_000_000_000, 1_000_010_000, 1, 1, "aclrtMalloc", 0))
+    saved(gantt_figure(log), tmp_path / "far.png")

@@ -172,12 +172,15 @@ def _colour_codes(tl: Timeline, colour_by: str):
 
 
 def _bar_labels(ax, tl: Timeline, ns_per_px: float) -> None:
+    """Names on bars wide enough to hold them, centred on the part in view (a label
+    placed millions of pixels away overflows the font rasteriser)."""
+    lo, hi = ax.get_xlim()
     for b in tl.bars:
         if b.kind == "blocked":
             continue
-        px = (b.end - b.start) / ns_per_px
-        if px >= 6.5 * len(b.name) + 6:
-            ax.text((b.start + b.end) / 2, b.row, b.name, ha="center", va="center",
+        start, end = max(b.start, lo), min(b.end, hi)
+        if (end - start) / ns_per_px >= 6.5 * len(b.name) + 6:
+            ax.text((start + end) / 2, b.row, b.name, ha="center", va="center",
                     fontsize=7, color="white", clip_on=True, zorder=4)
 
 

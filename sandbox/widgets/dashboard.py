@@ -61,13 +61,15 @@ class Dashboard(widgets.VBox):
                                    layout=widgets.Layout(width="80px"))
         self.forward = widgets.Button(description="step ▶", tooltip="next change",
                                       layout=widgets.Layout(width="80px"))
-        self.clock = widgets.Label()
+        self.clock = widgets.Label(layout=widgets.Layout(width="260px"))
         self.view = widgets.ToggleButtons(
-            options=[("streams (logical)", LOGICAL), ("engines (physical)", PHYSICAL)],
-            value=view, style={"button_width": "130px"})
+            options=[("streams", LOGICAL), ("engines", PHYSICAL)], value=view,
+            tooltips=["logical view: a row per stream", "physical view: a row per engine"],
+            style={"button_width": "90px"})
         self.colour = widgets.ToggleButtons(
-            options=[("colour by kind", KIND), ("colour by stream", STREAM)],
-            value=colour_by, style={"button_width": "130px"})
+            options=[("by kind", KIND), ("by stream", STREAM)], value=colour_by,
+            tooltips=["colour by task kind", "colour by stream"],
+            style={"button_width": "90px"})
         self.gantt_out = widgets.Output()
         self.memory_out = widgets.Output()
         self.queues_out = widgets.Output()
@@ -178,7 +180,8 @@ class Dashboard(widgets.VBox):
         a = activity(self._ix)
         return (f"Dashboard at {fmt_time(self.slider.value)} of {fmt_time(self._ix.t_end)} "
                 f"({self.view.value} view, colour by {self.colour.value}): "
-                f"{len(self._ix.tasks)} tasks, total {fmt_time(a.total)}, "
+                f"{len(self._ix.tasks)} task{'' if len(self._ix.tasks) == 1 else 's'}, "
+                f"total {fmt_time(a.total)}, "
                 f"copy {fmt_time(a.copy)}, compute {fmt_time(a.compute)}, "
                 f"overlap {fmt_time(a.overlap)}")
 
