@@ -184,3 +184,22 @@ def test_a_process_ending_releases_its_memory():
     acl.rt.set_device(0)
     free, total, _ = acl.rt.get_mem_info(acl.ACL_HBM_MEM)
     assert free == total
+
+
+def test_threads_that_libraries_start_do_not_take_turns():
+    import asyncio
+    import concurrent.futures
+    sandbox.configure()
+    acl.init()
+    loop = asyncio.new_event_loop()
+    runner = threading.Thread(target=loop.run_forever)           # library code: an asyncio loop
+    runner.start()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        assert pool.submit(sum, [1, 2, 3]).result(timeout=10) == 6
+    assert asyncio.run_coroutine_threadsafe(asyncio.sleep(0, "done"), loop).result(timeout=10) == "done"
+    assert acl.rt.set_device(0) == 0                             # the main thread is not held back
+    loop.call_soon_threadsafe(loop.stop)
+    runner.join(timeout=10)
+    assert not runner.is_alive()
+    names = {r.name for r in sandbox.trace() if isinstance(r, T.ThreadStarted)}
+    assert names == {"main"}

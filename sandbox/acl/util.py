@@ -109,6 +109,7 @@ def start_thread(func, args_list):
         if not callable(func):
             fail(ACL_ERROR_INVALID_PARAM, f"start_thread: func must be callable, got {type(func).__name__}")
         thread = threading.Thread(target=func, args=(args_list,), name=f"acl thread ({getattr(func, '__name__', 'func')})")
+        thread._sandbox_takes_part = True
         thread.start()
         started = getattr(m, "util_threads", None)
         if started is None:

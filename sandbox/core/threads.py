@@ -13,13 +13,17 @@ can change the past.  When its condition holds at device time t, it wakes with c
 If no thread can run and no device work is left, the parked threads fail with a clear
 message instead of hanging.
 
-Threads take part when a thread that takes part starts them (non-daemon threads only) or
-when they first call the runtime.  ``Thread.join`` of such a thread parks the caller too and
+Threads take part when a thread that takes part starts them (non-daemon threads running
+the program's own code, not a library's: see ``_takes_part``) or when they first call the
+runtime.  ``Thread.join`` of such a thread parks the caller too and
 moves its clock to the joined thread's end.
 """
 from __future__ import annotations
 
+import functools
+import os
 import re
+import sysconfig
 import threading
 
 from . import hazards
@@ -159,7 +163,7 @@ def _patched_start(self: threading.Thread):
     m = _current_machine()
     process = getattr(self, "_sandbox_process", None)
     parent = m.threads.get(threading.get_ident()) if m is not None else None
-    if m is None or parent is None or (self.daemon and process is None):
+    if m is None or parent is None or not (process is not None or _takes_part(self)):
         return _original_start(self)
     with m.lock:
         m.scheduler.wait_turn(parent)
@@ -180,6 +184,36 @@ def _patched_start(self: threading.Thread):
                     m.thread_finished(child)
         self.run = run
     return _original_start(self)
+
+
+_LIBRARY_DIRS = tuple(sorted({os.path.realpath(p) for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                              if (p := sysconfig.get_paths().get(key))}, key=len, reverse=True))
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+
+
+def _takes_part(thread: threading.Thread) -> bool:
+    """Does a thread started by a sandbox thread take part in the turn?
+
+    The learner's threads do: non-daemon threads whose code is the program's own.  Threads
+    that libraries start behind the scenes (asyncio loops, thread pools, a browser driver)
+    run their own code from the standard library or site-packages and never call the
+    runtime; making them take turns would stall the program, so they are left alone.
+    """
+    if getattr(thread, "_sandbox_takes_part", False):
+        return True
+    if thread.daemon:
+        return False
+    code = getattr(thread, "_target", None) or type(thread).run
+    while isinstance(code, functools.partial):
+        code = code.func
+    code = getattr(code, "__func__", code)
+    filename = getattr(getattr(code, "__code__", None), "co_filename", None)
+    if filename is None:
+        return True
+    path = os.path.realpath(filename)
+    if path.startswith(_PACKAGE_DIR):
+        return False
+    return not any(path.startswith(d + os.sep) for d in _LIBRARY_DIRS)
 
 
 def _stable_name(thread: threading.Thread) -> str:
