@@ -126,16 +126,40 @@ def test_a_thread_blocked_on_work_that_can_never_finish_gets_an_error_not_a_hang
     acl.init()
     acl.rt.set_device(0)
     stream, _ = acl.rt.create_stream()
-    # a deadline past every pending event with nothing left: the sync would wait forever on a parked peer
     results = {}
+
+    def subscriber():                       # subscribes, then ends without ever processing reports
+        acl.rt.set_device(0)
+        results["subscribe"] = acl.rt.subscribe_report(threading.get_ident(), stream)
+    t = threading.Thread(target=subscriber)
+    t.start()
+    t.join()
+    acl.rt.launch_callback(lambda data: None, [], acl.ACL_CALLBACK_BLOCK, stream)
+    ret = acl.rt.synchronize_stream(stream)           # every thread is parked or gone: an error
+    assert results["subscribe"] == 0 and ret != 0
+    assert "can never finish" in acl.get_recent_err_msg()
+
+
+def test_two_threads_both_waiting_on_blocked_work_both_get_the_error():
+    sandbox.configure()
+    acl.init()
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+    server = threading.Thread(target=lambda: None)
+    server.start()
+    acl.rt.subscribe_report(server.ident, stream)
+    server.join()
+    acl.rt.launch_callback(lambda data: None, [], acl.ACL_CALLBACK_BLOCK, stream)
+    rets = {}
 
     def waiter():
         acl.rt.set_device(0)
-        results["ret"] = acl.rt.synchronize_stream(stream)
-    t = threading.Thread(target=waiter)
-    t.start()
-    t.join()
-    assert results["ret"] == 0                        # nothing pending: returns at once
+        rets["worker"] = acl.rt.synchronize_stream(stream)
+    w = threading.Thread(target=waiter)
+    w.start()
+    rets["main"] = acl.rt.synchronize_stream(stream)
+    w.join()
+    assert rets["main"] != 0 and rets["worker"] != 0
 
 
 def test_processes_have_their_own_init_and_contexts_but_share_devices():
