@@ -16,6 +16,7 @@ from sandbox.viz.timeline import assign_lanes
 HOST_SORT = 7                 # msprof's sort index for the CANN (host API) layer
 HARDWARE_SORT = 14            # msprof's sort index for the Ascend Hardware layer
 ENGINE_TID = 10_000           # engine lane rows come after every stream row
+CALLBACK_TID = 1_000_000      # + host tid: the row of callbacks run on that thread
 FLOW_CAT = "HostToDevice"     # the msprof flow category
 CATEGORY = {"kernel": "kernel", "memcpy": "memcpy", "memset": "memset",
             "event_record": "event_record", "event_wait": "event_wait",
@@ -42,6 +43,7 @@ def to_chrome_trace(log) -> dict:
     task_slice = _task_slices(ix, dev_base, stream_tid, events)
     _engine_slices(ix, dev_base, meta, events)
     _api_slices(ix, host_pid, task_slice, events)
+    _callbacks(ix, host_pid, meta, events)
     _instants(ix, host_pid, events)
     _counters(ix, host_pid, dev_base, events)
 
@@ -205,12 +207,37 @@ def _api_slices(ix, host_pid, task_slice, events) -> None:
                            "ts": _us(inside), "id": n, "name": FLOW_CAT, "cat": FLOW_CAT})
 
 
+def _callbacks(ix, host_pid, meta, events) -> None:
+    """Callbacks run inside aclrtProcessReport on the subscribed thread; a row of their
+    own beside the thread keeps the API call and the callback from overlapping."""
+    named = set()
+    for cb in ix.callbacks:
+        th = ix.threads.get(cb.tid)
+        pid = host_pid[th.pid] if th else min(host_pid)
+        tid = CALLBACK_TID + cb.tid
+        if tid not in named:
+            named.add(tid)
+            meta += _thread_meta(pid, tid, f"Thread {cb.tid} callbacks", tid)
+        args = {"task": cb.task, "kind": cb.kind, "block": cb.block}
+        if cb.error:
+            args["error"] = cb.error
+        events.append({"ph": "X", "pid": pid, "tid": tid, "ts": _us(cb.start),
+                       "dur": _us(cb.end - cb.start), "name": cb.fn_name, "cat": "callback",
+                       "args": args})
+
+
 def _instants(ix, host_pid, events) -> None:
     for e in ix.errors:
         if e.tid in ix.threads:
             events.append({"ph": "i", "s": "t", "pid": host_pid[ix.threads[e.tid].pid],
                            "tid": e.tid, "ts": _us(e.t), "name": e.name, "cat": "error",
                            "args": {"api": e.api, "code": e.code, "message": e.message}})
+    for h in ix.hazards:
+        if h.tid in ix.threads:
+            events.append({"ph": "i", "s": "t", "pid": host_pid[ix.threads[h.tid].pid],
+                           "tid": h.tid, "ts": _us(h.t), "name": f"hazard: {h.kind}",
+                           "cat": "hazard", "args": {"message": h.message,
+                                                     "tasks": list(h.tasks)}})
     for n in ix.notes:
         if n.tid in ix.threads:
             events.append({"ph": "i", "s": "t", "pid": host_pid[ix.threads[n.tid].pid],

@@ -87,6 +87,11 @@ class Index:
     tasks: dict = field(default_factory=dict)       # task -> Task, submission order
     calls: list = field(default_factory=list)       # ApiCall, log order
     blocks: list = field(default_factory=list)      # Block, allocation order
+    pool_blocks: list = field(default_factory=list) # Block handed out by a memory pool
+    pools: dict = field(default_factory=dict)       # pool handle -> 1, 2, ... in creation order
+    callbacks: list = field(default_factory=list)   # CallbackRun, log order
+    hazards: list = field(default_factory=list)     # Hazard, log order
+    leaks: list = field(default_factory=list)       # LeakReport, log order
     errors: list = field(default_factory=list)      # ErrorRaised
     notes: list = field(default_factory=list)       # Note
     t_end: int = 0                                  # last moment anything happened
@@ -106,6 +111,14 @@ class Index:
         return f"Stream {info.stream_id}" if info else f"Stream #{stream}"
 
 
+# Records added to the contract later; looked up by name so an older core still works.
+_POOL_NEW = getattr(tr, "PoolCreated", None)
+_POOL_ALLOC = getattr(tr, "PoolBlockAllocated", None)
+_POOL_FREE = getattr(tr, "PoolBlockFreed", None)
+_CALLBACK = getattr(tr, "CallbackRun", None)
+_HAZARD = getattr(tr, "Hazard", None)
+_LEAK = getattr(tr, "LeakReport", None)
+
 _FREE_CALLS = ("aclrtFree", "aclrtFreeHost", "aclrtFreeAsync", "aclrtFreePhysical")
 
 
@@ -124,6 +137,8 @@ def build_index(log) -> Index:
     allocs: list[tr.MemAllocated] = []
     frees: dict[tuple[int, int], list[int]] = {}
     free_calls: dict[int, list[int]] = {}
+    pool_allocs: list = []
+    pool_frees: dict[tuple[int, int], list] = {}
     t_end = 0
 
     for r in log:
@@ -180,6 +195,24 @@ def build_index(log) -> Index:
         elif k is tr.Note:
             ix.notes.append(r)
             t = r.t
+        elif k is _POOL_NEW:
+            ix.pools.setdefault(r.pool, len(ix.pools) + 1)
+            t = r.t
+        elif k is _POOL_ALLOC:
+            pool_allocs.append(r)
+            t = r.t
+        elif k is _POOL_FREE:
+            pool_frees.setdefault((r.pool, r.ptr), []).append(r)
+            t = r.t
+        elif k is _CALLBACK:
+            ix.callbacks.append(r)
+            t = r.end
+        elif k is _HAZARD:
+            ix.hazards.append(r)
+            t = r.t
+        elif k is _LEAK:
+            ix.leaks.append(r)
+            t = r.t
         else:
             t = getattr(r, "t", getattr(r, "end", 0))
         if t > t_end:
@@ -218,10 +251,29 @@ def build_index(log) -> Index:
             called if called is not None else freed,
             str(getattr(a, "label", "") or ""), int(getattr(a, "pool", 0) or 0),
             int(getattr(a, "stream", 0) or 0)))
+    _pool_blocks(ix, pool_allocs, pool_frees)
     ix.t_end = t_end
     firsts = [t.submit for t in ix.tasks.values()] + [b.allocated for b in ix.blocks]
     ix.t_start = min(firsts, default=0)
     return ix
+
+
+def _pool_blocks(ix, allocs, frees) -> None:
+    """A pool block is in use from its allocation until its free task has run on the
+    stream; between the FreeAsync call and that task it is pending-free."""
+    seen: dict[tuple[int, int], int] = {}
+    for a in allocs:
+        ix.pools.setdefault(a.pool, len(ix.pools) + 1)
+        key = (a.pool, a.ptr)
+        i = seen.get(key, 0)
+        seen[key] = i + 1
+        fl = frees.get(key, [])
+        f = fl[i] if i < len(fl) else None
+        task = ix.tasks.get(f.task) if f is not None else None
+        ix.pool_blocks.append(Block(
+            a.device, a.ptr, a.size, a.reserved, f"pool {a.pool}", "huge", 0, 0, a.t,
+            task.end if task is not None else None, f.t if f is not None else None,
+            "", a.pool, a.stream))
 
 
 def _arg(args, *names):

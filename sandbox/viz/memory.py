@@ -26,6 +26,8 @@ class MemBlock:
     stream: int           # owner stream of a stream-ordered allocation, else 0
     pending_free: bool    # the host asked to free it; queued work still holds it
     allocated: int
+    kind: str = "block"   # "block", "pool segment" (memory a pool holds) or "pool block"
+    owner: str = ""       # the owner stream's label, for pool blocks
 
 
 @dataclass(frozen=True)
@@ -33,8 +35,8 @@ class DeviceMemory:
     device: int
     base: int
     total: int
-    blocks: tuple         # MemBlock, by address
-    used: int             # reserved bytes in live blocks
+    blocks: tuple         # MemBlock, by address (pool blocks after their segment)
+    used: int             # reserved bytes in live blocks and pool segments
     requested: int        # requested bytes in live blocks
     free: int
     largest_free: int
@@ -70,39 +72,55 @@ def memory_map(log, t: int) -> MemoryMap:
     ordinal: dict[int, int] = {}
     live: dict[int, list[MemBlock]] = {}
     reach: dict[int, int] = {}
-    for b in ix.blocks:
-        n = ordinal[b.device] = ordinal.get(b.device, 0) + 1
+    pool_ordinal: dict[int, int] = {}
+    tagged = [(b, False) for b in ix.blocks] + [(b, True) for b in ix.pool_blocks]
+    for b, from_pool in tagged:
+        pool = 0
+        if from_pool:
+            kind = "pool block"
+            pool = ix.pools.get(b.pool, 0)
+            n = pool_ordinal[b.pool] = pool_ordinal.get(b.pool, 0) + 1
+            default = f"pool {pool} block {n}"
+        else:
+            kind = "pool segment" if b.policy.startswith("pool ") else "block"
+            n = ordinal[b.device] = ordinal.get(b.device, 0) + 1
+            if kind == "pool segment":
+                pool = _pool_of(b.policy, ix.pools)
+            default = (f"host {n}" if b.device < 0 else
+                       f"pool {pool} segment" if kind == "pool segment" else f"block {n}")
         space = ix.spaces.get(b.device)
         base = space.base if space else 0
         reach[b.device] = max(reach.get(b.device, 0), b.ptr - base + b.reserved)
         if not (b.allocated <= t and (b.freed is None or b.freed > t)):
             continue
         pending = b.free_called is not None and b.free_called <= t
-        label = b.label or (f"host {n}" if b.device < 0 else f"block {n}")
         live.setdefault(b.device, []).append(MemBlock(
             b.ptr, b.ptr - base if b.device >= 0 else 0, b.size, b.reserved, b.policy,
-            b.page, label, b.pool, b.stream, pending, b.allocated))
+            b.page, b.label or default, pool, b.stream, pending, b.allocated, kind,
+            ix.stream_label(b.stream) if b.stream else ""))
     devices = []
     for d in ix.devices:
         space = ix.spaces.get(d)
         total = space.size if space else (ix.machine.memory_bytes if ix.machine else 0)
         base = space.base if space else 0
-        blocks = tuple(sorted(live.get(d, []), key=lambda m: m.ptr))
+        blocks = tuple(sorted(live.get(d, []), key=lambda m: (m.ptr, m.kind == "pool block")))
         devices.append(_figures(d, base, total, blocks, reach.get(d, 0)))
     host = tuple(sorted(live.get(-1, []), key=lambda m: m.ptr))
     return MemoryMap(t, tuple(devices), host)
 
 
 def _figures(device, base, total, blocks, reach) -> DeviceMemory:
-    used = sum(b.reserved for b in blocks)
+    """Pool blocks sit inside their segment, which already counts as used."""
+    held = [b for b in blocks if b.kind != "pool block"]
+    used = sum(b.reserved for b in held)
     gaps, cursor = [], 0
-    for b in blocks:
+    for b in held:
         if b.offset > cursor:
             gaps.append(b.offset - cursor)
         cursor = max(cursor, b.offset + b.reserved)
     if total > cursor:
         gaps.append(total - cursor)
-    return DeviceMemory(device, base, total, blocks, used, sum(b.size for b in blocks),
+    return DeviceMemory(device, base, total, blocks, used, sum(b.size for b in held),
                         max(0, total - used), max(gaps, default=0), len(gaps),
                         _window(reach, total))
 
@@ -116,3 +134,13 @@ def _window(reach: int, total: int) -> int:
     while w < reach * 5 // 4:
         w *= 2
     return min(w, total) if total else w
+
+
+def _pool_of(policy: str, pools: dict) -> int:
+    """The pool number of a segment whose policy names the pool ("pool <handle>")."""
+    word = policy.split()[-1]
+    try:
+        handle = int(word, 0)
+    except ValueError:
+        return 0
+    return pools.get(handle, 0)

@@ -39,6 +39,8 @@ def draw_memory(mm: MemoryMap, width: float = 10.0) -> Figure:
                Patch(facecolor=style.PAGE_COLOURS["huge"], alpha=0.35, label="rounding"),
                Patch(facecolor="white", edgecolor=style.KIND_COLOURS["blocked"], hatch="///",
                      label="free pending"),
+               Patch(facecolor=style.POOL, edgecolor="#777777", hatch="..",
+                     label="pool (held, not in use)"),
                Patch(facecolor=style.FREE, edgecolor="#999999", label="free")]
     fig.legend(handles=handles, loc="upper right", bbox_to_anchor=(0.995, 1 - 0.3 / height),
                fontsize=7, frameon=False)
@@ -52,6 +54,11 @@ def _device(ax, d, axis_px: float) -> None:
                            lw=0.6))
     for b in d.blocks:
         if b.offset >= window:
+            continue
+        if b.kind == "pool segment":
+            ax.add_patch(Rectangle((b.offset, 0), max(b.reserved, per_px), 1,
+                                   facecolor=style.POOL, edgecolor="#777777", lw=0.6,
+                                   hatch=".."))
             continue
         colour = style.PAGE_COLOURS.get(b.page, style.OTHER_KIND)
         solid = max(b.size, per_px)

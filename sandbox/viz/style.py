@@ -28,6 +28,7 @@ REASON_COLOURS = {"predecessor": "#CCB974", "event": "#B07AA1", "engine busy": "
                   "ready": "#8C8C8C"}
 RUNNING = "#55A868"
 FREE = "#ECEFF3"
+POOL = "#D6DCE5"
 CURSOR = "#D62728"
 DPI = 100
 

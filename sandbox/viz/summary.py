@@ -28,16 +28,20 @@ def timeline_summary(log, view: str = LOGICAL) -> str:
              f"compute {fmt_time(a.compute)}, overlap {fmt_time(a.overlap)}, "
              f"host blocked {fmt_time(a.blocked)}"]
     per_row: dict[int, list] = {}
+    callbacks: dict[int, int] = {}
     for b in tl.bars:
-        if b.kind != "blocked":
+        if b.kind == "callback":
+            callbacks[b.row] = callbacks.get(b.row, 0) + 1
+        if b.kind not in ("blocked", "callback"):
             per_row.setdefault(b.row, []).append((b.start, b.end))
     width = max((len(r.label) for r in tl.rows), default=0)
     for i, r in enumerate(tl.rows):
         spans = per_row.get(i, [])
         busy = sum(e - s for s, e in union(spans))
         what = "call" if r.key[0] == "host" else "task"
+        cbs = f", {_plural(callbacks[i], 'callback')}" if i in callbacks else ""
         lines.append(f"  {r.label:<{width}}  {_plural(len(spans), what):>10}  "
-                     f"busy {fmt_time(busy)}")
+                     f"busy {fmt_time(busy)}{cbs}")
     for arrow in tl.arrows:
         lines.append(f"  event {arrow.event}: {tl.rows[arrow.src_row].label} task "
                      f"{arrow.record_task} -> {tl.rows[arrow.dst_row].label} task "
@@ -52,7 +56,7 @@ def memory_summary(log, t: int) -> str:
     for d in mm.devices:
         lines.append(f"NPU {d.device}: used {fmt_bytes(d.used)} of {fmt_bytes(d.total)} "
                      f"(get_mem_info free {d.free}, total {d.total}), "
-                     f"{_plural(len(d.blocks), 'block')}, "
+                     f"{_plural(sum(b.kind == 'block' for b in d.blocks), 'block')}, "
                      f"largest free {fmt_bytes(d.largest_free)}, "
                      f"{_plural(d.holes, 'free extent')}, "
                      f"fragmentation {fmt_percent(d.fragmentation)}")
@@ -67,17 +71,15 @@ def memory_summary(log, t: int) -> str:
 
 def _block_line(b, with_offset: bool) -> str:
     where = f" at +{fmt_bytes(b.offset)}" if with_offset else ""
-    extra = []
+    extra = [] if b.kind != "block" else [b.policy]
     if b.reserved != b.size:
         extra.append(f"reserved {fmt_bytes(b.reserved)}")
-    if b.pool:
-        extra.append(f"pool {b.pool}")
-    if b.stream:
-        extra.append(f"stream {b.stream}")
+    if b.owner:
+        extra.append(f"owned by {b.owner}")
     if b.pending_free:
         extra.append("free pending")
     tail = (", " + ", ".join(extra)) if extra else ""
-    return f"{b.label}: {fmt_bytes(b.size)}{where}, {b.page} pages, {b.policy}{tail}"
+    return f"{b.label}: {fmt_bytes(b.size)}{where}, {b.page} pages{tail}"
 
 
 def queues_summary(log, t: int) -> str:
@@ -116,9 +118,14 @@ def trace_summary(log) -> str:
              f"host blocked {fmt_time(a.blocked)}",
              f"peak device memory {fmt_bytes(peak)}, "
              f"{_plural(len(ix.blocks), 'allocation')}",
-             f"{_plural(len(ix.errors), 'error')}"]
+             f"{_plural(len(ix.errors), 'error')}, {_plural(len(ix.hazards), 'hazard')}"]
     for e in ix.errors:
         lines.append(f"  {fmt_time(e.t)} {e.api}: {e.name} ({e.code}) {e.message}")
+    for h in ix.hazards:
+        lines.append(f"  {fmt_time(h.t)} hazard {h.kind}: {h.message}")
+    for leak in ix.leaks:
+        lines.append(f"  {fmt_time(leak.t)} leak report ({leak.when}): "
+                     f"{_plural(len(leak.items), 'item')} still held")
     return "\n".join(lines)
 
 

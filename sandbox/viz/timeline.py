@@ -117,6 +117,10 @@ def _host_rows(ix, row, bars) -> None:
         bars.append(Bar(i, c.start, c.end, "api", c.name, 0, 0))
         if c.blocked_from is not None and c.blocked_from < c.end:
             bars.append(Bar(i, c.blocked_from, c.end, "blocked", c.name, 0, 0))
+    for cb in ix.callbacks:          # host callbacks run on a host thread, drawn on top
+        th = ix.threads.get(cb.tid)
+        i = row(("host", th.pid if th else 1, cb.tid), f"Host thread {cb.tid}", "Host")
+        bars.append(Bar(i, cb.start, cb.end, "callback", cb.fn_name, 0, cb.task))
 
 
 def _stream_rows(ix, row, bars) -> dict[int, int]:
