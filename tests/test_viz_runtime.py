@@ -14,7 +14,7 @@ from sandbox.export.validate import validate_chrome_trace
 from sandbox.viz.index import build_index
 from sandbox.viz.memory import memory_map
 from sandbox.viz.queues import stream_queues
-from sandbox.viz.summary import memory_summary, trace_summary
+from sandbox.viz.summary import memory_summary, timeline_summary, trace_summary
 from sandbox.viz.timeline import activity, timeline
 
 N = 1 << 20
@@ -124,7 +124,11 @@ def test_host_function_runs_on_its_thread_row_and_in_the_export():
     acl.rt.launch_host_func(s, note, None)
     acl.rt.synchronize_stream(s)
     log = sandbox.trace()
-    (cb,) = [b for b in timeline(log).bars if b.kind == "callback"]
+    (cb,) = [b for b in timeline(log).bars if b.kind == "host_callback"]
+    assert timeline(log).rows[cb.row].key[0] == "host"
+    lines = timeline_summary(log).splitlines()
+    assert [line.split("  ")[1] for line in lines if line.endswith("1 callback")] == [
+        timeline(log).rows[cb.row].label]
     assert cb.name == "note"
     doc = json.loads(trace_json(log))
     assert validate_chrome_trace(doc) == []

@@ -12,6 +12,7 @@ KIND_COLOURS = {
     "graph": "#2F8F8F",
     "api": "#9AA5B1",
     "blocked": "#C44E52",
+    "host_callback": "#2CA02C",
 }
 OTHER_KIND = "#7F7F7F"
 KIND_LABELS = {
@@ -19,6 +20,7 @@ KIND_LABELS = {
     "memcpy": "memcpy (copy)",
     "api": "API call (host)",
     "blocked": "blocked in synchronize",
+    "host_callback": "callback run (host)",
 }
 STREAM_PALETTE = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860",
                   "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD")

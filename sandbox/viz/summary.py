@@ -9,7 +9,7 @@ from __future__ import annotations
 from sandbox.viz.index import build_index
 from sandbox.viz.memory import memory_map
 from sandbox.viz.queues import stream_queues
-from sandbox.viz.timeline import LOGICAL, activity, timeline, union
+from sandbox.viz.timeline import HOST_CALLBACK, LOGICAL, activity, timeline, union
 from sandbox.viz.units import fmt_bytes, fmt_percent, fmt_time
 
 
@@ -30,9 +30,9 @@ def timeline_summary(log, view: str = LOGICAL) -> str:
     per_row: dict[int, list] = {}
     callbacks: dict[int, int] = {}
     for b in tl.bars:
-        if b.kind == "callback":
+        if b.kind == HOST_CALLBACK:
             callbacks[b.row] = callbacks.get(b.row, 0) + 1
-        if b.kind not in ("blocked", "callback"):
+        if b.kind not in ("blocked", HOST_CALLBACK):
             per_row.setdefault(b.row, []).append((b.start, b.end))
     width = max((len(r.label) for r in tl.rows), default=0)
     for i, r in enumerate(tl.rows):
@@ -73,7 +73,7 @@ def _block_line(b, with_offset: bool) -> str:
     where = f" at +{fmt_bytes(b.offset)}" if with_offset else ""
     extra = [] if b.kind != "block" else [b.policy]
     if b.reserved != b.size:
-        extra.append(f"reserved {fmt_bytes(b.reserved)}")
+        extra.append(f"rounded up by {fmt_bytes(b.reserved - b.size)}")
     if b.owner:
         extra.append(f"owned by {b.owner}")
     if b.pending_free:

@@ -14,6 +14,8 @@ from sandbox.viz.index import build_index
 LOGICAL = "logical"
 PHYSICAL = "physical"
 COPY_KINDS = ("memcpy", "memset")
+HOST_CALLBACK = "host_callback"   # a callback running on a host thread (the stream task
+                                  # that triggers it has kind "callback")
 COMPUTE_KINDS = ("kernel",)
 
 
@@ -120,7 +122,7 @@ def _host_rows(ix, row, bars) -> None:
     for cb in ix.callbacks:          # host callbacks run on a host thread, drawn on top
         th = ix.threads.get(cb.tid)
         i = row(("host", th.pid if th else 1, cb.tid), f"Host thread {cb.tid}", "Host")
-        bars.append(Bar(i, cb.start, cb.end, "callback", cb.fn_name, 0, cb.task))
+        bars.append(Bar(i, cb.start, cb.end, HOST_CALLBACK, cb.fn_name, 0, cb.task))
 
 
 def _stream_rows(ix, row, bars) -> dict[int, int]:
