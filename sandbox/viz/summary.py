@@ -73,7 +73,9 @@ def _block_line(b, with_offset: bool) -> str:
     where = f" at +{fmt_bytes(b.offset)}" if with_offset else ""
     extra = [] if b.kind != "block" else [b.policy]
     if b.reserved != b.size:
-        extra.append(f"rounded up by {fmt_bytes(b.reserved - b.size)}")
+        taken = fmt_bytes(b.reserved)
+        extra.append(f"reserved {taken}" if taken != fmt_bytes(b.size)
+                     else f"reserved {b.reserved - b.size} B more")
     if b.owner:
         extra.append(f"owned by {b.owner}")
     if b.pending_free:
