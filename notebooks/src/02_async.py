@@ -210,8 +210,8 @@ print("correct:", bool((c == N).all()))
 sandbox.gantt()
 
 # %% [markdown]
-# The physical view has a row per engine: the H2D engine is busy almost all the time, the AI
-# Core and the D2H engine work beside it.
+# The physical view has a row per engine. On this board one DMA engine carries the copies of
+# both directions, so it is busy almost all the time; the AI Core works beside it.
 
 # %%
 sandbox.gantt(view="physical")
@@ -220,11 +220,12 @@ sandbox.gantt(view="physical")
 # ### How close to the bound?
 #
 # More chunks mean a shorter pipeline fill at the start and drain at the end, so the total
-# approaches the busiest engine's time. Here that is the H2D engine: 8 MiB at 1.535 GB/s is
-# 5.5 ms. The seed's bound, max(8.2, 3.5) = 8.2 ms, counts all copies as one resource; the
-# sandbox gives host-to-device and device-to-host copies separate DMA engines, so the 2.7 ms of
-# copies back hide under the loads too. (Whether a real 310B runs both directions at full rate
-# at once is an assumption of the profile; the seed's 8.5 ms suggests its run did not.)
+# approaches the busiest engine's time. Here that is the DMA engine: on the 310B board the
+# host and the NPU share one memory, and the profile gives copies in and out one engine, as the
+# seed's table does. So the bound is max(8.2, 3.5) = 8.2 ms of copies; what is left above it is
+# the fill (the first chunk's loads, with nothing to add yet), the drain (the last chunk's add
+# and copy back) and each copy's start-up latency, which more chunks pay more often: past
+# about 16 chunks the total grows again.
 
 # %%
 for k in (1, 2, 4, 8, 16, 32):
@@ -247,12 +248,14 @@ print(f"{'seed 003: synchronous':<28}{8.2:>6.1f} ms{3.5:>7.1f} ms{'':>10}{11.7:>
 print(f"{'seed 003: asynchronous':<28}{8.2:>6.1f} ms{3.5:>7.1f} ms{'':>10}{8.5:>6.1f} ms")
 
 # %% [markdown]
-# In the double-buffered row the copy figure is below 8.2 ms because loads and copies back ran
-# at the same time: the union of their bars is shorter than their sum.
+# In the double-buffered row the copies take a little more than 8.2 ms: 24 copies instead of 3,
+# each with its start-up latency. The seed's 8.5 ms is max(8.2, 3.5) plus a little; the sandbox
+# lands within a few percent of it.
 #
 # ## Exercise · pipeline it
 #
-# Write a version of the vector addition that finishes **within the seed's 8.5 ms** from mark
+# Write a version of the vector addition that finishes **within 9 ms** (the seed measured
+# 8.5 ms; 9 ms leaves room for the fill and drain of your pipeline) from mark
 # `"start"` to mark `"end"`, with at least **80 %** of the compute overlapped by copies, and a
 # correct result. Keep `teach.mark("start")` before your first copy and `teach.mark("end")` after
 # your last synchronize. The cell below runs the reference solution (double buffering with 8
@@ -267,7 +270,7 @@ def attempt():
 
 
 c = attempt()
-teach.grade(teach.check_time(at_most_ns=8_500_000, start="start", end="end"),
+teach.grade(teach.check_time(at_most_ns=9_000_000, start="start", end="end"),
             teach.check_overlap(at_least_fraction=0.8, start="start", end="end"),
             teach.check_equal(c, np.full(N, N), what="vector sum"))
 
@@ -289,6 +292,6 @@ def one_stream():
 
 
 c = one_stream()
-teach.grade(teach.check_time(at_most_ns=8_500_000, start="start", end="end"),
+teach.grade(teach.check_time(at_most_ns=9_000_000, start="start", end="end"),
             teach.check_overlap(at_least_fraction=0.8, start="start", end="end"),
             teach.check_equal(c, np.full(N, N), what="vector sum"))
