@@ -51,7 +51,7 @@ Ascend910B (Ascend910B1), 2 devices, 24 AI cores, 64.0 GiB each
 tasks: 1 event_record, 1 event_wait, 1 kernel, 4 memcpy
 total 900.000 µs, copy 800.000 µs, compute 100.000 µs, overlap 0 ns, host blocked 886.500 µs
 peak device memory 14.0 MiB, 5 allocations
-0 errors, 0 hazards"""
+0 errors"""
 
 
 def test_summaries_are_identical_for_two_builds_of_the_same_log():

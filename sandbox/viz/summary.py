@@ -73,9 +73,7 @@ def _block_line(b, with_offset: bool) -> str:
     where = f" at +{fmt_bytes(b.offset)}" if with_offset else ""
     extra = [] if b.kind != "block" else [b.policy]
     if b.reserved != b.size:
-        taken = fmt_bytes(b.reserved)
-        extra.append(f"reserved {taken}" if taken != fmt_bytes(b.size)
-                     else f"reserved {b.reserved - b.size} B more")
+        extra.append(f"reserved {fmt_bytes(b.reserved)}")
     if b.owner:
         extra.append(f"owned by {b.owner}")
     if b.pending_free:
@@ -120,7 +118,8 @@ def trace_summary(log) -> str:
              f"host blocked {fmt_time(a.blocked)}",
              f"peak device memory {fmt_bytes(peak)}, "
              f"{_plural(len(ix.blocks), 'allocation')}",
-             f"{_plural(len(ix.errors), 'error')}, {_plural(len(ix.hazards), 'hazard')}"]
+             _plural(len(ix.errors), "error")
+             + (f", {_plural(len(ix.hazards), 'hazard')}" if ix.hazards else "")]
     for e in ix.errors:
         lines.append(f"  {fmt_time(e.t)} {e.api}: {e.name} ({e.code}) {e.message}")
     for h in ix.hazards:
