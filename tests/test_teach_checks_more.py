@@ -208,6 +208,87 @@ def test_shared_device_fails_when_one_process_runs_alone():
     assert teach.check_shared_device(device=0, processes=2).value == 1
 
 
+# -- callbacks and ACL Graph (notebooks 07 and 08) -------------------------------------------------------
+@sandbox.kernel(ns=2_000)
+def small(x: "uint8*"):
+    pass
+
+
+def _served_stream():
+    """Device 0, a stream served by this thread (it runs the callbacks in process_report)."""
+    fresh(1)
+    assert acl.rt.set_device(0) == 0
+    stream, _ = acl.rt.create_stream()
+    assert acl.rt.subscribe_report(threading.get_ident(), stream) == 0
+    return stream
+
+
+def test_callbacks_counts_the_callbacks_that_ran():
+    stream = _served_stream()
+    for i in range(3):
+        acl.rt.launch_callback(lambda d: None, [i], acl.ACL_CALLBACK_NO_BLOCK, stream)
+    assert acl.rt.synchronize_stream(stream) == 0
+    assert [acl.rt.process_report(10) for _ in range(2)] == [0, 0]     # the third never runs
+    check = teach.check_callbacks(ran=3)
+    assert not check and check.value == 2 and "want 3" in str(check)
+    assert acl.rt.process_report(10) == 0
+    assert teach.check_callbacks(ran=3)
+
+
+def test_callbacks_fails_when_a_callback_raised():
+    stream = _served_stream()
+
+    def broken(data):
+        raise ValueError("bad batch")
+    acl.rt.launch_callback(broken, None, acl.ACL_CALLBACK_BLOCK, stream)
+    assert acl.rt.process_report(10) == 0
+    check = teach.check_callbacks(ran=1)
+    assert not check and "ValueError: bad batch" in str(check)
+
+
+def test_callbacks_counts_host_functions_apart():
+    fresh(1)
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+    acl.rt.launch_host_func(stream, lambda a: None, None)
+    assert acl.rt.synchronize_stream(stream) == 0
+    assert teach.check_callbacks(ran=1, kind="host_func")
+    assert teach.check_callbacks(ran=0)
+
+
+def test_host_calls_counts_only_calls_between_the_marks():
+    fresh(1)
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+    buf, _ = acl.rt.malloc(4096, 0)
+    teach.mark("start")
+    for _ in range(5):
+        small[1, stream](buf)
+    acl.rt.synchronize_stream(stream)
+    teach.mark("end")
+    acl.rt.free(buf)
+    check = teach.check_host_calls(at_most=2, start="start", end="end")
+    assert not check and check.value == 6 and "aclrtLaunchKernel x5" in str(check)
+    assert teach.check_host_calls(at_most=6, start="start", end="end")
+
+
+def test_host_calls_sees_one_call_for_a_replayed_graph():
+    fresh(1)
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+    buf, _ = acl.rt.malloc(4096, 0)
+    acl.mdl.ri_capture_begin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)
+    for _ in range(5):
+        small[1, stream](buf)
+    ri, ret = acl.mdl.ri_capture_end(stream)
+    assert ret == 0
+    teach.mark("start")
+    acl.mdl.ri_execute_async(ri, stream)
+    acl.rt.synchronize_stream(stream)
+    teach.mark("end")
+    assert teach.check_host_calls(at_most=2, start="start", end="end").value == 2
+
+
 # -- hazards and leaks (notebooks 09 and 10) -------------------------------------------------------------
 @sandbox.kernel(ns=10_000, writes=("dst",))
 def copy_kernel(src: "uint8*", dst: "uint8*"):

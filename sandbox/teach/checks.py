@@ -417,6 +417,38 @@ def check_shared_device(log=None, *, device: int, processes: int = 2,
     return Check("device shared at once", ok, detail, hint, most)
 
 
+# -- callbacks and ACL Graph ------------------------------------------------------------------------------
+def check_callbacks(log=None, *, ran: int, kind: str = "callback",
+                    hint: str = "queue one aclrtLaunchCallback per batch after its copy back, and keep a "
+                                "thread subscribed to the stream looping on aclrtProcessReport") -> Check:
+    """Exactly ``ran`` host callbacks of ``kind`` ("callback" or "host_func") ran, and none raised."""
+    runs = [r for r in _log(log) if isinstance(r, tr.CallbackRun) and r.kind == kind]
+    raised = [r for r in runs if r.error]
+    ok = len(runs) == ran and not raised
+    detail = f"{len(runs)} ran"
+    if raised:
+        detail += f", {len(raised)} raised (first: {raised[0].fn_name}: {raised[0].error})"
+    if len(runs) != ran:
+        detail += f", want {ran}"
+    what = "host functions run" if kind == "host_func" else "callbacks run"
+    return Check(what, ok, detail, hint, len(runs))
+
+
+def check_host_calls(log=None, *, at_most: int, start: str, end: str,
+                     hint: str = "every launch is a host call: capture the work once into a graph and "
+                                 "replay it, or fuse small kernels into one") -> Check:
+    """The host made at most ``at_most`` runtime calls that began between the marks ``start`` and ``end``."""
+    lo, hi = window(log, start, end)
+    calls = [c for c in _log(log) if isinstance(c, tr.ApiCall) and lo <= c.start < hi]
+    names: dict[str, int] = {}
+    for c in calls:
+        names[c.name] = names.get(c.name, 0) + 1
+    top = ", ".join(f"{k} x{v}" for k, v in sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:3])
+    ok = len(calls) <= at_most
+    detail = f"{len(calls)} ({top or 'none'})" + ("" if ok else f", want at most {at_most}")
+    return Check(f"host calls from {start!r} to {end!r}", ok, detail, hint, len(calls))
+
+
 # -- debugging: hazards and leaks -----------------------------------------------------------------------
 def check_no_hazards(log=None, hint: str = "read each report in sandbox.hazards(): it names the two tasks "
                                            "and the event or synchronize that would order them") -> Check:
