@@ -274,3 +274,20 @@ def test_callback_runs_are_deterministic():
         server.join()
         return [repr(r) for r in sandbox.trace()]
     assert program() == program()
+
+
+def test_a_host_function_may_read_host_memory_through_acl_util(device0):
+    dev, _ = acl.rt.malloc(64, 0)
+    host, _ = acl.rt.malloc_host(64)
+    got = []
+    acl.rt.memset_async(dev, 64, 5, 64, device0)
+    acl.rt.memcpy_async(host, 64, dev, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST, device0)
+    acl.rt.launch_host_func(device0, lambda args: got.append(acl.util.ptr_to_bytes(host, 2)), None)
+    assert acl.rt.synchronize_stream(device0) == 0
+    assert got == [b"\x05\x05"] and not sandbox.hazards()
+
+
+def test_a_synchronize_that_can_never_finish_returns_the_sync_timeout_code(device0):
+    acl.rt.subscribe_report(me(), device0)            # this thread serves the stream but never processes
+    acl.rt.launch_callback(lambda d: None, [], acl.ACL_CALLBACK_BLOCK, device0)
+    assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT

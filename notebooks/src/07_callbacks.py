@@ -283,8 +283,9 @@ print(acl.get_recent_err_msg())
 # A BLOCK callback holds its stream until a thread runs it. If the thread subscribed to the
 # stream is the one that then waits in `aclrtSynchronizeStream`, nobody will ever call
 # `aclrtProcessReport`: on hardware the program hangs. The sandbox sees that no thread can run
-# and no device work can finish, and turns the synchronize into an error (107000 here) with
-# the reason, instead of hanging.
+# and no device work can finish, and turns the synchronize into the code a timed-out
+# synchronize returns (507046, `ACL_ERROR_RT_STREAM_SYNC_TIMEOUT`) with the reason, instead of
+# hanging.
 
 # %%
 stream, buf = board()

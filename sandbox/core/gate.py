@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numbers
 
-from .callbacks import refuse_nested
+from .callbacks import in_host_func, refuse_nested
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, AclError, fail
 from .machine import current
 from .trace import ApiCall, ErrorRaised
@@ -65,7 +65,8 @@ def local(body):
     m = current()
     with m.lock:
         th = m.current_thread()
-        m.scheduler.wait_turn(th)
+        if not in_host_func(m):          # a host function runs inside the simulation: no turn to wait for
+            m.scheduler.wait_turn(th)
         return body(m, th)
 
 

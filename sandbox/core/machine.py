@@ -278,8 +278,9 @@ class Machine:
         outcome = self.scheduler.park(th, done, what, None if limit is None else limit[0])
         if outcome == "timeout":
             fail(limit[1], f"{what}: not finished within the timeout")
-        if outcome is not None:
-            fail(ACL_ERROR_RT_PARAM_INVALID, outcome)
+        if outcome is not None:           # nothing can ever complete it: the wait would never end
+            fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT if "event" in what else ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                 outcome)
 
 
 _current: Machine | None = None
