@@ -19,6 +19,7 @@ import numpy as np
 
 from sandbox.core import trace as tr
 from sandbox.viz.index import build_index
+from sandbox.viz.memory import peak_reserved
 from sandbox.viz.timeline import COMPUTE_KINDS, COPY_KINDS, intersect, union
 from sandbox.viz.units import fmt_bytes, fmt_time
 
@@ -168,18 +169,7 @@ def api_calls(log=None, name: str | None = None) -> int:
 
 def peak_device_memory(log=None, device: int | None = None) -> int:
     """The most device bytes reserved at one moment (all devices together, or one)."""
-    steps = []
-    for b in build_index(_log(log)).blocks:
-        if b.device < 0 or (device is not None and b.device != device):
-            continue
-        steps.append((b.allocated, 1, b.reserved))
-        if b.freed is not None:
-            steps.append((b.freed, 0, -b.reserved))
-    level = peak = 0
-    for _t, _order, delta in sorted(steps):
-        level += delta
-        peak = max(peak, level)
-    return peak
+    return peak_reserved(build_index(_log(log)), device)
 
 
 # -- graders ---------------------------------------------------------------------------------------------

@@ -144,3 +144,19 @@ def _pool_of(policy: str, pools: dict) -> int:
     except ValueError:
         return 0
     return pools.get(handle, 0)
+
+
+def peak_reserved(log, device: int | None = None) -> int:
+    """The most device bytes reserved at one moment (all devices together, or one)."""
+    steps = []
+    for b in build_index(log).blocks:
+        if b.device < 0 or (device is not None and b.device != device):
+            continue
+        steps.append((b.allocated, 1, b.reserved))
+        if b.freed is not None:
+            steps.append((b.freed, 0, -b.reserved))
+    level = peak = 0
+    for _t, _order, delta in sorted(steps):
+        level += delta
+        peak = max(peak, level)
+    return peak

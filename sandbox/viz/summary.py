@@ -7,7 +7,7 @@ or wall-clock values.
 from __future__ import annotations
 
 from sandbox.viz.index import build_index
-from sandbox.viz.memory import memory_map
+from sandbox.viz.memory import memory_map, peak_reserved
 from sandbox.viz.queues import stream_queues
 from sandbox.viz.timeline import HOST_CALLBACK, LOGICAL, activity, timeline, union
 from sandbox.viz.units import fmt_bytes, fmt_percent, fmt_time
@@ -108,7 +108,7 @@ def trace_summary(log) -> str:
     for t in ix.tasks.values():
         kinds[t.kind] = kinds.get(t.kind, 0) + 1
     by_kind = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "none"
-    peak = _peak_device_bytes(ix)
+    peak = peak_reserved(ix)
     lines = [head,
              f"{_plural(len(ix.threads), 'host thread')}, {_plural(len(ix.calls), 'API call')}, "
              f"{_plural(len(ix.streams), 'stream')}, {_plural(len(ix.events), 'event')}",
@@ -128,19 +128,3 @@ def trace_summary(log) -> str:
         lines.append(f"  {fmt_time(leak.t)} leak report ({leak.when}): "
                      f"{_plural(len(leak.items), 'item')} still held")
     return "\n".join(lines)
-
-
-def _peak_device_bytes(ix) -> int:
-    """Largest total of reserved device bytes alive at one moment, over all devices."""
-    steps = []
-    for b in ix.blocks:
-        if b.device < 0:
-            continue
-        steps.append((b.allocated, 1, b.reserved))
-        if b.freed is not None:
-            steps.append((b.freed, 0, -b.reserved))
-    level = peak = 0
-    for _t, _order, delta in sorted(steps):
-        level += delta
-        peak = max(peak, level)
-    return peak
