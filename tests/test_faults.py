@@ -159,7 +159,7 @@ def test_a_kernel_that_raises_still_fails_with_507015_at_the_next_synchronize(de
 
 
 # -- stream priority (RT-DG 03-02: 0 highest .. 7 lowest, clamped, pending tasks only) -------------------
-@sandbox.kernel(ns=100_000)
+@sandbox.kernel(ns=100_000, writes=())
 def hog(x: "uint8*"):
     pass
 
