@@ -291,3 +291,17 @@ def test_a_synchronize_that_can_never_finish_returns_the_sync_timeout_code(devic
     acl.rt.subscribe_report(me(), device0)            # this thread serves the stream but never processes
     acl.rt.launch_callback(lambda d: None, [], acl.ACL_CALLBACK_BLOCK, device0)
     assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+
+
+def test_callbacks_cannot_be_captured_into_a_graph_and_the_capture_goes_on(device0):
+    acl.rt.subscribe_report(me(), device0)
+    assert acl.mdl.ri_capture_begin(device0, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
+    assert acl.rt.launch_callback(lambda d: None, [], acl.ACL_CALLBACK_NO_BLOCK, device0) \
+        == acl.ACL_ERROR_RT_STREAM_CAPTURED
+    ri, ret = acl.mdl.ri_capture_end(device0)
+    assert ret == 0 and acl.mdl.ri_destroy(ri) == 0
+    other, _ = acl.rt.create_stream()
+    assert acl.mdl.ri_capture_begin(other, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
+    assert acl.rt.launch_host_func(other, lambda d: None, None) == acl.ACL_ERROR_RT_STREAM_CAPTURED
+    ri, ret = acl.mdl.ri_capture_end(other)
+    assert ret == 0 and acl.mdl.ri_destroy(ri) == 0

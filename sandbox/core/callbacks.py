@@ -55,7 +55,7 @@ from . import constants as C
 from . import hazards
 from . import trace as T
 from .engines import Engine
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_REPORT_TIMEOUT,
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_REPORT_TIMEOUT,
                      ACL_ERROR_RT_STREAM_NO_CB_REG, ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_THREAD_SUBSCRIBE,
                      AclError, code_name, fail)
 
@@ -293,6 +293,11 @@ def launch_host_func(m, th, handle, fn, args) -> None:
 
 def _submit(m, th, st: CallbackState, job: Job) -> None:
     stream = job.stream
+    if getattr(stream, "capture", None) is not None:
+        # a model run instance holds kernels, copies and event tasks only (aclmdlRITaskType)
+        fail(ACL_ERROR_RT_STREAM_CAPTURED,
+             f"stream {stream.stream_id} is capturing into a model run instance, which cannot hold host "
+             "callbacks: launch the callback outside the capture, e.g. after aclmdlRIExecuteAsync")
     def complete():
         st.jobs.pop(job.task.id, None)
         return job.outcome()
