@@ -233,3 +233,11 @@ def test_a_pointer_to_a_temporary_view_stays_valid(device0):
     back, out = pinned(4096, np.float32)
     acl.rt.memcpy(back, 4096, dev, 4096, acl.ACL_MEMCPY_DEVICE_TO_HOST)
     assert (out == rows[1]).all()
+
+
+@pytest.mark.parametrize("shape, dtype", [(None, np.uint8), ({}, np.uint8), ((4,), {}), ((4,), object),
+                                          ((1 << 70,), np.uint8), ((-1,), np.uint8)])
+def test_ptr_to_numpy_with_a_bad_shape_or_dtype_returns_none_and_a_message(device0, shape, dtype):
+    ptr, _ = pinned(64)
+    assert acl.util.ptr_to_numpy(ptr, shape, dtype) is None
+    assert acl.get_recent_err_msg()

@@ -6,6 +6,8 @@ pageable).  Device memory cannot be read from the host: copy it back first.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core import hazards
@@ -65,18 +67,26 @@ def _dtype(dtype) -> np.dtype:
             fail(ACL_ERROR_INVALID_PARAM, f"unknown numpy type number {dtype}")
         return _TYPENUMS[int(dtype)]
     try:
-        return np.dtype(dtype)
-    except TypeError:
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError):
         fail(ACL_ERROR_INVALID_PARAM, f"{dtype!r} is not a numpy dtype")
+    if dt.itemsize == 0 or dt.hasobject:
+        fail(ACL_ERROR_INVALID_PARAM, f"{dtype!r} is not a dtype of fixed-size numbers")
+    return dt
 
 
 def ptr_to_numpy(ptr, shape, dtype):
     """A numpy view of host memory at ``ptr`` (a view: it sees later writes)."""
     def body(m, th):
         dt = _dtype(dtype)
-        dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        if isinstance(shape, (int, np.integer)):
+            dims = (shape,)
+        elif isinstance(shape, (tuple, list)):
+            dims = tuple(shape)
+        else:
+            fail(ACL_ERROR_INVALID_PARAM, f"shape must be an int or a tuple of ints, got {type(shape).__name__}")
         dims = tuple(as_size(d, "shape") for d in dims)
-        count = int(np.prod(dims, dtype=np.int64)) if dims else 1
+        count = math.prod(dims)
         buf, offset = _host_span(m, as_int(ptr, "ptr"), count * dt.itemsize, "ptr_to_numpy")
         hazards.host_access(m, th, buf, offset, count * dt.itemsize, False, "acl.util.ptr_to_numpy")
         return buf.dense_view(offset, count * dt.itemsize).view(dt).reshape(dims)
