@@ -197,7 +197,7 @@ def test_tasks_behind_the_head_wait_for_their_predecessor(log):
 def test_event_wait_waits_for_the_record_task(log):
     head = stream_queues(log, 500000).stream("NPU 0 Stream 2").waiting[0]
     assert (head.task, head.reason, head.blocker) == (5, "event", 4)
-    assert head.why == "event 1 recorded by task 4 on Stream 1"
+    assert head.why == "event 1 on NPU 0 recorded by task 4 on Stream 1"
 
 
 def test_finished_tasks_are_counted_not_listed(log):

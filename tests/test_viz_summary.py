@@ -14,7 +14,7 @@ NPU 0 Stream 1: running nothing; 3 waiting; 0 finished
   task 3 MEMCPY_ASYNC waits: predecessor (after task 2)
   task 4 EVENT_RECORD waits: predecessor (after task 3)
 NPU 0 Stream 2: running nothing; 3 waiting; 0 finished
-  task 5 EVENT_WAIT waits: event (event 1 recorded by task 4 on Stream 1)
+  task 5 EVENT_WAIT waits: event (event 1 on NPU 0 recorded by task 4 on Stream 1)
   task 6 vector_add waits: predecessor (after task 5)
   task 7 MEMCPY_ASYNC waits: predecessor (after task 6)"""
 
@@ -24,13 +24,13 @@ def test_memory_summary_gives_mem_info_figures_and_each_block():
 Device memory at 19.000 µs
 NPU 0: used 12.0 MiB of 64.0 GiB (get_mem_info free 68706893824, total 68719476736), \
 3 blocks, largest free 64.0 GiB, 2 free extents, fragmentation 0.0%
-  block 1: 4.0 MiB at +0 B, huge pages, ACL_MEM_MALLOC_HUGE_FIRST
-  block 2: 4.0 MiB at +4.0 MiB, huge pages, ACL_MEM_MALLOC_HUGE_FIRST
-  block 4: 4.0 MiB at +10.0 MiB, huge pages, ACL_MEM_MALLOC_HUGE_FIRST
+  block 1: 4 MiB at +0 B, huge pages, ACL_MEM_MALLOC_HUGE_FIRST
+  block 2: 4 MiB at +4 MiB, huge pages, ACL_MEM_MALLOC_HUGE_FIRST
+  block 4: 4 MiB at +10 MiB, huge pages, ACL_MEM_MALLOC_HUGE_FIRST
 NPU 1: used 0 B of 64.0 GiB (get_mem_info free 68719476736, total 68719476736), \
 0 blocks, largest free 64.0 GiB, 1 free extent, fragmentation 0.0%
 Host pinned: 1 block, 4.0 MiB
-  host 1: 4.0 MiB, pinned pages, pinned"""
+  host 1: 4 MiB, pinned pages, pinned"""
 
 
 def test_timeline_summary_gives_busy_time_per_row_and_the_event_edge():
@@ -41,7 +41,7 @@ total 900.000 µs, copy 800.000 µs, compute 100.000 µs, overlap 0 ns, host blo
   NPU 0 Stream 0                  1 task  busy 200.000 µs
   NPU 0 Stream 1                 3 tasks  busy 400.000 µs
   NPU 0 Stream 2                 3 tasks  busy 300.000 µs
-  event 1: NPU 0 Stream 1 task 4 -> NPU 0 Stream 2 task 5 at 620.000 µs"""
+  event 1 on NPU 0: NPU 0 Stream 1 task 4 -> NPU 0 Stream 2 task 5 at 620.000 µs"""
 
 
 def test_trace_summary_counts_what_the_log_holds():

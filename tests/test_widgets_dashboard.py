@@ -116,3 +116,14 @@ def test_change_times_include_every_task_moment_and_memory_change():
     times = change_times(Dashboard(two_stream_log())._ix)
     assert {14000, 19000, 20000, 220000, 620000, 920000, 921500} <= set(times)
     assert times == sorted(set(times))
+
+
+def test_dashboard_of_an_idle_machine_says_nothing_has_run():
+    from sandbox.core import trace as tr
+    log = tr.TraceLog()
+    log.append(tr.MachineConfigured(0, "Ascend910B", "Ascend910B1", 1, 24, 1 << 36, 1000.0, ()))
+    d = Dashboard(log)
+    assert repr(d) == "Dashboard: nothing has run yet (logical view, colour by kind)"
+    assert d.clock.value == "nothing has run yet"
+    d.refresh(two_stream_log(), t=100000)
+    assert repr(d).startswith("Dashboard at 100.000 µs of 921.500 µs ")

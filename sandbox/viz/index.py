@@ -84,6 +84,7 @@ class Index:
     threads: dict = field(default_factory=dict)     # tid -> ThreadInfo
     streams: dict = field(default_factory=dict)     # stream handle -> StreamInfo
     events: dict = field(default_factory=dict)      # event -> EventCreated
+    event_numbers: dict = field(default_factory=dict)  # event -> 1, 2, ... per device, by creation
     tasks: dict = field(default_factory=dict)       # task -> Task, submission order
     calls: list = field(default_factory=list)       # ApiCall, log order
     blocks: list = field(default_factory=list)      # Block, allocation order
@@ -109,6 +110,19 @@ class Index:
     def stream_label(self, stream: int) -> str:
         info = self.streams.get(stream)
         return f"Stream {info.stream_id}" if info else f"Stream #{stream}"
+
+    def event_label(self, event: int) -> str:
+        """'event 2 on NPU 0': the event's place among its device's events, not its handle
+        (a handle is an arbitrary int the runtime handed out)."""
+        created = self.events.get(event)
+        if created is None:
+            return "an event not in the log"
+        return f"event {self.event_numbers[event]} on NPU {created.device}"
+
+    def pool_label(self, pool: int) -> str:
+        """'pool 1': pools numbered in creation order, never by handle."""
+        n = self.pools.get(pool)
+        return f"pool {n}" if n else "a pool not in the log"
 
 
 # Records added to the contract later; looked up by name so an older core still works.
@@ -139,6 +153,7 @@ def build_index(log) -> Index:
     free_calls: dict[int, list[int]] = {}
     pool_allocs: list = []
     pool_frees: dict[tuple[int, int], list] = {}
+    events_on: dict[int, int] = {}          # device -> events created there so far
     t_end = 0
 
     for r in log:
@@ -161,6 +176,9 @@ def build_index(log) -> Index:
                     free_calls.setdefault(ptr, []).append(r.start)
         elif k is tr.MemAllocated:
             allocs.append(r)
+            seg_pool = pool_handle(r.policy)
+            if seg_pool:
+                ix.pools.setdefault(seg_pool, len(ix.pools) + 1)
             t = r.t
         elif k is tr.MemFreed:
             frees.setdefault((r.device, r.ptr), []).append(r.t)
@@ -182,6 +200,9 @@ def build_index(log) -> Index:
             t = r.t
         elif k is tr.EventCreated:
             ix.events[r.event] = r
+            if r.event not in ix.event_numbers:
+                events_on[r.device] = events_on.get(r.device, 0) + 1
+                ix.event_numbers[r.event] = events_on[r.device]
             t = r.t
         elif k is tr.DeviceAddressSpace:
             ix.spaces[r.device] = r
@@ -271,9 +292,19 @@ def _pool_blocks(ix, allocs, frees) -> None:
         f = fl[i] if i < len(fl) else None
         task = ix.tasks.get(f.task) if f is not None else None
         ix.pool_blocks.append(Block(
-            a.device, a.ptr, a.size, a.reserved, f"pool {a.pool}", "huge", 0, 0, a.t,
+            a.device, a.ptr, a.size, a.reserved, ix.pool_label(a.pool), "huge", 0, 0, a.t,
             task.end if task is not None else None, f.t if f is not None else None,
             "", a.pool, a.stream))
+
+
+def pool_handle(policy: str) -> int:
+    """The pool handle in a pool segment's policy ("pool <handle>"), else 0."""
+    if not policy.startswith("pool "):
+        return 0
+    try:
+        return int(policy.split()[-1], 0)
+    except ValueError:
+        return 0
 
 
 def _arg(args, *names):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sandbox.viz.index import build_index
+from sandbox.viz.index import build_index, pool_handle
 
 MiB = 1 << 20
 
@@ -76,6 +76,7 @@ def memory_map(log, t: int) -> MemoryMap:
     tagged = [(b, False) for b in ix.blocks] + [(b, True) for b in ix.pool_blocks]
     for b, from_pool in tagged:
         pool = 0
+        policy = b.policy
         if from_pool:
             kind = "pool block"
             pool = ix.pools.get(b.pool, 0)
@@ -85,7 +86,8 @@ def memory_map(log, t: int) -> MemoryMap:
             kind = "pool segment" if b.policy.startswith("pool ") else "block"
             n = ordinal[b.device] = ordinal.get(b.device, 0) + 1
             if kind == "pool segment":
-                pool = _pool_of(b.policy, ix.pools)
+                pool = ix.pools.get(pool_handle(b.policy), 0)
+                policy = ix.pool_label(pool_handle(b.policy))   # the number, not the handle
             default = (f"host {n}" if b.device < 0 else
                        f"pool {pool} segment" if kind == "pool segment" else f"block {n}")
         space = ix.spaces.get(b.device)
@@ -95,7 +97,7 @@ def memory_map(log, t: int) -> MemoryMap:
             continue
         pending = b.free_called is not None and b.free_called <= t
         live.setdefault(b.device, []).append(MemBlock(
-            b.ptr, b.ptr - base if b.device >= 0 else 0, b.size, b.reserved, b.policy,
+            b.ptr, b.ptr - base if b.device >= 0 else 0, b.size, b.reserved, policy,
             b.page, b.label or default, pool, b.stream, pending, b.allocated, kind,
             ix.stream_label(b.stream) if b.stream else ""))
     devices = []
@@ -134,16 +136,6 @@ def _window(reach: int, total: int) -> int:
     while w < reach * 5 // 4:
         w *= 2
     return min(w, total) if total else w
-
-
-def _pool_of(policy: str, pools: dict) -> int:
-    """The pool number of a segment whose policy names the pool ("pool <handle>")."""
-    word = policy.split()[-1]
-    try:
-        handle = int(word, 0)
-    except ValueError:
-        return 0
-    return pools.get(handle, 0)
 
 
 def peak_reserved(log, device: int | None = None) -> int:

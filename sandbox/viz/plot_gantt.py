@@ -8,8 +8,10 @@ Figures are plain ``matplotlib.figure.Figure`` objects, so nothing auto-displays
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
@@ -24,6 +26,10 @@ BAR_HEIGHT = 0.72
 BLOCKED_HEIGHT = 0.34
 LABEL_LIMIT = 400          # bars; above this no text is written on bars
 ARROW_LIMIT = 300          # arrows; above this they are plain lines in one collection
+TICK_CHARS = 28            # longest row label on the axis; longer ones end in an ellipsis
+TICK_FONT = 8
+LABEL_PAD_PX = 20          # tick length and gap between the label and the axes
+PLOT_RIGHT = 0.8           # the legend sits to the right of this
 
 
 def gantt_figure(log, view: str = LOGICAL, colour_by: str = KIND, t: int | None = None,
@@ -41,13 +47,30 @@ def gantt_plot(log, view: str = LOGICAL, colour_by: str = KIND, t: int | None = 
     tl = timeline(ix, view)
     height = min(14.0, 1.0 + 0.34 * max(2, len(tl.rows)))
     fig = Figure(figsize=(width, height), dpi=style.DPI)
-    ax = fig.add_axes((0.2, 0.58 / height, 0.6, 1 - 0.9 / height))
+    left = label_margin([tick_label(r) for r in tl.rows], width)
+    ax = fig.add_axes((left, 0.58 / height, PLOT_RIGHT - left, 1 - 0.9 / height))
     cursor = draw_gantt(ax, tl, colour_by=colour_by, t=t)
     a = activity(ix)
     ax.set_title(f"Task timeline ({view} view)   total {fmt_time(a.total)} · "
                  f"copy {fmt_time(a.copy)} · compute {fmt_time(a.compute)} · "
                  f"overlap {fmt_time(a.overlap)}", fontsize=9, loc="left")
     return fig, cursor
+
+
+def tick_label(row) -> str:
+    """The row's axis label: its short form, cut to TICK_CHARS with an ellipsis."""
+    text = row.tick or row.label
+    return text if len(text) <= TICK_CHARS else text[:TICK_CHARS - 1] + "\u2026"
+
+
+def label_margin(labels, width: float) -> float:
+    """The left edge of the axes (a fraction of the figure) that leaves room for the
+    widest row label, measured in the font it is drawn in."""
+    renderer = RendererAgg(10, 10, style.DPI)
+    font = FontProperties(size=TICK_FONT)
+    widest = max((renderer.get_text_width_height_descent(t, font, ismath=False)[0]
+                  for t in labels), default=0.0)
+    return min(0.45, max(0.06, (widest + LABEL_PAD_PX) / (width * style.DPI)))
 
 
 def draw_gantt(ax, tl: Timeline, colour_by: str = KIND, t: int | None = None):
@@ -205,7 +228,7 @@ def _axes(ax, tl: Timeline, origin: int, span: int) -> None:
     since = f" from {fmt_time(origin)}" if origin else ""
     ax.set_xlabel(f"virtual time ({unit}){since}", fontsize=8)
     ax.set_yticks(range(len(tl.rows)))
-    ax.set_yticklabels([r.label for r in tl.rows], fontsize=8)
+    ax.set_yticklabels([tick_label(r) for r in tl.rows], fontsize=TICK_FONT)
     ax.tick_params(axis="x", labelsize=8)
     for i in range(1, len(tl.rows)):
         if tl.rows[i].group != tl.rows[i - 1].group:

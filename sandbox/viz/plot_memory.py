@@ -11,7 +11,7 @@ from matplotlib.ticker import FuncFormatter
 
 from sandbox.viz import style
 from sandbox.viz.memory import MemoryMap, memory_map
-from sandbox.viz.units import fmt_bytes, fmt_percent, fmt_time
+from sandbox.viz.units import fmt_bytes, fmt_percent, fmt_size, fmt_time
 
 ROW_IN = 1.05
 
@@ -69,8 +69,9 @@ def _device(ax, d, axis_px: float) -> None:
         edge = style.KIND_COLOURS["blocked"] if b.pending_free else "white"
         ax.add_patch(Rectangle((b.offset, 0), max(b.reserved, per_px), 1, facecolor="none",
                                edgecolor=edge, lw=0.8, hatch="///" if b.pending_free else None))
-        label = f"{b.label}\n{fmt_bytes(b.size)}"
-        if b.reserved / per_px >= 6 * max(len(b.label), 8) + 6:
+        size = fmt_size(b.size)
+        label = f"{b.label}\n{size}"
+        if b.reserved / per_px >= 6 * max(len(b.label), len(size), 8) + 6:
             ax.text(b.offset + b.reserved / 2, 0.5, label, ha="center", va="center",
                     fontsize=7, color="white", clip_on=True, linespacing=1.0)
     ax.set_xlim(0, window)

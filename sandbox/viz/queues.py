@@ -57,7 +57,8 @@ class Queues:
 
 def stream_queues(log, t: int) -> Queues:
     """Every stream alive at ``t``: its waiting tasks with reasons, the running one, and
-    how many have finished."""
+    how many have finished.  Default and runtime-internal streams appear once a task has
+    been submitted to them."""
     ix = build_index(log)
     tasks = ix.tasks
     per_stream: dict[int, list] = {}
@@ -72,8 +73,9 @@ def stream_queues(log, t: int) -> Queues:
     for s in sorted(ix.streams.values(), key=lambda s: (s.device, s.stream_id, s.stream)):
         mine = per_stream.get(s.stream, [])
         alive = s.created <= t and (s.destroyed is None or s.destroyed > t)
-        if not alive and not mine:
-            continue
+        if not mine and (not alive or s.is_default or s.label):
+            continue        # an untouched default or runtime stream is only noise; a stream
+                            # the program created is shown empty, since it asked for it
         running, waiting, finished, failed = [], [], 0, 0
         for task in mine:
             if task.end is not None and task.end <= t:
@@ -104,7 +106,8 @@ def _reason(task, t, tasks, ix, busy) -> tuple[str, int, str]:
         if not _done(rec, t):
             where = f" on {ix.stream_label(rec.stream)}" if rec else ""
             event = task.event or (rec.event if rec else 0)
-            return EVENT, task.waits_on, f"event {event} recorded by task {task.waits_on}{where}"
+            return (EVENT, task.waits_on,
+                    f"{ix.event_label(event)} recorded by task {task.waits_on}{where}")
     if task.engine:
         first = busy.get((task.device, task.engine))
         if first is not None:

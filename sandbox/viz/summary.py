@@ -10,7 +10,7 @@ from sandbox.viz.index import build_index
 from sandbox.viz.memory import memory_map, peak_reserved
 from sandbox.viz.queues import stream_queues
 from sandbox.viz.timeline import HOST_CALLBACK, LOGICAL, activity, timeline, union
-from sandbox.viz.units import fmt_bytes, fmt_percent, fmt_time
+from sandbox.viz.units import fmt_bytes, fmt_percent, fmt_size, fmt_time
 
 
 def _plural(n: int, word: str) -> str:
@@ -43,7 +43,7 @@ def timeline_summary(log, view: str = LOGICAL) -> str:
         lines.append(f"  {r.label:<{width}}  {_plural(len(spans), what):>10}  "
                      f"busy {fmt_time(busy)}{cbs}")
     for arrow in tl.arrows:
-        lines.append(f"  event {arrow.event}: {tl.rows[arrow.src_row].label} task "
+        lines.append(f"  {ix.event_label(arrow.event)}: {tl.rows[arrow.src_row].label} task "
                      f"{arrow.record_task} -> {tl.rows[arrow.dst_row].label} task "
                      f"{arrow.wait_task} at {fmt_time(arrow.dst_t)}")
     return "\n".join(lines)
@@ -70,16 +70,16 @@ def memory_summary(log, t: int) -> str:
 
 
 def _block_line(b, with_offset: bool) -> str:
-    where = f" at +{fmt_bytes(b.offset)}" if with_offset else ""
+    where = f" at +{fmt_size(b.offset)}" if with_offset else ""
     extra = [] if b.kind != "block" else [b.policy]
     if b.reserved != b.size:
-        extra.append(f"reserved {fmt_bytes(b.reserved)}")
+        extra.append(f"reserved {fmt_size(b.reserved)}")
     if b.owner:
         extra.append(f"owned by {b.owner}")
     if b.pending_free:
         extra.append("free pending")
     tail = (", " + ", ".join(extra)) if extra else ""
-    return f"{b.label}: {fmt_bytes(b.size)}{where}, {b.page} pages{tail}"
+    return f"{b.label}: {fmt_size(b.size)}{where}, {b.page} pages{tail}"
 
 
 def queues_summary(log, t: int) -> str:

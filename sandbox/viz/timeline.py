@@ -1,7 +1,7 @@
 """What the Gantt chart shows, as data: rows, bars and event arrows.
 
-Two layouts of the same tasks.  The logical view has a row per stream (what the program
-asked for); the physical view has a row per engine lane (what the hardware did).  Both
+Two layouts of the same tasks.  The logical view has a row per stream that had a task
+(what the program asked for); the physical view has a row per engine lane (what the hardware did).  Both
 start with one row per host thread: its API calls, and the part of each blocking call
 spent waiting for the device.
 """
@@ -24,6 +24,7 @@ class Row:
     key: tuple        # ("host", pid, tid) | ("stream", device, stream) | ("engine", device, engine, lane)
     label: str
     group: str        # "Host" or "NPU <n>": rows of one group are drawn together
+    tick: str = ""    # a shorter label for the chart's axis ("" means use ``label``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,11 +81,11 @@ def timeline(log, view: str = LOGICAL) -> Timeline:
     bars: list[Bar] = []
     row_at: dict[tuple, int] = {}
 
-    def row(key, label, group):
+    def row(key, label, group, tick=""):
         i = row_at.get(key)
         if i is None:
             i = row_at[key] = len(rows)
-            rows.append(Row(key, label, group))
+            rows.append(Row(key, label, group, tick))
         return i
 
     _host_rows(ix, row, bars)
@@ -94,8 +95,9 @@ def timeline(log, view: str = LOGICAL) -> Timeline:
     else:
         _engine_rows(ix, row, bars)
         arrows = ()
+    used = {t.stream for t in ix.tasks.values()}
     streams = tuple((s.stream, stream_label(s))
-                    for s in sorted(ix.streams.values(),
+                    for s in sorted((s for s in ix.streams.values() if s.stream in used),
                                     key=lambda s: (s.device, s.stream_id, s.stream)))
     return Timeline(view, tuple(rows), tuple(bars), tuple(arrows), ix.t_end, streams,
                     ix.t_start)
@@ -112,8 +114,10 @@ def _host_rows(ix, row, bars) -> None:
         th = ix.threads[tid]
         name = f" ({th.name})" if th.name else ""
         who = f"Process {th.pid} thread" if several else "Host thread"
+        short = (f"pid {th.pid} thread {tid}" if several else f"thread {tid}") + (
+            f" · {th.name}" if th.name else "")
         row(("host", th.pid, tid), f"{who} {tid}{name}",
-            f"Host process {th.pid}" if several else "Host")
+            f"Host process {th.pid}" if several else "Host", short)
     for c in ix.calls:
         i = row(("host", c.pid, c.tid), "", "")
         bars.append(Bar(i, c.start, c.end, "api", c.name, 0, 0))
@@ -126,7 +130,11 @@ def _host_rows(ix, row, bars) -> None:
 
 
 def _stream_rows(ix, row, bars) -> dict[int, int]:
-    order = sorted(ix.streams.values(), key=lambda s: (s.device, s.stream_id, s.stream))
+    """A row per stream that had a task: every context's default stream exists from
+    set_device on, and an empty row for each would say nothing."""
+    used = {t.stream for t in ix.tasks.values()}
+    order = sorted((s for s in ix.streams.values() if s.stream in used),
+                   key=lambda s: (s.device, s.stream_id, s.stream))
     for s in order:
         row(("stream", s.device, s.stream), stream_label(s), f"NPU {s.device}")
     task_row: dict[int, int] = {}

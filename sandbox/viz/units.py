@@ -34,3 +34,25 @@ def fmt_bytes(n: int) -> str:
 
 def fmt_percent(x: float) -> str:
     return f"{100.0 * x:.1f}%"
+
+
+_UNITS = (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10))
+
+
+def fmt_size(n: int) -> str:
+    """An exact size for a block: '2 MiB' when round, '1 MiB + 4 KiB' when it is two round
+    parts, else every byte ('1,000,000 B').  ``fmt_bytes`` would print 1 MiB + 4 KiB as
+    '1.0 MiB' and hide the padding a learner is meant to see."""
+    if n < 0:
+        return "-" + fmt_size(-n)
+    for i, (unit, size) in enumerate(_UNITS):
+        if n < size:
+            continue
+        whole, rest = divmod(n, size)
+        if rest == 0:
+            return f"{whole} {unit}"
+        for small_unit, small in _UNITS[i + 1:]:
+            if rest % small == 0 and rest >= small:
+                return f"{whole} {unit} + {rest // small} {small_unit}"
+        break
+    return f"{n:,} B"

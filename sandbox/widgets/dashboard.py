@@ -22,6 +22,7 @@ from sandbox.viz.units import fmt_time
 from sandbox.widgets.panel import show_figure, stack_png
 
 PLAY_FRAMES = 100
+NOTHING_YET = "nothing has run yet"
 
 
 def change_times(ix) -> list[int]:
@@ -154,7 +155,8 @@ class Dashboard(widgets.VBox):
 
     def _draw_at_time(self) -> None:
         t = self.slider.value
-        self.clock.value = f"t = {fmt_time(t)} of {fmt_time(self._ix.t_end)}"
+        self.clock.value = (f"t = {fmt_time(t)} of {fmt_time(self._ix.t_end)}"
+                            if self._ix.t_end else NOTHING_YET)
         self._show_gantt()
         self._pngs["memory"] = show_figure(self.memory_out,
                                            memory_figure(self._ix, t, self._width),
@@ -177,9 +179,12 @@ class Dashboard(widgets.VBox):
         return data
 
     def __repr__(self) -> str:
+        style = f"({self.view.value} view, colour by {self.colour.value})"
+        if not self._ix.t_end:              # the slider needs a range of at least 1 ns
+            return f"Dashboard: {NOTHING_YET} {style}"
         a = activity(self._ix)
         return (f"Dashboard at {fmt_time(self.slider.value)} of {fmt_time(self._ix.t_end)} "
-                f"({self.view.value} view, colour by {self.colour.value}): "
+                f"{style}: "
                 f"{len(self._ix.tasks)} task{'' if len(self._ix.tasks) == 1 else 's'}, "
                 f"total {fmt_time(a.total)}, "
                 f"copy {fmt_time(a.copy)}, compute {fmt_time(a.compute)}, "
