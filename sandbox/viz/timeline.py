@@ -1,9 +1,9 @@
 """What the Gantt chart shows, as data: rows, bars and event arrows.
 
 Two layouts of the same tasks.  The logical view has a row per stream that had a task
-(what the program asked for); the physical view has a row per engine lane (what the hardware did).  Both
-start with one row per host thread: its API calls, and the part of each blocking call
-spent waiting for the device.
+(what the program asked for); the physical view has a row per engine lane (what the
+hardware did).  Both start with one row per host thread: its API calls, and the part of
+each blocking call spent waiting for the device.
 """
 from __future__ import annotations
 
