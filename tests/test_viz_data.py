@@ -153,8 +153,19 @@ def test_used_and_free_are_what_get_mem_info_reports(log):
 
 def test_pinned_host_memory_is_kept_apart_from_devices(log):
     mm = memory_map(log, 500000)
-    assert [d.device for d in mm.devices] == [0, 1]
+    assert [d.device for d in mm.devices] == [0]          # NPU 1 has an address space but was never used
     assert mm.host_bytes == 4 * MiB and mm.host[0].page == "pinned"
+
+
+def test_memory_map_shows_the_devices_a_program_used_or_all_when_none_was():
+    import sandbox
+    from sandbox import acl
+    sandbox.configure()                                   # 8 devices
+    assert [d.device for d in memory_map(sandbox.trace(), 0).devices] == list(range(8))
+    acl.init()
+    acl.rt.set_device(3)
+    acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    assert [d.device for d in memory_map(sandbox.trace(), sandbox.now()).devices] == [3]
 
 
 def test_block_is_pending_free_between_the_free_call_and_the_release():

@@ -27,8 +27,6 @@ NPU 0: used 12.0 MiB of 64.0 GiB (get_mem_info free 68706893824, total 687194767
   block 1: 4 MiB at +0 B, huge pages, ACL_MEM_MALLOC_HUGE_FIRST
   block 2: 4 MiB at +4 MiB, huge pages, ACL_MEM_MALLOC_HUGE_FIRST
   block 4: 4 MiB at +10 MiB, huge pages, ACL_MEM_MALLOC_HUGE_FIRST
-NPU 1: used 0 B of 64.0 GiB (get_mem_info free 68719476736, total 68719476736), \
-0 blocks, largest free 64.0 GiB, 1 free extent, fragmentation 0.0%
 Host pinned: 1 block, 4.0 MiB
   host 1: 4 MiB, pinned pages, pinned"""
 

@@ -101,7 +101,7 @@ def memory_map(log, t: int) -> MemoryMap:
             b.page, b.label or default, pool, b.stream, pending, b.allocated, kind,
             ix.stream_label(b.stream) if b.stream else ""))
     devices = []
-    for d in ix.devices:
+    for d in _opened_devices(ix):
         space = ix.spaces.get(d)
         total = space.size if space else (ix.machine.memory_bytes if ix.machine else 0)
         base = space.base if space else 0
@@ -152,3 +152,12 @@ def peak_reserved(log, device: int | None = None) -> int:
         level += delta
         peak = max(peak, level)
     return peak
+
+
+def _opened_devices(ix) -> list[int]:
+    """Devices the program has used (a stream, a task or memory): an 8-device server where one
+    device ran shows one bar, not seven empty ones.  With nothing used yet, every device."""
+    used = {s.device for s in ix.streams.values() if not s.label}
+    used.update(t.device for t in ix.tasks.values())
+    used.update(b.device for b in ix.blocks if b.device >= 0)
+    return sorted(used) if used else ix.devices
