@@ -1,0 +1,87 @@
+"""Every facade function, called with random valid and invalid arguments: nothing escapes.
+
+The Hypothesis state machine (test_stateful_facade.py) checks the core calls deeply; this
+sweep is broad instead: every public function of acl.rt, acl.mdl and acl.util, including
+callbacks, graphs and pools, with handles it was given back, plain ints and wrong types.
+Each call must return (never raise), and every non-zero code must be a documented one.
+"""
+from __future__ import annotations
+
+import inspect
+import random
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import sandbox
+from sandbox import acl
+from sandbox.core.errors import ALL_CODES
+
+KNOWN = set(ALL_CODES.values())
+SKIP = {"start_thread", "stop_thread"}          # they start real threads that wait for work
+WRONG = [None, "x", 1.5, 2 ** 70, [1], {}, True, -1]
+
+
+def facade_functions():
+    found = []
+    for module in (acl.rt, acl.mdl, acl.util):
+        for name, fn in inspect.getmembers(module, inspect.isfunction):
+            if not name.startswith("_") and fn.__module__ == module.__name__ and name not in SKIP:
+                found.append((f"{module.__name__.split('.')[-1]}.{name}", fn))
+    return found
+
+
+def make_args(rng, name, fn, handles):
+    def one():
+        r = rng.random()
+        if r < 0.5 and handles:
+            return rng.choice(handles)
+        if r < 0.75:
+            return rng.choice([0, 1, 2, 3, 4, 7, 64, 4096, 1 << 20])
+        return rng.choice(WRONG)
+    args = [one() for _ in inspect.signature(fn).parameters]
+    if name == "rt.launch_callback":
+        args[0] = rng.choice([lambda data: None, None, 3])
+    elif name == "rt.launch_host_func":
+        args[1] = rng.choice([lambda data: None, None, 3])
+    elif name == "rt.subscribe_report":
+        args[0] = rng.choice([threading.get_ident(), 5, None])
+    elif name == "rt.process_report":
+        args = [rng.choice([1, 0, 5, "x"])]              # never -1: nothing would ever arrive
+    elif name == "rt.mem_pool_create":
+        args = [rng.choice([{}, None, {"allocType": 0, "handleType": 0, "location": {"id": 0, "type": 1},
+                                       "maxSize": 0}])]
+    elif name == "util.numpy_to_ptr":
+        args = [rng.choice([np.zeros(64, np.uint8), "x", None])]
+    return args
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_no_python_exception_escapes_any_facade_function(seed):
+    rng = random.Random(seed)
+    functions = facade_functions()
+    assert len(functions) > 60
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")                  # hazard and leak warnings are expected here
+        for _ in range(8):
+            sandbox.configure(rng.choice(["ascend910b", "ascend310b", "ascend310p"]), device_count=2)
+            acl.init()
+            acl.rt.set_device(0)
+            handles = []
+            for _ in range(120):
+                name, fn = rng.choice(functions)
+                args = make_args(rng, name, fn, handles)
+                try:
+                    out = fn(*args)
+                except Exception as exc:
+                    pytest.fail(f"acl.{name}{tuple(args)!r} raised {type(exc).__name__}: {exc}")
+                values = out if isinstance(out, tuple) else (out,)
+                if isinstance(out, tuple) or isinstance(out, int):
+                    ret = values[-1]
+                    if isinstance(ret, int) and not isinstance(ret, bool) and name.split(".")[0] != "util":
+                        assert ret == 0 or ret in KNOWN, f"acl.{name} returned undocumented {ret}"
+                for v in values:
+                    if isinstance(v, int) and not isinstance(v, bool) and v > 1000 and len(handles) < 40:
+                        handles.append(v)
