@@ -119,7 +119,7 @@ def test_each_device_is_an_ascend_hardware_process_with_stream_rows(doc):
     assert (labels[(100, 0)]["labels"], labels[(101, 0)]["labels"]) == ("NPU 0", "NPU 1")
     assert meta(doc, "process_sort_index")[(100, 0)]["sort_index"] == 14
     rows = {v["name"] for k, v in meta(doc, "thread_name").items() if k[0] == 100}
-    assert {"Stream 0", "Stream 1", "Stream 2"} <= rows
+    assert {"Stream 1", "Stream 2"} <= rows and "Stream 0" not in rows      # the default stream ran nothing
 
 
 def test_api_calls_are_slices_on_their_thread_row(doc, rich_log):
@@ -219,3 +219,20 @@ def test_validator_reports_unsorted_events(good):
     timed = [i for i, e in enumerate(bad["traceEvents"]) if e["ph"] != "M"]
     bad["traceEvents"][timed[-1]]["ts"] = 0.0
     assert any("before the previous" in p for p in validate_chrome_trace(bad))
+
+
+def test_streams_that_never_ran_a_task_get_no_row():
+    import sandbox
+    from sandbox import acl
+    from sandbox.export.chrome_trace import to_chrome_trace
+    sandbox.configure()
+    acl.init()
+    acl.rt.set_device(0)
+    used, _ = acl.rt.create_stream()
+    acl.rt.create_stream()                                  # never used
+    dev, _ = acl.rt.malloc(64, 0)
+    acl.rt.memset_async(dev, 64, 1, 64, used)
+    acl.rt.synchronize_stream(used)
+    rows = [e["args"]["name"] for e in to_chrome_trace(sandbox.trace())["traceEvents"]
+            if e["ph"] == "M" and e["name"] == "thread_name" and e["args"]["name"].startswith("Stream")]
+    assert rows == ["Stream 1"]

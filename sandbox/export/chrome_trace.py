@@ -101,9 +101,12 @@ def _device_rows(ix, dev_base, meta) -> dict[int, int]:
     for d in ix.devices:
         meta += _process_meta(dev_base + d, "Ascend Hardware", f"NPU {d}", HARDWARE_SORT)
     named = set()
+    used = {t.stream for t in ix.tasks.values()}
     for s in sorted(ix.streams.values(), key=lambda s: (s.device, s.stream_id, s.stream)):
         tid = 1 + s.stream_id              # tid 0 stays the process-level row
         stream_tid[s.stream] = tid
+        if s.stream not in used:           # a stream that never ran a task gets no row
+            continue
         if (s.device, tid) not in named:
             named.add((s.device, tid))
             meta += _thread_meta(dev_base + s.device, tid, f"Stream {s.stream_id}", s.stream_id)
