@@ -33,7 +33,6 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-import weakref
 
 from . import trace as T
 from .tasks import Task
@@ -75,7 +74,7 @@ class Checker:
     def __init__(self):
         self.stream_vc: dict[int, dict[int, int]] = {}     # stream handle -> clock after its last task
         self.host_vc: dict[int, dict[int, int]] = {}       # host thread tid -> what it knows is done
-        self.accesses = weakref.WeakKeyDictionary()        # buffer -> [Access]
+        self.accesses: dict = {}       # buffer -> [Access]; a free drops the buffer's entry
         self.reported: set = set()
 
 
