@@ -1,7 +1,6 @@
 """Asynchronous device errors, stream failure modes and injected faults (sandbox/core/faults.py)."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import sandbox

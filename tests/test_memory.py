@@ -100,7 +100,7 @@ def test_get_mem_info_hbm_falls_back_to_ddr_on_ddr_devices():
 
 
 def test_freed_space_is_reused_and_coalesced(device0):
-    a, b, c = dev_alloc(2 * MiB - 64), dev_alloc(2 * MiB - 64), dev_alloc(2 * MiB - 64)
+    a, b, _ = dev_alloc(2 * MiB - 64), dev_alloc(2 * MiB - 64), dev_alloc(2 * MiB - 64)
     acl.rt.free(a)
     acl.rt.free(b)
     assert dev_alloc(4 * MiB - 64) == a

@@ -12,7 +12,7 @@ Rules (RT-API 04/05, RT-DG 05, seed 000):
 from __future__ import annotations
 
 from . import constants as C
-from . import hazards, leaks, pools
+from . import leaks, pools
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_FINALIZE, ACL_ERROR_REPEAT_INITIALIZE,
                      ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, ACL_ERROR_RT_PARAM_INVALID, fail)

@@ -14,16 +14,14 @@ from ..profiles import Profile, get_profile
 from . import hazards
 from . import trace as T
 from .engines import CorePool, Engine
+from .graph import Graphs
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
-                     ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_PARAM_INVALID,
-                     ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, AclError, fail)
+                     ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, AclError, fail)
 from .memory import DeviceMemory, HostMemory, device_of_address
 from .objects import Context, Event, HostThread, Process, Stream
 from .sim import Simulator
 from .tasks import Task
-from .graph import Graphs
 from .threads import Scheduler
-
 
 
 class Device:
