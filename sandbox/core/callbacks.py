@@ -336,7 +336,7 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
     if error:
         th.err_msgs.append(f"callback {_name(job.fn)!r} raised {error}")
     if job.block:
-        m.sim._reschedule([(job.task, th.clock)])    # the stream goes on when fn has returned
+        m.sim.reschedule([(job.task, th.clock)])    # the stream goes on when fn has returned
 
 
 def in_host_func(m) -> bool:

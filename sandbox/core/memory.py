@@ -243,8 +243,7 @@ class DeviceMemory:
                 self._take(start, reserved)
                 alloc = DeviceAllocation(self.device, start, size, start, reserved, page,
                                          policy_name, pid, tid)
-                self.allocations[start] = alloc
-                bisect.insort(self._starts, start)
+                self.map(alloc)
                 return alloc
         free = self.free_bytes()
         fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
@@ -259,11 +258,23 @@ class DeviceMemory:
             hint = (f"it points {ptr - inside.ptr} bytes into the allocation at {inside.ptr:#x}; "
                     "free the start address") if inside else "it was never allocated or is already freed"
             fail(ACL_ERROR_RT_MEMORY_FREE, f"aclrtFree: {ptr:#x} is not the start of a device allocation: {hint}")
-        del self.allocations[ptr]
-        self._starts.pop(bisect.bisect_left(self._starts, ptr))
+        self.unmap(alloc)
         self._give_back(alloc.block, alloc.reserved)
         alloc.freed = True
         return alloc
+
+    def map(self, alloc: DeviceAllocation) -> None:
+        """Make ``alloc`` the allocation at its address (a pool block reused before its queued
+        free has run takes over the slot of the block it replaces)."""
+        if alloc.ptr not in self.allocations:
+            bisect.insort(self._starts, alloc.ptr)
+        self.allocations[alloc.ptr] = alloc
+
+    def unmap(self, alloc: DeviceAllocation) -> None:
+        """Remove ``alloc`` from the address table, if it is still the one mapped there."""
+        if self.allocations.get(alloc.ptr) is alloc:
+            del self.allocations[alloc.ptr]
+            self._starts.pop(bisect.bisect_left(self._starts, alloc.ptr))
 
     def lookup(self, ptr: int) -> DeviceAllocation | None:
         i = bisect.bisect_right(self._starts, ptr) - 1

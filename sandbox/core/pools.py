@@ -169,7 +169,7 @@ def _destroy(m, th, pool: Pool) -> None:
     for ptr in sorted(pool.live):
         block = pool.live.pop(ptr)
         hazards.freeing(m, th, block.alloc, "aclrtMemPoolDestroy")
-        _unregister(mem, block.alloc)
+        mem.unmap(block.alloc)
         block.alloc.freed = True
         st.blocks.pop(ptr, None)
     for start in sorted(pool.segments):
@@ -260,21 +260,6 @@ def trim_to(m, th, handle, min_bytes_to_keep: int) -> None:
     _shrink_to(m, th, pool, min_bytes_to_keep)
 
 
-# -- blocks in the device's address table -------------------------------------------------------------------
-def _register(mem, alloc: DeviceAllocation) -> None:
-    import bisect
-    if alloc.ptr not in mem.allocations:     # a reused block whose free is still queued keeps its slot
-        bisect.insort(mem._starts, alloc.ptr)
-    mem.allocations[alloc.ptr] = alloc
-
-
-def _unregister(mem, alloc: DeviceAllocation) -> None:
-    import bisect
-    if mem.allocations.get(alloc.ptr) is alloc:
-        del mem.allocations[alloc.ptr]
-        mem._starts.pop(bisect.bisect_left(mem._starts, alloc.ptr))
-
-
 # -- malloc / free ---------------------------------------------------------------------------------------------
 def _pick(pool: Pool, need: int, stream, vc: dict):
     """(block, implicit wait) of the closest-size freed block this allocation may reuse, or None."""
@@ -345,7 +330,7 @@ def malloc_async(m, th, size: int, handle, stream_handle) -> int:
         reused = False
     alloc = DeviceAllocation(pool.device, ptr, size, ptr, need, "huge", pool.label, th.process.pid, th.tid)
     mem = m.devices[pool.device].memory
-    _register(mem, alloc)
+    mem.map(alloc)
     block = Block(ptr, need, stream, None, alloc)
     pool.live[ptr] = block
     state(m).blocks[ptr] = (pool, block)
@@ -382,7 +367,7 @@ def free_async(m, th, ptr: int, stream_handle) -> None:
         """Stream-ordered: work queued before the free still sees the block as live memory."""
         pool.used -= block.size
         alloc.freed = True
-        _unregister(m.devices[pool.device].memory, alloc)
+        m.devices[pool.device].memory.unmap(alloc)
     task = m.submit(th, stream, "mem_pool", "MEM_POOL_FREE", None, effect=back_to_pool,
                     detail=(("pool", pool.handle), ("ptr", ptr)))
     del st.blocks[ptr]

@@ -33,7 +33,7 @@ class Simulator:
         self._seq += 1
         heapq.heappush(self._heap, (t, self._seq, action, task, version))
 
-    def _reschedule(self, moves) -> None:
+    def reschedule(self, moves) -> None:
         """New finish times from a shared engine; the task's older FINISH events go stale."""
         for task, t in moves:
             task.version += 1
@@ -59,7 +59,7 @@ class Simulator:
         elif version != task.version:
             return                                # superseded by a rescheduled finish
         elif task.engine is not None and task.engine.shared and not task.engine.due(task, t):
-            self._reschedule(task.engine.wake(task, t))
+            self.reschedule(task.engine.wake(task, t))
         else:
             self._finish(task)
 
@@ -103,7 +103,7 @@ class Simulator:
             self.running_tasks += 1
             if engine.shared:                     # bandwidth shared: the engine says when it ends
                 self.log.append(TaskStarted(now, task.id, task.cores))
-                self._reschedule(engine.begin(task, now))
+                self.reschedule(engine.begin(task, now))
                 continue
             self._push(now + duration, FINISH, task)
             self.log.append(TaskStarted(now, task.id, task.cores))
@@ -134,7 +134,7 @@ class Simulator:
             self.running_tasks -= 1
             engine.release(task)
             if engine.shared:
-                self._reschedule(engine.end(task, now))
+                self.reschedule(engine.end(task, now))
         self.log.append(TaskFinished(now, task.id, status))
         queue = stream.queue
         queue.popleft()

@@ -83,11 +83,7 @@ class Scheduler:
             horizon = self.horizon()
             parked = [t for t in threads if t.parked]
         if not parked and horizon is not None:       # the common case: nobody waits for the device
-            heap = sim._heap
-            while heap and heap[0][0] < horizon:
-                sim.step()
-            if sim.now < horizon and not heap:
-                sim.now = horizon
+            sim.run_before(horizon)
             if len(self.threads) > 1:
                 self.changed()
             return
