@@ -121,7 +121,7 @@ def start_thread(func, args_list):
         thread = threading.Thread(target=func, args=(args_list,), name=f"acl thread ({getattr(func, '__name__', 'func')})")
         thread._sandbox_takes_part = True
         thread.start()
-        started = getattr(m, "util_threads", None)
+        started = m.util_threads
         if started is None:
             started = m.util_threads = {}
         started[thread.ident] = thread
@@ -133,7 +133,7 @@ def start_thread(func, args_list):
 def stop_thread(thread_id) -> int:
     """Wait for a thread from start_thread to finish (its function must return); 0 or 100000."""
     def body(m, th):
-        thread = getattr(m, "util_threads", {}).pop(thread_id, None) if isinstance(thread_id, int) else None
+        thread = (m.util_threads or {}).pop(thread_id, None) if isinstance(thread_id, int) else None
         if thread is None:
             fail(ACL_ERROR_INVALID_PARAM, f"stop_thread: {thread_id!r} is not a thread started by acl.util.start_thread")
         return thread

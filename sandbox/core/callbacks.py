@@ -177,7 +177,7 @@ class CallbackState:
 
 
 def state(m) -> CallbackState:
-    st = getattr(m, "callback_state", None)
+    st = m.callback_state
     if st is None:
         st = m.callback_state = CallbackState(m)
     return st
@@ -341,7 +341,7 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
 
 def in_host_func(m) -> bool:
     """Is a host function (aclrtLaunchHostFunc) running right now, inside the device simulation?"""
-    st = getattr(m, "callback_state", None)
+    st = m.callback_state
     return st is not None and st.busy == "host_func"
 
 
@@ -351,7 +351,7 @@ def refuse_nested(m, c_name: str, defaults: tuple):
 
     Called by the API gate before anything else (under the machine lock).
     """
-    st = getattr(m, "callback_state", None)
+    st = m.callback_state
     if st is None or not st.busy:
         return None
     where = "a host function (aclrtLaunchHostFunc)" if st.busy == "host_func" else "a callback"
@@ -376,7 +376,7 @@ def refuse_nested(m, c_name: str, defaults: tuple):
 
 def deadlock_hint(m) -> str:
     """Why a parked thread may never wake: BLOCK callbacks nobody runs."""
-    st = getattr(m, "callback_state", None)
+    st = m.callback_state
     if st is None:
         return ""
     waiting = []

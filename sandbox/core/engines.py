@@ -35,17 +35,19 @@ class Engine:
     def enqueue(self, task) -> None:
         heapq.heappush(self.waiting, (task.priority, task.ready_t, task.order, task))
 
-    def startable(self):
-        """Pop and yield tasks that can start now, in priority order (no backfilling)."""
-        while self.waiting:
-            task = self.waiting[0][3]
-            need = self.capacity_for(task)
-            if not self.has_room(need):
-                return
-            heapq.heappop(self.waiting)
-            self.running += need
-            task.cores = need if need > 1 or self.name == "AI Core" else 0
-            yield task
+    def start_next(self):
+        """Pop the task that can start now, or None: priority order, no backfilling."""
+        waiting = self.waiting
+        if not waiting:
+            return None
+        task = waiting[0][3]
+        need = self.capacity_for(task)
+        if not self.has_room(need):
+            return None
+        heapq.heappop(waiting)
+        self.running += need
+        task.cores = need if need > 1 or self.name == "AI Core" else 0
+        return task
 
     def release(self, task) -> None:
         self.running -= self.capacity_for(task)

@@ -95,7 +95,7 @@ class FaultState:
 
 
 def state(m) -> FaultState:
-    st = getattr(m, "fault_state", None)
+    st = m.fault_state
     if st is None:
         st = m.fault_state = FaultState(m)
         m.sim.fault_check = st.check

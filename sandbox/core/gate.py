@@ -15,17 +15,18 @@ from .machine import current
 from .trace import ApiCall, ErrorRaised
 
 
-def call(c_name: str, body, *, cost: int, defaults: tuple = (), needs_init: bool = True, args=()):
+def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init: bool = True, args=()):
     """Run ``body(machine, thread)`` as the runtime call ``c_name``.
+
+    ``cost`` is the call's host time: ns, or the name of one of the profile's host costs.
 
     ``defaults`` are the values returned beside the error code when the call fails; their
     number decides the return shape (none: a bare int).
     """
     m = current()
     with m.lock:
-        refused = refuse_nested(m, c_name, defaults)   # a call from inside a host callback
-        if refused is not None:
-            return refused
+        if m.callback_state is not None and m.callback_state.busy:   # called from inside a callback
+            return refuse_nested(m, c_name, defaults)
         th = m.current_thread()
         m.scheduler.wait_turn(th)
         start = th.clock
@@ -36,7 +37,7 @@ def call(c_name: str, body, *, cost: int, defaults: tuple = (), needs_init: bool
         try:
             if needs_init and not th.process.initialized:
                 fail(ACL_ERROR_UNINITIALIZE, f"{c_name}: call acl.init() first")
-            th.clock += cost
+            th.clock += cost if type(cost) is int else getattr(m.profile.host_costs, cost)
             values = body(m, th)
             ret = 0
         except AclError as exc:

@@ -79,7 +79,7 @@ class Checker:
 
 
 def checker(m) -> Checker:
-    c = getattr(m, "hazard_checker", None)
+    c = m.hazard_checker
     if c is None:
         c = m.hazard_checker = Checker()
     return c
@@ -185,7 +185,7 @@ def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> 
     A host function runs when the work before it on its stream has finished, on the runtime's
     own thread, not on ``th``: its reads are not checked against ``th``'s knowledge.
     """
-    st = getattr(m, "callback_state", None)
+    st = m.callback_state
     if st is not None and st.busy == "host_func":
         return
     c = checker(m)

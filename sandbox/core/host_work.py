@@ -18,7 +18,7 @@ from .machine import current
 def host_work(ns, what: str = "host work") -> int:
     """Spend ``ns`` of the calling thread's virtual time on host work; returns 0 or an error code."""
     m = current()
-    st = getattr(m, "callback_state", None)
+    st = m.callback_state
     if st is not None and st.busy:            # user code the runtime is running: no call of its own
         with m.lock:
             return _inside_callback(m, m.current_thread(), st.busy, ns)

@@ -26,7 +26,7 @@ import numpy as np
 
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, fail
 from .gate import as_int, call
-from .machine import Machine, current
+from .machine import Machine
 from .objects import HostThread
 
 MAX_BLOCK_DIM = 65535
@@ -155,11 +155,7 @@ class Launch:
     def __call__(self, *args) -> int:
         k = self.kernel
         return call("aclrtLaunchKernel", lambda m, th: launch(m, th, k, self.block_dim, self.stream, args),
-                    cost=_launch_cost(), args=(("kernel", k.name), ("block_dim", self.block_dim)))
-
-
-def _launch_cost() -> int:
-    return current().profile.host_costs.kernel_launch
+                    cost="kernel_launch", args=(("kernel", k.name), ("block_dim", self.block_dim)))
 
 
 def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args) -> None:

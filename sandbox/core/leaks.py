@@ -39,7 +39,7 @@ def items(m, pid: int) -> tuple:
         b = m.host.pinned[ptr]
         if b.pid == pid:
             out.append(("pinned", -1, ptr, b.size, "aclrtMallocHost"))
-    st = getattr(m, "pool_state", None)
+    st = m.pool_state
     if st is not None:
         for handle in sorted(st.pools):
             p = st.pools[handle]

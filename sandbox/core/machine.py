@@ -68,6 +68,13 @@ class Machine:
         self.scheduler = Scheduler(self)
         self.graphs = Graphs(self)            # ACL Graph captures and model run instances
         self._deadlines: dict[int, tuple[int, int] | None] = {}
+        # Each optional feature keeps its state here, created by its module on first use.
+        self.peer_state = None                # core/peer.py: who may access whose memory, links
+        self.callback_state = None            # core/callbacks.py: report threads, host functions
+        self.hazard_checker = None            # core/hazards.py: vector clocks, recent accesses
+        self.fault_state = None               # core/faults.py: injected faults
+        self.pool_state = None                # core/pools.py: memory pools and their blocks
+        self.util_threads = None              # acl.util.start_thread: the threads it started
         p = self.profile
         self.log.append(T.MachineConfigured(0, p.name, p.soc_name, count, p.ai_cores, p.memory_bytes,
                                             p.timer_resolution_ns, self.engine_names()))
@@ -226,7 +233,7 @@ class Machine:
                                              nbytes, block_dim, event, detail, access)
             if recorded is not None:
                 return recorded
-        if stream.error_stop:
+        if stream.context.failure and stream.error_stop:    # (the first test is the cheap one)
             fail(stream.error_stop, "the context stopped on a failure (ACL_STOP_ON_FAILURE) and takes no new "
                  f"tasks: {stream.context.failure_message}; reset the device (or destroy the context) to go on")
         task = Task(self.new_task_id(), kind, name, stream, engine, th.clock, duration, effect,

@@ -82,7 +82,7 @@ class PeerState:
 
 def state(m) -> PeerState:
     """The machine's peer state (made on first use, so a machine without peers pays nothing)."""
-    st = getattr(m, "peer_state", None)
+    st = m.peer_state
     if st is None:
         st = m.peer_state = PeerState(m.profile)
     return st

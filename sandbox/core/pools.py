@@ -102,7 +102,7 @@ class PoolState:
 
 
 def state(m) -> PoolState:
-    st = getattr(m, "pool_state", None)
+    st = m.pool_state
     if st is None:
         st = m.pool_state = PoolState()
     return st
@@ -181,7 +181,7 @@ def _destroy(m, th, pool: Pool) -> None:
 
 def release_process(m, th, proc) -> None:
     """Process exit: its pools go with it."""
-    st = getattr(m, "pool_state", None)
+    st = m.pool_state
     if st is None:
         return
     for handle in sorted(h for h, p in st.pools.items() if p.pid == proc.pid):
@@ -244,7 +244,7 @@ def _shrink_to(m, th, pool: Pool, keep: int) -> None:
 
 def sync_point(m, th, device: int) -> None:
     """A synchronize on ``device``: pools above their release threshold give free memory back."""
-    st = getattr(m, "pool_state", None)
+    st = m.pool_state
     if st is None or not st.pools:
         return
     for handle in sorted(st.pools):

@@ -82,7 +82,7 @@ class Simulator:
 
     def _ready(self, task) -> None:
         task.ready_t = self.now
-        if task.stream.error_stop:
+        if task.stream.context.failure and task.stream.error_stop:
             task.engine = None                    # stop-on-failure: discarded without using its engine
         engine = task.engine
         if engine is None:
@@ -95,7 +95,7 @@ class Simulator:
 
     def _start_waiting(self, engine) -> None:
         now = self.now
-        for task in engine.startable():
+        while (task := engine.start_next()) is not None:
             task.start_t = now
             duration = task.duration
             if callable(duration):
@@ -113,7 +113,7 @@ class Simulator:
         task.end_t = now
         stream = task.stream
         status, message = 0, ""
-        if stream.error_stop:
+        if stream.context.failure and stream.error_stop:
             status = stream.error_stop            # stop-on-failure: later tasks are discarded
             message = ("discarded: the context stopped on an earlier failure (ACL_STOP_ON_FAILURE): "
                        + stream.context.failure_message)
