@@ -45,9 +45,22 @@ class Engine:
         if not self.has_room(need):
             return None
         heapq.heappop(waiting)
+        self.claim(task, need)
+        return task
+
+    def start_at_once(self, task) -> bool:
+        """A task just became ready: claim room for it if nothing waits (the uncontended case)."""
+        if self.waiting:
+            return False
+        need = self.capacity_for(task)
+        if not self.has_room(need):
+            return False
+        self.claim(task, need)
+        return True
+
+    def claim(self, task, need: int) -> None:
         self.running += need
         task.cores = need if need > 1 or self.name == "AI Core" else 0
-        return task
 
     def release(self, task) -> None:
         self.running -= self.capacity_for(task)

@@ -90,23 +90,28 @@ class Simulator:
             task.start_t = self.now
             self.log.append(TaskStarted(self.now, task.id))
             return
+        if engine.start_at_once(task):
+            self._start(task, engine)
+            return
         engine.enqueue(task)
         self._start_waiting(engine)
 
     def _start_waiting(self, engine) -> None:
-        now = self.now
         while (task := engine.start_next()) is not None:
-            task.start_t = now
-            duration = task.duration
-            if callable(duration):
-                duration = duration(task.cores)
-            self.running_tasks += 1
-            if engine.shared:                     # bandwidth shared: the engine says when it ends
-                self.log.append(TaskStarted(now, task.id, task.cores))
-                self.reschedule(engine.begin(task, now))
-                continue
-            self._push(now + duration, FINISH, task)
-            self.log.append(TaskStarted(now, task.id, task.cores))
+            self._start(task, engine)
+
+    def _start(self, task, engine) -> None:
+        """``task`` got room on ``engine``: it runs from now."""
+        now = task.start_t = self.now
+        self.running_tasks += 1
+        self.log.append(TaskStarted(now, task.id, task.cores))
+        if engine.shared:                         # bandwidth shared: the engine says when it ends
+            self.reschedule(engine.begin(task, now))
+            return
+        duration = task.duration
+        if callable(duration):
+            duration = duration(task.cores)
+        self._push(now + duration, FINISH, task)
 
     def _finish(self, task) -> None:
         now = self.now
