@@ -12,7 +12,7 @@ import numbers
 from .callbacks import in_host_func, refuse_nested
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, AclError, fail
 from .machine import current
-from .trace import ApiCall, ErrorRaised
+from .trace import API_CALL, ErrorRaised
 
 
 def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init: bool = True, args=()):
@@ -47,8 +47,8 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
             th.last_error = ret
             th.err_msgs.append(f"{c_name} failed: {exc.message}")
             m.log.append(ErrorRaised(th.clock, th.tid, c_name, exc.code, exc.name, exc.message))
-        m.log.append(ApiCall(start, th.clock, th.tid, th.process.pid, c_name, ret, tuple(args),
-                             tuple(th.call_tasks), th.call_blocked_from, seq))
+        m.log.append((API_CALL, start, th.clock, th.tid, th.process.pid, c_name, ret, tuple(args),
+                      tuple(th.call_tasks), th.call_blocked_from, seq))
         m.scheduler.advance()          # the device side catches up (Machine.settle)
         m.scheduler.wait_turn(th)
         raise_errors = m.raise_errors

@@ -242,10 +242,10 @@ class Machine:
         stream.queue.append(task)
         stream.last_task = task
         th.call_tasks.append(task.id)
-        self.log.append(T.TaskSubmitted(th.clock, task.id, stream.device, stream.handle, kind, name,
-                                        engine.name if engine is not None else "", prev,
-                                        waits_on.id if waits_on is not None else 0, nbytes, block_dim,
-                                        event.handle if event is not None else 0, th.tid, th.call_seq, detail))
+        self.log.append((T.TASK_SUBMITTED, th.clock, task.id, stream.device, stream.handle, kind, name,
+                         engine.name if engine is not None else "", prev,
+                         waits_on.id if waits_on is not None else 0, nbytes, block_dim,
+                         event.handle if event is not None else 0, th.tid, th.call_seq, detail))
         self.sim.submit(task)
         hazards.submitted(self, th, stream, task, access)
         return task

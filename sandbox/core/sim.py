@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 
-from .trace import TaskFinished, TaskStarted, TraceLog
+from .trace import TASK_FINISHED, TASK_STARTED, TraceLog
 
 ARRIVE, FINISH = 0, 1
 
@@ -88,7 +88,7 @@ class Simulator:
         if engine is None:
             self._push(self.now, FINISH, task)
             task.start_t = self.now
-            self.log.append(TaskStarted(self.now, task.id))
+            self.log.append((TASK_STARTED, self.now, task.id))
             return
         if engine.start_at_once(task):
             self._start(task, engine)
@@ -104,7 +104,7 @@ class Simulator:
         """``task`` got room on ``engine``: it runs from now."""
         now = task.start_t = self.now
         self.running_tasks += 1
-        self.log.append(TaskStarted(now, task.id, task.cores))
+        self.log.append((TASK_STARTED, now, task.id, task.cores))
         if engine.shared:                         # bandwidth shared: the engine says when it ends
             self.reschedule(engine.begin(task, now))
             return
@@ -140,7 +140,7 @@ class Simulator:
             engine.release(task)
             if engine.shared:
                 self.reschedule(engine.end(task, now))
-        self.log.append(TaskFinished(now, task.id, status))
+        self.log.append((TASK_FINISHED, now, task.id, status))
         queue = stream.queue
         queue.popleft()
         if queue:

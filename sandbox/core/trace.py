@@ -222,25 +222,46 @@ class Note:
     text: str
 
 
+# The four records written for every call and every task are appended as compact rows,
+# plain tuples ``(code, *fields)`` of ints and strings: a tuple costs a fraction of a record
+# object to make, and Python's garbage collector stops scanning a tuple of plain values, which
+# matters once a log holds a million of them.  Nobody reads a row: ``TraceLog.records`` turns
+# new rows into their records the first time it is read.
+ROW_TYPES = (ApiCall, TaskSubmitted, TaskStarted, TaskFinished)
+API_CALL, TASK_SUBMITTED, TASK_STARTED, TASK_FINISHED = range(len(ROW_TYPES))
+
+
 class TraceLog:
     """Append-only list of records, in the order things happened in the simulation."""
 
     def __init__(self, records=None):
-        self.records: list = [] if records is None else list(records)
-        self.append = self.records.append     # the hot path: one bound method, no wrapper
+        self._items: list = [] if records is None else list(records)
+        self._built = len(self._items)          # items before this index are records, not rows
+        self.append = self._items.append        # a record, or a compact row (the hot path)
+
+    @property
+    def records(self) -> list:
+        """Every record, in order (compact rows are built into records here, once)."""
+        items, end = self._items, len(self._items)
+        for i in range(self._built, end):
+            item = items[i]
+            if type(item) is tuple:
+                items[i] = ROW_TYPES[item[0]](*item[1:])
+        self._built = end
+        return items
 
     def of(self, *kinds) -> Iterator:
         """Records of the given record classes, in log order."""
         return (r for r in self.records if isinstance(r, kinds))
 
     def __len__(self) -> int:
-        return len(self.records)
+        return len(self._items)
 
     def __iter__(self):
         return iter(self.records)
 
     def __repr__(self) -> str:
-        return f"<TraceLog {len(self.records)} records>"
+        return f"<TraceLog {len(self._items)} records>"
 
 
 @dataclass(slots=True, unsafe_hash=True)
