@@ -62,10 +62,11 @@ def emit(message: str, category) -> None:
 
 # -- the checker --------------------------------------------------------------------------------
 class Access:
-    __slots__ = ("start", "end", "write", "task")
+    __slots__ = ("start", "end", "write", "task", "stream", "id")
 
     def __init__(self, start, end, write, task):
         self.start, self.end, self.write, self.task = start, end, write, task
+        self.stream, self.id = task.stream.handle, task.id      # what the ordering test reads
 
 
 class Checker:
@@ -108,13 +109,15 @@ def before(task, vc: dict) -> bool:
 # -- feeding the checker --------------------------------------------------------------------------
 def submitted(m, th, stream, task, access=()) -> None:
     """A task entered ``stream``: give it its clock, then check the bytes it touches."""
-    c = checker(m)
+    c = m.hazard_checker or checker(m)
     prev = c.stream_vc.get(stream.handle)
     vc = dict(prev) if prev else {}
-    _join(vc, c.host_vc.get(th.tid))
+    known = c.host_vc.get(th.tid)
+    if known:
+        _join(vc, known)
     dep = task.waits_on
     if dep is not None:
-        _join(vc, getattr(dep, "vc", None))
+        _join(vc, getattr(dep, "vc", None))     # (a graph's recorded task has no clock)
     vc[stream.handle] = task.id
     task.vc = vc
     c.stream_vc[stream.handle] = vc
@@ -124,24 +127,25 @@ def submitted(m, th, stream, task, access=()) -> None:
 
 
 def _device_access(m, c: Checker, th, buf, start, end, write, task) -> None:
-    old = c.accesses.get(buf)
+    accesses = c.accesses.get(buf)
+    if accesses is None:
+        c.accesses[buf] = [Access(start, end, write, task)]
+        return
     vc = task.vc
-    keep = []
-    if old:
-        for a in old:
-            if a.end <= start or end <= a.start:
-                keep.append(a)
-                continue
-            ordered = vc.get(a.task.stream.handle, 0) >= a.task.id
-            if not ordered and (write or a.write):
-                _race(m, c, th, buf, a, task, write, max(start, a.start), min(end, a.end))
-            if ordered and start <= a.start and a.end <= end and (write or not a.write):
-                continue            # anything that races with ``a`` now races with ``task``
-            keep.append(a)
-        if len(keep) >= MAX_ACCESSES:
-            keep = keep[-(MAX_ACCESSES - 1):]
-    keep.append(Access(start, end, write, task))
-    c.accesses[buf] = keep
+    covered = []
+    for i, a in enumerate(accesses):
+        if a.end <= start or end <= a.start:
+            continue
+        ordered = vc.get(a.stream, 0) >= a.id
+        if not ordered and (write or a.write):
+            _race(m, c, th, buf, a, task, write, max(start, a.start), min(end, a.end))
+        if ordered and start <= a.start and a.end <= end and (write or not a.write):
+            covered.append(i)       # anything that races with ``a`` now races with ``task``
+    for i in reversed(covered):
+        del accesses[i]
+    if len(accesses) >= MAX_ACCESSES:
+        del accesses[:len(accesses) - MAX_ACCESSES + 1]
+    accesses.append(Access(start, end, write, task))
 
 
 def snapshot(m, items) -> list:
@@ -197,7 +201,7 @@ def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> 
     for a in old:
         if a.end <= start or end <= a.start or not (write or a.write):
             continue
-        if hv.get(a.task.stream.handle, 0) >= a.task.id:
+        if hv.get(a.stream, 0) >= a.id:
             continue
         s = a.task.stream
         lo, hi = max(start, a.start), min(end, a.end)
@@ -219,7 +223,7 @@ def freeing(m, th, buf, api: str) -> None:
     if not old:
         return
     hv = c.host_vc.get(th.tid, {})
-    pending = [a for a in old if hv.get(a.task.stream.handle, 0) < a.task.id]
+    pending = [a for a in old if hv.get(a.stream, 0) < a.id]
     if pending:
         a = pending[-1]
         s = a.task.stream
