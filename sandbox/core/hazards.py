@@ -133,16 +133,16 @@ def _device_access(m, c: Checker, th, buf, start, end, write, task) -> None:
         return
     vc = task.vc
     covered = []
-    for i, a in enumerate(accesses):
+    for a in accesses:
         if a.end <= start or end <= a.start:
             continue
         ordered = vc.get(a.stream, 0) >= a.id
         if not ordered and (write or a.write):
             _race(m, c, th, buf, a, task, write, max(start, a.start), min(end, a.end))
         if ordered and start <= a.start and a.end <= end and (write or not a.write):
-            covered.append(i)       # anything that races with ``a`` now races with ``task``
-    for i in reversed(covered):
-        del accesses[i]
+            covered.append(a)       # anything that races with ``a`` now races with ``task``
+    for a in covered:
+        accesses.remove(a)
     if len(accesses) >= MAX_ACCESSES:
         del accesses[:len(accesses) - MAX_ACCESSES + 1]
     accesses.append(Access(start, end, write, task))

@@ -179,10 +179,10 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
                 extent = buf.end - int(value)
                 if count is not None:
                     n = args[k.param_names.index(count)] if isinstance(count, str) else count
-                    if isinstance(n, numbers.Integral) and n >= 0:
+                    if (type(n) is int or isinstance(n, numbers.Integral)) and n >= 0:
                         extent = min(extent, int(n) * dtype.itemsize)
                 access.append((buf, int(value) - buf.ptr, extent, writes))
-        elif not isinstance(value, (numbers.Number, np.generic)):
+        elif type(value) not in (int, float) and not isinstance(value, (numbers.Number, np.generic)):
             fail(ACL_ERROR_INVALID_PARAM,
                  f"argument {pname} of kernel {k.name} must be a scalar (or annotate it as a pointer), "
                  f"got {type(value).__name__}")
