@@ -78,6 +78,35 @@ def test_check_overlap_fails_on_one_stream_and_passes_on_chunked_streams():
     assert str(good).startswith("\u2713 copy and compute overlap:") and "hint" not in str(good)
 
 
+def test_check_overlap_counts_copy_and_compute_on_the_same_device_only():
+    """Device 0 copying while device 1 computes is not copy/compute overlap: each device's
+    copy engine has to work beside its own AI Cores."""
+    sandbox.configure("ascend910b", device_count=2)
+    acl.init()
+    streams, bufs = [], []
+    for d in (0, 1):
+        acl.rt.set_device(d)
+        streams.append(acl.rt.create_stream()[0])
+        bufs.append([acl.rt.malloc(4 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)[0] for _ in range(3)])
+    host = acl.rt.malloc_host(4 * N)[0]
+    teach.mark("start")
+    acl.rt.set_device(0)
+    for _ in range(4):
+        acl.rt.memcpy_async(bufs[0][0], 4 * N, host, 4 * N, H2D, streams[0])
+    acl.rt.set_device(1)
+    da, db, dc = bufs[1]
+    for _ in range(4):
+        add[1, streams[1]](da, db, dc, N)
+    for d in (0, 1):
+        acl.rt.set_device(d)
+        acl.rt.synchronize_device()
+    teach.mark("end")
+    assert teach.busy(start="start", end="end")["overlap"] > 200_000     # machine-wide, they do overlap
+    check = teach.check_overlap(at_least_fraction=0.1, start="start", end="end")
+    assert not check and check.value == 0
+    assert "0 ns of the 0 ns that could overlap" in str(check)
+
+
 def test_check_time_grades_end_to_end_time_between_marks_or_over_the_tasks():
     one_stream()
     serial = teach.check_time(at_most_ns=9_000_000)

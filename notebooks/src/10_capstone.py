@@ -281,7 +281,8 @@ sandbox.gantt(view="physical")
 # ## The table
 #
 # Throughput counts input bytes per second of end-to-end time; overlap is the time copies and
-# kernels ran at the same moment (anywhere on the machine); peak is device memory reserved
+# kernels ran at the same moment (anywhere on the machine: the grader below counts each device
+# on its own); peak is device memory reserved
 # (each 4 MiB buffer takes 6 MiB of 2 MiB huge pages, because of the runtime's 32-byte pad).
 
 # %%
@@ -361,8 +362,9 @@ grade(pipeline((0, 1)))
 # %% [markdown]
 # And a tempting shortcut — four devices, but one stream and one buffer set each, no events.
 # It comes close, but on each device the copies and kernels still take turns, so it misses the
-# time. Note that the overlap line passes anyway: overlap is counted machine-wide, and device
-# 0's copies run beside device 1's kernels. The time check is what catches it.
+# time, and the overlap line finds nothing: the grader counts copy and compute *on the same
+# device*. Device 0's copies do run beside device 1's kernels (the machine-wide `teach.busy()`
+# of the table would show that as overlap), but no copy engine works while its own AI Cores do.
 
 # %%
 def four_devices_one_stream_each():

@@ -119,13 +119,14 @@ def _length(intervals) -> int:
     return sum(e - s for s, e in intervals)
 
 
-def busy(log=None, start: str | None = None, end: str | None = None) -> dict:
-    """Copy busy time, compute busy time and their overlap in the window, in ns."""
+def busy(log=None, start: str | None = None, end: str | None = None, device: int | None = None) -> dict:
+    """Copy busy time, compute busy time and their overlap in the window, in ns: on one
+    device, or (``device=None``) on the machine as a whole."""
     ix = build_index(_log(log))
     lo, hi = window(ix, start, end)
     copies, kernels = [], []
     for t in ix.tasks.values():
-        if t.start is None:
+        if t.start is None or (device is not None and t.device != device):
             continue
         iv = (t.start, t.end if t.end is not None else ix.t_end)
         if t.kind in COPY_KINDS:
@@ -196,21 +197,26 @@ def check_overlap(log=None, *, at_least_ns: int | None = None, at_least_fraction
                   start: str | None = None, end: str | None = None,
                   hint: str = "put copies and kernels of different chunks on different streams, "
                               "so the copy engine works while the AI Core computes") -> Check:
-    """Copy and compute ran at the same time for at least ``at_least_ns`` ns and/or at least
-    ``at_least_fraction`` of the shorter of the two (the most that could overlap)."""
-    b = busy(log, start, end)
-    possible = min(b["copy"], b["compute"])
-    frac = b["overlap"] / possible if possible else 0.0
-    ok = ((at_least_ns is None or b["overlap"] >= at_least_ns)
+    """Copy and compute ran at the same time on the same device for at least ``at_least_ns`` ns
+    and/or at least ``at_least_fraction`` of the most that could overlap (on each device the
+    shorter of the two), summed over the devices.  One device's copies running beside another
+    device's kernels do not count: that is not what the copy engines are for."""
+    ix = build_index(_log(log))
+    per_device = [busy(ix, start, end, d) for d in ix.devices]
+    overlap = sum(b["overlap"] for b in per_device)
+    possible = sum(min(b["copy"], b["compute"]) for b in per_device)
+    frac = overlap / possible if possible else 0.0
+    ok = ((at_least_ns is None or overlap >= at_least_ns)
           and (at_least_fraction is None or frac >= at_least_fraction))
     want = []
     if at_least_ns is not None:
         want.append(f"at least {fmt_time(at_least_ns)}")
     if at_least_fraction is not None:
         want.append(f"at least {at_least_fraction:.0%}")
-    detail = (f"{fmt_time(b['overlap'])} of the {fmt_time(possible)} that could overlap ({frac:.0%})"
+    where = "" if len([b for b in per_device if b["copy"] or b["compute"]]) <= 1 else ", summed over the devices"
+    detail = (f"{fmt_time(overlap)} of the {fmt_time(possible)} that could overlap ({frac:.0%}{where})"
               + ("" if ok else f", want {' and '.join(want)}"))
-    return Check("copy and compute overlap", ok, detail, hint, b["overlap"])
+    return Check("copy and compute overlap", ok, detail, hint, overlap)
 
 
 def check_time(log=None, *, at_most_ns: int, start: str | None = None, end: str | None = None,
