@@ -62,11 +62,14 @@ def emit(message: str, category) -> None:
 
 # -- the checker --------------------------------------------------------------------------------
 class Access:
-    __slots__ = ("start", "end", "write", "task", "stream", "id")
+    """Bytes one task touched: what the ordering test and the messages need, not the task
+    itself, so a finished task (and the data its effect held) is freed without waiting here."""
+    __slots__ = ("start", "end", "write", "stream", "id", "queue", "kind", "name")
 
     def __init__(self, start, end, write, task):
-        self.start, self.end, self.write, self.task = start, end, write, task
-        self.stream, self.id = task.stream.handle, task.id      # what the ordering test reads
+        self.start, self.end, self.write = start, end, write
+        self.stream, self.id, self.queue = task.stream.handle, task.id, task.stream
+        self.kind, self.name = task.kind, task.name
 
 
 class Checker:
@@ -203,16 +206,16 @@ def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> 
             continue
         if hv.get(a.stream, 0) >= a.id:
             continue
-        s = a.task.stream
+        s = a.queue
         lo, hi = max(start, a.start), min(end, a.end)
         kind = "host_write" if write else "host_read"
         verb = "overwrites" if write else "reads"
         use = "writes" if a.write else "reads"
-        message = (f"{api} on host thread {th.name!r} {verb} {_span(buf, lo, hi)}, which {describe_task(a.task)} "
+        message = (f"{api} on host thread {th.name!r} {verb} {_span(buf, lo, hi)}, which {describe_task(a)} "
                    f"on {stream_name(s)} {use} and which the host has not seen complete (it may still be "
-                   f"queued or running). Fix: {_sync_fix(s, a.task)} before "
+                   f"queued or running). Fix: {_sync_fix(s, a)} before "
                    f"{'touching' if write else 'reading'} this memory on the host.")
-        report(m, th, kind, message, (a.task.id,), (s.handle,), key=(kind, s.handle, th.tid, buf.ptr))
+        report(m, th, kind, message, (a.id,), (s.handle,), key=(kind, s.handle, th.tid, buf.ptr))
         return
 
 
@@ -226,12 +229,12 @@ def freeing(m, th, buf, api: str) -> None:
     pending = [a for a in old if hv.get(a.stream, 0) < a.id]
     if pending:
         a = pending[-1]
-        s = a.task.stream
+        s = a.queue
         message = (f"{api} frees the {buf.size}-byte {buf.kind} buffer at {buf.ptr:#x} while "
-                   f"{describe_task(a.task)} on {stream_name(s)} still uses it as far as the host knows "
+                   f"{describe_task(a)} on {stream_name(s)} still uses it as far as the host knows "
                    f"({len(pending)} such task{'s' if len(pending) > 1 else ''}); the free does not wait "
-                   f"for queued work. Fix: {_sync_fix(s, a.task)} before freeing.")
-        report(m, th, "free_in_use", message, tuple(x.task.id for x in pending), (s.handle,),
+                   f"for queued work. Fix: {_sync_fix(s, a)} before freeing.")
+        report(m, th, "free_in_use", message, tuple(x.id for x in pending), (s.handle,),
                key=("free_in_use", s.handle, buf.ptr))
 
 
@@ -241,16 +244,16 @@ def freeing_on_stream(m, th, buf, free_task) -> None:
     old = c.accesses.pop(buf, None)
     if not old:
         return
-    pending = [a for a in old if not before(a.task, free_task.vc)]
+    pending = [a for a in old if free_task.vc.get(a.stream, 0) < a.id]
     if pending:
         a = pending[-1]
-        s, fs = a.task.stream, free_task.stream
+        s, fs = a.queue, free_task.stream
         message = (f"aclrtMemPoolFreeAsync on {stream_name(fs)} ({describe_task(free_task)}) returns the block at "
-                   f"{buf.ptr:#x} to its pool while {describe_task(a.task)} on {stream_name(s)} may still use it: "
+                   f"{buf.ptr:#x} to its pool while {describe_task(a)} on {stream_name(s)} may still use it: "
                    f"nothing orders that task before the free. Fix: record an event on {stream_name(s)} after "
-                   f"task {a.task.id} and make {stream_name(fs)} wait on it (aclrtRecordEvent + "
+                   f"task {a.id} and make {stream_name(fs)} wait on it (aclrtRecordEvent + "
                    f"aclrtStreamWaitEvent) before the free, or free on {stream_name(s)}.")
-        report(m, th, "free_in_use", message, (a.task.id, free_task.id), (s.handle, fs.handle),
+        report(m, th, "free_in_use", message, (a.id, free_task.id), (s.handle, fs.handle),
                key=("free_in_use", s.handle, fs.handle, buf.ptr))
 
 
@@ -284,7 +287,7 @@ def _sync_fix(s, task) -> str:
 
 
 def _race(m, c, th, buf, a: Access, task, write: bool, lo: int, hi: int) -> None:
-    s1, s2 = a.task.stream, task.stream
+    s1, s2 = a.queue, task.stream
     key = ("stream_race", s1.handle, s2.handle, buf.ptr)
     if key in c.reported:
         return
@@ -295,13 +298,13 @@ def _race(m, c, th, buf, a: Access, task, write: bool, lo: int, hi: int) -> None
         fix = (f"synchronize {stream_name(user)} (aclrtSynchronizeStream) before the blocking copy or "
                f"memset, or use the async call on {stream_name(user)} itself")
     else:
-        fix = (f"record an event on {stream_name(s1)} after task {a.task.id} and make {stream_name(s2)} wait on "
+        fix = (f"record an event on {stream_name(s1)} after task {a.id} and make {stream_name(s2)} wait on "
                f"it (aclrtRecordEvent + aclrtStreamWaitEvent) before submitting task {task.id}, or put both on "
                f"one stream")
     message = (f"{describe_task(task)} on {stream_name(s2)} {second} {_span(buf, lo, hi)}, which "
-               f"{describe_task(a.task)} on {stream_name(s1)} {first}, and no event or synchronize orders the "
+               f"{describe_task(a)} on {stream_name(s1)} {first}, and no event or synchronize orders the "
                f"two: they may run in either order or at the same time. Fix: {fix}.")
-    report(m, th, "stream_race", message, (a.task.id, task.id), (s1.handle, s2.handle),
+    report(m, th, "stream_race", message, (a.id, task.id), (s1.handle, s2.handle),
            key=key)
 
 

@@ -130,6 +130,7 @@ class Simulator:
                 status, message = outcome
             elif outcome:
                 status = outcome
+        task.effect = None                        # done with: frees the buffers and views it held
         task.status = status
         task.done = True
         if status:
