@@ -49,7 +49,7 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
             m.log.append(ErrorRaised(th.clock, th.tid, c_name, exc.code, exc.name, exc.message))
         m.log.append((API_CALL, start, th.clock, th.tid, th.process.pid, c_name, ret, tuple(args),
                       tuple(th.call_tasks), th.call_blocked_from, seq))
-        m.scheduler.advance()          # the device side catches up (Machine.settle)
+        m.settle()
         m.scheduler.wait_turn(th)
         raise_errors = m.raise_errors
     if error is not None and raise_errors:
