@@ -135,8 +135,7 @@ class Kernel:
     def duration(self, m: Machine, args, block_dim: int, span_bytes: int):
         p = m.profile
         if self.ns is not None:
-            fixed = int(self._figure("ns", self.ns, args))
-            return lambda cores: p.kernel_start_ns + fixed
+            return p.kernel_start_ns + int(self._figure("ns", self.ns, args))     # whatever the cores
         total_bytes = self._figure("bytes", self.bytes, args) if self.bytes is not None else span_bytes
         total_flops = self._figure("flops", self.flops, args)
         core_bandwidth = p.hbm_bandwidth / p.ai_cores

@@ -17,6 +17,8 @@ Copies (RT-API 11-03, RT-DG 02-01):
 """
 from __future__ import annotations
 
+import functools
+
 from . import constants as C
 from . import hazards, peer
 from . import trace as T
@@ -166,9 +168,13 @@ def _copy_access(plan: CopyPlan):
     return ((plan.src, plan.soff, plan.count, False), (plan.dst, plan.doff, plan.count, True))
 
 
+@functools.lru_cache(maxsize=64)
+def _detail(direction: str, kind: int, pageable: bool) -> tuple:
+    return (("direction", DIRECTION_WORDS[direction]), ("kind", C.MEMCPY_KIND_NAMES[kind]), ("pageable", pageable))
+
+
 def _copy_detail(plan: CopyPlan, kind: int):
-    detail = (("direction", DIRECTION_WORDS[plan.direction]), ("kind", C.MEMCPY_KIND_NAMES[kind]),
-              ("pageable", plan.pageable))
+    detail = _detail(plan.direction, kind, plan.pageable)    # the same few tuples, made once
     if plan.peer:
         p2p = all(buf.policy.endswith("_P2P") for buf in (plan.src, plan.dst))
         detail += (("src_device", plan.src.device), ("dst_device", plan.dst.device), ("p2p_buffers", p2p))
