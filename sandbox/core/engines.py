@@ -63,7 +63,7 @@ class Engine:
         task.cores = need if need > 1 or self.name == "AI Core" else 0
 
     def release(self, task) -> None:
-        self.running -= self.capacity_for(task)
+        self.running -= 1
 
 
 class CorePool(Engine):
@@ -78,6 +78,9 @@ class CorePool(Engine):
 
     def has_room(self, need: int) -> bool:
         return self.cores - self.running >= need
+
+    def release(self, task) -> None:
+        self.running -= task.cores           # the cores it was given when it started
 
 
 class Link:

@@ -171,16 +171,16 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
     for value, dtype, pname, writes, count in zip(args, k.pointer_types, k.param_names, k.param_writes,
                                                   k.pointer_counts):
         if dtype is not None:
-            as_int(value, f"pointer argument {pname}")
-            buf = m.buffer(int(value))
+            address = value if type(value) is int else as_int(value, f"pointer argument {pname}")
+            buf = m.buffer(address)
             if buf is not None:
-                span += buf.end - int(value)
-                extent = buf.end - int(value)
+                extent = buf.ptr + buf.size - address
+                span += extent
                 if count is not None:
                     n = args[k.param_names.index(count)] if isinstance(count, str) else count
                     if (type(n) is int or isinstance(n, numbers.Integral)) and n >= 0:
                         extent = min(extent, int(n) * dtype.itemsize)
-                access.append((buf, int(value) - buf.ptr, extent, writes))
+                access.append((buf, address - buf.ptr, extent, writes))
         elif type(value) not in (int, float) and not isinstance(value, (numbers.Number, np.generic)):
             fail(ACL_ERROR_INVALID_PARAM,
                  f"argument {pname} of kernel {k.name} must be a scalar (or annotate it as a pointer), "

@@ -150,8 +150,9 @@ class Simulator:
                 self._head_arrived(nxt)
             else:
                 self._push(nxt.submit_t, ARRIVE, nxt)
-        for waiter in task.waiters:
-            self._ready(waiter)
-        task.waiters = []
-        if engine is not None:
+        if task.waiters:
+            for waiter in task.waiters:
+                self._ready(waiter)
+            task.waiters = []
+        if engine is not None and engine.waiting:
             self._start_waiting(engine)
