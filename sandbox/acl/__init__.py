@@ -22,7 +22,7 @@ VERSION = (1, 17, 0)   # the ACL version the facade follows (acl_rt.h of the run
 def init(config_path=None) -> int:
     """aclInit: must come before the other calls of a process."""
     return call("aclInit", devices.init, cost="init", needs_init=False,
-                args=(("config_path", config_path),))
+                args=("config_path", config_path))
 
 
 def finalize() -> int:
@@ -51,4 +51,4 @@ def get_device_capability(device_id, info):
     return call("aclGetDeviceCapability",
                 lambda m, th: devices.device_capability(m, as_int(device_id, "device_id"), as_int(info, "info")),
                 cost="default", defaults=(0,),
-                args=(("device_id", device_id), ("info", info)))
+                args=("device_id", device_id, "info", info))

@@ -31,7 +31,7 @@ def ri_capture_begin(stream, mode) -> int:
     def body(m, th):
         m.graphs.check_supported("aclmdlRICaptureBegin")
         m.graphs.begin(th, m.stream(th, _handle(stream, "stream"), api="aclmdlRICaptureBegin"), as_int(mode, "mode"))
-    return call("aclmdlRICaptureBegin", body, cost=CAPTURE_CALL_NS, args=(("stream", stream), ("mode", mode)))
+    return call("aclmdlRICaptureBegin", body, cost=CAPTURE_CALL_NS, args=("stream", stream, "mode", mode))
 
 
 def ri_capture_get_info(stream):
@@ -39,7 +39,7 @@ def ri_capture_get_info(stream):
     def body(m, th):
         m.graphs.check_supported("aclmdlRICaptureGetInfo")
         return m.graphs.info(m.stream(th, _handle(stream, "stream"), check_context=False))
-    return call("aclmdlRICaptureGetInfo", body, cost=CAPTURE_CALL_NS, defaults=(0, 0), args=(("stream", stream),))
+    return call("aclmdlRICaptureGetInfo", body, cost=CAPTURE_CALL_NS, defaults=(0, 0), args=("stream", stream))
 
 
 def ri_capture_thread_exchange_mode(mode):
@@ -47,7 +47,7 @@ def ri_capture_thread_exchange_mode(mode):
     def body(m, th):
         return m.graphs.exchange_mode(th, as_int(mode, "mode"))
     return call("aclmdlRICaptureThreadExchangeMode", body, cost=CAPTURE_CALL_NS, defaults=(mode,),
-                args=(("mode", mode),))
+                args=("mode", mode))
 
 
 def ri_capture_end(stream):
@@ -55,7 +55,7 @@ def ri_capture_end(stream):
     def body(m, th):
         m.graphs.check_supported("aclmdlRICaptureEnd")
         return m.graphs.end(th, m.stream(th, _handle(stream, "stream"), api="aclmdlRICaptureEnd")).handle
-    return call("aclmdlRICaptureEnd", body, cost=CAPTURE_CALL_NS, defaults=(0,), args=(("stream", stream),))
+    return call("aclmdlRICaptureEnd", body, cost=CAPTURE_CALL_NS, defaults=(0,), args=("stream", stream))
 
 
 def ri_execute_async(ri, stream) -> int:
@@ -64,21 +64,21 @@ def ri_execute_async(ri, stream) -> int:
         m.graphs.check_supported("aclmdlRIExecuteAsync")
         model = m.graphs.ri(as_int(ri, "ri"))
         m.graphs.execute_async(th, model, m.stream(th, _handle(stream, "stream"), api="aclmdlRIExecuteAsync"))
-    return call("aclmdlRIExecuteAsync", body, cost=GRAPH_LAUNCH_NS, args=(("ri", ri), ("stream", stream)))
+    return call("aclmdlRIExecuteAsync", body, cost=GRAPH_LAUNCH_NS, args=("ri", ri, "stream", stream))
 
 
 def ri_execute(ri, timeout) -> int:
     """aclmdlRIExecute: the blocking form, documented as unusable with captured instances."""
     def body(m, th):
         m.graphs.execute(th, m.graphs.ri(as_int(ri, "ri")), as_int(timeout, "timeout"))
-    return call("aclmdlRIExecute", body, cost=CAPTURE_CALL_NS, args=(("ri", ri), ("timeout", timeout)))
+    return call("aclmdlRIExecute", body, cost=CAPTURE_CALL_NS, args=("ri", ri, "timeout", timeout))
 
 
 def ri_destroy(ri) -> int:
     """aclmdlRIDestroy: free the instance (107037 while a launch of it is still running)."""
     def body(m, th):
         m.graphs.destroy(th, m.graphs.ri(as_int(ri, "ri")))
-    return call("aclmdlRIDestroy", body, cost=CAPTURE_CALL_NS, args=(("ri", ri),))
+    return call("aclmdlRIDestroy", body, cost=CAPTURE_CALL_NS, args=("ri", ri))
 
 
 def ri_debug_json_print(ri, path, flags=ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY) -> int:
@@ -86,4 +86,4 @@ def ri_debug_json_print(ri, path, flags=ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY) -> i
     def body(m, th):
         m.graphs.debug_json(m.graphs.ri(as_int(ri, "ri")), path, as_int(flags, "flags"))
     return call("aclmdlRIDebugJsonPrint", body, cost=CAPTURE_CALL_NS,
-                args=(("ri", ri), ("path", path), ("flags", flags)))
+                args=("ri", ri, "path", path, "flags", flags))

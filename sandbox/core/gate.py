@@ -19,6 +19,7 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
     """Run ``body(machine, thread)`` as the runtime call ``c_name``.
 
     ``cost`` is the call's host time: ns, or the name of one of the profile's host costs.
+    ``args`` are the arguments the trace shows, flat: name, value, name, value ...
 
     ``defaults`` are the values returned beside the error code when the call fails; their
     number decides the return shape (none: a bare int).
@@ -47,7 +48,7 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
             th.last_error = ret
             th.err_msgs.append(f"{c_name} failed: {exc.message}")
             m.log.append(ErrorRaised(th.clock, th.tid, c_name, exc.code, exc.name, exc.message))
-        m.log.append((API_CALL, start, th.clock, th.tid, th.process.pid, c_name, ret, tuple(args),
+        m.log.append((API_CALL, start, th.clock, th.tid, th.process.pid, c_name, ret, args,
                       tuple(th.call_tasks), th.call_blocked_from, seq))
         m.settle()
         m.scheduler.wait_turn(th)

@@ -23,7 +23,7 @@ def host_work(ns, what: str = "host work") -> int:
         with m.lock:
             return _inside_callback(m, m.current_thread(), st.busy, ns)
     return call(f"host work: {what}", lambda m, th: _spend(th, ns), cost=0, needs_init=False,
-                args=(("ns", ns),))
+                args=("ns", ns))
 
 
 def _spend(th, ns) -> None:

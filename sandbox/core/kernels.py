@@ -154,7 +154,7 @@ class Launch:
     def __call__(self, *args) -> int:
         k = self.kernel
         return call("aclrtLaunchKernel", lambda m, th: launch(m, th, k, self.block_dim, self.stream, args),
-                    cost="kernel_launch", args=(("kernel", k.name), ("block_dim", self.block_dim)))
+                    cost="kernel_launch", args=("kernel", k.name, "block_dim", self.block_dim))
 
 
 def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args) -> None:

@@ -225,9 +225,15 @@ class Note:
 # The four records written for every call and every task are appended as compact rows,
 # plain tuples ``(code, *fields)`` of ints and strings: a tuple costs a fraction of a record
 # object to make, and Python's garbage collector stops scanning a tuple of plain values, which
-# matters once a log holds a million of them.  Nobody reads a row: ``TraceLog.records`` turns
+# matters once a log holds a million of them.  Rows nest at most one tuple deep (a call's
+# arguments come flat: name, value, name, value ...), so that the collector lets go of them
+# before they reach its oldest generation.  Nobody reads a row: ``TraceLog.records`` turns
 # new rows into their records the first time it is read.
-ROW_TYPES = (ApiCall, TaskSubmitted, TaskStarted, TaskFinished)
+def _api_call(start, end, tid, pid, name, ret, flat_args, *rest) -> ApiCall:
+    return ApiCall(start, end, tid, pid, name, ret, tuple(zip(flat_args[::2], flat_args[1::2])), *rest)
+
+
+ROW_TYPES = (_api_call, TaskSubmitted, TaskStarted, TaskFinished)
 API_CALL, TASK_SUBMITTED, TASK_STARTED, TASK_FINISHED = range(len(ROW_TYPES))
 
 
