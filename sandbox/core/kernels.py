@@ -100,6 +100,7 @@ class Kernel:
         for count in self.pointer_counts:
             if isinstance(count, str) and count not in self.param_names:
                 raise TypeError(f"kernel {self.name}: ptr count {count!r} is not one of its parameters")
+        self.param_index = {name: i for i, name in enumerate(self.param_names)}
         declared = reads is not None or writes is not None
         self.param_writes = [not declared or p in set(writes or ()) for p in self.param_names]
 
@@ -177,7 +178,7 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
                 extent = buf.ptr + buf.size - address
                 span += extent
                 if count is not None:
-                    n = args[k.param_names.index(count)] if isinstance(count, str) else count
+                    n = args[k.param_index[count]] if isinstance(count, str) else count
                     if (type(n) is int or isinstance(n, numbers.Integral)) and n >= 0:
                         extent = min(extent, int(n) * dtype.itemsize)
                 access.append((buf, address - buf.ptr, extent, writes))
@@ -207,13 +208,12 @@ def run_body(m: Machine, k: Kernel, device: int, args):
             return ACL_ERROR_RT_AICORE_EXCEPTION, (
                 f"kernel {k.name} on device {device}: argument {pname} points into device {buf.device}'s memory")
         offset = int(value) - buf.ptr
+        whole = (buf.size - offset) // dtype.itemsize * dtype.itemsize      # whole elements to the end
         try:
-            raw = buf.dense_view(offset)
+            values.append(buf.dense_view(offset, whole).view(dtype))
         except MemoryError:
             return ACL_ERROR_RT_AICORE_EXCEPTION, (
                 f"kernel {k.name}: the host running the sandbox has no room for a {buf.size}-byte view")
-        raw = raw[:raw.size // dtype.itemsize * dtype.itemsize]
-        values.append(raw.view(dtype))
     try:
         k.fn(*values)
     except Exception as exc:  # a bug in the learner's kernel body is a device fault, not a crash

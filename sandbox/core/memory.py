@@ -131,6 +131,9 @@ class Buffer:
         if self._storage is not None and src._storage is not None:      # both dense: one slice copy
             self._storage[offset:offset + nbytes] = src._storage[src_offset:src_offset + nbytes]
             return
+        if src._storage is None and not src._chunks:                     # never written: all zeros
+            self.fill(offset, nbytes, 0)
+            return
         for pos, view, _ in self.segments(offset, nbytes, create=True):
             src.read_into(src_offset + pos, view)
 
