@@ -225,6 +225,9 @@ def free_host(host_ptr) -> int:
 
 
 def _copy_args(dst, dest_max, src, count, kind):
+    if type(dst) is type(dest_max) is type(src) is type(count) is type(kind) is int and dest_max >= 0 \
+            and count >= 0:
+        return dst, dest_max, src, count, kind             # the common case: plain ints, sizes >= 0
     return (as_int(dst or 0, "dst"), as_size(dest_max, "dest_max"), as_int(src or 0, "src"),
             as_size(count, "count"), as_int(kind, "kind"))
 
