@@ -37,30 +37,21 @@ class Engine:
 
     def start_next(self):
         """Pop the task that can start now, or None: priority order, no backfilling."""
-        waiting = self.waiting
-        if not waiting:
+        if not self.waiting or not self._claim_room(self.waiting[0][3]):
             return None
-        task = waiting[0][3]
-        need = self.capacity_for(task)
-        if not self.has_room(need):
-            return None
-        heapq.heappop(waiting)
-        self.claim(task, need)
-        return task
+        return heapq.heappop(self.waiting)[3]
 
     def start_at_once(self, task) -> bool:
         """A task just became ready: claim room for it if nothing waits (the uncontended case)."""
-        if self.waiting:
-            return False
+        return not self.waiting and self._claim_room(task)
+
+    def _claim_room(self, task) -> bool:
         need = self.capacity_for(task)
         if not self.has_room(need):
             return False
-        self.claim(task, need)
-        return True
-
-    def claim(self, task, need: int) -> None:
         self.running += need
         task.cores = need if need > 1 or self.name == "AI Core" else 0
+        return True
 
     def release(self, task) -> None:
         self.running -= 1

@@ -64,11 +64,11 @@ def emit(message: str, category) -> None:
 class Access:
     """Bytes one task touched: what the ordering test and the messages need, not the task
     itself, so a finished task (and the data its effect held) is freed without waiting here."""
-    __slots__ = ("start", "end", "write", "stream", "id", "queue", "kind", "name")
+    __slots__ = ("start", "end", "write", "handle", "id", "stream", "kind", "name")
 
     def __init__(self, start, end, write, task):
         self.start, self.end, self.write = start, end, write
-        self.stream, self.id, self.queue = task.stream.handle, task.id, task.stream
+        self.handle, self.id, self.stream = task.stream.handle, task.id, task.stream   # handle: the clocks' key
         self.kind, self.name = task.kind, task.name
 
 
@@ -139,7 +139,7 @@ def _device_access(m, c: Checker, th, buf, start, end, write, task) -> None:
     for a in accesses:
         if a.end <= start or end <= a.start:
             continue
-        ordered = vc.get(a.stream, 0) >= a.id
+        ordered = vc.get(a.handle, 0) >= a.id
         if not ordered and (write or a.write):
             _race(m, c, th, buf, a, task, write, max(start, a.start), min(end, a.end))
         if ordered and start <= a.start and a.end <= end and (write or not a.write):
@@ -204,9 +204,9 @@ def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> 
     for a in old:
         if a.end <= start or end <= a.start or not (write or a.write):
             continue
-        if hv.get(a.stream, 0) >= a.id:
+        if hv.get(a.handle, 0) >= a.id:
             continue
-        s = a.queue
+        s = a.stream
         lo, hi = max(start, a.start), min(end, a.end)
         kind = "host_write" if write else "host_read"
         verb = "overwrites" if write else "reads"
@@ -226,10 +226,10 @@ def freeing(m, th, buf, api: str) -> None:
     if not old:
         return
     hv = c.host_vc.get(th.tid, {})
-    pending = [a for a in old if hv.get(a.stream, 0) < a.id]
+    pending = [a for a in old if hv.get(a.handle, 0) < a.id]
     if pending:
         a = pending[-1]
-        s = a.queue
+        s = a.stream
         message = (f"{api} frees the {buf.size}-byte {buf.kind} buffer at {buf.ptr:#x} while "
                    f"{describe_task(a)} on {stream_name(s)} still uses it as far as the host knows "
                    f"({len(pending)} such task{'s' if len(pending) > 1 else ''}); the free does not wait "
@@ -244,10 +244,10 @@ def freeing_on_stream(m, th, buf, free_task) -> None:
     old = c.accesses.pop(buf, None)
     if not old:
         return
-    pending = [a for a in old if free_task.vc.get(a.stream, 0) < a.id]
+    pending = [a for a in old if free_task.vc.get(a.handle, 0) < a.id]
     if pending:
         a = pending[-1]
-        s, fs = a.queue, free_task.stream
+        s, fs = a.stream, free_task.stream
         message = (f"aclrtMemPoolFreeAsync on {stream_name(fs)} ({describe_task(free_task)}) returns the block at "
                    f"{buf.ptr:#x} to its pool while {describe_task(a)} on {stream_name(s)} may still use it: "
                    f"nothing orders that task before the free. Fix: record an event on {stream_name(s)} after "
@@ -287,7 +287,7 @@ def _sync_fix(s, task) -> str:
 
 
 def _race(m, c, th, buf, a: Access, task, write: bool, lo: int, hi: int) -> None:
-    s1, s2 = a.queue, task.stream
+    s1, s2 = a.stream, task.stream
     key = ("stream_race", s1.handle, s2.handle, buf.ptr)
     if key in c.reported:
         return
