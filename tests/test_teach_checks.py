@@ -70,12 +70,12 @@ def test_check_overlap_fails_on_one_stream_and_passes_on_chunked_streams():
     one_stream()
     bad = teach.check_overlap(at_least_fraction=0.5)
     assert not bad and bad.value == 0
-    assert str(bad).startswith("\u2717 copy and compute overlap: 0 ns of the 3.5")
+    assert str(bad).startswith("\u2718 copy and compute overlap: 0 ns of the 3.5")
     assert "hint:" in str(bad)
     chunked()
     good = teach.check_overlap(at_least_fraction=0.5, at_least_ns=2_000_000)
     assert good and good.value > 2_000_000
-    assert str(good).startswith("\u2713 copy and compute overlap:") and "hint" not in str(good)
+    assert str(good).startswith("\u2714 copy and compute overlap:") and "hint" not in str(good)
 
 
 def test_check_overlap_counts_copy_and_compute_on_the_same_device_only():
@@ -154,7 +154,7 @@ def test_check_bytes_tells_peer_copies_from_on_device_copies():
 def test_check_syncs_counts_and_names_synchronize_calls():
     one_stream()
     once = teach.check_syncs(at_most=1)
-    assert once and str(once) == "\u2713 synchronize calls: 1 (aclrtSynchronizeStream x1)"
+    assert once and str(once) == "\u2714 synchronize calls: 1 (aclrtSynchronizeStream x1)"
     one_stream(sync_each=True)
     many = teach.check_syncs(at_most=1)
     assert not many and many.value == 3
@@ -186,14 +186,14 @@ def test_check_peak_memory_sees_buffers_alive_together():
     ps = [acl.rt.malloc(4 * MiB, acl.ACL_MEM_MALLOC_HUGE_FIRST)[0] for _ in range(3)]
     assert teach.peak_device_memory() >= 3 * one_at_a_time
     bad = teach.check_peak_memory(at_most=8 * MiB, device=0)
-    assert not bad and str(bad).startswith("\u2717 peak device memory: 18.0 MiB on device 0, want at most 8.0 MiB")
+    assert not bad and str(bad).startswith("\u2718 peak device memory: 18.0 MiB on device 0, want at most 8.0 MiB")
     for p in ps:
         acl.rt.free(p)
 
 
 def test_check_equal_reports_the_first_difference_with_a_hint():
     good = teach.check_equal(one_stream(), np.arange(N) + 1)
-    assert good and str(good) == f"\u2713 result: all {N} values match"
+    assert good and str(good) == f"\u2714 result: all {N} values match"
     stale = teach.check_equal(one_stream(read_early=True), np.arange(N) + 1)
     assert not stale and f"{N} of {N} values differ, first at [0]: 0, want 1" in str(stale)
     assert "hint: synchronise before reading" in str(stale)
@@ -215,7 +215,7 @@ def test_grade_bundles_checks_with_a_tally():
     report = teach.grade(teach.check_syncs(at_most=1), teach.check_overlap(at_least_fraction=0.5))
     assert not report
     lines = str(report).splitlines()
-    assert lines[0].startswith("\u2713") and lines[1].startswith("\u2717")
+    assert lines[0].startswith("\u2714") and lines[1].startswith("\u2718")
     assert lines[-1] == "1 of 2 checks passed: not yet"
 
 

@@ -50,7 +50,7 @@ def test_allocated_passes_when_every_size_has_a_live_buffer():
     for size in (3 * MiB, 1000, 100):
         acl.rt.malloc(size, acl.ACL_MEM_MALLOC_NORMAL_ONLY)
     check = teach.check_allocated(sizes=(3 * MiB, 1000, 100), device=0)
-    assert check.passed and str(check) == "✓ buffers allocated: 3 of 3 buffers alive on device 0"
+    assert check.passed and str(check) == "✔ buffers allocated: 3 of 3 buffers alive on device 0"
 
 
 def test_allocated_fails_for_a_freed_buffer_and_names_its_size():
@@ -325,7 +325,7 @@ def test_no_hazards_fails_on_a_race_and_names_its_kind():
 def test_no_hazards_passes_when_an_event_orders_the_streams():
     _two_streams_one_buffer(wait=True)
     check = teach.check_no_hazards()
-    assert check and str(check) == "✓ hazards: none"
+    assert check and str(check) == "✔ hazards: none"
 
 
 def test_no_leaks_fails_without_finalize():
@@ -357,7 +357,7 @@ def test_no_leaks_passes_when_everything_is_released_before_finalize():
     acl.rt.destroy_stream(stream)
     acl.rt.reset_device(0)
     assert acl.finalize() == 0
-    assert str(teach.check_no_leaks()) == "✓ leaks: nothing left at aclFinalize"
+    assert str(teach.check_no_leaks()) == "✔ leaks: nothing left at aclFinalize"
 
 
 def test_error_reported_finds_the_device_error_at_the_synchronize():
@@ -370,6 +370,6 @@ def test_error_reported_finds_the_device_error_at_the_synchronize():
     tick[1, stream](buf)
     acl.rt.synchronize_stream(stream)
     check = teach.check_error_reported(code=acl.ACL_ERROR_RT_AICORE_TRAP_EXCEPTION)
-    assert check and str(check) == ("✓ error reported: ACL_ERROR_RT_AICORE_TRAP_EXCEPTION (507016) "
+    assert check and str(check) == ("✔ error reported: ACL_ERROR_RT_AICORE_TRAP_EXCEPTION (507016) "
                                     "returned by aclrtSynchronizeStream")
     assert not teach.check_error_reported(code=acl.ACL_ERROR_RT_SYS_DMA)

@@ -1,18 +1,20 @@
 """Build the teaching notebooks from their sources and run them, outputs included.
 
-Each ``notebooks/src/NN_topic.py`` is a notebook in the percent format: ``# %%`` starts a
-code cell, ``# %% [markdown]`` a markdown cell whose lines are comments.  This script
-turns each into ``notebooks/NN_topic.ipynb``, executes it top to bottom in a fresh kernel
-(no timing metadata, no widget state: the panels carry PNG snapshots), and writes it with
-stable cell ids, so that a rebuild of unchanged sources gives the same text outputs that
-strict nbval then checks.
+Each ``notebooks/src/NN_topic.py`` is a notebook in jupytext's percent format and is the
+*instructor* source: its exercise cells hold the reference solutions between nbgrader's
+``### BEGIN SOLUTION`` / ``### END SOLUTION`` markers, and its check cells may hold
+``### BEGIN HIDDEN TESTS`` regions.  This script makes the *learner* notebook from it
+exactly as ``nbgrader generate_assignment`` would (each solution region becomes nbgrader's
+stub, hidden tests go), executes it top to bottom in a fresh kernel (no timing metadata,
+no widget state: the panels carry PNG snapshots), and writes ``notebooks/NN_topic.ipynb``
+with stable cell ids, so that a rebuild of unchanged sources gives the same text outputs
+that strict nbval then checks.
 
     python tools/build_notebooks.py            # every notebook
     python tools/build_notebooks.py 02 05      # the ones whose names start with these
 """
 from __future__ import annotations
 
-import re
 import sys
 import time
 from pathlib import Path
@@ -20,35 +22,12 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ROOT / "notebooks" / "src"
-OUT = ROOT / "notebooks"
-CELL = re.compile(r"^# %%(?: \[(markdown)\])?[^\n]*$", re.MULTILINE)
-
-
-def parse(text: str) -> list:
-    """Cells of a percent-format source (text before the first marker is ignored)."""
-    cells = []
-    marks = list(CELL.finditer(text))
-    for i, mark in enumerate(marks):
-        body = text[mark.end():marks[i + 1].start() if i + 1 < len(marks) else len(text)].strip("\n")
-        if mark.group(1) == "markdown":
-            lines = [re.sub(r"^# ?", "", line) for line in body.splitlines()]
-            cells.append(nbformat.v4.new_markdown_cell("\n".join(lines).strip("\n")))
-        elif body.strip():
-            cells.append(nbformat.v4.new_code_cell(body.rstrip()))
-    return cells
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from notebook_sources import OUT, ROOT, SOURCES, learner_notebook  # noqa: E402
 
 
 def build(source: Path) -> Path:
-    nb = nbformat.v4.new_notebook()
-    nb.metadata = {
-        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"},
-    }
-    nb.cells = parse(source.read_text(encoding="utf-8"))
-    for i, cell in enumerate(nb.cells):
-        cell["id"] = f"{source.stem[:2]}-{i:02d}"
+    nb = learner_notebook(source)
     client = NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False,
                             store_widget_state=False, resources={"metadata": {"path": str(OUT)}})
     client.execute()

@@ -238,89 +238,109 @@ walk
 # %% [markdown]
 # ## Exercises
 #
-# Each exercise is graded by `sandbox.teach` from the trace: the checks print `✓` or `✗` with a
-# hint. The cells below run a **reference solution** so you can see what passing looks like;
-# replace the body of each `attempt` function with your own code and run the cell again.
+# Each exercise is a function for you to complete. `sandbox.teach.check("01.1", solution)`
+# runs **your** function on a fresh simulated board of its own, with input vectors it makes up
+# each time, and judges the whole run from the trace: whether the answer is right, whether the
+# device computed it and the host read it only after it had landed, and what the exercise
+# asks for. Each criterion prints `✔` or `✘` with a hint. Your own program above is left
+# untouched. The cells below hold stubs, so their verdict is `✘` until you write the code.
 #
-# ### Exercise 1 · make it correct
+# ### Exercise 01.1 · make it correct
 #
-# This program reads the result before it is ready: it copies the sum back asynchronously and
-# reads `host_c` at once. On real hardware that is a race; in the sandbox data moves at the
-# simulated end of the copy, so the early read shows the old bytes every time.
+# *Practises:* reading a result only after the host knows it has arrived.
+#
+# `start_vector_add(a, b)` below is given: it opens the board, copies `a` and `b` in, and
+# queues the addition into `dev_c`. The solution then copies the sum back **asynchronously**
+# and reads `host_c` — too early: on real hardware that is a race; in the sandbox the copy's
+# bytes land at its simulated end, so the read sees the old bytes every time.
 
 # %%
-def setup():
-    """A fresh board with the inputs copied in and the sum computed into dev_c."""
-    sandbox.configure("ascend310b")
+def start_vector_add(a, b):
+    """Open device 0, copy a and b in and queue c = a + b; returns the stream, host_c, dev_c."""
     acl.init()
     acl.rt.set_device(0)
     s, _ = acl.rt.create_stream()
     ha, hb, hc = (acl.rt.malloc_host(NBYTES)[0] for _ in range(3))
     da, db, dc = (acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)[0] for _ in range(3))
-    acl.util.ptr_to_numpy(ha, (N,), np.int32)[:] = np.arange(N)
-    acl.util.ptr_to_numpy(hb, (N,), np.int32)[:] = N - np.arange(N)
+    acl.util.ptr_to_numpy(ha, (N,), np.int32)[:] = a
+    acl.util.ptr_to_numpy(hb, (N,), np.int32)[:] = b
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
     add[(N + 255) // 256, s](da, db, dc, N)
     return s, hc, dc
 
+# %% nbgrader={"grade": false, "grade_id": "ex01_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(a, b):
+    """Return a + b (int32, N elements), computed on the device by start_vector_add."""
+    s, host_c, dev_c = start_vector_add(a, b)
+    acl.rt.memcpy_async(host_c, NBYTES, dev_c, NBYTES, D2H, s)
+    # TODO: the host reads host_c on the next line before the copy back has landed.
+    # Hint: one runtime call makes the host wait for everything queued on stream s.
+    ### BEGIN SOLUTION
+    acl.rt.synchronize_stream(s)
+    ### END SOLUTION
+    return acl.util.ptr_to_numpy(host_c, (N,), np.int32).copy()
 
-def broken():
-    s, hc, dc = setup()
-    acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
-    with warnings.catch_warnings():          # notebook 09 shows the sandbox's hazard reports
-        warnings.simplefilter("ignore")
-        return acl.util.ptr_to_numpy(hc, (N,), np.int32).copy()     # read too early
-
-
-teach.check_equal(broken(), np.full(N, N), what="vector sum")
-
-# %% [markdown]
-# Your turn: make `attempt` return the right sum. The grader also wants exactly one
-# synchronize call.
-
-# %%
-def attempt():
-    s, hc, dc = setup()
-    acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
-    acl.rt.synchronize_stream(s)                                 # wait before reading
-    return acl.util.ptr_to_numpy(hc, (N,), np.int32).copy()
-
-
-result = attempt()
-teach.grade(teach.check_equal(result, np.full(N, N), what="vector sum"),
-            teach.check_syncs(exactly=1))
+# %% nbgrader={"grade": true, "grade_id": "ex01_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("01.1", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("01.1", solution)
 
 # %% [markdown]
-# ### Exercise 2 · count the synchronisations
+# ### Exercise 01.2 · the five steps, waiting once
 #
-# A cautious programmer synchronises after every call. It is correct, but each synchronize
-# stops the host until the device is done, and the host cannot queue the next task meanwhile.
-# Write the program with a single synchronize at the end; the grader counts them, checks the
-# bytes that crossed each way (8 MiB in, 4 MiB out) and the result.
+# *Practises:* a whole runtime program on your own, with one wait.
+#
+# Write the vector addition from scratch: initialise, set device 0 and create a stream,
+# allocate the buffers, copy `a` and `b` in, launch `add`, copy the sum back, and return it.
+# A cautious programmer synchronises after every call (or uses the blocking `aclrtMemcpy`,
+# which waits too); each wait stops the host until the device catches up. The grader wants:
+#
+# * the right sum, computed on the device and read after it landed;
+# * 8 MiB copied in and 4 MiB copied out, with asynchronous copies;
+# * **at most one** synchronize;
+# * everything released before `aclFinalize` (the leak report is empty).
 
-# %%
-def cautious():
-    s, hc, dc = setup()
-    acl.rt.synchronize_stream(s)
+# %% nbgrader={"grade": false, "grade_id": "ex01_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(a, b):
+    """Return a + b (int32, N elements) computed by `add` on device 0 of a fresh board."""
+    # TODO: the five steps. Clean up in the reverse order of creation, then acl.finalize().
+    # Hint: copy the result out of the host buffer (.copy()) before you free it.
+    ### BEGIN SOLUTION
+    acl.init()
+    acl.rt.set_device(0)
+    s, _ = acl.rt.create_stream()
+    ha, hb, hc = (acl.rt.malloc_host(NBYTES)[0] for _ in range(3))
+    da, db, dc = (acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)[0] for _ in range(3))
+    acl.util.ptr_to_numpy(ha, (N,), np.int32)[:] = a
+    acl.util.ptr_to_numpy(hb, (N,), np.int32)[:] = b
+    acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
+    acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
+    add[(N + 255) // 256, s](da, db, dc, N)
     acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
     acl.rt.synchronize_stream(s)
-    acl.rt.synchronize_device()
+    c = acl.util.ptr_to_numpy(hc, (N,), np.int32).copy()
+    for p in (da, db, dc):
+        acl.rt.free(p)
+    for p in (ha, hb, hc):
+        acl.rt.free_host(p)
+    acl.rt.destroy_stream(s)
+    acl.rt.reset_device(0)
+    acl.finalize()
+    return c
+    ### END SOLUTION
 
+# %% nbgrader={"grade": true, "grade_id": "ex01_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("01.2", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("01.2", solution)
 
-cautious()
-teach.check_syncs(at_most=1)
-
-# %%
-def attempt():
-    s, hc, dc = setup()
-    acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
-    acl.rt.synchronize_stream(s)
-    return acl.util.ptr_to_numpy(hc, (N,), np.int32).copy()
-
-
-result = attempt()
-teach.grade(teach.check_syncs(at_most=1),
-            teach.check_bytes(direction="H2D", exactly=2 * NBYTES),
-            teach.check_bytes(direction="D2H", exactly=NBYTES),
-            teach.check_equal(result, np.full(N, N), what="vector sum"))
+# %% [markdown]
+# ## Summary
+#
+# Every runtime program has the same five steps, and its calls return codes you can check.
+# Asynchronous calls return at once; the host must synchronise (or learn otherwise that work
+# finished) before it reads what the device wrote. Next, notebook 02 makes copies and compute
+# overlap.

@@ -161,6 +161,12 @@ class AclError(Exception):
         return f"{self.name} ({self.code}): {self.message}"
 
 
+class RunAborted(BaseException):
+    """A grader gave up on a run (time limit, the stop button): the run's next runtime call
+    unwinds the program.  A BaseException, so that ``except Exception`` in the program
+    cannot swallow it."""
+
+
 def fail(code: int, message: str):
     """Raise the runtime's error ``code`` with a message for get_recent_err_msg()."""
     raise AclError(code, message)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numbers
 
 from .callbacks import in_host_func, refuse_nested
-from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, AclError, fail
+from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, AclError, RunAborted, fail
 from .machine import current
 from .trace import API_CALL, ErrorRaised
 
@@ -25,6 +25,8 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
     number decides the return shape (none: a bare int).
     """
     m = current()
+    if m.aborted:
+        raise RunAborted(m.aborted)
     with m.lock:
         if m.callback_state is not None and m.callback_state.busy:   # called from inside a callback
             return refuse_nested(m, c_name, defaults)
@@ -65,6 +67,8 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
 def local(body):
     """Run a helper that takes no virtual time (acl.util, recent error message) under the lock."""
     m = current()
+    if m.aborted:
+        raise RunAborted(m.aborted)
     with m.lock:
         th = m.current_thread()
         if not in_host_func(m):          # a host function runs inside the simulation: no turn to wait for

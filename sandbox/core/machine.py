@@ -75,6 +75,8 @@ class Machine:
         self.fault_state = None               # core/faults.py: injected faults
         self.pool_state = None                # core/pools.py: memory pools and their blocks
         self.util_threads = None              # acl.util.start_thread: the threads it started
+        self.provenance = None                # teach/provenance.py: who wrote which bytes (grading runs)
+        self.aborted = ""                     # set by a grader that gave up on a run: calls stop at once
         p = self.profile
         self.log.append(T.MachineConfigured(0, p.name, p.soc_name, count, p.ai_cores, p.memory_bytes,
                                             p.timer_resolution_ns, self.engine_names()))
@@ -248,6 +250,8 @@ class Machine:
                          event.handle if event is not None else 0, th.tid, th.call_seq, detail))
         self.sim.submit(task)
         hazards.submitted(self, th, stream, task, access)
+        if self.provenance is not None:
+            self.provenance.submitted(task, access)
         return task
 
     # -- time ---------------------------------------------------------------------------------
@@ -290,15 +294,24 @@ class Machine:
 
 _current: Machine | None = None
 _current_lock = threading.Lock()
+_bound: dict[int, Machine] = {}     # thread ident -> the machine it runs on, whatever is current
 
 
 def peek_current() -> Machine | None:
-    """The current machine if one exists (no machine is created)."""
+    """The calling thread's machine if one exists (no machine is created)."""
+    if _bound:
+        m = _bound.get(threading.get_ident())
+        if m is not None:
+            return m
     return _current
 
 
 def current() -> Machine:
     global _current
+    if _bound:
+        m = _bound.get(threading.get_ident())
+        if m is not None:
+            return m
     if _current is None:
         with _current_lock:
             if _current is None:
@@ -314,4 +327,28 @@ def configure(profile="ascend910b", device_count: int | None = None) -> Machine:
     return _current
 
 
-__all__ = ["Machine", "Device", "current", "configure", "AclError"]
+def is_bound(machine: Machine) -> bool:
+    """Is the calling OS thread bound to ``machine`` (see ``bound``)?"""
+    return bool(_bound) and _bound.get(threading.get_ident()) is machine
+
+
+@contextmanager
+def bound(machine: Machine):
+    """Run the calling OS thread on ``machine`` (a grader's run), whatever machine is current.
+
+    Threads that the program starts inside are bound to it too (core/threads.py), so work
+    left running after a grader has moved on never reaches the learner's own machine.
+    """
+    ident = threading.get_ident()
+    previous = _bound.get(ident)
+    _bound[ident] = machine
+    try:
+        yield machine
+    finally:
+        if previous is None:
+            _bound.pop(ident, None)
+        else:
+            _bound[ident] = previous
+
+
+__all__ = ["Machine", "Device", "current", "configure", "bound", "AclError"]

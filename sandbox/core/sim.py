@@ -27,6 +27,7 @@ class Simulator:
         self._seq = 0
         self.running_tasks = 0
         self.fault_check = None           # task -> (code, message) | None: injected faults (core/faults.py)
+        self.finish_hook = None           # (task, status) -> None after a task's effect (teach/provenance.py)
 
     # -- scheduling ---------------------------------------------------------------------
     def _push(self, t: int, action: int, task, version: int = 0) -> None:
@@ -131,6 +132,8 @@ class Simulator:
             elif outcome:
                 status = outcome
         task.effect = None                        # done with: frees the buffers and views it held
+        if self.finish_hook is not None:
+            self.finish_hook(task, status)
         task.status = status
         task.done = True
         if status:

@@ -20,6 +20,7 @@ moves its clock to the joined thread's end.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -27,7 +28,7 @@ import sysconfig
 import threading
 
 from . import hazards
-from .errors import ACL_ERROR_RT_WAIT_TIMEOUT, fail
+from .errors import ACL_ERROR_RT_WAIT_TIMEOUT, RunAborted, fail
 from .objects import HostThread
 
 WATCHDOG_SECONDS = 60.0   # only for a thread stuck outside the sandbox (e.g. on a Lock): a hang, not a result
@@ -62,6 +63,8 @@ class Scheduler:
         if len(self.threads) == 1 and not (th.parked or th.joining):
             return
         while th.parked or th.joining or self.turn() is not th:
+            if self.m.aborted:
+                raise RunAborted(self.m.aborted)
             if not self.cond.wait(WATCHDOG_SECONDS):
                 holder = self.turn()
                 fail(ACL_ERROR_RT_WAIT_TIMEOUT,
@@ -167,17 +170,22 @@ def _patched_start(self: threading.Thread):
         hazards.thread_started(m, parent, child)
         self._sandbox_thread = (m, child)
         target_run = self.run
+        from . import machine as machine_module
+        on_bound = machine_module.is_bound(m)     # a grader's run: the child stays on it too
 
         def run():
-            with m.lock:
-                child.ident = threading.get_ident()
-                m.threads[child.ident] = child
-                m.scheduler.wait_turn(child)
-            try:
-                target_run()
-            finally:
+            with machine_module.bound(m) if on_bound else contextlib.nullcontext():
                 with m.lock:
-                    m.thread_finished(child)
+                    child.ident = threading.get_ident()
+                    m.threads[child.ident] = child
+                    m.scheduler.wait_turn(child)
+                try:
+                    target_run()
+                except RunAborted:
+                    pass                  # the grader stopped the run: the thread just ends
+                finally:
+                    with m.lock:
+                        m.thread_finished(child)
         self.run = run
     return _original_start(self)
 
@@ -197,8 +205,8 @@ def _takes_part(thread: threading.Thread) -> bool:
     """
     if getattr(thread, "_sandbox_takes_part", False):
         return True
-    if thread.daemon:
-        return False
+    if thread.daemon and not getattr(threading.current_thread(), "_sandbox_grading", False):
+        return False          # (a grader's solution thread is a daemon, and so by default its children)
     code = getattr(thread, "_target", None) or type(thread).run
     while isinstance(code, functools.partial):
         code = code.func

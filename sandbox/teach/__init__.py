@@ -1,5 +1,8 @@
 """Exercises: marks in the trace and graders that read it.
 
+    sandbox.teach.exercises()                  # every exercise in the notebooks
+    sandbox.teach.check("02.1", solution)      # run a solution on a fresh machine, judge the run
+
     from sandbox import teach
     teach.mark("start")              # a named moment of the calling thread's virtual time
     ...                              # the learner's attempt
@@ -17,6 +20,7 @@ from sandbox.core.trace import Note
 
 from .checks import *  # noqa: F401,F403
 from .checks import Check, Checks, grade  # noqa: F401
+from .grading import Exercise, Grade, Run, check, exercises, register  # noqa: F401
 
 
 def mark(text: str) -> int:

@@ -8,8 +8,8 @@ the current machine's log is used.
 
 A ``Check`` prints as one stable line, for example::
 
-    ✓ copy and compute overlap: 3.1 ms of the 3.5 ms that could overlap (89%)
-    ✗ synchronize calls: 3 (aclrtSynchronizeStream x3), want at most 1 — hint: ...
+    ✔ copy and compute overlap: 3.1 ms of the 3.5 ms that could overlap (89%)
+    ✘ synchronize calls: 3 (aclrtSynchronizeStream x3), want at most 1 — hint: ...
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from sandbox.viz.memory import peak_reserved
 from sandbox.viz.timeline import COMPUTE_KINDS, COPY_KINDS, intersect, union
 from sandbox.viz.units import fmt_bytes, fmt_time
 
-PASS, FAIL = "\u2713", "\u2717"     # ✓ ✗
+PASS, FAIL = "\u2714", "\u2718"     # ✔ ✘
 SYNC_CALLS = ("aclrtSynchronizeStream", "aclrtSynchronizeStreamWithTimeout", "aclrtSynchronizeDevice",
               "aclrtSynchronizeDeviceWithTimeout", "aclrtSynchronizeEvent", "aclrtSynchronizeEventWithTimeout")
 DIRECTIONS = ("H2D", "D2H", "D2D", "peer", "H2H")

@@ -1,0 +1,405 @@
+"""Exercises and their grader: ``check(exercise_id, solution)`` runs the learner's solution.
+
+A check never trusts what the learner's own program did before: it builds a fresh simulated
+machine as the exercise says (profile, devices), generates the inputs (seeded: the n-th check
+of an exercise in a process always gets the same inputs, and the next check other ones, so a
+remembered answer fails while a notebook still re-runs the same), and calls ``solution`` on a
+host thread of that machine.  Then it judges the whole run from the trace and the buffers:
+
+* the run itself: the solution returned (a solution that raises, times out, calls
+  ``sandbox.configure`` or leaves threads running gets a ✘ saying so, never a traceback);
+* the rules every program keeps: no failed runtime call, no hazard;
+* what the exercise states: where the answer came from (see provenance.py), the structure
+  (streams, events, kernels, devices), and the numbers (time, overlap, bytes, memory).
+
+The learner's own machine is never touched: the solution's thread, and every thread it
+starts, is bound to the grader's machine (``core.machine.bound``).
+"""
+from __future__ import annotations
+
+import html
+import threading
+import time
+import traceback
+import warnings
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+import numpy as np
+
+from sandbox.core import machine as machine_module
+from sandbox.core import trace as tr
+from sandbox.core.errors import RunAborted
+from sandbox.core.machine import Machine, bound
+from sandbox.core.threads import _original_join
+
+from .checks import FAIL, PASS, Check, check_no_errors, check_no_hazards
+from .provenance import KERNEL, ORIGIN_WORDS, Recorder
+
+START, END = "solution start", "solution end"      # the grader's marks around the run
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: what the learner practises and how a run of a solution is judged.
+
+    ``inputs(rng)`` makes the keyword arguments of ``solution``; ``prepare(inputs)`` runs on
+    the grader's machine before the solution (for example ``acl.init``) and may add
+    arguments; ``judge(run)`` returns the exercise's own checks.
+    """
+    id: str
+    title: str
+    practises: str
+    inputs: Callable[[np.random.Generator], dict]
+    judge: Callable[["Run"], Iterable[Check]]
+    profile: str = "ascend910b"
+    devices: int | None = None
+    prepare: Callable[[dict], dict | None] | None = None
+    signature: str = "solution()"
+    allow_errors: bool = False                   # the exercise is about a failing call
+    time_limit_s: float = 30.0
+
+    @property
+    def notebook(self) -> str:
+        return self.id.split(".")[0]
+
+
+_REGISTRY: dict[str, Exercise] = {}
+
+
+def register(exercise: Exercise) -> Exercise:
+    """Add an exercise (the exercise modules in sandbox/teach/exercise_sets call this)."""
+    _REGISTRY[exercise.id] = exercise
+    return exercise
+
+
+def _load() -> dict[str, Exercise]:
+    from . import exercise_sets as _modules  # noqa: F401  (importing registers them)
+    return _REGISTRY
+
+
+def _key(exercise_id: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in exercise_id.split("."))
+
+
+@dataclass(frozen=True)
+class ExerciseInfo:
+    id: str
+    title: str
+    practises: str
+    signature: str
+
+    def __str__(self) -> str:
+        return f"{self.id}  {self.title}: {self.practises}"
+
+
+class ExerciseList(list):
+    """The exercises, one line each when printed."""
+
+    def __str__(self) -> str:
+        return "\n".join(str(e) for e in self)
+
+    __repr__ = __str__
+
+
+def exercises() -> ExerciseList:
+    """Every exercise in the notebooks, in order: id (``"02.1"``), title, what it practises."""
+    reg = _load()
+    return ExerciseList(ExerciseInfo(e.id, e.title, e.practises, e.signature)
+                        for e in sorted(reg.values(), key=lambda e: _key(e.id)))
+
+
+# -- the verdict --------------------------------------------------------------------------------
+class Grade:
+    """The verdict on one check: ``passed``, and one ✔/✘ line per criterion with its hint."""
+
+    def __init__(self, exercise_id: str, title: str, checks: Iterable[Check], note: str = ""):
+        self.exercise_id = exercise_id
+        self.title = title
+        self.checks = tuple(checks)
+        self.note = note
+        self.passed = bool(self.checks) and all(c.passed for c in self.checks)
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    @property
+    def headline(self) -> str:
+        failed = sum(not c.passed for c in self.checks)
+        n = len(self.checks)
+        verdict = (f"passed, all {n} criteria met" if self.passed else
+                   f"not yet: {failed} of {n} {'criterion' if n == 1 else 'criteria'} not met")
+        return f"{PASS if self.passed else FAIL} {self.exercise_id} \u00b7 {self.title}: {verdict}"
+
+    def __str__(self) -> str:
+        lines = [self.headline] + ["  " + str(c) for c in self.checks]
+        if self.note:
+            lines.append("  " + self.note)
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        def row(c: Check) -> str:
+            colour = "#1a7f37" if c.passed else "#b35900"
+            hint = (f"<br><span style='color:#555'>hint: {html.escape(c.hint)}</span>"
+                    if c.hint and not c.passed else "")
+            return (f"<li style='list-style:none'><span style='color:{colour}'>{PASS if c.passed else FAIL}</span> "
+                    f"<b>{html.escape(c.what)}</b>: {html.escape(c.detail)}{hint}</li>")
+        colour = "#1a7f37" if self.passed else "#b35900"
+        note = f"<p style='margin:2px 0'>{html.escape(self.note)}</p>" if self.note else ""
+        return (f"<div><p style='margin:2px 0;color:{colour}'><b>{html.escape(self.headline)}</b></p>"
+                f"<ul style='margin:2px 0;padding-left:1em'>{''.join(row(c) for c in self.checks)}</ul>{note}</div>")
+
+
+# -- a run, as the judges see it ---------------------------------------------------------------------
+@dataclass
+class Run:
+    """What a judge reads: the inputs, what the solution returned, and the graded machine."""
+    exercise: Exercise
+    inputs: dict
+    machine: Machine
+    recorder: Recorder
+    result: object = None
+    start: int = 0
+    end: int = 0
+    _index: object = field(default=None, repr=False)
+
+    @property
+    def log(self):
+        return self.machine.log
+
+    @property
+    def span(self) -> int:
+        """Virtual time from the solution's call to the end of its last device task, in ns."""
+        return self.end - self.start
+
+    @property
+    def index(self):
+        if self._index is None:
+            from sandbox.viz.index import build_index
+            self._index = build_index(self.log)
+        return self._index
+
+    def records(self, kind):
+        return [r for r in self.log if isinstance(r, kind)]
+
+    def calls(self, *names: str) -> list:
+        """The runtime calls the run made (of these C names), in order."""
+        return [c for c in self.records(tr.ApiCall) if not names or c.name in names]
+
+    def tasks(self, *kinds: str) -> list:
+        """Submitted device tasks (of these kinds: "kernel", "memcpy", ...), in order."""
+        return [t for t in self.records(tr.TaskSubmitted) if not kinds or t.kind in kinds]
+
+    # -- the answer ------------------------------------------------------------------------------
+    def answer(self, shape, dtype, what: str = "the returned array") -> tuple[Check, np.ndarray | None]:
+        """The result as an array of ``shape``/``dtype``, or a ✘ saying what came back instead."""
+        r = self.result
+        want = f"a numpy array of shape {tuple(shape)} and dtype {np.dtype(dtype).name}"
+        if not isinstance(r, np.ndarray):
+            got = "None (did the function end without a return?)" if r is None else f"a {type(r).__name__}"
+            return Check("what came back", False, f"{got}, want {want}", "return the array you copied back"), None
+        if r.shape != tuple(shape) or r.dtype != np.dtype(dtype):
+            return Check("what came back", False, f"shape {r.shape} {r.dtype.name}, want {want}",
+                         "view the host buffer with acl.util.ptr_to_numpy(ptr, shape, dtype) and copy it"), None
+        return Check("what came back", True, f"{what}: {want}"), r
+
+    def from_device(self, array: np.ndarray, *, computed: bool = True, what: str = "the answer") -> Check:
+        """The bytes of ``array`` are what device-to-host copies brought back (and, if
+        ``computed``, what kernels computed on the device), landed before they were read."""
+        origin, words, landing = self.recorder.trace_back(np.ascontiguousarray(array).tobytes())
+        need = KERNEL if computed else 1
+        ok = landing is not None and origin >= need
+        if ok:
+            detail = f"{what} is what the device-to-host copies brought back; {ORIGIN_WORDS[origin]}"
+        else:
+            detail = f"{what} did not come from the device: {words}"
+        hint = ("compute it with a kernel on the device, copy it back with a device-to-host copy, and "
+                "synchronise before you read the host buffer" if computed else
+                "copy it back from the device and synchronise before you read it")
+        return Check("the answer came from the device", ok, detail, hint, origin)
+
+
+# -- running a solution --------------------------------------------------------------------------
+_calls: dict[str, int] = {}
+
+
+def _rng(exercise_id: str) -> np.random.Generator:
+    n = _calls.get(exercise_id, 0)
+    _calls[exercise_id] = n + 1
+    return np.random.default_rng([zlib.crc32(exercise_id.encode()), n])
+
+
+def _where(exc: BaseException) -> str:
+    """The learner's line that raised (the last frame outside the sandbox package)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if "/sandbox/" not in f.filename.replace("\\", "/")]
+    if not frames:
+        return ""
+    f = frames[-1]
+    return f" (in {f.name}, line {f.lineno}: {f.line.strip()})" if f.line else f" (in {f.name}, line {f.lineno})"
+
+
+def _abort(m: Machine, reason: str) -> None:
+    """Make the run unwind at its next runtime call, and wake whoever waits for a turn."""
+    m.aborted = reason
+    if m.lock.acquire(timeout=0.5):
+        try:
+            m.scheduler.changed()
+        finally:
+            m.lock.release()
+
+
+class _Outcome:
+    def __init__(self):
+        self.result = None
+        self.error: BaseException | None = None
+        self.aborted = False
+        self.start = self.end = 0
+        self.tid = 0
+        self.unjoined: list[str] = []
+        self.finished = False
+
+
+def _run(m: Machine, exercise: Exercise, solution, inputs: dict, outcome: _Outcome) -> None:
+    """The body of the solution's host thread, on the grader's machine."""
+    with bound(m):
+        try:
+            if exercise.prepare is not None:
+                inputs.update(exercise.prepare(inputs) or {})
+            with m.lock:
+                th = m.current_thread()
+                outcome.start, outcome.tid = th.clock, th.tid
+                m.log.append(tr.Note(th.clock, th.tid, START))
+            outcome.result = solution(**inputs)
+        except RunAborted:
+            outcome.aborted = True
+        except BaseException as exc:        # noqa: BLE001 - SystemExit and all: a ✘, not a dead notebook
+            outcome.error = exc
+        finally:
+            try:
+                with m.lock:
+                    th = m.current_thread()
+                    outcome.end = th.clock
+                    outcome.unjoined = [t.name for t in m.scheduler.threads if not t.finished and t is not th]
+                    m.thread_finished(th)     # the device side runs to the end of what was queued
+            except BaseException:             # noqa: BLE001 - the run was aborted mid-way
+                pass
+            outcome.finished = True
+
+
+def check(exercise_id: str, solution) -> Grade:
+    """Run ``solution`` on a fresh machine the exercise configures, with inputs the grader
+    generates, and judge the run.  The learner's machine and its trace are untouched."""
+    reg = _load()
+    exercise = reg.get(exercise_id)
+    if exercise is None:
+        known = ", ".join(sorted(reg, key=_key))
+        return Grade(str(exercise_id), "unknown exercise",
+                     [Check("exercise", False, f"no exercise {exercise_id!r}", f"the exercises are {known}")])
+    if not callable(solution):
+        return Grade(exercise.id, exercise.title,
+                     [Check("the solution ran", False, f"got a {type(solution).__name__}, not a function",
+                            f"pass the function itself: sandbox.teach.check({exercise.id!r}, solution)")])
+    inputs = exercise.inputs(_rng(exercise.id))
+    m = Machine(exercise.profile, exercise.devices)
+    m.provenance = Recorder(m.sim)
+    m.sim.finish_hook = m.provenance.finished
+    learner_machine = machine_module._current
+    outcome = _Outcome()
+    worker = threading.Thread(target=_run, args=(m, exercise, solution, inputs, outcome),
+                              name="main", daemon=True)
+    worker._sandbox_grading = True      # its threads take part in the turn order (core/threads.py)
+    with warnings.catch_warnings(record=True):     # hazards are graded below, not printed
+        warnings.simplefilter("always")
+        try:
+            worker.start()
+            deadline = time.monotonic() + exercise.time_limit_s
+            while worker.is_alive() and time.monotonic() < deadline:
+                _original_join(worker, 0.05)
+            timed_out = worker.is_alive()
+            if timed_out:
+                _abort(m, "the grader's time limit")
+                _original_join(worker, 1.0)
+            if not timed_out:
+                _wait_for_threads(m)
+        except KeyboardInterrupt:                  # the stop button: stop the run, give the cell back
+            _abort(m, "interrupted")
+            _original_join(worker, 1.0)
+            raise
+        finally:
+            configured = machine_module._current is not learner_machine
+            machine_module._current = learner_machine
+    run = Run(exercise, inputs, m, m.provenance, outcome.result, outcome.start,
+              max(outcome.end, m.sim.now) if outcome.finished else m.sim.now)
+    with m.lock:
+        m.log.append(tr.Note(run.end, outcome.tid, END))
+    lines = _run_lines(exercise, outcome, timed_out, configured, outcome.unjoined)
+    if not all(lines):
+        return Grade(exercise.id, exercise.title, lines,
+                     "The other criteria are judged once the solution runs to its end.")
+    lines += [_errors(run), check_no_hazards(run.log)]
+    try:
+        lines += list(exercise.judge(run))
+    except Exception as exc:                       # noqa: BLE001 - a judge tripping on odd output
+        lines.append(Check("the answer", False, f"could not be judged: {type(exc).__name__}: {exc}",
+                           "return what the exercise asks for"))
+    return Grade(exercise.id, exercise.title, lines)
+
+
+def _wait_for_threads(m: Machine, seconds: float = 2.0) -> None:
+    """Threads the solution started and did not join get a little real time to end; then
+    the run is stopped, so that nothing of it goes on behind the learner's back."""
+    deadline = time.monotonic() + seconds
+    while True:
+        with m.lock:
+            left = [t.name for t in m.scheduler.threads if not t.finished]
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    if left:
+        _abort(m, "threads left running")
+
+
+def _run_lines(exercise: Exercise, outcome: _Outcome, timed_out: bool, configured: bool,
+               leftover: list[str]) -> list[Check]:
+    lines = []
+    err = outcome.error
+    if timed_out or outcome.aborted:
+        lines.append(Check("the solution ran", False,
+                           f"it did not return within {exercise.time_limit_s:.0f} s of real time",
+                           "is it waiting for something that never happens (a threading.Event, a queue, "
+                           "a join of a thread that waits for you)?"))
+    elif isinstance(err, NotImplementedError):
+        lines.append(Check("the solution ran", False, "it raised NotImplementedError: there is no solution yet",
+                           "replace the lines '# YOUR CODE HERE' and 'raise NotImplementedError()' with your code"))
+    elif err is not None:
+        lines.append(Check("the solution ran", False, f"it raised {type(err).__name__}: {err}{_where(err)}",
+                           "fix the line named; every runtime call returns a code you can check, and "
+                           "acl.get_recent_err_msg() says why a call failed"))
+    else:
+        lines.append(Check("the solution ran", True, f"it returned {_kind(outcome.result)}"))
+    if configured:
+        lines.append(Check("the grader's machine", False, "the solution called sandbox.configure()",
+                           "leave the machine to the grader: it builds a fresh one for every check"))
+    if leftover:
+        lines.append(Check("threads joined", False,
+                           f"still running when the solution returned: {', '.join(repr(n) for n in leftover)}",
+                           "join every thread you start before the function returns"))
+    return lines
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape} {value.dtype.name}"
+    return f"a {type(value).__name__}"
+
+
+def _errors(run: Run) -> Check:
+    if run.exercise.allow_errors:
+        return Check("runtime errors", True, "judged below: this exercise is about a failing call")
+    return check_no_errors(run.log)

@@ -1,0 +1,169 @@
+"""Who wrote which bytes: the evidence a grader needs that an answer came from the device.
+
+A value can be right for the wrong reason: computed with numpy on the host beside a token
+kernel, or copied to the device and straight back.  During a graded run the machine tells
+a ``Recorder`` about every task it submits (with the bytes the task touches) and every task
+that finishes; the recorder keeps, for each buffer, which kind of work last wrote each byte
+range, and for every device-to-host copy that landed, the bytes it brought and where they
+came from.  Effects happen at completion time, so this is exactly what the host could see.
+
+Origins, from weakest to strongest: bytes the host put there (``HOST``), bytes a memset
+wrote (``MEMSET``), bytes a kernel computed (``KERNEL``).  Copies carry the origin of their
+source along (a device-to-device copy of a kernel's output is still a kernel's output).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sandbox.core.memory import DeviceAllocation
+
+UNWRITTEN, HOST, MEMSET, KERNEL = 0, 1, 2, 3
+ORIGIN_WORDS = {UNWRITTEN: "no copy from the device wrote them", HOST: "they came from the host, not from a kernel",
+                MEMSET: "a memset wrote them, not a kernel", KERNEL: "a kernel computed them"}
+
+
+class Origins:
+    """Byte ranges of one buffer and the origin of each: sorted, disjoint [start, end, origin]."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self):
+        self.pieces: list[list[int]] = []
+
+    def get(self, lo: int, hi: int) -> list[tuple[int, int, int]]:
+        """(start, end, origin) covering [lo, hi) in order; gaps come back as UNWRITTEN."""
+        out, at = [], lo
+        for s, e, o in self.pieces:
+            if e <= lo or s >= hi:
+                continue
+            if s > at:
+                out.append((at, s, UNWRITTEN))
+            out.append((max(s, lo), min(e, hi), o))
+            at = min(e, hi)
+        if at < hi:
+            out.append((at, hi, UNWRITTEN))
+        return out
+
+    def set(self, lo: int, hi: int, origin: int) -> None:
+        kept = []
+        for s, e, o in self.pieces:
+            if e <= lo or s >= hi:
+                kept.append([s, e, o])
+                continue
+            if s < lo:
+                kept.append([s, lo, o])
+            if e > hi:
+                kept.append([hi, e, o])
+        kept.append([lo, hi, origin])
+        kept.sort()
+        self.pieces = kept
+
+
+@dataclass
+class Landing:
+    """One device-to-host copy that completed: where, what it brought, and its origins."""
+    address: int
+    data: bytes
+    origins: list          # (start, end, origin), offsets relative to ``address``
+    task: int
+    t: int
+
+
+class Recorder:
+    """Told of every submitted and finished task on a graded machine (Machine.provenance)."""
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.pending: dict[int, tuple] = {}       # task id -> access tuples
+        self.origins: dict[int, tuple] = {}       # id(buffer) -> (buffer, Origins): the buffer kept alive
+        self.landings: list[Landing] = []
+        self.kernel_writes = 0                    # bytes kernels wrote, in all
+
+    def _of(self, buf) -> Origins:
+        entry = self.origins.get(id(buf))
+        if entry is None or entry[0] is not buf:
+            entry = (buf, Origins())
+            self.origins[id(buf)] = entry
+        return entry[1]
+
+    def submitted(self, task, access) -> None:
+        if access:
+            self.pending[task.id] = tuple(access)
+
+    def finished(self, task, status: int) -> None:
+        access = self.pending.pop(task.id, None)
+        if access is None or status:
+            return                                  # a failed task's effect did not happen
+        writes = [a for a in access if a[3] and a[2] > 0]
+        if task.kind == "kernel":
+            for buf, off, n, _ in writes:
+                self._of(buf).set(off, off + n, KERNEL)
+                self.kernel_writes += n
+        elif task.kind == "memset":
+            for buf, off, n, _ in writes:
+                self._of(buf).set(off, off + n, MEMSET)
+        elif task.kind == "memcpy":
+            reads = [a for a in access if not a[3]]
+            if len(reads) != 1 or len(writes) != 1:
+                return
+            src, soff, n, _ = reads[0]
+            dst, doff, _, _ = writes[0]
+            if isinstance(src, DeviceAllocation):
+                pieces = self._of(src).get(soff, soff + n)
+            else:
+                pieces = [(soff, soff + n, HOST)]
+            target = self._of(dst)
+            for s, e, o in pieces:
+                target.set(doff + s - soff, doff + e - soff, o)
+            if not isinstance(dst, DeviceAllocation) and isinstance(src, DeviceAllocation):
+                data = np.empty(n, np.uint8)
+                dst.read_into(doff, data)
+                self.landings.append(Landing(dst.ptr + doff, data.tobytes(),
+                                             [(s - soff, e - soff, o) for s, e, o in pieces], task.id, self.sim.now))
+
+    # -- questions a grader asks -----------------------------------------------------------------
+    def device_origin(self, buf, offset: int, nbytes: int) -> int:
+        """The weakest origin of any byte in the range (KERNEL only if a kernel wrote every byte)."""
+        return min((o for _, _, o in self._of(buf).get(offset, offset + nbytes)), default=UNWRITTEN)
+
+    def trace_back(self, data: bytes) -> tuple[int, str, Landing | None]:
+        """Where the bytes ``data`` came from: (origin, words, the landing it starts at).
+
+        The bytes count as the device's only if device-to-host copies that completed wrote a
+        contiguous host range holding exactly these bytes (a later copy over an earlier one
+        wins, as in memory); the origin is then the weakest origin of any of its bytes.
+        """
+        n = len(data)
+        if n == 0:
+            return UNWRITTEN, "the answer is empty", None
+        best: tuple[int, str, Landing | None] = (UNWRITTEN, "no device-to-host copy brought these bytes back", None)
+        tried = set()
+        for start in self.landings:
+            a = start.address
+            if a in tried or start.data[:1] != data[:1]:
+                continue
+            tried.add(a)
+            image = bytearray(n)
+            origin = np.zeros(n, np.uint8)
+            for ld in self.landings:
+                lo, hi = max(a, ld.address), min(a + n, ld.address + len(ld.data))
+                if lo >= hi:
+                    continue
+                image[lo - a:hi - a] = ld.data[lo - ld.address:hi - ld.address]
+                for s, e, o in ld.origins:
+                    s2, e2 = max(lo, ld.address + s), min(hi, ld.address + e)
+                    if s2 < e2:
+                        origin[s2 - a:e2 - a] = o
+            if bytes(image) != data:
+                continue
+            weakest = int(origin.min())
+            if weakest > best[0] or best[2] is None:
+                best = (weakest, ORIGIN_WORDS[weakest], start)
+            if weakest == KERNEL:
+                break
+        if best[2] is None and self.landings:
+            best = (UNWRITTEN, "the device-to-host copies brought back other bytes than the ones returned "
+                               "(read before they landed, or changed on the host afterwards?)", None)
+        return best

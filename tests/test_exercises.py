@@ -1,0 +1,98 @@
+"""Every exercise: its reference solution passes, the mistakes learners make fail, correct
+variants pass, and the stub the learner's notebook shows gets an honest ✘.
+
+The exercises, their references (from the instructor sources), mistakes and variants are in
+tests/exercises/nbNN.py; a case's id names the exercise and the mistake it models."""
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import exercises as book
+from sandbox import teach
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = {info.name[2:]: importlib.import_module(f"exercises.{info.name}")
+           for info in pkgutil.iter_modules(book.__path__) if info.name.startswith("nb")}
+
+
+def _cases(table: str):
+    for nn, mod in sorted(MODULES.items()):
+        for ex_id, cases in sorted(getattr(mod, table, {}).items()):
+            for name, source in cases.items():
+                yield pytest.param(nn, ex_id, source, id=f"{ex_id}-{name}")
+
+
+def _check(ex_id, fn):
+    grade = teach.check(ex_id, fn)
+    return grade
+
+
+@pytest.mark.parametrize("nn,ex_id", [pytest.param(nn, ex, id=ex) for nn, mod in sorted(MODULES.items())
+                                      for ex in sorted(mod.SOLUTIONS)])
+def test_reference_solution_passes(nn, ex_id):
+    fn = MODULES[nn].SOLUTIONS[ex_id]
+    for _ in range(2):                              # two different sets of inputs
+        grade = _check(ex_id, fn)
+        assert grade.passed, str(grade)
+        assert str(grade).startswith("\u2714")
+
+
+@pytest.mark.parametrize("nn,ex_id,source", list(_cases("MISTAKES")))
+def test_mistake_fails(nn, ex_id, source):
+    grade = _check(ex_id, book.variant(nn, source))
+    assert not grade.passed, str(grade)
+    assert str(grade).startswith("\u2718")
+    assert any(not c.passed and c.hint for c in grade.checks), str(grade)
+
+
+@pytest.mark.parametrize("nn,ex_id,source", list(_cases("VARIANTS")))
+def test_correct_variant_passes(nn, ex_id, source):
+    grade = _check(ex_id, book.variant(nn, source))
+    assert grade.passed, str(grade)
+
+
+def test_every_exercise_has_a_reference_and_three_mistakes():
+    registered = {e.id for e in teach.exercises()}
+    referenced = {ex for mod in MODULES.values() for ex in mod.SOLUTIONS}
+    assert registered == referenced
+    for mod in MODULES.values():
+        for ex in mod.SOLUTIONS:
+            assert len(mod.MISTAKES.get(ex, {})) >= 3, f"{ex}: fewer than three mistakes"
+
+
+def test_at_least_two_exercises_per_notebook_and_twenty_in_all():
+    ids = [e.id for e in teach.exercises()]
+    per_notebook = {}
+    for i in ids:
+        per_notebook.setdefault(i.split(".")[0], []).append(i)
+    notebooks = sorted(p.name[:2] for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    assert sorted(per_notebook) == notebooks
+    assert all(len(v) >= 2 for v in per_notebook.values()), per_notebook
+    assert len(ids) >= 20
+
+
+def _learner_cells(notebook: Path):
+    return json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+
+
+@pytest.mark.parametrize("notebook", sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.stem)
+def test_committed_notebooks_hold_stubs_and_honest_verdicts(notebook):
+    """No reference solution in a learner notebook; each check cell shows ✘ on the stub."""
+    cells = _learner_cells(notebook)
+    text = "\n".join("".join(c["source"]) for c in cells)
+    assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text
+    checked = []
+    for cell in cells:
+        src = "".join(cell["source"])
+        if cell["cell_type"] == "code" and src.strip().startswith("sandbox.teach.check("):
+            ex_id = src.split('"')[1]
+            checked.append(ex_id)
+            shown = "".join("".join(o.get("data", {}).get("text/plain", "")) for o in cell["outputs"])
+            assert shown.startswith("\u2718 " + ex_id), f"{ex_id}: {shown[:200]!r}"
+    assert checked == sorted(checked, key=lambda i: int(i.split(".")[1]))
+    assert set(checked) == {e.id for e in teach.exercises() if e.id.startswith(notebook.name[:2])}

@@ -1,0 +1,245 @@
+"""The grader's own rules: it runs the solution on a machine of its own, with inputs of its
+own, owns the timing window, and turns every way a solution can go wrong into a ✘ line."""
+from __future__ import annotations
+
+import _thread
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import sandbox
+from sandbox import acl, teach
+from sandbox.teach import grading
+from sandbox.teach.checks import Check, check_equal
+
+N = 1024
+
+
+@sandbox.kernel(ns=10_000)
+def double(x: "int32*", y: "int32*", n: int):
+    y[:n] = 2 * x[:n]
+
+
+def _judge(run):
+    shape, arr = run.answer((N,), np.int32)
+    yield shape
+    if arr is not None:
+        yield check_equal(arr, 2 * run.inputs["x"])
+        yield run.from_device(arr)
+
+
+@pytest.fixture
+def exercise():
+    """A small exercise of the tests' own: y = 2 x on device 0 of a 310B."""
+    ex = teach.register(teach.Exercise(
+        id="99.1", title="double it", practises="the tests", profile="ascend310b",
+        inputs=lambda rng: {"x": rng.integers(-1000, 1000, N, dtype=np.int32)},
+        judge=_judge, time_limit_s=3.0))
+    yield ex
+    grading._REGISTRY.pop(ex.id, None)
+    grading._calls.pop(ex.id, None)
+
+
+def doubled(x):
+    acl.init()
+    acl.rt.set_device(0)
+    s, _ = acl.rt.create_stream()
+    h, _ = acl.rt.malloc_host(4 * N)
+    d, _ = acl.rt.malloc(8 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.util.ptr_to_numpy(h, (N,), np.int32)[:] = x
+    acl.rt.memcpy_async(d, 4 * N, h, 4 * N, acl.ACL_MEMCPY_HOST_TO_DEVICE, s)
+    double[1, s](d, d + 4 * N, N)
+    acl.rt.memcpy_async(h, 4 * N, d + 4 * N, 4 * N, acl.ACL_MEMCPY_DEVICE_TO_HOST, s)
+    acl.rt.synchronize_stream(s)
+    return acl.util.ptr_to_numpy(h, (N,), np.int32).copy()
+
+
+def _learner_program():
+    sandbox.configure("ascend910b", device_count=2)
+    acl.init()
+    acl.rt.set_device(1)
+    teach.mark("mine")
+    return sandbox.trace(), len(sandbox.trace())
+
+
+def test_a_correct_solution_passes_and_the_text_starts_with_a_tick(exercise):
+    grade = teach.check("99.1", doubled)
+    assert grade.passed and bool(grade)
+    assert str(grade).startswith("\u2714 99.1 \u00b7 double it")
+    assert all(str(c).startswith("\u2714") for c in grade.checks)
+    assert "<div>" in grade._repr_html_() and "double it" in grade._repr_html_()
+
+
+def test_check_leaves_the_learners_machine_and_trace_untouched(exercise):
+    log, n = _learner_program()
+    machine = grading.machine_module._current
+    teach.check("99.1", doubled)
+    assert grading.machine_module._current is machine and sandbox.trace() is log and len(log) == n
+    assert acl.rt.get_device() == (1, 0)          # the learner's thread still has its device
+
+
+def test_inputs_vary_from_one_check_to_the_next(exercise):
+    seen = []
+    remember = lambda x: (seen.append(x.copy()), doubled(x))[1]  # noqa: E731
+    teach.check("99.1", remember)
+    teach.check("99.1", remember)
+    assert not np.array_equal(seen[0], seen[1])
+
+
+def test_inputs_repeat_in_a_fresh_process_so_notebooks_rerun_the_same():
+    code = ("import numpy as np\nfrom sandbox.teach import grading\n"
+            "print([int(grading._rng('01.1').integers(1 << 30)) for _ in range(2)])")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout for seed in ("1", "2")}
+    assert len(outs) == 1
+
+
+def test_a_remembered_answer_fails_on_the_next_inputs(exercise):
+    first = {}
+
+    def remember(x):
+        if "y" not in first:
+            first["y"] = doubled(x)
+        else:
+            doubled(x)
+        return first["y"]
+    assert teach.check("99.1", remember).passed
+    assert not teach.check("99.1", remember).passed
+
+
+def test_a_stub_gets_a_cross_saying_there_is_no_solution_yet(exercise):
+    def stub(x):
+        raise NotImplementedError()
+    grade = teach.check("99.1", stub)
+    assert str(grade).startswith("\u2718") and "NotImplementedError" in str(grade)
+    assert len(grade.checks) == 1
+
+
+def test_a_solution_that_raises_gets_a_cross_naming_its_line(exercise):
+    def broken(x):
+        return x / 0 if x.sum() > 1e30 else [][1]
+    grade = teach.check("99.1", broken)
+    assert not grade.passed and "IndexError" in str(grade) and "line" in str(grade)
+
+
+def test_system_exit_in_a_solution_is_a_cross_not_an_exit(exercise):
+    def leaves(x):
+        sys.exit(3)
+    assert "SystemExit" in str(teach.check("99.1", leaves))
+
+
+def test_the_wrong_type_or_shape_is_a_cross(exercise):
+    assert "want a numpy array" in str(teach.check("99.1", lambda x: list(doubled(x))))
+    assert "shape (512,)" in str(teach.check("99.1", lambda x: doubled(x)[:512]))
+    assert "None" in str(teach.check("99.1", lambda x: None))
+
+
+def test_calling_configure_is_a_cross_and_the_learners_machine_comes_back(exercise):
+    log, _ = _learner_program()
+
+    def reconfigures(x):
+        sandbox.configure("ascend310b")
+        return doubled(x)
+    grade = teach.check("99.1", reconfigures)
+    assert not grade.passed and "sandbox.configure" in str(grade)
+    assert sandbox.trace() is log
+
+
+def test_a_thread_left_running_is_a_cross(exercise):
+    def leaves_a_thread(x):
+        threading.Thread(target=lambda: (sandbox.host_work(10**11, "later"), acl.rt.get_device())).start()
+        return doubled(x)
+    started = time.monotonic()
+    grade = teach.check("99.1", leaves_a_thread)
+    assert not grade.passed and "still running when the solution returned" in str(grade)
+    assert time.monotonic() - started < 6
+
+
+def test_threads_the_solution_starts_and_joins_run_on_the_graders_machine(exercise):
+    log, n = _learner_program()
+
+    def with_a_thread(x):
+        out = {}
+        t = threading.Thread(target=lambda: out.setdefault("y", doubled(x)))
+        t.start()
+        t.join()
+        return out["y"]
+    grade = teach.check("99.1", with_a_thread)
+    assert grade.passed, str(grade)
+    assert len(sandbox.trace()) == n
+
+
+def test_a_solution_that_never_returns_is_stopped_by_the_time_limit(exercise):
+    log, n = _learner_program()
+    never = threading.Event()
+
+    def hangs(x):
+        acl.init()
+        never.wait()
+        acl.rt.set_device(0)           # the grader gave up: this call unwinds the run
+    started = time.monotonic()
+    grade = teach.check("99.1", hangs)
+    assert time.monotonic() - started < 6
+    assert not grade.passed and "did not return" in str(grade)
+    never.set()
+    assert acl.rt.get_device() == (1, 0) and len(sandbox.trace()) > n   # the learner's machine works
+
+
+def test_a_wait_that_can_never_end_is_a_cross_not_a_hang(exercise):
+    def waits_for_a_callback_nobody_processes(x):
+        acl.init()
+        acl.rt.set_device(0)
+        s, _ = acl.rt.create_stream()
+        acl.rt.launch_callback(lambda data: None, None, acl.ACL_CALLBACK_BLOCK, s)
+        acl.rt.synchronize_stream(s)
+        return doubled(x)
+    started = time.monotonic()
+    grade = teach.check("99.1", waits_for_a_callback_nobody_processes)
+    assert time.monotonic() - started < 6
+    assert not grade.passed and "runtime errors" in str(grade)
+
+
+def test_the_stop_button_during_a_check_interrupts_the_cell_and_the_machine_stays_usable(exercise):
+    log, n = _learner_program()
+    release = threading.Event()
+
+    def slow(x):
+        acl.init()
+        release.wait(10)
+        acl.rt.set_device(0)
+    threading.Timer(0.3, _thread.interrupt_main).start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        teach.check("99.1", slow)
+    assert time.monotonic() - started < 3
+    release.set()
+    assert sandbox.trace() is log and acl.rt.get_device() == (1, 0)
+
+
+def test_the_grader_owns_the_window_from_the_call_to_the_last_task(exercise):
+    spans = []
+    ex = exercise
+
+    def judge(run):
+        spans.append((run.span, run.tasks("kernel")))
+        return [Check("x", True, "")]
+    grading._REGISTRY["99.1"] = grading.Exercise(**{**ex.__dict__, "judge": judge})
+    teach.check("99.1", lambda x: None)
+    teach.check("99.1", doubled)
+    assert spans[0][0] == 0 and not spans[0][1]
+    assert spans[1][0] > 10_000 and len(spans[1][1]) == 1
+
+
+def test_an_unknown_exercise_and_a_non_function_are_crosses(exercise):
+    assert "no exercise '42.7'" in str(teach.check("42.7", doubled))
+    assert "not a function" in str(teach.check("99.1", 42))
+
+
+def test_the_exercise_list_names_every_notebook_exercise():
+    listed = teach.exercises()
+    assert [e.id for e in listed][:2] == ["01.1", "01.2"]
+    assert "01.1  make it correct" in str(listed)

@@ -1,0 +1,85 @@
+"""A class on nbgrader: the instructor sources make an nbgrader course whose released
+assignments are exactly the committed learner notebooks, and autograding a submission runs
+``sandbox.teach.check`` (the reference scores full marks, a stub or a wrong answer does not)."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("nbgrader")
+from nbgrader.api import Gradebook  # noqa: E402
+from nbgrader.apps import NbGraderAPI  # noqa: E402
+from traitlets.config import Config  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from make_course import make_course  # noqa: E402
+from notebook_sources import sources  # noqa: E402
+
+
+def _api(course: Path) -> NbGraderAPI:
+    config = Config()
+    config.CourseDirectory.root = str(course)
+    config.CourseDirectory.course_id = "npu-runtime-sandbox"
+    return NbGraderAPI(config=config)
+
+
+def _sources(path: Path) -> list[str]:
+    return ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+
+
+def test_generate_assignment_yields_exactly_the_committed_notebooks(tmp_path):
+    names = make_course(tmp_path)
+    assert names == [s.stem for s in sources()]
+    api = _api(tmp_path)
+    for name in names:
+        result = api.generate_assignment(name, force=True)
+        assert result["success"], result.get("error")
+        released = _sources(tmp_path / "release" / name / f"{name}.ipynb")
+        assert released == _sources(ROOT / "notebooks" / f"{name}.ipynb"), name
+
+
+def _submit(course: Path, name: str, student: str, fill) -> None:
+    """A student's notebook: the released one with its solution cells filled in by ``fill``."""
+    released = json.loads((course / "release" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
+    instructor = json.loads((course / "source" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
+    for cell, original in zip(released["cells"], instructor["cells"]):
+        if cell["metadata"].get("nbgrader", {}).get("solution"):
+            cell["source"] = fill(cell["metadata"]["nbgrader"]["grade_id"], cell["source"], original["source"])
+    folder = course / "submitted" / student / name
+    folder.mkdir(parents=True)
+    (folder / f"{name}.ipynb").write_text(json.dumps(released), encoding="utf-8")
+
+
+HOST_COMPUTED = '''def solution(a, b):
+    s, host_c, dev_c = start_vector_add(a, b)
+    acl.rt.synchronize_stream(s)
+    return a + b
+'''
+
+
+def test_autograde_gives_the_reference_full_marks_and_wrong_work_none(tmp_path):
+    name = "01_quickstart"
+    make_course(tmp_path, ["01"])
+    api = _api(tmp_path)
+    assert api.generate_assignment(name, force=True)["success"]
+    _submit(tmp_path, name, "reference", lambda gid, mine, ref: ref)
+    _submit(tmp_path, name, "stub", lambda gid, mine, ref: mine)
+    _submit(tmp_path, name, "lazy", lambda gid, mine, ref: HOST_COMPUTED if gid == "ex01_1" else ref)
+    for student in ("reference", "stub", "lazy"):
+        subprocess.run([sys.executable, "-m", "nbgrader", "db", "student", "add", student],
+                       cwd=tmp_path, check=True, capture_output=True)
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", name, "--force"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gb:
+        scores = {s: gb.find_submission(name, s).score for s in ("reference", "stub", "lazy")}
+        full = gb.find_submission(name, "reference").max_score
+    assert full == 2
+    assert scores == {"reference": 2, "stub": 0, "lazy": 1}
+    shutil.rmtree(tmp_path / "autograded", ignore_errors=True)
