@@ -251,47 +251,142 @@ print(f"{'seed 003: asynchronous':<28}{8.2:>6.1f} ms{3.5:>7.1f} ms{'':>10}{8.5:>
 # In the double-buffered row the copies take a little more than 8.2 ms: 24 copies instead of 3,
 # each with its start-up latency. The seed's 8.5 ms is max(8.2, 3.5) plus a little; the sandbox
 # lands within a few percent of it.
-#
-# ## Exercise · pipeline it
-#
-# Write a version of the vector addition that finishes **within 9 ms** (the seed measured
-# 8.5 ms; 9 ms leaves room for the fill and drain of your pipeline) from mark
-# `"start"` to mark `"end"`, with at least **80 %** of the compute overlapped by copies, and a
-# correct result. Keep `teach.mark("start")` before your first copy and `teach.mark("end")` after
-# your last synchronize. The cell below runs the reference solution (double buffering with 8
-# chunks); replace the body of `attempt` with your own and run it again.
-#
-# Hints: one stream cannot overlap; chunks on two streams can; events keep a slot from being
-# overwritten before the chunk in it has been added and copied back.
-
-# %%
-def attempt():
-    return double_buffered(chunks=8)
-
-
-c = attempt()
-teach.grade(teach.check_time(at_most_ns=9_000_000, start="start", end="end"),
-            teach.check_overlap(at_least_fraction=0.8, start="start", end="end"),
-            teach.check_equal(c, np.full(N, N), what="vector sum"))
 
 # %% [markdown]
-# And here is what the grader says about the seed's one-stream program:
+# ## Exercises
+#
+# Each exercise is a function for you to complete. `sandbox.teach.check("02.1", solution)`
+# runs **your** function on a fresh simulated 310B of its own, with input vectors it makes up
+# each time, and judges the whole run from the trace: whether the sum is right, whether the
+# device computed it and the host read it only after it had landed, and the numbers the
+# exercise states. Before it calls your function the grader has initialised acl and set
+# device 0 (the 1 s `aclrtSetDevice` is not what these exercises are about); you create the
+# streams, buffers and events. Do not call `board()` or `sandbox.configure()` in a solution:
+# the grader's machine is its own. You need not free anything: the grader throws the board away.
+#
+# ### Exercise 02.1 · let the host work meanwhile
+#
+# *Practises:* asynchronous calls return at once, so the host can do its own work while the
+# device runs.
+#
+# Besides the vector addition, the host has 8 ms of its own work to do for the next batch:
+# `prepare_next_batch()` below. Done one after the other that makes 11.7 + 8 ms. Compute
+# `a + b` on the device with `add` (one stream is enough) and call `prepare_next_batch()`
+# once, so that the two run at the same time. The grader wants:
+#
+# * the right sum, computed on the device, copied back, and read after the host learnt it landed;
+# * asynchronous copies only (no `aclrtMemcpy`), 8 MiB in and 4 MiB out;
+# * at least **90 %** of the 8 ms host work done while the device was busy;
+# * **at most one** synchronize (a query loop with `acl.rt.stream_query` is fine too);
+# * at most **13 ms** from the start of your function to the end of the wait that sees the
+#   device finish (the device alone needs 11.7 ms).
 
 # %%
-def one_stream():
-    (s,), (ha, hb, hc) = board()
+def prepare_next_batch():
+    """The host's own work for the next batch: 8 ms of CPU time on the calling thread."""
+    sandbox.host_work(8_000_000, "prepare the next batch")
+
+# %% nbgrader={"grade": false, "grade_id": "ex02_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(a, b):
+    """Return a + b (int32, N elements) computed by `add` on device 0, with
+    prepare_next_batch() run while the device works."""
+    # TODO: create a stream and the buffers, queue the copies in, the launch and the copy back,
+    # then do the host work, then wait once and return the sum.
+    # Hint: an asynchronous call only queues its task; the host is free as soon as it returns.
+    ### BEGIN SOLUTION
+    s, _ = acl.rt.create_stream()
+    ha, hb, hc = (acl.rt.malloc_host(NBYTES)[0] for _ in range(3))
     da, db, dc = (acl.rt.malloc(NBYTES, HUGE)[0] for _ in range(3))
-    teach.mark("start")
+    acl.util.ptr_to_numpy(ha, (N,), np.int32)[:] = a
+    acl.util.ptr_to_numpy(hb, (N,), np.int32)[:] = b
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
     add[1, s](da, db, dc, N)
     acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
+    prepare_next_batch()                # the device works meanwhile
     acl.rt.synchronize_stream(s)
-    teach.mark("end")
     return result(hc)
+    ### END SOLUTION
 
+# %% nbgrader={"grade": true, "grade_id": "ex02_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("02.1", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("02.1", solution)
 
-c = one_stream()
-teach.grade(teach.check_time(at_most_ns=9_000_000, start="start", end="end"),
-            teach.check_overlap(at_least_fraction=0.8, start="start", end="end"),
-            teach.check_equal(c, np.full(N, N), what="vector sum"))
+# %% [markdown]
+# ### Exercise 02.2 · pipeline it
+#
+# *Practises:* double buffering: chunks on two streams, ordered by events, so that copies
+# overlap compute.
+#
+# Write the double-buffered vector addition yourself, for the grader's `a` and `b` (the
+# notebook's `double_buffered` builds its own board and inputs, so it cannot be the answer).
+# You choose the number of chunks and of slots. The grader wants:
+#
+# * the right sum, computed on the device by `add` over all N elements, copied back, and read
+#   after the host learnt it landed;
+# * device work on **two or more streams**, ordered by **events** (at least one
+#   `aclrtStreamWaitEvent` on one stream for an event recorded on another), and no hazard: a
+#   slot is not overwritten before the chunk in it has been added and copied back;
+# * asynchronous copies, each byte crossing once: 8 MiB in, 4 MiB out;
+# * at least **80 %** of the compute overlapped by copies;
+# * at most **9 ms** from your first copy to the end of the wait that sees the device finish
+#   (the seed measured 8.5 ms; 9 ms leaves room for the fill and drain of the pipeline).
+#   Creating streams, buffers and events before the first copy is not counted.
+#
+# Hints: one stream cannot overlap; chunks on two streams can; an event recorded after a
+# chunk's loads lets the compute stream wait for them, and one recorded after its copy back
+# keeps the slot from being reused too early.
+
+# %% nbgrader={"grade": false, "grade_id": "ex02_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(a, b):
+    """Return a + b (int32, N elements), computed by `add` in a pipeline of chunks on two
+    streams of device 0 whose copies overlap the adds."""
+    # TODO: pinned host buffers for a, b and c; two slots of device buffers; two streams;
+    # events `loaded` and `done` per slot; the loop over chunks; one wait at the end.
+    # Hint: the cell "Row 2 for real" above shows the loop.
+    ### BEGIN SOLUTION
+    chunks = 8
+    step = N // chunks
+    cb = 4 * step                                   # bytes per chunk
+    copy_s, _ = acl.rt.create_stream()
+    compute_s, _ = acl.rt.create_stream()
+    ha, hb, hc = (acl.rt.malloc_host(NBYTES)[0] for _ in range(3))
+    acl.util.ptr_to_numpy(ha, (N,), np.int32)[:] = a
+    acl.util.ptr_to_numpy(hb, (N,), np.int32)[:] = b
+    slots = [[acl.rt.malloc(cb, HUGE)[0] for _ in range(3)] for _ in range(2)]
+    loaded = [acl.rt.create_event()[0] for _ in range(2)]
+    done = [acl.rt.create_event()[0] for _ in range(2)]
+    for i in range(chunks):
+        slot, off = i % 2, i * cb
+        da, db, dc = slots[slot]
+        if i >= 2:                                  # the slot's chunk i - 2 must be finished
+            acl.rt.stream_wait_event(copy_s, done[slot])
+        acl.rt.memcpy_async(da, cb, ha + off, cb, H2D, copy_s)
+        acl.rt.memcpy_async(db, cb, hb + off, cb, H2D, copy_s)
+        acl.rt.record_event(loaded[slot], copy_s)
+        acl.rt.stream_wait_event(compute_s, loaded[slot])
+        add[1, compute_s](da, db, dc, step)
+        acl.rt.memcpy_async(hc + off, cb, dc, cb, D2H, compute_s)
+        acl.rt.record_event(done[slot], compute_s)
+    acl.rt.synchronize_stream(compute_s)
+    return result(hc)
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex02_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("02.2", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("02.2", solution)
+
+# %% [markdown]
+# ## Summary
+#
+# Asynchronous calls only queue work, so the host is free as soon as they return: it can do
+# its own work while the device runs, and must synchronise (or query) before it reads what
+# the device wrote. One stream still runs its tasks one after another; to make the DMA engine
+# and the AI Core work at the same time, split the data into chunks, put loads and adds on
+# different streams, and order them with events (record on one stream, wait on the other).
+# Next, notebook 03 looks at streams and events themselves: ordering, timing, querying and
+# priorities.

@@ -185,7 +185,9 @@ print(acl.get_recent_err_msg())
 # The runtime's event-status sample (`example/1_basic_features/event/0_event_status`) queries an
 # event three times: right after creating it, after recording it behind a long task, and after
 # synchronising. A query answers at once and never waits; a synchronize blocks the host until
-# the device gets there.
+# the device gets there. (The seed's code calls `aclrtQueryEvent`: that is the older,
+# deprecated name of this query. Its status values are numbered the other way round, with
+# `ACL_EVENT_STATUS_COMPLETE` 0, so compare with the named constants, never with 0 or 1.)
 
 # %%
 fresh()
@@ -280,21 +282,77 @@ print("synchronize it from device 1:", acl.rt.synchronize_event(ev0))
 # %% [markdown]
 # ## Exercises
 #
-# The cells below run reference solutions; replace the body of each `attempt` with your own.
+# Each exercise is a function for you to complete. `sandbox.teach.check("03.1", solution)`
+# runs **your** function on a fresh simulated 910B of its own, with inputs it makes up each
+# time, and judges the whole run from the trace: the kernels that ran, on which streams, in
+# which order and what waited for what, as well as the answer and the numbers the exercise
+# states. Before it calls your function the grader has initialised acl and set device 0, so do
+# not call `fresh()` or `sandbox.configure()` in a solution; create your own streams, events
+# and buffers. You need not free anything: the grader throws the machine away.
 #
-# ### Exercise 1 · order with an event, not the host
+# ### Exercise 03.1 · run independent work side by side
 #
-# Make `x` come out as 2 (long kernel first, then short), with the two kernels on different
-# streams, and **at most one** synchronize call in the whole program, at the end. (Blocking
-# copies are fine.) The grader checks the value, the synchronize count, and that the two
-# kernels did not overlap.
+# *Practises:* streams run independently, so kernels on different streams share the AI Cores.
+#
+# Four kernels `work[6, s](t)` (each takes `t` ns on 6 of the 24 AI Cores) have no dependencies.
+# Launch them so that they run at the same time, then wait for them. The grader checks:
+#
+# * exactly four kernels, each `work[6, s](t)` with the `t` you are given;
+# * each on its own stream, and all four running at the same moment;
+# * no wait of the host (synchronize, query, sleep) between the launches; a wait at the end
+#   that sees them finish;
+# * at most **t + 0.5 ms** from the start of your function to the end of that wait.
 
-# %%
-def attempt():
-    fresh()
+# %% nbgrader={"grade": false, "grade_id": "ex03_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(t):
+    """Run four work[6, s](t) kernels side by side on device 0 and wait until they are done."""
+    # TODO: create the streams, launch one kernel on each, then wait once.
+    # Hint: acl.rt.synchronize_device() waits for every stream of the device.
+    ### BEGIN SOLUTION
+    streams = [acl.rt.create_stream()[0] for _ in range(4)]
+    for s in streams:
+        work[6, s](t)
+    acl.rt.synchronize_device()
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex03_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("03.1", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("03.1", solution)
+
+# %% [markdown]
+# ### Exercise 03.2 · order with an event, not the host
+#
+# *Practises:* `aclrtRecordEvent` and `aclrtStreamWaitEvent`: one stream waits for another on
+# the device, while the host goes on.
+#
+# The multi-stream sample again, starting from `x = x0` (a `uint32` the grader gives you): copy
+# `x0` to the device, run `long_op` (`x += 1`) on one stream and `short_op` (`x *= 2`) on a
+# second stream, and return `x` copied back, a numpy array of shape `(1,)` and dtype `uint32`:
+# `(x0 + 1) * 2`. The order must come from an event, not from the host. The grader checks, from
+# the trace:
+#
+# * `x` is right, and is what a device-to-host copy brought back after the kernels, read after
+#   the host learnt it had landed;
+# * `long_op` once and `short_op` once, on **two different streams**;
+# * an `aclrtStreamWaitEvent` on `short_op`'s stream, before it, for an event recorded on
+#   `long_op`'s stream after `long_op`; on the device, `short_op` started after `long_op` ended;
+# * the host launched `short_op` before `long_op` had ended (it did not wait for it);
+# * **at most one** synchronize call in the whole program, at the end. Blocking copies
+#   (`acl.rt.memcpy`) are fine for `x`, once the host has synchronised.
+
+# %% nbgrader={"grade": false, "grade_id": "ex03_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(x0):
+    """Return (x0 + 1) * 2 as np.uint32 array of shape (1,): long_op on one stream, then
+    short_op on another, ordered by an event."""
+    x = np.array([x0], np.uint32)
+    # TODO: two streams, a device buffer for x, the copy in, the two launches with an event
+    # between the streams, one synchronize, the copy back.
+    # Hint: two_streams("event") above does most of it; what must change?
+    ### BEGIN SOLUTION
     s1, _ = acl.rt.create_stream()
     s2, _ = acl.rt.create_stream()
-    x = np.zeros(1, np.uint32)
     dev_x, _ = acl.rt.malloc(4, HUGE)
     acl.rt.memcpy(dev_x, 4, acl.util.numpy_to_ptr(x), 4, H2D)
     ev, _ = acl.rt.create_event()
@@ -304,31 +362,73 @@ def attempt():
     short_op[1, s2](dev_x)
     acl.rt.synchronize_stream(s2)
     acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)
+    ### END SOLUTION
     return x
 
-
-x = attempt()
-teach.grade(teach.check_equal(x, [2], what="x"),
-            teach.check_syncs(at_most=1),
-            teach.check_time(at_most_ns=3_000_000,
-                             hint="the kernels should run one after the other, not wait for the host"))
+# %% nbgrader={"grade": true, "grade_id": "ex03_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("03.2", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("03.2", solution)
 
 # %% [markdown]
-# ### Exercise 2 · run independent work side by side
+# ### Exercise 03.3 · time a kernel without blocking
 #
-# Four kernels of 1 ms each, `block_dim` 6, have no dependencies. Launch them so that they finish
-# in at most 1.1 ms of device time, with one synchronize at the end.
+# *Practises:* timing with events, and querying an event instead of synchronising so that the
+# host keeps working.
+#
+# Measure how long `work[1, s](ns)` takes on the device, as the timing sample does, but without
+# ever blocking the host: record an event before the kernel and one after it on the same
+# stream; then, until the end event has completed, call `other_work()` (below: 50 µs of the
+# host's own work) between queries of the end event; then return what
+# `acl.rt.event_elapsed_time` says, in milliseconds. The grader checks:
+#
+# * exactly one kernel, `work[1, s](ns)` with the `ns` you are given;
+# * the two events given to `aclrtEventElapsedTime` were recorded on the kernel's stream,
+#   before and after it;
+# * the value returned is that elapsed time, as the device's timestamps give it (to the tick:
+#   a host clock or the nominal `ns` will not do);
+# * **no** synchronize call, and `other_work()` running for at least **75 %** of the kernel's
+#   time on the device;
+# * no failed call (asking for the elapsed time too early fails).
 
 # %%
-def attempt():
-    fresh()
-    streams = [acl.rt.create_stream()[0] for _ in range(4)]
-    for s in streams:
-        work[6, s](1_000_000)
-    acl.rt.synchronize_device()
+def other_work():
+    """A slice of the host's own work: 50 µs on the calling thread."""
+    sandbox.host_work(50_000, "other work")
 
+# %% nbgrader={"grade": false, "grade_id": "ex03_3", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(ns):
+    """Return the device time of work[1, s](ns) in ms, measured with two events, with the host
+    calling other_work() while it waits."""
+    # TODO: a stream, two events, record / launch / record, a query loop, the elapsed time.
+    # Hint: acl.rt.query_event_status(e) returns (status, ret); compare the status with
+    # acl.ACL_EVENT_RECORDED_STATUS_COMPLETE.
+    ### BEGIN SOLUTION
+    s, _ = acl.rt.create_stream()
+    start, _ = acl.rt.create_event()
+    end, _ = acl.rt.create_event()
+    acl.rt.record_event(start, s)
+    work[1, s](ns)
+    acl.rt.record_event(end, s)
+    while acl.rt.query_event_status(end)[0] != acl.ACL_EVENT_RECORDED_STATUS_COMPLETE:
+        other_work()
+    ms, _ = acl.rt.event_elapsed_time(start, end)
+    return ms
+    ### END SOLUTION
 
-attempt()
-teach.grade(teach.check_time(at_most_ns=1_100_000, hint="one stream runs its kernels one at a time"),
-            teach.check_syncs(exactly=1),
-            teach.check_no_errors())
+# %% nbgrader={"grade": true, "grade_id": "ex03_3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("03.3", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("03.3", solution)
+
+# %% [markdown]
+# ## Summary
+#
+# Work on different streams runs side by side; work on one stream runs in order. An event
+# recorded on one stream and waited for on another orders the two on the device, without
+# stopping the host, and the trace shows that edge. Events also time device work (in whole
+# ticks of the device's timer), and a query answers at once where a synchronize blocks, so the
+# host can keep working while it waits. Next, notebook 04 turns to device memory: allocation
+# policies, pages, pinned copies and fragmentation.

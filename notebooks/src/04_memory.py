@@ -332,43 +332,156 @@ sandbox.memory_map(t_queued)
 #
 # ## Exercises
 #
-# Each exercise cell below runs the **reference solution** and its check. Replace the body
-# with your own attempt and run the cell: the check prints ✓ or ✗ with a hint.
+# Each exercise is a function for you to complete. `sandbox.teach.check("04.1", solution)`
+# runs **your** function on a fresh simulated 910B of its own (one device), with inputs it
+# makes up each time, and judges the whole run from the trace and from what the device memory
+# holds at the end. Each criterion prints `✔` or `✘` with a hint. Your own machine above is
+# left untouched. The cells below hold stubs, so their verdict is `✘` until you write the code.
 #
-# **Exercise 1 · Copy while computing.** Copy 64 MiB from the host to device 0 on one
-# stream while `busy` runs on another stream, so that the copy and the kernel overlap.
-# (Hint: which host memory lets `memcpy_async` return at once?)
+# In every exercise of this notebook the grader has already called `acl.init()` and
+# `acl.rt.set_device(0)` before it calls `solution`: do not call them again (a second
+# `aclInit` fails), and do not call `sandbox.configure`.
 
 # %%
-sandbox.configure(device_count=1)
-acl.init()
-acl.rt.set_device(0)
-s_copy, _ = acl.rt.create_stream()
-s_compute, _ = acl.rt.create_stream()
-dst, _ = acl.rt.malloc(N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
-work, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
-src, _ = acl.rt.malloc_host(N)                       # pinned: the call returns at once
-acl.rt.memcpy_async(dst, N, src, N, acl.ACL_MEMCPY_HOST_TO_DEVICE, s_copy)
-busy[24, s_compute](work)
-acl.rt.synchronize_device()
-teach.grade(teach.check_bytes(direction="H2D", exactly=N),
-            teach.check_overlap(at_least_fraction=0.9,
-                                hint="copy from pinned memory (acl.rt.malloc_host): from a numpy "
-                                     "array memcpy_async holds the host until the copy is done"))
+H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST      # short names for the copies below
 
 # %% [markdown]
-# **Exercise 2 · Fit the budget.** On device 0, allocate three buffers that stay alive
-# together: 3 MiB of weights, a 1000-byte table and 100 bytes of flags. Pick the policies
-# so that the device reserves at most 3 MiB + 12 KiB in total. (Hint: which policy puts a
-# 3 MiB buffer on 4 KiB pages, and what does the padding add?)
+# ### Exercise 04.1 · fit the budget
+#
+# *Practises:* what an allocation really reserves: the padding, the page size and the policy.
+#
+# Put three arrays on device 0 so that all three are alive together when `solution`
+# returns: `weights` (3 MiB of float32), `table` (1000 bytes of int32) and `flags`
+# (100 bytes of uint8). Return their three device addresses, `(weights_ptr, table_ptr,
+# flags_ptr)`. The grader wants:
+#
+# * each address on device 0, inside a live allocation with room for its array, and the three
+#   byte ranges apart from each other (three allocations, or one allocation you carve into
+#   three: either is fine);
+# * each range holding its array's bytes, copied there from the host;
+# * at most **3 MiB + 12 KiB** (3 158 016 bytes) reserved on device 0 at the peak, padding and
+#   page rounding included (`get_mem_info` would show it; the grader reads the allocator's trace).
 
-# %%
-sandbox.configure(device_count=1)
-acl.init()
-acl.rt.set_device(0)
-weights, _ = acl.rt.malloc(3 * MiB, acl.ACL_MEM_MALLOC_NORMAL_ONLY)
-table, _ = acl.rt.malloc(1000, acl.ACL_MEM_MALLOC_HUGE_FIRST)
-flags, _ = acl.rt.malloc(100, acl.ACL_MEM_MALLOC_HUGE_FIRST)
-teach.grade(teach.check_allocated(sizes=(3 * MiB, 1000, 100), device=0),
-            teach.check_peak_memory(at_most=3 * MiB + 12 * 1024, device=0,
-                                    hint="huge pages round 3 MiB up to 4 MiB: ask for normal pages"))
+# %% nbgrader={"grade": false, "grade_id": "ex04_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(weights, table, flags):
+    """Copy weights, table and flags to device 0; return their device addresses."""
+    # TODO: allocate device memory, copy each array in (acl.util.numpy_to_ptr(array) is its host
+    # address; a blocking acl.rt.memcpy is fine here), and return the three addresses.
+    # Hint: the table in section 2 shows what each policy reserves for 3 MiB, 1000 and 100 bytes.
+    ### BEGIN SOLUTION
+    ptrs = []
+    for array, policy in ((weights, acl.ACL_MEM_MALLOC_NORMAL_ONLY),     # 3 MiB + 4 KiB, not 4 MiB
+                          (table, acl.ACL_MEM_MALLOC_HUGE_FIRST),        # up to 1 MiB: normal pages
+                          (flags, acl.ACL_MEM_MALLOC_HUGE_FIRST)):
+        ptr, _ = acl.rt.malloc(array.nbytes, policy)
+        acl.rt.memcpy(ptr, array.nbytes, acl.util.numpy_to_ptr(array), array.nbytes, H2D)
+        ptrs.append(ptr)
+    return tuple(ptrs)
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex04_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("04.1", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("04.1", solution)
+
+# %% [markdown]
+# ### Exercise 04.2 · copy while computing
+#
+# *Practises:* pinned host memory: an asynchronous copy that really is asynchronous, beside a kernel.
+#
+# Copy `data` (64 MiB of uint8, `N` bytes) into a new buffer on device 0 while `busy` (the
+# 2 ms kernel of section 3) runs on device 0, on a 4 KiB buffer of its own; return the device
+# address of the copy, and keep that buffer (the grader reads it after `solution` returns).
+# The grader wants:
+#
+# * the returned buffer on device 0 holding `data`, with exactly 64 MiB copied host to device;
+# * the copy reading **pinned** host memory;
+# * `busy` launched once, on device 0, and the copy and the kernel overlapping on device 0 for
+#   at least 90 % of the shorter of the two (the copy);
+# * the whole run of `solution`, from its call to the end of its last device task, within
+#   **2.5 ms** of virtual time (freeing what you no longer need fits in it; a device reset,
+#   5 ms, does not);
+# * the host waiting for the copy and the kernel (a synchronize) before it returns.
+
+# %% nbgrader={"grade": false, "grade_id": "ex04_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(data):
+    """Copy data (N bytes) to a new buffer on device 0 while busy runs; return the buffer's address."""
+    # TODO: two streams, an N-byte device buffer, a 4 KiB buffer for busy, the copy, the launch, a wait.
+    # Hint: which host memory lets memcpy_async return at once? Fill it with
+    # acl.util.ptr_to_numpy(host_ptr, (N,), np.uint8)[:] = data
+    ### BEGIN SOLUTION
+    s_copy, _ = acl.rt.create_stream()
+    s_compute, _ = acl.rt.create_stream()
+    dst, _ = acl.rt.malloc(N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    work, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    src, _ = acl.rt.malloc_host(N)                       # pinned: memcpy_async returns at once
+    acl.util.ptr_to_numpy(src, (N,), np.uint8)[:] = data
+    acl.rt.memcpy_async(dst, N, src, N, H2D, s_copy)
+    busy[24, s_compute](work)
+    acl.rt.synchronize_device()
+    return dst
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex04_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("04.2", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("04.2", solution)
+
+# %% [markdown]
+# ### Exercise 04.3 · four steps in two buffers' worth of memory
+#
+# *Practises:* stream-ordered memory: device memory reused step after step without stopping the host.
+#
+# `chunks` holds four chunks of `STEP` = 8 MiB (uint8, shape `(4, STEP)`). Run the loop of
+# section 5 on them: each step copies its chunk into device memory and back out into row `k`
+# of a host result; return the result. The grader wants:
+#
+# * the result equal to `chunks`, brought back by device-to-host copies and read after they
+#   landed;
+# * exactly 32 MiB copied host to device and 32 MiB device to host;
+# * the host waiting **at most once** (a synchronize that has to wait counts, and so do a
+#   blocking `aclrtMemcpy` and an `aclrtMemcpyAsync` from pageable memory);
+# * at most **20 MiB** reserved on device 0 at the peak: two steps' buffers (8 MiB plus the
+#   padding, in 2 MiB pages, is 10 MiB each), not four.
+
+# %% nbgrader={"grade": false, "grade_id": "ex04_3", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(chunks):
+    """Copy each chunk to device memory and back in four steps, waiting once; return the result."""
+    steps = chunks.shape[0]
+    # TODO: pinned host buffers for the chunks and the result, one stream, and per step a device
+    # buffer, the copy in, the copy out; then one wait, and a copy of the result.
+    # Hint: plain aclrtFree does not wait for queued work; POOL_PROPS and four_steps() of section 5
+    # show the stream-ordered alternative.
+    ### BEGIN SOLUTION
+    stream, _ = acl.rt.create_stream()
+    pool, _ = acl.rt.mem_pool_create(POOL_PROPS)
+    host_in, _ = acl.rt.malloc_host(chunks.nbytes)
+    host_out, _ = acl.rt.malloc_host(chunks.nbytes)
+    acl.util.ptr_to_numpy(host_in, chunks.shape, np.uint8)[:] = chunks
+    for k in range(steps):
+        buf, _ = acl.rt.mem_pool_malloc_async(STEP, pool, stream)
+        acl.rt.memcpy_async(buf, STEP, host_in + k * STEP, STEP, H2D, stream)
+        acl.rt.memcpy_async(host_out + k * STEP, STEP, buf, STEP, D2H, stream)
+        acl.rt.mem_pool_free_async(buf, stream)          # back to the pool after the copies
+    acl.rt.synchronize_stream(stream)
+    return acl.util.ptr_to_numpy(host_out, chunks.shape, np.uint8).copy()
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex04_3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("04.3", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("04.3", solution)
+
+# %% [markdown]
+# ## Summary
+#
+# An allocation reserves more than it asks for: `ALIGN_UP(size, 32) + 32` bytes, rounded to
+# whole 4 KiB or 2 MiB pages as its policy says, so small buffers belong on normal pages and
+# one carved allocation can cost less than several. Copies from pinned memory are truly
+# asynchronous and overlap with kernels; copies from pageable memory hold the host. Freed
+# memory between live blocks fragments the device, and a stream-ordered pool lets a loop
+# reuse its memory without synchronising before every free. Next, notebook 05 spreads work
+# over several devices and copies between them.

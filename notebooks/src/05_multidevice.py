@@ -340,58 +340,171 @@ sandbox.gantt(view="physical")
 # %% [markdown]
 # ## Exercises
 #
-# Each exercise cell runs the **reference solution** and its check. Replace the body with
-# your own attempt and run it: the check prints ✓ or ✗ with a hint.
+# Each exercise is a function for you to complete. `sandbox.teach.check("05.1", solution)`
+# runs **your** function on a fresh 8-device 910B server of its own, with inputs it makes up
+# each time, and judges the whole run from the trace and from what the device memory holds at
+# the end. Each criterion prints `✔` or `✘` with a hint. Your own machine above is left
+# untouched. The cells below hold stubs, so their verdict is `✘` until you write the code.
 #
-# **Exercise 1 · Broadcast.** Device 0 holds 64 MiB. Get a copy onto devices 1, 2 and 3 in
-# about the time of **one** copy (at most 1.5 ms from the first copy's start to the last
-# copy's end).
+# Start each solution with `acl.init()`, as the cells above do, but leave `sandbox.configure`
+# to the grader: it builds the machine.
 
 # %%
-from sandbox import teach
+import sandbox.teach                                                  # the grader
 
-sandbox.configure("ascend910b")
-acl.init()
-targets = (1, 2, 3)
-dsts = {}
-for d in targets:
-    acl.rt.set_device(d)
-    dsts[d], _ = acl.rt.malloc(N, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
-acl.rt.set_device(0)
-src, _ = acl.rt.malloc(N, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
-streams = {}
-for d in targets:
-    acl.rt.device_enable_peer_access(d, 0)         # 0 -> d, one link each
-    streams[d], _ = acl.rt.create_stream()
-for d in targets:
-    acl.rt.memcpy_async(dsts[d], N, src, N, acl.ACL_MEMCPY_DEVICE_TO_DEVICE, streams[d])
-acl.rt.synchronize_device()
-teach.grade(teach.check_no_errors(),
-            teach.check_bytes(direction="peer", exactly=3 * N),
-            teach.check_time(at_most_ns=1_500_000,
-                             hint="each target has its own link from device 0: start the three copies "
-                                  "on three streams before waiting for any of them"))
+D2D, H2D = acl.ACL_MEMCPY_DEVICE_TO_DEVICE, acl.ACL_MEMCPY_HOST_TO_DEVICE      # short names for the copies below
+P2P = acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P
 
 # %% [markdown]
-# **Exercise 2 · One device after another.** Run `work` on device 0, then `work` on device
-# 1, and make sure device 1's kernel starts only after device 0's kernel has finished,
-# **without** any failing call. (Remember which of the event calls may cross devices.)
+# ### Exercise 05.1 · one device after another
+#
+# *Practises:* stream and event affinity: which calls may cross devices, and ordering two
+# devices from the host.
+#
+# Run `work` (the 5 ms kernel of section 3) once on device 0 and then once on device 1, so
+# that device 1's kernel starts only after device 0's kernel has finished. The grader wants:
+#
+# * `work` launched exactly once on device 0 and once on device 1 (each on a 4 KiB buffer of
+#   its own device), and no other kernel;
+# * no failing call: section 4 shows which event calls may cross devices (a stream of device
+#   1 waiting for device 0's event fails with 107003 `ACL_ERROR_RT_STREAM_CONTEXT`);
+# * device 1's kernel starting after device 0's kernel ended;
+# * the host *knowing* it: a synchronize (or a query) that returned after device 0's kernel
+#   ended and before the launch on device 1. Waiting a fixed time is luck, not a dependency.
 
-# %%
-sandbox.configure("ascend910b")
-acl.init()
-acl.rt.set_device(0)
-s0, _ = acl.rt.create_stream()
-e0, _ = acl.rt.create_event()
-b0, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
-work[8, s0](b0)
-acl.rt.record_event(e0, s0)
-acl.rt.set_device(1)
-s1, _ = acl.rt.create_stream()
-b1, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
-acl.rt.synchronize_event(e0)                        # the host waits: allowed across devices
-work[8, s1](b1)
-acl.rt.synchronize_stream(s1)
-teach.grade(teach.check_no_errors(hint="a stream cannot wait for another device's event "
-                                       "(507901); let the host wait with aclrtSynchronizeEvent"),
-            teach.check_device_order(first=0, then=1))
+# %% nbgrader={"grade": false, "grade_id": "ex05_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution():
+    """work on device 0, then work on device 1, ordered by the host."""
+    acl.init()
+    # TODO: a stream, an event and a 4 KiB buffer on device 0; launch work there and record the
+    # event; then switch to device 1 and launch work there only once device 0's kernel is done.
+    # Hint: aclrtSynchronizeEvent works on another device's event; aclrtStreamWaitEvent does not.
+    ### BEGIN SOLUTION
+    acl.rt.set_device(0)
+    s0, _ = acl.rt.create_stream()
+    e0, _ = acl.rt.create_event()
+    b0, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    work[8, s0](b0)
+    acl.rt.record_event(e0, s0)
+    acl.rt.set_device(1)
+    s1, _ = acl.rt.create_stream()
+    b1, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.rt.synchronize_event(e0)                 # the host waits: allowed across devices
+    work[8, s1](b1)
+    acl.rt.synchronize_stream(s1)
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex05_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("05.1", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("05.1", solution)
+
+# %% [markdown]
+# ### Exercise 05.2 · broadcast
+#
+# *Practises:* peer access and device-to-device copies: one source, three links at once.
+#
+# Upload `data` (64 MiB of uint8, `N` bytes) to device 0, then give devices 1, 2 and 3 a copy
+# of it **from device 0**; return the four device addresses as a dict
+# `{0: ptr, 1: ptr, 2: ptr, 3: ptr}`. The grader wants:
+#
+# * each address on its device, in a live allocation with `N` bytes from it;
+# * each of the four buffers holding `data` at the end, the ones on devices 1, 2 and 3 written
+#   by device-to-device copies from device 0;
+# * peer access enabled for 0 → 1, 0 → 2 and 0 → 3;
+# * exactly 64 MiB copied host to device (once, to device 0) and 3 × 64 MiB between devices;
+# * the three copies done in about the time of **one**: at most **1.5 ms** from the first
+#   peer copy's start to the last one's end.
+
+# %% nbgrader={"grade": false, "grade_id": "ex05_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(data):
+    """Put data on device 0 and broadcast it to devices 1, 2, 3; return {device: address}."""
+    acl.init()
+    targets = (1, 2, 3)
+    # TODO: a P2P buffer on each target; on device 0 a P2P buffer with data in it, peer access to
+    # each target and one stream per copy; queue the three copies, then wait for all of them.
+    # Hint: peer_copies() of section 5 times copies that run at once.
+    ### BEGIN SOLUTION
+    dsts = {}
+    for d in targets:
+        acl.rt.set_device(d)
+        dsts[d], _ = acl.rt.malloc(N, P2P)
+    acl.rt.set_device(0)
+    src, _ = acl.rt.malloc(N, P2P)
+    acl.rt.memcpy(src, N, acl.util.numpy_to_ptr(data), N, H2D)
+    streams = {}
+    for d in targets:
+        acl.rt.device_enable_peer_access(d, 0)          # 0 -> d, one link each
+        streams[d], _ = acl.rt.create_stream()
+    for d in targets:
+        acl.rt.memcpy_async(dsts[d], N, src, N, D2D, streams[d])
+    acl.rt.synchronize_device()
+    return {0: src, **dsts}
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex05_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("05.2", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("05.2", solution)
+
+# %% [markdown]
+# ### Exercise 05.3 · exchange in the time of one copy
+#
+# *Practises:* one-directional peer access: both directions enabled, both links used at once.
+#
+# `a` and `b` are 64 MiB each (uint8). Upload `a` to device 0 and `b` to device 1, then
+# exchange them with device-to-device copies, so that device 0 holds `b` and device 1 holds
+# `a`; return `{0: address on device 0 holding b, 1: address on device 1 holding a}`. The
+# grader wants:
+#
+# * each address on its device, in a live allocation with `N` bytes from it;
+# * device 0's buffer holding `b` and device 1's holding `a` at the end, written by copies
+#   from device 1 and from device 0 respectively;
+# * peer access enabled for 0 → 1 and for 1 → 0;
+# * exactly 2 × 64 MiB copied host to device and 2 × 64 MiB between devices;
+# * the exchange done in the time of one copy: at most **1.5 ms** from the first peer copy's
+#   start to the last one's end.
+
+# %% nbgrader={"grade": false, "grade_id": "ex05_3", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(a, b):
+    """Put a on device 0 and b on device 1, then swap them device to device; return {0: ptr, 1: ptr}."""
+    acl.init()
+    # TODO: on each device a buffer for what it has and one for what it gets; upload; enable the
+    # direction to the other device; copy each way on a stream of its own; wait for both.
+    # Hint: a copy into the buffer the other copy is still reading is a race.
+    ### BEGIN SOLUTION
+    mine, theirs, streams = {}, {}, {}
+    for d, x in ((0, a), (1, b)):
+        acl.rt.set_device(d)
+        mine[d], _ = acl.rt.malloc(N, P2P)
+        theirs[d], _ = acl.rt.malloc(N, P2P)
+        acl.rt.memcpy(mine[d], N, acl.util.numpy_to_ptr(x), N, H2D)
+        acl.rt.device_enable_peer_access(1 - d, 0)      # d -> the other device
+        streams[d], _ = acl.rt.create_stream()
+    for d in (0, 1):
+        acl.rt.set_device(d)
+        acl.rt.memcpy_async(theirs[1 - d], N, mine[d], N, D2D, streams[d])
+    for d in (0, 1):
+        acl.rt.set_device(d)
+        acl.rt.synchronize_stream(streams[d])
+    return {0: theirs[0], 1: theirs[1]}
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex05_3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("05.3", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("05.3", solution)
+
+# %% [markdown]
+# ## Summary
+#
+# Devices are numbered from 0 and answer attribute queries without being current.
+# `aclrtSetDevice` chooses the device of the calling thread only; `aclrtResetDevice` counts
+# references while `aclrtResetDeviceForce` does not. Streams and events belong to their
+# device: launches, copies, records and stream waits must not cross devices, while the host
+# may synchronise on or query any device's event. Peer access is one-directional, and copies
+# on different links (or opposite directions of one) run at full speed together. Next,
+# notebook 06 drives several devices from several host threads and processes.

@@ -300,12 +300,21 @@ print(acl.get_recent_err_msg())
 # The fixes: serve the stream from another thread (the report-thread pattern above), make the
 # callback NO_BLOCK, or call `process_report` before synchronising.
 #
-# ## Exercise · post-process each batch in a callback
+# ## Exercises
 #
-# A stream processes 8 batches: copy the batch in, double it on the AI Core, copy it back.
-# The host then post-processes each batch (here: its sum). The version below waits for each
-# batch with a synchronize and post-processes on the main thread — correct, but the host stops
-# eight times, and cannot queue batch *i + 1* while it waits for batch *i*.
+# Each exercise is a function for you to complete. `sandbox.teach.check("07.1", solution)`
+# runs **your** function on a fresh simulated 910B of its own, with batches it makes up each
+# time, and judges the whole run from the trace. Threads your function starts run on that
+# machine too; join them before you return. The cells below hold stubs, so their verdict is
+# `✘` until you write the code.
+#
+# Both exercises run the same pipeline: 8 batches of `N` float32 values, each copied in,
+# doubled on the AI Core and copied back into its own slice of a pinned output buffer. Then
+# the host post-processes each batch with `summarise(i, x)`, which the grader hands to your
+# function: it returns the sum of batch `i`'s results `x` (a numpy array), and it notes
+# **where** it ran and **what** it was given. The helpers below open the board, queue one
+# batch and close the board; `out[i]` is a numpy view of batch `i`'s slice of the output
+# buffer, made once before any copy, so a callback can read it without a runtime call.
 
 # %%
 BATCHES, N = 8, 64 * 1024                       # 8 batches of 64 Ki float32 (256 KiB)
@@ -317,108 +326,167 @@ def double(x: "float32*", n: int):
     x[:n] *= 2
 
 
-def pipeline_board():
-    """Pinned input (8 batches) and output, one device buffer, a stream, a numpy view of the
-    output (made once, before any copy, so the callbacks read plain memory), the expected sums."""
-    stream, _ = board()
+def open_board(batches):
+    """acl.init, device 0, a stream, pinned input (holding the batches) and output buffers,
+    one device buffer, and out: a numpy view of the output, one row per batch."""
+    acl.init()
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
     host_in, _ = acl.rt.malloc_host(BATCHES * NB)
     host_out, _ = acl.rt.malloc_host(BATCHES * NB)
     dev, _ = acl.rt.malloc(NB, acl.ACL_MEM_MALLOC_HUGE_FIRST)
-    data = (np.arange(BATCHES * N) % 7).astype(np.float32).reshape(BATCHES, N)
-    acl.util.ptr_to_numpy(host_in, (BATCHES, N), np.float32)[:] = data
+    acl.util.ptr_to_numpy(host_in, (BATCHES, N), np.float32)[:] = batches
     out = acl.util.ptr_to_numpy(host_out, (BATCHES, N), np.float32)   # a view: it sees later writes
-    return stream, host_in, host_out, dev, out, (2 * data).sum(axis=1)
+    return stream, host_in, host_out, dev, out
 
 
 def queue_batch(i, stream, host_in, host_out, dev):
+    """Queue batch i: copy it in, double it, copy it back into its slice of host_out."""
     acl.rt.memcpy_async(dev, NB, host_in + i * NB, NB, H2D, stream)
     double[8, stream](dev, N)
     acl.rt.memcpy_async(host_out + i * NB, NB, dev, NB, D2H, stream)
 
 
-def sync_each():
-    stream, host_in, host_out, dev, out, expected = pipeline_board()
-    sums = [0.0] * BATCHES
-    teach.mark("start")
+def close_board(stream, host_in, host_out, dev):
+    acl.rt.free(dev)
+    acl.rt.free_host(host_out)
+    acl.rt.free_host(host_in)
+    acl.rt.destroy_stream(stream)
+    acl.rt.reset_device(0)
+    acl.finalize()
+
+# %% [markdown]
+# The plain way waits for each batch with a synchronize and post-processes on the main
+# thread. It is correct, but the host stops eight times, and cannot queue batch *i + 1* while
+# it waits for batch *i*:
+
+# %%
+def sync_each(batches, summarise):
+    stream, host_in, host_out, dev, out = open_board(batches)
+    sums = []
     for i in range(BATCHES):
         queue_batch(i, stream, host_in, host_out, dev)
         acl.rt.synchronize_stream(stream)              # the host waits for every batch
-        sums[i] = float(out[i].sum())
-    teach.mark("end")
-    return sums, expected
+        sums.append(summarise(i, out[i]))
+    close_board(stream, host_in, host_out, dev)
+    return sums
 
 
-sums, expected = sync_each()
-teach.grade(teach.check_callbacks(ran=BATCHES),
-            teach.check_syncs(at_most=1),
-            teach.check_equal(sums, expected, what="batch sums"))
-
-# %% [markdown]
-# Your turn: queue all eight batches without waiting, post-process each batch in a callback
-# that runs when its copy back has finished, and synchronise once at the end. The grader counts
-# the callbacks that ran (8, none raising), the synchronize calls (at most 1) and checks the
-# sums. The cell below is the reference solution; replace the body of `attempt` with your own.
-#
-# Hints: subscribe a report thread to the stream before the first launch; the callback's user
-# data tells it which batch it is; a callback may read host memory but must not call the
-# runtime; stop and join the report thread after the synchronize.
-
-# %%
-def attempt():
-    stream, host_in, host_out, dev, out, expected = pipeline_board()
-    sums = [0.0] * BATCHES
-
-    def post_process(data):                            # runs on the report thread
-        i = data[0]
-        sums[i] = float(out[i].sum())
-
-    server = ReportServer()
-    acl.rt.subscribe_report(server.thread.ident, stream)
-    teach.mark("start")
-    for i in range(BATCHES):
-        queue_batch(i, stream, host_in, host_out, dev)
-        acl.rt.launch_callback(post_process, [i], NO_BLOCK, stream)
-    acl.rt.synchronize_stream(stream)
-    teach.mark("end")
-    server.stop()
-    acl.rt.unsubscribe_report(server.thread.ident, stream)
-    return sums, expected
-
-
-sums, expected = attempt()
-teach.grade(teach.check_callbacks(ran=BATCHES),
-            teach.check_syncs(at_most=1),
-            teach.check_equal(sums, expected, what="batch sums"))
+sandbox.configure("ascend910b")
+sums = sync_each(np.ones((BATCHES, N), np.float32), lambda i, x: float(x.sum()))
+print(f"sums {sums[:3]} ...; synchronize calls: {teach.sync_calls()}")
 
 # %% [markdown]
-# Why NO_BLOCK is enough here: each batch's copy back finished before its callback was
-# delivered, and the next batch writes a *different* slice of `host_out`. (The device buffer is
-# reused, but the stream keeps the batches in order.) Would BLOCK change the result? The
-# timeline? Try it.
+# ### Exercise 07.1 · post-process each batch in a host function
 #
-# ### Exercise 2 · the same with host functions
+# *Practises:* `aclrtLaunchHostFunc`: host work queued on the stream right behind the copy
+# it needs, so it runs when the data has landed, with one synchronize for the whole run.
 #
-# Do it again with `acl.rt.launch_host_func(stream, fn, args)`: no report thread, no
-# subscription. The grader wants 8 host functions run and the same sums.
+# Queue all eight batches without waiting; right after each batch's copy back, queue a host
+# function that calls `summarise(i, out[i])` for that batch and keeps what it returns; then
+# synchronise once and return the eight sums, in batch order. The grader wants:
+#
+# * the sums right, as `summarise` returned them;
+# * `summarise` called once per batch, each time inside a host function of its own (8 host
+#   functions run, none raising);
+# * each host function reading its batch **after** that batch's copy back had landed (a host
+#   function queued before the copy reads what was there before: zeros);
+# * at most one synchronize.
 
-# %%
-def attempt_host_func():
-    stream, host_in, host_out, dev, out, expected = pipeline_board()
-    sums = [0.0] * BATCHES
+# %% nbgrader={"grade": false, "grade_id": "ex07_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(batches, summarise):
+    """Double the 8 batches on the device; summarise each in a host function; return the sums."""
+    # TODO: open_board(batches); for each batch: queue_batch, then acl.rt.launch_host_func(
+    # stream, fn, i) with an fn that stores summarise(i, out[i]); one synchronize; close_board.
+    # Hint: the host function runs on the runtime's thread: it may read out[i] but must not
+    # call the runtime.
+    ### BEGIN SOLUTION
+    stream, host_in, host_out, dev, out = open_board(batches)
+    sums = [None] * BATCHES
 
     def post_process(i):                               # runs on the runtime's thread
-        sums[i] = float(out[i].sum())
+        sums[i] = summarise(i, out[i])
 
-    teach.mark("start")
     for i in range(BATCHES):
         queue_batch(i, stream, host_in, host_out, dev)
         acl.rt.launch_host_func(stream, post_process, i)
     acl.rt.synchronize_stream(stream)
-    teach.mark("end")
-    return sums, expected
+    close_board(stream, host_in, host_out, dev)
+    return sums
+    ### END SOLUTION
 
+# %% nbgrader={"grade": true, "grade_id": "ex07_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("07.1", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("07.1", solution)
 
-sums, expected = attempt_host_func()
-teach.grade(teach.check_callbacks(ran=BATCHES, kind="host_func"),
-            teach.check_syncs(at_most=1),
-            teach.check_equal(sums, expected, what="batch sums"))
+# %% [markdown]
+# ### Exercise 07.2 · post-process each batch in a callback
+#
+# *Practises:* `aclrtLaunchCallback` with a report thread: subscribing it to the stream, one
+# callback per batch behind its copy back, serving them with `aclrtProcessReport`, then
+# stopping, joining and unsubscribing.
+#
+# The same pipeline, now with callbacks: start a thread that loops on `process_report`
+# (the `ReportServer` above will do), subscribe it to the stream **before** the first
+# `launch_callback`, queue each batch and a callback behind its copy back (the callback's
+# user data tells it which batch it is), synchronise once, then stop and join the thread and
+# unsubscribe it. The grader wants:
+#
+# * the sums right, as `summarise` returned them;
+# * `summarise` called once per batch, each time inside a callback of its own (8 callbacks
+#   run, none raising);
+# * each callback reading its batch after that batch's copy back had landed;
+# * at most one synchronize, and every subscription undone;
+# * no runtime error, except the `aclrtProcessReport` timeouts (507012) with which a report
+#   loop learns that nothing more is coming.
+
+# %% nbgrader={"grade": false, "grade_id": "ex07_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(batches, summarise):
+    """Double the 8 batches on the device; summarise each in a callback; return the sums."""
+    # TODO: open_board; a report thread subscribed to the stream; for each batch: queue_batch,
+    # then acl.rt.launch_callback(fn, i, block_type, stream); one synchronize; stop and join
+    # the thread; acl.rt.unsubscribe_report(thread.ident, stream); close_board.
+    # Hint: a callback needs a thread that calls aclrtProcessReport, or it never runs.
+    ### BEGIN SOLUTION
+    stream, host_in, host_out, dev, out = open_board(batches)
+    sums = [None] * BATCHES
+
+    def post_process(i):                               # runs on the report thread
+        sums[i] = summarise(i, out[i])
+
+    server = ReportServer()
+    acl.rt.subscribe_report(server.thread.ident, stream)
+    for i in range(BATCHES):
+        queue_batch(i, stream, host_in, host_out, dev)
+        acl.rt.launch_callback(post_process, i, NO_BLOCK, stream)
+    acl.rt.synchronize_stream(stream)
+    server.stop()
+    acl.rt.unsubscribe_report(server.thread.ident, stream)
+    close_board(stream, host_in, host_out, dev)
+    return sums
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex07_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("07.2", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("07.2", solution)
+
+# %% [markdown]
+# Questions to try on your solution: does it matter whether the callbacks are BLOCK or
+# NO_BLOCK here? (Each batch's copy back has finished before its callback is delivered, and
+# the next batch writes a *different* slice of the output buffer.) With NO_BLOCK, does every
+# callback still run before `synchronize_stream` returns, and before your report thread
+# stops? What would go wrong if all batches were copied back into the same slice?
+#
+# ## Summary
+#
+# A stream can call the host back: a host function (`aclrtLaunchHostFunc`) runs on the
+# runtime's own thread when the stream reaches it, and a callback (`aclrtLaunchCallback`)
+# runs on a thread of yours that is subscribed to the stream and calls `aclrtProcessReport`.
+# Queued behind the copy it needs, either one lets the host post-process each result as soon
+# as it lands, with one synchronize at the end. BLOCK holds the stream until the callback has
+# run; callbacks must not call the runtime. Next, notebook 08 captures a stream's work into
+# an ACL graph and replays it.

@@ -343,62 +343,242 @@ for key in (("eager", 1), ("graph", 1), ("fused", 1)):
 teach.check_equal(read(buf), expected(K), what="fused kernel's data")
 
 # %% [markdown]
-# ## Exercise · replay the step
+# ## Exercises
 #
-# The loop below runs a step of 32 small kernels 20 times, eagerly. Make it cheaper for the
-# host and faster end to end, with the same data: at most **50 host calls** between the marks
-# `start` and `end`, at most **3 ms** from mark to mark, and the buffer equal to 640
-# applications of `step`. Keep the kernels as they are (no fusing). First, the eager version
-# through the grader:
+# Each exercise is a function for you to complete. `sandbox.teach.check("08.1", solution)` runs
+# **your** function on a fresh simulated 910B of its own, with inputs it makes up each time, and
+# judges the whole run from the trace: the answer, whether the device computed it, which
+# kernels ran and where they came from, and the numbers the exercise states. Each criterion
+# prints `✔` or `✘` with a hint. The whole run of `solution` is the graded window: there is no
+# mark to set, and work done before or after it does not exist.
+#
+# The grader opens the board for you: `acl.init()` has run, device 0 is set, and `stream` is a
+# stream it created. Do not call `sandbox.configure` or `board()` in a solution (the grader
+# builds the machine), and you need not reset the device or finalise.
+#
+# The exercises use a kernel of their own, `tick` (`x = 3·x + j` on int32, wrapping), so the
+# result depends on every launch and on their order. A **step** of the model is 32 ticks,
+# `j = 0 … 31`: `model_step(stream, buf)` launches them. `tick` declares how many elements it
+# touches (`sandbox.ptr("int32", "n")`), so two ticks on different halves of one buffer do not
+# conflict.
 
 # %%
-REPEATS = 20
+REPEATS = 20                # steps in 08.1 and 08.3
+BATCHES = 6                 # batches in 08.2
 
 
-def eager_loop():
-    stream, buf = board()
-    teach.mark("start")
-    for _ in range(REPEATS):
-        for _ in range(K):
-            step[1, stream](buf, N)
-    acl.rt.synchronize_stream(stream)
-    teach.mark("end")
-    return read(buf)
+@sandbox.kernel(ns=1_000)   # a small kernel, 1 µs of work like step()
+def tick(x: sandbox.ptr("int32", "n"), n: int, j: int):
+    x[:n] = x[:n] * 3 + j
 
 
-def grade(data):
-    return teach.grade(teach.check_host_calls(at_most=50, start="start", end="end"),
-                       teach.check_time(at_most_ns=3_000_000, start="start", end="end",
-                                        hint="launches are the bottleneck: capture the step once, "
-                                             "then replay it"),
-                       teach.check_equal(data, expected(REPEATS * K), what="buffer after 640 steps"))
+def model_step(stream, buf, n=N):
+    """One step of the model on the n int32 values at buf: tick with j = 0 .. K-1, in order."""
+    for j in range(K):
+        tick[1, stream](buf, n, j)
 
 
-grade(eager_loop())
+def model(x, steps=1):
+    """What `steps` steps make of x, computed with numpy (to compare with; not an answer)."""
+    y = np.array(x, dtype=np.int32)
+    for _ in range(steps):
+        for j in range(K):
+            y = y * np.int32(3) + np.int32(j)
+    return y
 
 # %% [markdown]
-# Your turn: replace the body of `attempt` with your own and run the cell. The reference
-# solution below captures the step on the stream before the mark, then replays it 20 times and
-# synchronises once.
+# ### Exercise 08.1 · replay the step
 #
-# Hints: capture before `teach.mark("start")`; no synchronize between begin and end; one
-# `ri_execute_async` per repeat; destroy the instance when you are done.
+# *Practises:* capturing a step of small kernels once and replaying it, so that the host makes
+# one call per step and the device runs the kernels back to back.
+#
+# `eager_steps` below runs 20 steps of the model on `x`, launching all 640 ticks one by one; the
+# grader accepts its answer and rejects the rest. Write `solution(x, stream)` that returns the
+# same values (int32, `N` of them) with the step captured into a graph once and replayed. Graded:
+#
+# * the answer: `x` after 20 steps, computed by kernels on the device and copied back;
+# * the kernels unchanged: exactly 640 launches of `tick` ran (32 per step, 20 steps), and no
+#   other kernel (a fused kernel is another program);
+# * every one of the 640 kernels ran from a replay (`aclmdlRIExecuteAsync`) of a captured graph;
+# * at most **100 host calls** in the whole solution (the capture's launches count; stream and
+#   event queries, if you poll instead of synchronising, do not);
+# * at most **4 ms** from the solution's start to its end (the capture counts).
 
 # %%
-def attempt():
-    stream, buf = board()
+def eager_steps(x, stream):
+    """20 steps of the model on x, every tick launched eagerly (the starting point)."""
+    buf, _ = acl.rt.malloc(4 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.rt.memcpy(buf, 4 * N, acl.util.numpy_to_ptr(x), 4 * N, H2D)
+    for _ in range(REPEATS):
+        model_step(stream, buf)
+    acl.rt.synchronize_stream(stream)
+    out = np.empty(N, np.int32)
+    acl.rt.memcpy(acl.util.numpy_to_ptr(out), 4 * N, buf, 4 * N, D2H)
+    acl.rt.free(buf)
+    return out
+
+
+print(sandbox.teach.check("08.1", eager_steps))
+
+# %% nbgrader={"grade": false, "grade_id": "ex08_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(x, stream):
+    """Return x (int32, N) after REPEATS steps of model_step, replayed from a graph on the device."""
+    # TODO: copy x into a device buffer; capture model_step(stream, buf) once between
+    # acl.mdl.ri_capture_begin(stream, GLOBAL) and acl.mdl.ri_capture_end(stream); replay the
+    # instance REPEATS times with acl.mdl.ri_execute_async(ri, stream); synchronise once; copy
+    # the buffer back and return it.
+    # Hint: no synchronize (and no blocking copy) between begin and end; ri_destroy at the end.
+    ### BEGIN SOLUTION
+    buf, _ = acl.rt.malloc(4 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    host, _ = acl.rt.malloc_host(4 * N)
+    acl.util.ptr_to_numpy(host, (N,), np.int32)[:] = x
+    acl.rt.memcpy_async(buf, 4 * N, host, 4 * N, H2D, stream)
     acl.mdl.ri_capture_begin(stream, GLOBAL)
-    for _ in range(K):
-        step[1, stream](buf, N)
+    model_step(stream, buf)
     ri, _ = acl.mdl.ri_capture_end(stream)
-    teach.mark("start")
     for _ in range(REPEATS):
         acl.mdl.ri_execute_async(ri, stream)
+    acl.rt.memcpy_async(host, 4 * N, buf, 4 * N, D2H, stream)
     acl.rt.synchronize_stream(stream)
-    teach.mark("end")
-    data = read(buf)
+    out = acl.util.ptr_to_numpy(host, (N,), np.int32).copy()
     acl.mdl.ri_destroy(ri)
-    return data
+    acl.rt.free(buf)
+    acl.rt.free_host(host)
+    return out
+    ### END SOLUTION
 
+# %% nbgrader={"grade": true, "grade_id": "ex08_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("08.1", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("08.1", solution)
 
-grade(attempt())
+# %% [markdown]
+# ### Exercise 08.2 · copies in the graph
+#
+# *Practises:* capturing copies from pinned host memory together with the kernels, and feeding a
+# graph new data through the buffers it was captured with.
+#
+# A graph replays its tasks with the addresses they were captured with. To run it on new data,
+# capture the copies too: the copy in from a **pinned** host buffer (`aclrtMallocHost`; an async
+# copy from pageable memory cannot be captured), one step, and the copy out into another pinned
+# buffer. Then, for each of the 6 batches `x[i]` (int32, `N` each): write the batch into the
+# pinned input buffer, replay, wait, and read the pinned output buffer before the next replay
+# overwrites it. Return the 6 results as an array of shape `(BATCHES, N)`. Graded:
+#
+# * the answer: each row is one step of the model on its batch, computed by kernels on the
+#   device and brought back by a device-to-host copy;
+# * the kernels unchanged: 192 launches of `tick` (32 per batch), all from replays;
+# * the copies in the graph: 6 copies in and 6 copies out of 4 KiB, all replayed from the graph;
+# * exactly **6 replays** of the graph, one per batch;
+# * at most **80 host calls** in the whole solution.
+
+# %% nbgrader={"grade": false, "grade_id": "ex08_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(x, stream):
+    """Return model(x[i]) for each of the BATCHES rows of x, each from one replay of one graph."""
+    # TODO: pinned host buffers for one batch in and one out, and a device buffer; capture
+    # [copy in, model_step, copy out] once; then per batch: fill the input buffer, replay,
+    # synchronise, keep a copy of the output buffer.
+    # Hint: acl.util.ptr_to_numpy(ptr, (N,), np.int32) is a view of pinned memory: write with
+    # view[:] = ..., and .copy() what you read before the next replay changes it.
+    ### BEGIN SOLUTION
+    hin, _ = acl.rt.malloc_host(4 * N)
+    hout, _ = acl.rt.malloc_host(4 * N)
+    buf, _ = acl.rt.malloc(4 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.mdl.ri_capture_begin(stream, GLOBAL)
+    acl.rt.memcpy_async(buf, 4 * N, hin, 4 * N, H2D, stream)
+    model_step(stream, buf)
+    acl.rt.memcpy_async(hout, 4 * N, buf, 4 * N, D2H, stream)
+    ri, _ = acl.mdl.ri_capture_end(stream)
+    out = np.empty((BATCHES, N), np.int32)
+    for i in range(BATCHES):
+        acl.util.ptr_to_numpy(hin, (N,), np.int32)[:] = x[i]
+        acl.mdl.ri_execute_async(ri, stream)
+        acl.rt.synchronize_stream(stream)
+        out[i] = acl.util.ptr_to_numpy(hout, (N,), np.int32)
+    acl.mdl.ri_destroy(ri)
+    acl.rt.free(buf)
+    acl.rt.free_host(hin)
+    acl.rt.free_host(hout)
+    return out
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex08_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("08.2", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("08.2", solution)
+
+# %% [markdown]
+# ### Exercise 08.3 · two streams in one graph
+#
+# *Practises:* cross-stream capture: a side stream joins the capture through an event and
+# rejoins the origin stream before the end, so that one replay runs both streams side by side.
+#
+# Two vectors `a` and `b` (int32, `N` each) each go through 20 steps of the model. They do not
+# depend on each other, but on one stream their 1280 ticks run one after another. Capture one
+# step of both into **one graph on two streams**: inside the capture, record an event on
+# `stream` and make a side stream (one you create) wait for it, launch `b`'s step on the side
+# stream and `a`'s on `stream`, then record an event on the side stream and make `stream` wait
+# for it before `ri_capture_end` (or the end fails with 107025). Replay it 20 times and return
+# `np.stack([a_after, b_after])`, shape `(2, N)`. Graded:
+#
+# * the answer: `a` and `b` after 20 steps, computed by kernels on the device and copied back;
+# * the kernels unchanged: 1280 launches of `tick`, all from replays;
+# * one graph, captured on two streams, is what was replayed;
+# * the two streams ran kernels at the same time for at least **75%** of the shorter one's
+#   kernel time;
+# * at most **150 host calls** and at most **4 ms** in the whole solution.
+
+# %% nbgrader={"grade": false, "grade_id": "ex08_3", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(a, b, stream):
+    """Return np.stack([a, b]) after REPEATS steps each, from one graph that runs a and b side by side."""
+    # TODO: a side stream and two events; device memory for a and b; inside one capture on
+    # stream: fork (record on stream, side waits), a's step on stream, b's on side, join (record
+    # on side, stream waits); end the capture; replay REPEATS times; copy back; synchronise.
+    # Hint: the fork and the join are acl.rt.record_event(event, s) + acl.rt.stream_wait_event(other, event).
+    ### BEGIN SOLUTION
+    side, _ = acl.rt.create_stream()
+    fork, _ = acl.rt.create_event()
+    join, _ = acl.rt.create_event()
+    host, _ = acl.rt.malloc_host(8 * N)
+    dev, _ = acl.rt.malloc(8 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.util.ptr_to_numpy(host, (2, N), np.int32)[:] = [a, b]
+    acl.rt.memcpy_async(dev, 8 * N, host, 8 * N, H2D, stream)
+    acl.mdl.ri_capture_begin(stream, GLOBAL)
+    acl.rt.record_event(fork, stream)
+    acl.rt.stream_wait_event(side, fork)          # the side stream joins the capture
+    model_step(stream, dev)
+    model_step(side, dev + 4 * N)
+    acl.rt.record_event(join, side)
+    acl.rt.stream_wait_event(stream, join)        # ... and rejoins the origin
+    ri, _ = acl.mdl.ri_capture_end(stream)
+    for _ in range(REPEATS):
+        acl.mdl.ri_execute_async(ri, stream)
+    acl.rt.memcpy_async(host, 8 * N, dev, 8 * N, D2H, stream)
+    acl.rt.synchronize_stream(stream)
+    out = acl.util.ptr_to_numpy(host, (2, N), np.int32).copy()
+    acl.mdl.ri_destroy(ri)
+    acl.rt.free(dev)
+    acl.rt.free_host(host)
+    for e in (fork, join):
+        acl.rt.destroy_event(e)
+    acl.rt.destroy_stream(side)
+    return out
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "ex08_3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("08.3", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("08.3", solution)
+
+# %% [markdown]
+# ## Summary
+#
+# A graph pays the launch cost of a step once, at capture, and every replay after that is one
+# host call that puts all the step's tasks on the device together. Capture records, it does not
+# run: no synchronize inside it, only pinned host memory in its copies, side streams joined by
+# an event and rejoined before the end. A replay reuses the captured addresses, so new data goes
+# into the captured buffers between replays. Next, notebook 09: what to do when calls and device
+# tasks fail, and how the sandbox finds races that a schedule hid.

@@ -260,18 +260,34 @@ print(acl.get_recent_err_msg())
 # %% [markdown]
 # ### Recovering: reset the device
 #
-# The way out is to release what belongs to the stopped context and reset the device
-# (`aclrtResetDevice`), then set it again: a fresh context, new streams, and the work that
-# failed can be redone. Device memory and pinned host memory belong to the process, not the
-# context, so the buffers survive the reset.
+# The way out is to reset the device (`aclrtResetDevice`) and set it again. The documentation
+# says what a reset releases: the device's default context, its default stream and every
+# stream created in that context. It also gives the order to release things in before a reset:
+# memory first (`aclrtFree`, `aclrtFreeHost`), then events and streams, and only then
+# `aclrtResetDevice`. A pointer from before a full reset must not be used after it (on
+# hardware that is undefined, whatever this simulation happens to keep). So recovery frees
+# what it holds, resets, sets the device again, and then allocates new buffers and uploads the
+# inputs again before redoing the work that failed. The inputs are still on the host: we keep
+# a copy in numpy before freeing the pinned buffer.
 
 # %%
+hin, hout = hosts
+inputs = acl.util.ptr_to_numpy(hin, (3, N), np.float32).copy()      # what the batches need again
+for dx, dy in bufs:
+    acl.rt.free(dx)
+    acl.rt.free(dy)
+acl.rt.free_host(hin)
+acl.rt.free_host(hout)
 for st in streams:
     acl.rt.destroy_stream(st)
 print("reset_device:", acl.rt.reset_device(0))
 print("set_device:", acl.rt.set_device(0))
 st, _ = acl.rt.create_stream()
-hin, hout = hosts
+hin, _ = acl.rt.malloc_host(3 * NB)                                  # everything allocated anew
+hout, _ = acl.rt.malloc_host(3 * NB)
+hosts = (hin, hout)
+acl.util.ptr_to_numpy(hin, (3, N), np.float32)[:] = inputs
+bufs = [(acl.rt.malloc(NB, HUGE)[0], acl.rt.malloc(NB, HUGE)[0]) for _ in range(3)]
 for b in range(3):                  # redo the batches that failed or were discarded
     dx, dy = bufs[b]
     acl.rt.memcpy_async(dx, NB, hin + b * NB, NB, H2D, st)
@@ -287,7 +303,7 @@ print("batch results now:", [float(out[b, 0]) for b in range(3)])
 # `aclFinalize` releases what the process still holds — but a long-running service never
 # finalizes, so what it forgets to free piles up. The sandbox lists what is left:
 # `sandbox.leak_report()` at any time, and a `LeakWarning` (plus a record in the trace) at
-# `aclFinalize` if the list is not empty. We freed nothing above:
+# `aclFinalize` if the list is not empty. We have freed nothing since the recovery:
 
 # %%
 report = sandbox.leak_report()
@@ -466,7 +482,9 @@ run(lambda: peer_copy(enable=True))
 # 3. `W`/`S` zoom, `A`/`D` pan; click a slice for its arguments, and follow its flow arrow from
 #    the API call on the host row to the task on the device.
 #
-# We export the double-buffered fix of 8.2 with one more batch, so there is something to see.
+# We export the fix of 8.2 (an event orders each load before its kernel), run on two batches
+# with their own buffers, so there is something to see. Both kernels wait for their loads,
+# so the Gantt shows the steps one after another: ordering, not overlap.
 
 # %%
 def two_batches():
@@ -535,23 +553,36 @@ for e in events:
 #
 # ## Exercises
 #
-# ### Exercise 1 · make the racy pipeline correct
+# Each exercise is a function for you to complete. `sandbox.teach.check("09.1", solution)` runs
+# **your** function on a fresh simulated 910B of its own, with inputs it makes up each time,
+# and judges the whole run from the trace: the answer and where it came from, the hazard
+# reports (any hazard is a `✘`), the errors, and what the exercise states. The grader opens
+# the board for you: `acl.init()` has run and device 0 is set. Do not call
+# `sandbox.configure` or `board()` in a solution.
 #
-# The program below loads two batches on a copy stream and computes them on a compute stream,
-# but nothing orders the two streams, and it reads the results before waiting. The read gets
-# zeros; and even with the read moved after the synchronize, the kernels could run before
-# their inputs are loaded: the hazard checks flag both.
+# ### Exercise 09.1 · make the racy pipeline correct
+#
+# *Practises:* reading a hazard report and fixing it with the ordering the runtime guarantees:
+# an event between two streams, and one synchronize before the host reads.
+#
+# `racy(x)` below loads two batches (`x[0]`, `x[1]`, float32, `N` each) on a copy stream and
+# scales them on a compute stream, but nothing orders the two streams, and it reads the results
+# before waiting. The grader's verdict names the hazards and the wrong values. Write
+# `solution(x)` that returns `2 * x` (shape `(2, N)`) with the same shape of program. Graded:
+#
+# * no hazard, and the answer right, computed by kernels and copied back from the device;
+# * the loads on one stream and the two `scale` kernels on another;
+# * the compute stream waits for at least one event recorded on the copy stream (the device
+#   orders the work, not a host wait);
+# * at most **one** synchronize (a stream query that saw completion may replace it).
 
 # %%
-def racy():
-    sandbox.configure("ascend910b", device_count=1)
-    acl.init()
-    acl.rt.set_device(0)
+def racy(x):
     copy_s, _ = acl.rt.create_stream()
     compute_s, _ = acl.rt.create_stream()
     hin, _ = acl.rt.malloc_host(2 * NB)
     hout, _ = acl.rt.malloc_host(2 * NB)
-    acl.util.ptr_to_numpy(hin, (2, N), np.float32)[:] = [[1.0], [3.0]]
+    acl.util.ptr_to_numpy(hin, (2, N), np.float32)[:] = x
     for b in range(2):
         dx, _ = acl.rt.malloc(NB, HUGE)
         dy, _ = acl.rt.malloc(NB, HUGE)
@@ -563,27 +594,20 @@ def racy():
     return out
 
 
-EXPECTED = np.repeat([[2.0], [6.0]], N, axis=1).astype(np.float32)
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", sandbox.HazardWarning)
-    out = racy()
-teach.grade(teach.check_no_hazards(), teach.check_equal(out, EXPECTED, what="two batches"))
+print(sandbox.teach.check("09.1", racy))
 
-# %% [markdown]
-# Your turn: replace the body of `attempt` with a version that has no hazards, gives the right
-# result and synchronizes once. (Hint: an event recorded on the copy stream after each load,
-# waited for by the compute stream; one synchronize before the read.)
-
-# %%
-def attempt():
-    sandbox.configure("ascend910b", device_count=1)
-    acl.init()
-    acl.rt.set_device(0)
+# %% nbgrader={"grade": false, "grade_id": "ex09_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(x):
+    """Return 2 * x (float32, shape (2, N)): loads on copy_s, scale on compute_s, ordered by events."""
+    # TODO: start from racy(x). After each load, record an event on copy_s and make compute_s
+    # wait for it before the batch's kernel; synchronise once, then read hout.
+    # Hint: acl.rt.create_event(), acl.rt.record_event(ev, copy_s), acl.rt.stream_wait_event(compute_s, ev).
+    ### BEGIN SOLUTION
     copy_s, _ = acl.rt.create_stream()
     compute_s, _ = acl.rt.create_stream()
     hin, _ = acl.rt.malloc_host(2 * NB)
     hout, _ = acl.rt.malloc_host(2 * NB)
-    acl.util.ptr_to_numpy(hin, (2, N), np.float32)[:] = [[1.0], [3.0]]
+    acl.util.ptr_to_numpy(hin, (2, N), np.float32)[:] = x
     for b in range(2):
         dx, _ = acl.rt.malloc(NB, HUGE)
         dy, _ = acl.rt.malloc(NB, HUGE)
@@ -595,100 +619,130 @@ def attempt():
         acl.rt.memcpy_async(hout + b * NB, NB, dy, NB, D2H, compute_s)
     acl.rt.synchronize_stream(compute_s)
     return acl.util.ptr_to_numpy(hout, (2, N), np.float32).copy()
+    ### END SOLUTION
 
-
-out = attempt()
-teach.grade(teach.check_no_hazards(), teach.check_equal(out, EXPECTED, what="two batches"),
-            teach.check_syncs(exactly=1))
+# %% nbgrader={"grade": true, "grade_id": "ex09_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("09.1", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("09.1", solution)
 
 # %% [markdown]
-# ### Exercise 2 · survive a device fault
+# ### Exercise 09.2 · survive a device fault
 #
-# `faulty_board()` prepares four batches on a stream in `ACL_STOP_ON_FAILURE` mode and arms a
-# DMA error on the third input copy. Write `attempt(board)` so that it
+# *Practises:* checking the code a synchronize returns, and recovering from a stopped context:
+# release, reset, set the device again, allocate, upload and redo.
 #
-# * runs the four batches and checks the code of its synchronize;
-# * on an error, prints `acl.get_recent_err_msg()`, releases the stream, resets the device,
-#   sets it again and redoes every batch whose result did not arrive;
-# * returns the four results, and releases everything before `acl.finalize()`.
+# The grader hands you `stream`, already in `ACL_STOP_ON_FAILURE` mode, and arms a kernel trap
+# (`sandbox.inject_fault("kernel_trap", ...)`) on **one** of the four batches; which one
+# depends on the inputs. Write `solution(x, stream)` for the four batches `x[b]` (float32, `N`
+# each) that
 #
-# The grader checks the results, that the fault really happened (a runtime error is in the
-# trace), and the leak report at `aclFinalize`.
+# * runs each batch as `batch()` does (copy in, one `scale`, copy out), synchronises and
+#   **checks the code**;
+# * on an error: prints `acl.get_recent_err_msg()`; frees every buffer (device and pinned host)
+#   and destroys the stream **before** `acl.rt.reset_device(0)`; sets the device again, creates
+#   a stream, allocates new buffers, uploads the inputs again and redoes every batch whose
+#   result did not arrive (or simply all of them);
+# * returns the four results, shape `(4, N)`, then releases everything and calls
+#   `acl.finalize()`.
+#
+# Graded (this exercise allows failed calls, and judges them itself):
+#
+# * the trap's code, 507016 `ACL_ERROR_RT_AICORE_TRAP_EXCEPTION`, was returned to the program by
+#   a synchronize, and **no other call failed** (work that the stopped context refused while
+#   you were still queueing, before that synchronize, is part of the fault);
+# * an `aclrtResetDevice` after it, the device set again and the batches redone;
+# * every buffer, stream and event from before was released **before** the reset;
+# * the four results right (`2 * x`), computed by kernels and copied back from the device;
+# * the leak report at `aclFinalize` empty.
 
 # %%
 BATCHES = 4
 
 
-def faulty_board():
-    sandbox.configure("ascend910b", device_count=1)
-    acl.init()
-    acl.rt.set_device(0)
-    st, _ = acl.rt.create_stream()
-    acl.rt.set_stream_failure_mode(st, acl.ACL_STOP_ON_FAILURE)
+def batch(b, hin, hout, dx, dy, st):
+    """Batch b: copy x[b] in from hin, scale it into dy, copy it out to hout."""
+    acl.rt.memcpy_async(dx, NB, hin + b * NB, NB, H2D, st)
+    scale[8, st](dx, dy, N)
+    acl.rt.memcpy_async(hout + b * NB, NB, dy, NB, D2H, st)
+
+
+def ignores_errors(x, stream):
+    """Runs the batches and never looks at the code of its synchronize."""
     hin, _ = acl.rt.malloc_host(BATCHES * NB)
     hout, _ = acl.rt.malloc_host(BATCHES * NB)
-    acl.util.ptr_to_numpy(hin, (BATCHES, N), np.float32)[:] = np.arange(BATCHES, dtype=np.float32)[:, None]
+    acl.util.ptr_to_numpy(hin, (BATCHES, N), np.float32)[:] = x
     dx, _ = acl.rt.malloc(NB, HUGE)
     dy, _ = acl.rt.malloc(NB, HUGE)
-    # the first two host-to-device copies succeed, the third fails (later ones are fine)
-    sandbox.inject_fault("dma_error", device=0, after=4)    # 2 copies in + 2 copies out come first
-    return {"stream": st, "hin": hin, "hout": hout, "dx": dx, "dy": dy}
-
-
-def batch(b, bd, st):
-    acl.rt.memcpy_async(bd["dx"], NB, bd["hin"] + b * NB, NB, H2D, st)
-    scale[8, st](bd["dx"], bd["dy"], N)
-    acl.rt.memcpy_async(bd["hout"] + b * NB, NB, bd["dy"], NB, D2H, st)
-
-
-def attempt(bd):
-    st = bd["stream"]
     for b in range(BATCHES):
-        batch(b, bd, st)
-    ret = acl.rt.synchronize_stream(st)
+        batch(b, hin, hout, dx, dy, stream)
+    acl.rt.synchronize_stream(stream)
+    return acl.util.ptr_to_numpy(hout, (BATCHES, N), np.float32).copy()
+
+
+print(sandbox.teach.check("09.2", ignores_errors))
+
+# %% [markdown]
+# The fault was reported, but nobody listened: the trapped batch and every batch after it
+# (discarded by stop-on-failure) never arrived, there was no reset, and nothing was released.
+
+# %% nbgrader={"grade": false, "grade_id": "ex09_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def solution(x, stream):
+    """Return 2 * x (float32, shape (BATCHES, N)), recovering from the device fault on the way."""
+    # TODO: allocate, upload, run the batches on stream, synchronise and check the code. On an
+    # error: free everything, destroy the stream, reset device 0, set it again, create a stream,
+    # allocate and upload again, redo the batches, synchronise. Keep the results, release
+    # everything, acl.finalize(), return.
+    # Hint: a helper that allocates and uploads, used before and after the reset, keeps it short.
+    ### BEGIN SOLUTION
+    def start(st):
+        hin, _ = acl.rt.malloc_host(BATCHES * NB)
+        hout, _ = acl.rt.malloc_host(BATCHES * NB)
+        acl.util.ptr_to_numpy(hin, (BATCHES, N), np.float32)[:] = x
+        dx, _ = acl.rt.malloc(NB, HUGE)
+        dy, _ = acl.rt.malloc(NB, HUGE)
+        for b in range(BATCHES):
+            batch(b, hin, hout, dx, dy, st)
+        return hin, hout, dx, dy, acl.rt.synchronize_stream(st)
+
+    def release(hin, hout, dx, dy, st):
+        acl.rt.free(dx)
+        acl.rt.free(dy)
+        acl.rt.free_host(hin)
+        acl.rt.free_host(hout)
+        acl.rt.destroy_stream(st)
+
+    st = stream
+    hin, hout, dx, dy, ret = start(st)
     if ret != acl.ACL_SUCCESS:
         print("synchronize:", ret, name(ret))
         print(acl.get_recent_err_msg())
-        acl.rt.destroy_stream(st)
+        release(hin, hout, dx, dy, st)
         acl.rt.reset_device(0)
         acl.rt.set_device(0)
         st, _ = acl.rt.create_stream()
-        for b in range(BATCHES):                 # which ones arrived is unknown: redo them all
-            batch(b, bd, st)
-        ret = acl.rt.synchronize_stream(st)
+        hin, hout, dx, dy, ret = start(st)         # which batches arrived matters not: redo all
         print("after recovery:", ret, name(ret))
-    out = acl.util.ptr_to_numpy(bd["hout"], (BATCHES, N), np.float32).copy()
-    acl.rt.free(bd["dx"])
-    acl.rt.free(bd["dy"])
-    acl.rt.free_host(bd["hin"])
-    acl.rt.free_host(bd["hout"])
-    acl.rt.destroy_stream(st)
+    out = acl.util.ptr_to_numpy(hout, (BATCHES, N), np.float32).copy()
+    release(hin, hout, dx, dy, st)
     acl.rt.reset_device(0)
     acl.finalize()
     return out
+    ### END SOLUTION
 
-
-out = attempt(faulty_board())
-want = 2 * np.repeat(np.arange(BATCHES, dtype=np.float32)[:, None], N, axis=1)
-teach.grade(teach.check_equal(out, want, what="four batches"),
-            teach.check_error_reported(code=acl.ACL_ERROR_RT_SYS_DMA),
-            teach.check_no_leaks())
+# %% nbgrader={"grade": true, "grade_id": "ex09_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+### BEGIN HIDDEN TESTS
+assert (grade := sandbox.teach.check("09.2", solution)).passed, str(grade)
+### END HIDDEN TESTS
+sandbox.teach.check("09.2", solution)
 
 # %% [markdown]
-# And this is what the grader says about a program that ignores the code of its synchronize:
-# the DMA error was reported, but batches 2 and 3 never arrived (stop-on-failure discarded
-# batch 3 as well) and nothing was released.
-
-# %%
-def ignores_errors(bd):
-    st = bd["stream"]
-    for b in range(BATCHES):
-        batch(b, bd, st)
-    acl.rt.synchronize_stream(st)
-    return acl.util.ptr_to_numpy(bd["hout"], (BATCHES, N), np.float32).copy()
-
-
-out = ignores_errors(faulty_board())
-teach.grade(teach.check_equal(out, want, what="four batches"),
-            teach.check_error_reported(code=acl.ACL_ERROR_RT_SYS_DMA),
-            teach.check_no_leaks())
+# ## Summary
+#
+# A misused call says so at once, in its return code and in `aclGetRecentErrMsg`; a device
+# fault says so at the next synchronize, once. Under stop-on-failure a fault stops the context
+# until the device is reset, and recovery releases everything first, then resets, sets the
+# device again and allocates and uploads anew. The hazard reports find races that a lucky
+# schedule hid, the leak report finds what was never released, and the exported trace shows
+# where the time went. Next, notebook 10 puts it all together in a capstone.

@@ -57,7 +57,7 @@ class Exercise:
     devices: int | None = None
     prepare: Callable[[dict], dict | None] | None = None
     signature: str = "solution()"
-    allow_errors: bool = False                   # the exercise is about a failing call
+    allow_errors: bool | str = False             # the exercise is about a failing call (a str: why)
     time_limit_s: float = 30.0
 
     @property
@@ -235,7 +235,7 @@ def _rng(exercise_id: str) -> np.random.Generator:
 def _where(exc: BaseException) -> str:
     """The learner's line that raised (the last frame outside the sandbox package)."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if "/sandbox/" not in f.filename.replace("\\", "/")]
+              if "/sandbox/" not in f.filename.replace("\\", "/") and f.filename != threading.__file__]
     if not frames:
         return ""
     f = frames[-1]
@@ -312,6 +312,16 @@ def check(exercise_id: str, solution) -> Grade:
     worker = threading.Thread(target=_run, args=(m, exercise, solution, inputs, outcome),
                               name="main", daemon=True)
     worker._sandbox_grading = True      # its threads take part in the turn order (core/threads.py)
+    crashed: list[tuple[str, BaseException]] = []  # threads of the run that raised: graded, not printed
+    learner_hook = threading.excepthook
+
+    def hook(args):
+        entry = getattr(args.thread, "_sandbox_thread", None)
+        if entry is not None and entry[0] is m:
+            crashed.append((entry[1].name, args.exc_value))
+        else:
+            learner_hook(args)
+    threading.excepthook = hook
     with warnings.catch_warnings(record=True):     # hazards are graded below, not printed
         warnings.simplefilter("always")
         try:
@@ -330,13 +340,14 @@ def check(exercise_id: str, solution) -> Grade:
             _original_join(worker, 1.0)
             raise
         finally:
+            threading.excepthook = learner_hook
             configured = machine_module._current is not learner_machine
             machine_module._current = learner_machine
     run = Run(exercise, inputs, m, m.provenance, outcome.result, outcome.start,
               max(outcome.end, m.sim.now) if outcome.finished else m.sim.now)
     with m.lock:
         m.log.append(tr.Note(run.end, outcome.tid, END))
-    lines = _run_lines(exercise, outcome, timed_out, configured, outcome.unjoined)
+    lines = _run_lines(exercise, outcome, timed_out, configured, outcome.unjoined, crashed)
     if not all(lines):
         return Grade(exercise.id, exercise.title, lines,
                      "The other criteria are judged once the solution runs to its end.")
@@ -364,7 +375,7 @@ def _wait_for_threads(m: Machine, seconds: float = 2.0) -> None:
 
 
 def _run_lines(exercise: Exercise, outcome: _Outcome, timed_out: bool, configured: bool,
-               leftover: list[str]) -> list[Check]:
+               leftover: list[str], crashed: list = ()) -> list[Check]:
     lines = []
     err = outcome.error
     if timed_out or outcome.aborted:
@@ -381,6 +392,12 @@ def _run_lines(exercise: Exercise, outcome: _Outcome, timed_out: bool, configure
                            "acl.get_recent_err_msg() says why a call failed"))
     else:
         lines.append(Check("the solution ran", True, f"it returned {_kind(outcome.result)}"))
+    for name, exc in crashed[:1]:
+        more = f" (and {len(crashed) - 1} more thread(s))" if len(crashed) > 1 else ""
+        lines.append(Check("the threads ran", False,
+                           f"thread {name!r} raised {type(exc).__name__}: {exc}{_where(exc)}{more}",
+                           "an exception ends its own thread only, so that thread's work is missing: fix what "
+                           "the message names"))
     if configured:
         lines.append(Check("the grader's machine", False, "the solution called sandbox.configure()",
                            "leave the machine to the grader: it builds a fresh one for every check"))
@@ -401,5 +418,7 @@ def _kind(value) -> str:
 
 def _errors(run: Run) -> Check:
     if run.exercise.allow_errors:
-        return Check("runtime errors", True, "judged below: this exercise is about a failing call")
+        why = run.exercise.allow_errors
+        why = why if isinstance(why, str) else "this exercise is about a failing call"
+        return Check("runtime errors", True, f"judged below: {why}")
     return check_no_errors(run.log)

@@ -1,0 +1,300 @@
+"""Notebook 05 · several devices: ordering work across devices from the host, and peer-to-peer
+copies (a broadcast from one device, an exchange between two).
+
+The solutions start from a bare machine (the 8-device 910B server of the notebook) and call
+``acl.init()`` themselves, as the notebook's cells do.  Copies between devices are judged by
+where their bytes went: ``track_writes`` (the exercises' ``prepare``) records, for every byte
+of every buffer, the task that wrote it last and, for a copy, the buffer it read; the judges
+then read what each device buffer holds at the end on the grader's machine.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sandbox.core import trace as tr
+from sandbox.core.memory import DeviceAllocation
+from sandbox.teach.checks import SYNC_CALLS, Check, check_bytes, check_device_order
+from sandbox.teach.grading import Exercise, register
+from sandbox.teach.provenance import Origins
+from sandbox.viz.units import fmt_time
+
+from .nb04 import device_range, differences, waited_after
+
+MiB = 1 << 20
+COPY = 64 * MiB                   # the notebook's payload; one copy over a 56 GB/s link: about 1.2 ms
+ONE_COPY_TIME = 1_500_000         # ns: "about the time of one copy"
+HOST_WAITS = SYNC_CALLS + ("aclrtStreamQuery", "aclrtQueryEventStatus")
+
+
+# -- who wrote each byte ---------------------------------------------------------------------------
+@dataclass(eq=False)
+class Writer:
+    """The task that last wrote a byte range: its kind, and for a copy the buffer it read
+    (the source byte of destination offset ``x`` is ``x + delta``)."""
+    kind: str
+    task: int
+    source: object = None
+    delta: int = 0
+    t: int = 0
+
+    @property
+    def source_device(self):
+        return self.source.device if isinstance(self.source, DeviceAllocation) else None
+
+
+class Writes:
+    """Every finished task's writes, byte range by byte range (a later write wins)."""
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.pending: dict[int, tuple] = {}
+        self.buffers: dict[int, tuple] = {}        # id(buffer) -> (buffer, Origins of Writers)
+
+    def _of(self, buf) -> Origins:
+        entry = self.buffers.get(id(buf))
+        if entry is None or entry[0] is not buf:
+            entry = self.buffers[id(buf)] = (buf, Origins())
+        return entry[1]
+
+    def submitted(self, task, access) -> None:
+        if access:
+            self.pending[task.id] = tuple(access)
+
+    def finished(self, task, status) -> None:
+        access = self.pending.pop(task.id, None)
+        if access is None or status:
+            return
+        reads = [a for a in access if not a[3]]
+        source = reads[0] if task.kind == "memcpy" and len(reads) == 1 else None
+        for buf, off, n, writes in access:
+            if not writes or n <= 0:
+                continue
+            if source is not None:
+                writer = Writer(task.kind, task.id, source[0], source[1] - off, self.sim.now)
+            else:
+                writer = Writer(task.kind, task.id, None, 0, self.sim.now)
+            self._of(buf).set(off, off + n, writer)
+
+    def pieces(self, buf, offset: int, nbytes: int) -> list:
+        """(start, end, Writer or 0 for never written) covering the range, in order."""
+        return self._of(buf).get(offset, offset + nbytes)
+
+
+def track_writes(inputs: dict) -> None:
+    """``prepare``: add a Writes record to the graded machine (run.recorder.writes)."""
+    from sandbox.core.machine import current
+    m = current()
+    rec = m.provenance
+    writes = rec.writes = Writes(m.sim)
+    submitted, finished = rec.submitted, m.sim.finish_hook
+
+    def on_submit(task, access):
+        submitted(task, access)
+        writes.submitted(task, access)
+
+    def on_finish(task, status):
+        finished(task, status)
+        writes.finished(task, status)
+    rec.submitted = on_submit
+    m.sim.finish_hook = on_finish
+
+
+# -- helpers the judges share ---------------------------------------------------------------------------
+def returned_places(run, devices, what: str):
+    """The result must be a dict {device: address}; yields Checks, returns {device: (buffer, offset)}."""
+    r = run.result
+    want = "{" + ", ".join(f"{d}: address" for d in devices) + "}"
+    if not isinstance(r, dict) or sorted(r) != sorted(devices):
+        got = ("None (did the function end without a return?)" if r is None else
+               f"a dict with keys {sorted(r, key=str)}" if isinstance(r, dict) else f"a {type(r).__name__}")
+        return [Check("what came back", False, f"{got}, want {want}",
+                      f"return a dict: device number -> the address of {what} on that device")], None
+    checks, places = [Check("what came back", True, f"a dict {want}")], {}
+    for d in devices:
+        check, place = device_range(run, r[d], COPY, f"device {d}'s buffer", device=d)
+        checks.append(check)
+        places[d] = place
+    return checks, (places if None not in places.values() else None)
+
+
+def check_content(places, expected: dict, hint: str) -> Check:
+    """Each device buffer holds, at the end of the run, the bytes it should."""
+    wrong = []
+    for d, place in places.items():
+        count, first = differences(*place, expected[d][0])
+        if count:
+            wrong.append(f"device {d}'s buffer has {count} bytes that are not {expected[d][1]} "
+                         f"(first at byte {first})")
+    if wrong:
+        return Check("what each device holds", False, "; ".join(wrong), hint, len(wrong))
+    return Check("what each device holds", True,
+                 "; ".join(f"device {d}: {expected[d][1]}" for d in places))
+
+
+def check_copied_from(run, places: dict, sources: dict, hint: str) -> Check:
+    """The bytes of ``places[d]`` were last written by device-to-device copies that read a
+    buffer on device ``sources[d]``."""
+    writes = run.recorder.writes
+    wrong = []
+    for d, (buf, offset) in places.items():
+        for _, _, w in writes.pieces(buf, offset, COPY):
+            if not isinstance(w, Writer):
+                wrong.append(f"part of device {d}'s buffer was never written")
+            elif w.kind != "memcpy":
+                wrong.append(f"device {d}'s buffer was last written by a {w.kind}")
+            elif w.source_device is None:
+                wrong.append(f"device {d}'s buffer was written by a copy from the host")
+            elif w.source_device != sources[d]:
+                wrong.append(f"device {d}'s buffer was written by a copy from device {w.source_device}, "
+                             f"not from device {sources[d]}")
+            else:
+                continue
+            break
+    if wrong:
+        return Check("copied device to device", False, "; ".join(wrong), hint, len(wrong))
+    return Check("copied device to device", True,
+                 "; ".join(f"device {sources[d]} -> {d}" for d in places))
+
+
+def peer_copies(run) -> list:
+    """The device-to-device copies between two devices, from the index (start/end times)."""
+    return [t for t in run.index.tasks.values() if t.kind == "memcpy" and dict(t.detail).get("src_device") is not None]
+
+
+def check_peer_window(run, at_most: int, hint: str) -> Check:
+    """From the first peer copy's start to the last one's end."""
+    copies = [t for t in peer_copies(run) if t.start is not None]
+    if not copies:
+        return Check("time of the peer copies", False, "no copy ran between two devices", hint)
+    lo = min(t.start for t in copies)
+    hi = max(t.end if t.end is not None else run.index.t_end for t in copies)
+    ok = hi - lo <= at_most
+    return Check("time of the peer copies", ok,
+                 f"{fmt_time(hi - lo)} from the first one's start to the last one's end ({len(copies)} copies)"
+                 + ("" if ok else f", want at most {fmt_time(at_most)}"), hint, hi - lo)
+
+
+def check_peer_access(run, directions) -> Check:
+    """Each (source, destination) direction was enabled with aclrtDeviceEnablePeerAccess."""
+    opened = {(r.device, r.peer) for r in run.records(tr.PeerAccessChanged) if r.enabled}
+    missing = [f"{a} -> {b}" for a, b in directions if (a, b) not in opened]
+    ok = not missing
+    return Check("peer access", ok,
+                 ("enabled " + ", ".join(f"{a} -> {b}" for a, b in directions)) if ok else
+                 f"never enabled: {', '.join(missing)}",
+                 "with the source device current, call acl.rt.device_enable_peer_access(destination, 0): "
+                 "access is one-directional, so each direction needs its own call")
+
+
+# -- 05.1 · one device after another ------------------------------------------------------------------
+def no_inputs(rng: np.random.Generator) -> dict:
+    return {}
+
+
+def judge_one_after_another(run):
+    kernels = run.tasks("kernel")
+    on = {d: [t for t in kernels if t.device == d and t.name == "work"] for d in (0, 1)}
+    others = [t for t in kernels if t not in on[0] and t not in on[1]]
+    ok = len(on[0]) == 1 and len(on[1]) == 1 and not others
+    extra = ", ".join(sorted({f"{t.name} on device {t.device}" for t in others}))
+    yield Check("the kernels", ok,
+                f"work launched {len(on[0])}x on device 0 and {len(on[1])}x on device 1"
+                + (f", and also {extra}" if extra else ""),
+                "launch work once on a stream of device 0 and once on a stream of device 1, with that "
+                "device current (acl.rt.set_device) when you launch")
+    if not ok:
+        return
+    yield check_device_order(run.log, first=0, then=1,
+                             hint="make the host wait for device 0 (aclrtSynchronizeEvent on its event, or "
+                                  "synchronise its stream) before launching on device 1")
+    ix = run.index
+    first, second = ix.tasks[on[0][0].task], ix.tasks[on[1][0].task]
+    learnt = [c for c in run.calls(*HOST_WAITS)
+              if c.ret == 0 and first.end is not None and c.end >= first.end and c.end <= second.submit]
+    yield Check("the host knew device 0 was done", bool(learnt),
+                f"{learnt[0].name} returned after device 0's kernel ended, before device 1's launch" if learnt else
+                "no synchronize (or query) returned between the end of device 0's kernel and the launch on "
+                "device 1, so the order was luck, not a dependency",
+                "a stream of device 1 cannot wait for device 0's event (that call fails with 107003 "
+                "ACL_ERROR_RT_STREAM_CONTEXT), but the host can: aclrtSynchronizeEvent(e0), which works "
+                "across devices, then launch on device 1; waiting with host_work or sleep is not a dependency")
+
+
+register(Exercise(
+    id="05.1", title="one device after another",
+    practises="stream and event affinity: which calls may cross devices, and ordering two devices from the host",
+    signature="solution() -> None", profile="ascend910b", inputs=no_inputs, judge=judge_one_after_another))
+
+
+# -- 05.2 · broadcast -----------------------------------------------------------------------------------
+TARGETS = (1, 2, 3)
+
+
+def payload(rng: np.random.Generator) -> dict:
+    return {"data": rng.integers(0, 256, COPY, dtype=np.uint8)}
+
+
+def judge_broadcast(run):
+    checks, places = returned_places(run, (0,) + TARGETS, "data")
+    yield from checks
+    if places is None:
+        return
+    data = run.inputs["data"]
+    yield check_content(places, {d: (data, "data") for d in places},
+                        "upload data to device 0, copy device 0's buffer to each target, and synchronise "
+                        "every stream you used before returning")
+    yield check_copied_from(run, {d: places[d] for d in TARGETS}, {d: 0 for d in TARGETS},
+                            "a broadcast goes from device 0 to each of devices 1, 2 and 3: "
+                            "memcpy_async(dst_on_d, n, src_on_0, n, ACL_MEMCPY_DEVICE_TO_DEVICE, stream)")
+    yield check_peer_access(run, [(0, d) for d in TARGETS])
+    yield check_bytes(run.log, "H2D", exactly=COPY,
+                      hint="upload data once, to device 0; the other devices get it from device 0")
+    yield check_bytes(run.log, "peer", exactly=len(TARGETS) * COPY,
+                      hint="one 64 MiB copy from device 0 to each of the three targets, no more")
+    yield waited_after(run, peer_copies(run), "the copies")
+    yield check_peer_window(run, ONE_COPY_TIME,
+                            "each target has a link of its own from device 0: queue the three copies on three "
+                            "streams before waiting for any of them")
+
+
+register(Exercise(
+    id="05.2", title="broadcast",
+    practises="peer access and device-to-device copies: one source, three links used at once",
+    signature="solution(data) -> {0: ptr, 1: ptr, 2: ptr, 3: ptr}", profile="ascend910b",
+    prepare=track_writes, inputs=payload, judge=judge_broadcast))
+
+
+# -- 05.3 · exchange ------------------------------------------------------------------------------------
+def two_payloads(rng: np.random.Generator) -> dict:
+    return {"a": rng.integers(0, 256, COPY, dtype=np.uint8), "b": rng.integers(0, 256, COPY, dtype=np.uint8)}
+
+
+def judge_exchange(run):
+    checks, places = returned_places(run, (0, 1), "the exchanged data")
+    yield from checks
+    if places is None:
+        return
+    yield check_content(places, {0: (run.inputs["b"], "b"), 1: (run.inputs["a"], "a")},
+                        "copy into buffers other than the ones being read: in place, one copy overwrites "
+                        "what the other still has to read")
+    yield check_copied_from(run, places, {0: 1, 1: 0},
+                            "device 0's b must come from device 1 and device 1's a from device 0, by "
+                            "device-to-device copies, not through the host")
+    yield check_peer_access(run, [(0, 1), (1, 0)])
+    yield check_bytes(run.log, "H2D", exactly=2 * COPY,
+                      hint="upload a to device 0 and b to device 1, once each; the exchange itself is "
+                           "device to device")
+    yield check_bytes(run.log, "peer", exactly=2 * COPY, hint="one 64 MiB copy each way, no more")
+    yield waited_after(run, peer_copies(run), "the copies")
+    yield check_peer_window(run, ONE_COPY_TIME,
+                            "0 -> 1 and 1 -> 0 are separate links: queue both copies on two streams before "
+                            "waiting, and they take the time of one")
+
+
+register(Exercise(
+    id="05.3", title="exchange in the time of one copy",
+    practises="one-directional peer access: both directions enabled, both links used at once",
+    signature="solution(a, b) -> {0: ptr, 1: ptr}", profile="ascend910b",
+    prepare=track_writes, inputs=two_payloads, judge=judge_exchange))
