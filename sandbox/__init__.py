@@ -42,13 +42,16 @@ def __getattr__(name):
     raise AttributeError(f"module 'sandbox' has no attribute {name!r}")
 
 
-def configure(profile="ascend910b", device_count: int | None = None) -> None:
+def configure(profile="ascend910b", device_count: int | None = None, host_memory_budget: int | None = None) -> None:
     """Start a fresh simulated machine (default: an 8-device Ascend 910B server).
 
     ``profile`` is a name ("ascend910b", "ascend310p", "ascend310b"), a short alias ("310b")
-    or a Profile; ``device_count`` overrides the profile's server size.
+    or a Profile; ``device_count`` (an int) overrides the profile's server size.
+    ``host_memory_budget``: how many bytes of this computer's memory the written bytes of
+    simulated device and pinned memory may take (default: half of it); a write past it fails
+    with 207001 ACL_ERROR_RT_MEMORY_ALLOCATION instead of exhausting the host.
     """
-    _configure(profile, device_count)
+    _configure(profile, device_count, host_memory_budget)
 
 
 def now() -> int:

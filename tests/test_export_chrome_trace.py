@@ -236,3 +236,81 @@ def test_streams_that_never_ran_a_task_get_no_row():
     rows = [e["args"]["name"] for e in to_chrome_trace(sandbox.trace())["traceEvents"]
             if e["ph"] == "M" and e["name"] == "thread_name" and e["args"]["name"].startswith("Stream")]
     assert rows == ["Stream 1"]
+
+
+# -- every export is strict JSON and follows the rules ------------------------------------
+
+def _two_host_funcs_at_one_instant():
+    """Two streams wait on one event, then each runs a host function: the device's runtime
+    thread runs both at the instant the event completes."""
+    sandbox.configure("ascend910b", device_count=1)
+    acl.init()
+    acl.rt.set_device(0)
+    s0, _ = acl.rt.create_stream()
+    s1, _ = acl.rt.create_stream()
+    s2, _ = acl.rt.create_stream()
+    ev, _ = acl.rt.create_event()
+    buf, _ = acl.rt.malloc(64, 0)
+
+    @sandbox.kernel(ns=100_000)
+    def busy(x: "uint8*"):
+        x[:1] = 1
+
+    busy[1, s0](buf)
+    acl.rt.record_event(ev, s0)
+    acl.rt.stream_wait_event(s1, ev)
+    acl.rt.stream_wait_event(s2, ev)
+
+    def first(data):
+        pass
+
+    def second(data):
+        pass
+
+    assert acl.rt.launch_host_func(s1, first, None) == 0
+    assert acl.rt.launch_host_func(s2, second, None) == 0
+    assert acl.rt.synchronize_device() == 0
+    return sandbox.trace()
+
+
+def test_simultaneous_host_functions_get_lane_rows_not_overlapping_slices():
+    log = _two_host_funcs_at_one_instant()
+    doc = json.loads(trace_json(log))
+    assert validate_chrome_trace(doc) == []
+    runs = [e for e in doc["traceEvents"] if e["ph"] == "X" and e["cat"] == "callback"
+            and e["name"] in ("first", "second")]
+    assert len(runs) == 2 and runs[0]["ts"] == runs[1]["ts"]     # the times stay the simulated ones
+    assert runs[0]["tid"] != runs[1]["tid"]
+    names = meta(doc, "thread_name")
+    labels = sorted(names[(r["pid"], r["tid"])]["name"] for r in runs)
+    assert labels[0].endswith("callbacks #1") and labels[1].endswith("callbacks #2")
+    tasks = {e["args"]["Task Id"]: e for e in doc["traceEvents"]
+             if e["ph"] == "X" and e.get("args", {}).get("Task Type") == "HOST_FUNC"}
+    for r in runs:                                               # each lines up with its stream task
+        assert tasks[r["args"]["task"]]["ts"] == r["ts"]
+
+
+def test_export_is_strict_json_even_with_nan_and_odd_arguments(tmp_path):
+    import numpy as np
+    sandbox.configure("ascend910b", device_count=1)
+    acl.init()
+    acl.rt.set_device(0)
+    s, _ = acl.rt.create_stream()
+    assert acl.rt.synchronize_stream_with_timeout(s, float("nan")) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.synchronize_stream_with_timeout(s, float("-inf")) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.synchronize_stream_with_timeout(s, np.int64(5)) == 0
+    acl.rt.malloc(2 ** 70, 0)
+    acl.rt.set_device(object())
+    acl.rt.destroy_stream([s, [s, [s, [s, [s]]]]])
+    doc = to_chrome_trace(sandbox.trace())
+    json.dumps(doc, allow_nan=False)                 # raises on NaN / Infinity / non-JSON values
+    text = trace_json(sandbox.trace())
+    strict = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
+    assert validate_chrome_trace(strict) == []
+    args = [e["args"] for e in strict["traceEvents"] if e.get("cat") == "api"
+            and e["name"] == "aclrtSynchronizeStreamWithTimeout"]
+    assert [a["timeout"] for a in args] == ["nan", "-inf", 5]
+    size = next(e["args"]["size"] for e in strict["traceEvents"] if e.get("name") == "aclrtMalloc")
+    assert size == str(2 ** 70)                      # beyond 2**53: a string, not a rounded number
+    assert next(e["args"]["device_id"] for e in strict["traceEvents"]
+                if e.get("name") == "aclrtSetDevice" and e["args"]["ret"]) == "object"

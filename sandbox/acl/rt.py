@@ -7,8 +7,8 @@ stream.  Each call's C name is the one the trace and the error messages use.
 from __future__ import annotations
 
 from ..core import devices, events, memops, peer, streams
-from ..core.errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, fail
-from ..core.gate import as_int, as_size, call
+from ..core.errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, describe, fail
+from ..core.gate import as_int, as_ptr, as_size, call
 
 
 def _handle(value, what: str) -> int:
@@ -215,12 +215,12 @@ def malloc_host(size):
 
 
 def free(dev_ptr) -> int:
-    return call("aclrtFree", lambda m, th: memops.free(m, th, as_int(dev_ptr or 0, "dev_ptr")),
+    return call("aclrtFree", lambda m, th: memops.free(m, th, as_ptr(dev_ptr, "dev_ptr")),
                 cost="free", args=("dev_ptr", dev_ptr))
 
 
 def free_host(host_ptr) -> int:
-    return call("aclrtFreeHost", lambda m, th: memops.free_host(m, th, as_int(host_ptr or 0, "host_ptr")),
+    return call("aclrtFreeHost", lambda m, th: memops.free_host(m, th, as_ptr(host_ptr, "host_ptr")),
                 cost="free_host", args=("host_ptr", host_ptr))
 
 
@@ -228,7 +228,7 @@ def _copy_args(dst, dest_max, src, count, kind):
     if type(dst) is type(dest_max) is type(src) is type(count) is type(kind) is int and dest_max >= 0 \
             and count >= 0:
         return dst, dest_max, src, count, kind             # the common case: plain ints, sizes >= 0
-    return (as_int(dst or 0, "dst"), as_size(dest_max, "dest_max"), as_int(src or 0, "src"),
+    return (as_ptr(dst, "dst"), as_size(dest_max, "dest_max"), as_ptr(src, "src"),
             as_size(count, "count"), as_int(kind, "kind"))
 
 
@@ -245,7 +245,7 @@ def memcpy_async(dst, dest_max, src, count, kind, stream) -> int:
 
 
 def _memset_args(dev_ptr, max_count, value, count):
-    return (as_int(dev_ptr or 0, "dev_ptr"), as_size(max_count, "max_count"), as_int(value, "value"),
+    return (as_ptr(dev_ptr, "dev_ptr"), as_size(max_count, "max_count"), as_int(value, "value"),
             as_size(count, "count"))
 
 
@@ -268,8 +268,8 @@ def get_mem_info(attr):
 
 # -- last error -----------------------------------------------------------------------------------------
 def _check_level(level) -> None:
-    if level != 0:
-        fail(ACL_ERROR_INVALID_PARAM, f"level must be ACL_RT_THREAD_LEVEL (0), got {level!r}")
+    if as_int(level, "level") != 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"level must be ACL_RT_THREAD_LEVEL (0), got {describe(level)}")
 
 
 def get_last_error(level=0) -> int:
@@ -334,6 +334,12 @@ def get_devices_topo(device_id, other_device_id):
 
 
 # -- host callbacks (see core/callbacks.py for the rules and codes) --------------------------------------
+def _fn_label(fn) -> str:
+    """What the trace shows for a callback argument: its name, or what it is (never a repr)."""
+    name = getattr(fn, "__name__", None)
+    return name if type(name) is str else describe(fn)
+
+
 def _callbacks():
     from ..core import callbacks
     return callbacks
@@ -358,7 +364,7 @@ def launch_callback(fn, user_data, block_type, stream) -> int:
                 lambda m, th: _callbacks().launch_callback(m, th, fn, user_data, as_int(block_type, "block_type"),
                                                            _handle(stream, "stream")),
                 cost="default",
-                args=("fn", getattr(fn, "__name__", repr(fn)), "block_type", block_type, "stream", stream))
+                args=("fn", _fn_label(fn), "block_type", block_type, "stream", stream))
 
 
 def process_report(timeout) -> int:
@@ -371,7 +377,7 @@ def launch_host_func(stream, fn, args) -> int:
     """Queue fn(args) on the stream, run by the runtime's own thread; later tasks wait for it."""
     return call("aclrtLaunchHostFunc",
                 lambda m, th: _callbacks().launch_host_func(m, th, _handle(stream, "stream"), fn, args),
-                cost="default", args=("stream", stream, "fn", getattr(fn, "__name__", repr(fn))))
+                cost="default", args=("stream", stream, "fn", _fn_label(fn)))
 
 
 # -- stream-ordered memory pools (aclrtMemPool*, RT-API 11-10; see core/pools.py) ----------------------
@@ -385,7 +391,7 @@ def mem_pool_create(pool_props):
     {"allocType": ACL_MEM_ALLOCATION_TYPE_PINNED, "handleType": ACL_MEM_HANDLE_TYPE_NONE,
     "location": {"id": 0, "type": ACL_MEM_LOCATION_TYPE_DEVICE}, "maxSize": bytes}."""
     return call("aclrtMemPoolCreate", lambda m, th: _pools().create(m, th, pool_props),
-                cost="malloc", defaults=(0,), args=("pool_props", repr(pool_props)))
+                cost="malloc", defaults=(0,), args=("pool_props", describe(pool_props, limit=200)))
 
 
 def mem_pool_destroy(mem_pool) -> int:
@@ -420,7 +426,7 @@ def mem_pool_malloc_async(size, mem_pool, stream):
 def mem_pool_free_async(ptr, stream) -> int:
     """Give a pool block back to its pool when the work queued on ``stream`` before it is done."""
     return call("aclrtMemPoolFreeAsync",
-                lambda m, th: _pools().free_async(m, th, as_int(ptr or 0, "ptr"), _handle(stream, "stream")),
+                lambda m, th: _pools().free_async(m, th, as_ptr(ptr, "ptr"), _handle(stream, "stream")),
                 cost="memset_async", args=("ptr", ptr, "stream", stream))
 
 

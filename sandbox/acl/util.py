@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..core import hazards
-from ..core.errors import ACL_ERROR_INVALID_PARAM, AclError, fail
+from ..core.errors import ACL_ERROR_INVALID_PARAM, AclError, describe, fail
 from ..core.gate import as_int, as_size, local
 
 _TYPENUMS = {np.dtype(t).num: np.dtype(t) for t in
@@ -69,9 +69,9 @@ def _dtype(dtype) -> np.dtype:
     try:
         dt = np.dtype(dtype)
     except (TypeError, ValueError):
-        fail(ACL_ERROR_INVALID_PARAM, f"{dtype!r} is not a numpy dtype")
+        fail(ACL_ERROR_INVALID_PARAM, f"{describe(dtype)} is not a numpy dtype")
     if dt.itemsize == 0 or dt.hasobject:
-        fail(ACL_ERROR_INVALID_PARAM, f"{dtype!r} is not a dtype of fixed-size numbers")
+        fail(ACL_ERROR_INVALID_PARAM, f"{describe(dtype)} is not a dtype of fixed-size numbers")
     return dt
 
 
@@ -88,7 +88,13 @@ def ptr_to_numpy(ptr, shape, dtype):
         dims = tuple(as_size(d, "shape") for d in dims)
         count = math.prod(dims)
         buf, offset = _host_span(m, as_int(ptr, "ptr"), count * dt.itemsize, "ptr_to_numpy")
+        try:        # numpy's own shape rules (how many dimensions, sizes within intp), before any work
+            empty = np.empty(0, dt).reshape(dims if count == 0 else (0,) * len(dims))
+        except (ValueError, TypeError) as exc:
+            fail(ACL_ERROR_INVALID_PARAM, f"ptr_to_numpy: numpy cannot make an array of shape {dims}: {exc}")
         hazards.host_access(m, th, buf, offset, count * dt.itemsize, False, "acl.util.ptr_to_numpy")
+        if count == 0:
+            return empty               # no elements: nothing of the buffer needs host memory
         return buf.dense_view(offset, count * dt.itemsize).view(dt).reshape(dims)
     return _guarded(body, None)
 
@@ -133,9 +139,11 @@ def start_thread(func, args_list):
 def stop_thread(thread_id) -> int:
     """Wait for a thread from start_thread to finish (its function must return); 0 or 100000."""
     def body(m, th):
-        thread = (m.util_threads or {}).pop(thread_id, None) if isinstance(thread_id, int) else None
+        ident = thread_id if type(thread_id) is int else as_int(thread_id, "stop_thread: thread_id")
+        thread = (m.util_threads or {}).pop(ident, None)
         if thread is None:
-            fail(ACL_ERROR_INVALID_PARAM, f"stop_thread: {thread_id!r} is not a thread started by acl.util.start_thread")
+            fail(ACL_ERROR_INVALID_PARAM,
+                 f"stop_thread: {describe(thread_id)} is not a thread started by acl.util.start_thread")
         return thread
     thread = _guarded(body, None)
     if thread is None:

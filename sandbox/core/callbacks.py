@@ -48,16 +48,18 @@ Choices where the docs are silent (documented, tested):
 """
 from __future__ import annotations
 
+import numbers
 import threading
 from collections import deque
 
 from . import constants as C
 from . import hazards
 from . import trace as T
+from . import usercode
 from .engines import Engine
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_REPORT_TIMEOUT,
                      ACL_ERROR_RT_STREAM_NO_CB_REG, ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_THREAD_SUBSCRIBE,
-                     AclError, code_name, fail)
+                     AclError, code_name, describe, fail)
 
 
 class Job:
@@ -115,8 +117,6 @@ class CallbackState:
         self.jobs: dict[int, Job] = {}              # task id -> job, until it completes
         self.engines: dict[int, CallbackEngine] = {}
         self.runtime_threads: dict[tuple[int, int], int] = {}   # (pid, device) -> trace tid
-        self.busy: str = ""                         # "callback"/"host_func" while user code runs
-        self.busy_tid = 0
 
     def engine(self, device: int) -> CallbackEngine:
         eng = self.engines.get(device)
@@ -165,14 +165,9 @@ class CallbackState:
 
     def _call(self, job: Job, tid: int, kind: str) -> str:
         """Run the user's function; what it raises becomes text, never a crash of the sandbox."""
-        self.busy, self.busy_tid = kind, tid
         try:
-            job.fn(job.data)
-            return ""
-        except Exception as exc:  # the learner's callback is user code
-            return f"{type(exc).__name__}: {exc}"
+            return usercode.run(self.m, kind, tid, job.fn, job.data)
         finally:
-            self.busy, self.busy_tid = "", 0
             job.ran = True
 
 
@@ -190,8 +185,10 @@ def _name(fn) -> str:
 # -- thread ids -------------------------------------------------------------------------------------
 def resolve_thread(m, thread_id, *, allow_finished: bool = False):
     """The sandbox thread a pyACL thread id names (a threading.Thread.ident)."""
-    if isinstance(thread_id, bool) or not isinstance(thread_id, int):
-        fail(ACL_ERROR_INVALID_PARAM, f"thread_id must be an int (a threading.Thread ident), got {thread_id!r}")
+    if isinstance(thread_id, bool) or not isinstance(thread_id, numbers.Integral):
+        fail(ACL_ERROR_INVALID_PARAM,
+             f"thread_id must be an int (a threading.Thread ident), got {describe(thread_id)}")
+    thread_id = int(thread_id)                  # a numpy integer scalar is an int
     for thread in threading.enumerate():
         if thread.ident == thread_id:
             entry = getattr(thread, "_sandbox_thread", None)
@@ -263,7 +260,7 @@ def unsubscribe(m, th, thread_id, handle) -> None:
 
 def launch_callback(m, th, fn, user_data, block_type, handle) -> None:
     if not callable(fn):
-        fail(ACL_ERROR_INVALID_PARAM, f"fn must be callable, got {type(fn).__name__}")
+        fail(ACL_ERROR_INVALID_PARAM, f"fn must be callable, got {describe(fn)}")
     if block_type not in (C.ACL_CALLBACK_NO_BLOCK, C.ACL_CALLBACK_BLOCK):
         fail(ACL_ERROR_INVALID_PARAM,
              f"block_type must be ACL_CALLBACK_NO_BLOCK (0) or ACL_CALLBACK_BLOCK (1), got {block_type!r}")
@@ -280,7 +277,7 @@ def launch_callback(m, th, fn, user_data, block_type, handle) -> None:
 
 def launch_host_func(m, th, handle, fn, args) -> None:
     if not callable(fn):
-        fail(ACL_ERROR_INVALID_PARAM, f"fn must be callable, got {type(fn).__name__}")
+        fail(ACL_ERROR_INVALID_PARAM, f"fn must be callable, got {describe(fn)}")
     stream = m.stream(th, handle, api="aclrtLaunchHostFunc")
     st = state(m)
     if stream.handle in st.subs:
@@ -341,8 +338,7 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
 
 def in_host_func(m) -> bool:
     """Is a host function (aclrtLaunchHostFunc) running right now, inside the device simulation?"""
-    st = m.callback_state
-    return st is not None and st.busy == "host_func"
+    return m.user_code == "host_func"
 
 
 # -- runtime calls from inside a callback ---------------------------------------------------------------
@@ -351,15 +347,16 @@ def refuse_nested(m, c_name: str, defaults: tuple):
 
     Called by the API gate before anything else (under the machine lock).
     """
-    st = m.callback_state
-    if st is None or not st.busy:
+    kind = m.user_code
+    if not kind:
         return None
-    where = "a host function (aclrtLaunchHostFunc)" if st.busy == "host_func" else "a callback"
-    message = (f"{c_name} was called from inside {where}: callbacks must not call runtime APIs (allocation, "
+    where = {"host_func": "a host function (aclrtLaunchHostFunc)", "kernel": "a kernel body"}.get(kind, "a callback")
+    whose = "kernel bodies run on the device and" if kind == "kernel" else "callbacks"
+    message = (f"{c_name} was called from inside {where}: {whose} must not call runtime APIs (allocation, "
                "release, synchronization, task submission ...); do that work on a thread of your own")
     err = AclError(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, message)
-    th = m.threads.get(threading.get_ident()) if st.busy == "callback" else None
-    tid = th.tid if th is not None else st.busy_tid
+    th = m.threads.get(threading.get_ident()) if kind == "callback" else None
+    tid = th.tid if th is not None else m.user_code_tid
     t = th.clock if th is not None else m.sim.now
     m.log.append(T.ErrorRaised(t, tid, c_name, err.code, code_name(err.code), message))
     if th is not None:

@@ -31,11 +31,21 @@ def init(m: Machine, th: HostThread) -> None:
 
 def finalize(m: Machine, th: HostThread) -> None:
     proc = th.process
-    if not proc.initialized:
-        fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize was already called (or aclInit never was)")
+    charged: set[int] = set()
+    while True:          # every wait (and refusal) before the first release: a failed finalize changes nothing
+        if not proc.initialized:
+            fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize was already called (or aclInit never was)")
+        waited = False
+        for device in sorted(proc.default_contexts):
+            waited |= _wait_idle(m, th, proc.default_contexts[device], f"resetting device {device}")
+            if device not in charged:       # each device's reset cost once, right after its wait
+                charged.add(device)
+                th.clock += m.profile.host_costs.reset_device
+        if not waited:   # no other thread ran since the checks: they still hold
+            break
     leaks.at_exit(m, th, proc, "aclFinalize")      # before the releases below hide what was left
     for device in sorted(proc.default_contexts):
-        _release_device(m, th, proc, device)
+        _release_device(m, th, proc, device, charge=device not in charged)
     for ctx in sorted(list(proc.contexts.values()), key=lambda c: c.handle):
         _release_context(m, th, ctx)
     proc.initialized = False
@@ -77,24 +87,38 @@ def _open_device(m: Machine, th: HostThread, device_id: int) -> None:
 def reset_device(m: Machine, th: HostThread, device_id: int, force: bool) -> None:
     m.device(device_id)
     proc = th.process
-    refs = proc.device_refs.get(device_id, 0)
-    if refs <= 0:
-        fail(ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
-             f"device {device_id} has not been set in this process or has already been reset")
-    if force or refs == 1:
-        _release_device(m, th, proc, device_id)
-    else:
-        proc.device_refs[device_id] = refs - 1
+    while True:          # the checks, then the wait, then (checks still holding) the release
+        refs = proc.device_refs.get(device_id, 0)
+        if refs <= 0:
+            fail(ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
+                 f"device {device_id} has not been set in this process or has already been reset")
+        if not force and refs > 1:
+            proc.device_refs[device_id] = refs - 1
+            return
+        if not _wait_idle(m, th, proc.default_contexts[device_id], f"resetting device {device_id}"):
+            break        # a wait that fails (it can never end, a timeout) has released nothing
+    _release_device(m, th, proc, device_id)
 
 
-def _release_device(m: Machine, th: HostThread, proc: Process, device_id: int) -> None:
-    """Wait for the default context's work, then free it with its streams and events."""
+def _wait_idle(m: Machine, th: HostThread, ctx: Context, what: str) -> bool:
+    """Wait until every stream of ``ctx`` is idle; True if the thread had to park.
+
+    A release waits *before* it changes anything, so that a wait that fails leaves the
+    process as it was.  While the thread is parked other threads run and may change what
+    the caller checked: after a park the caller checks again.
+    """
+    streams = [ctx.default_stream, *ctx.streams.values()]
+    parks = not all(s.idle for s in streams)
+    m.block_until(th, lambda: all(s.idle for s in streams), what, learns=streams)
+    return parks
+
+
+def _release_device(m: Machine, th: HostThread, proc: Process, device_id: int, charge: bool = True) -> None:
+    """Free the default context (idle by now: the callers waited) with its streams and events."""
     ctx = proc.default_contexts.pop(device_id)
     proc.device_refs.pop(device_id, None)
-    streams = [ctx.default_stream, *ctx.streams.values()]
-    m.block_until(th, lambda: all(s.idle for s in streams),
-                  f"resetting device {device_id}", learns=streams)
-    th.clock += m.profile.host_costs.reset_device
+    if charge:
+        th.clock += m.profile.host_costs.reset_device
     _release_context(m, th, ctx)
     for other in m.threads.values():
         if other.process is proc and other.context is ctx:
@@ -188,12 +212,13 @@ def _context(m: Machine, handle) -> Context:
 
 
 def destroy_context(m: Machine, th: HostThread, handle) -> None:
-    ctx = _context(m, handle)
-    if ctx.is_default:
-        fail(ACL_ERROR_INVALID_PARAM,
-             "a device's default context cannot be destroyed; it goes with aclrtResetDevice")
-    streams = [ctx.default_stream, *ctx.streams.values()]
-    m.block_until(th, lambda: all(s.idle for s in streams), "destroying a context", learns=streams)
+    while True:          # checked again after a wait: another thread may have destroyed it meanwhile
+        ctx = _context(m, handle)
+        if ctx.is_default:
+            fail(ACL_ERROR_INVALID_PARAM,
+                 "a device's default context cannot be destroyed; it goes with aclrtResetDevice")
+        if not _wait_idle(m, th, ctx, "destroying a context"):
+            break
     _release_context(m, th, ctx)
     for other in m.threads.values():
         if other.context is ctx:

@@ -170,3 +170,84 @@ class RunAborted(BaseException):
 def fail(code: int, message: str):
     """Raise the runtime's error ``code`` with a message for get_recent_err_msg()."""
     raise AclError(code, message)
+
+
+# -- naming a caller's value in a message -------------------------------------------------------
+_SHOWN = 60                  # longest text shown of a string or a small container
+_PLAIN = (type(None), bool, int, float, complex, str)
+
+
+def _plain(value, depth: int = 0) -> bool:
+    """Data whose repr is the same in every run (no address, no hash-seed order): exact
+    scalars, and lists, tuples and dicts of them (sets are not: their order follows hashes)."""
+    t = type(value)
+    if t is int:
+        return -10 ** 30 < value < 10 ** 30
+    if t in _PLAIN:
+        return True
+    if depth < 3 and t in (list, tuple):
+        return len(value) <= 16 and all(_plain(v, depth + 1) for v in value)
+    if depth < 3 and t is dict:
+        return len(value) <= 16 and all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _a(word: str) -> str:
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
+def describe(value, limit: int = _SHOWN) -> str:
+    """How a message names a value the caller passed: ints, floats, strings, None and bools as
+    Python writes them, anything else by its kind ("function on_done", "a list [1, 2]", "an
+    ndarray of shape (3,) and dtype int64", "a Foo object") -- never by a repr, which may hold a
+    memory address and so differ from run to run.  ``limit``: the longest string or container
+    text shown whole.  Never raises."""
+    t = type(value)
+    if t is int:
+        return repr(value) if -10 ** 30 < value < 10 ** 30 else f"an int of {value.bit_length()} bits"
+    if t is str:
+        return repr(value) if len(value) <= limit else f"{value[:limit]!r}... ({len(value)} characters)"
+    if t in _PLAIN:
+        return repr(value)
+    try:
+        return _describe_object(value, t, limit)
+    except Exception:        # noqa: BLE001 - a hostile __len__ or attribute: fall back to the type's name
+        return _a(f"{t.__name__} object")
+
+
+def _describe_object(value, t, limit: int) -> str:
+    import types
+    np = __import__("sys").modules.get("numpy")      # no numpy loaded: no numpy value to name
+    if np is not None and isinstance(value, np.ndarray):
+        name = "an ndarray" if t is np.ndarray else _a(t.__name__)
+        return f"{name} of shape {value.shape} and dtype {value.dtype}"
+    if np is not None and isinstance(value, np.generic):
+        return f"numpy.{t.__name__} {describe(value.item()) if isinstance(value, (str, bytes)) else value}"
+    if t in (list, tuple, dict, set, frozenset):
+        n = len(value)
+        if t not in (set, frozenset) and _plain(value) and len(text := repr(value)) <= limit:
+            return f"{_a(t.__name__)} {text}"
+        return f"{_a(t.__name__)} of {n} item{'' if n == 1 else 's'}"
+    if t in (bytes, bytearray, memoryview):
+        return f"{_a(t.__name__)} object of {value.nbytes if t is memoryview else len(value)} bytes"
+    if isinstance(value, types.FunctionType):
+        return f"function {value.__name__}"
+    if isinstance(value, types.MethodType):
+        return f"method {getattr(value.__func__, '__qualname__', '?')}"
+    if isinstance(value, types.BuiltinFunctionType):
+        owner = getattr(value, "__self__", None)
+        if owner is None or isinstance(owner, types.ModuleType):
+            return f"built-in function {value.__name__}"
+        return f"built-in method {value.__name__} of {_a(type(owner).__name__)}"
+    if isinstance(value, type):
+        return f"class {value.__qualname__}"
+    if isinstance(value, types.ModuleType):
+        return f"module {value.__name__}"
+    if isinstance(value, bool):
+        return repr(bool(value))
+    if isinstance(value, (int, float, str)):             # a subclass: an IntEnum, a str subclass ...
+        base = next(b for b in (int, float, str) if isinstance(value, b))
+        return f"{_a(t.__name__)} {describe(base(value))}"
+    if t is object:
+        return "an object"
+    return _a(f"{t.__qualname__} object")

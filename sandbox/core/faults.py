@@ -24,9 +24,11 @@ Every fault is in the trace (FaultInjected), and so is every hit (FaultTriggered
 """
 from __future__ import annotations
 
+import numbers
+
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_TRAP_EXCEPTION, ACL_ERROR_RT_LINK_ERROR,
-                     ACL_ERROR_RT_SYS_DMA, CODE_NAMES, fail)
+                     ACL_ERROR_RT_SYS_DMA, CODE_NAMES, describe, fail)
 
 KINDS = {
     "kernel_trap": (ACL_ERROR_RT_AICORE_TRAP_EXCEPTION, 1),
@@ -105,15 +107,15 @@ def state(m) -> FaultState:
 def _opt_int(value, what: str):
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        fail(ACL_ERROR_INVALID_PARAM, f"{what} must be an int >= 0 or None, got {value!r}")
-    return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} must be an int >= 0 or None, got {describe(value)}")
+    return int(value)
 
 
 def inject(m, th, kind, device=None, stream=None, after=0, count=_UNSET, peer=None, code=None) -> int:
     """Arm a fault; returns its number (see the module docstring)."""
-    if kind not in KINDS:
-        fail(ACL_ERROR_INVALID_PARAM, f"fault kind must be one of {', '.join(sorted(KINDS))}, got {kind!r}")
+    if type(kind) is not str or kind not in KINDS:
+        fail(ACL_ERROR_INVALID_PARAM, f"fault kind must be one of {', '.join(sorted(KINDS))}, got {describe(kind)}")
     default_code, default_count = KINDS[kind]
     device, peer, stream = _opt_int(device, "device"), _opt_int(peer, "peer"), _opt_int(stream, "stream")
     skip = _opt_int(after, "after") or 0
@@ -128,11 +130,11 @@ def inject(m, th, kind, device=None, stream=None, after=0, count=_UNSET, peer=No
     if code is None:
         code = default_code
     elif isinstance(code, bool) or not isinstance(code, int) or code not in CODE_NAMES or code < 500000:
-        fail(ACL_ERROR_INVALID_PARAM, f"code must be a known device-side error code (5xxxxx), got {code!r}")
+        fail(ACL_ERROR_INVALID_PARAM, f"code must be a known device-side error code (5xxxxx), got {describe(code)}")
     if stream is not None:
         s = m.streams.get(stream)
         if s is None:
-            fail(ACL_ERROR_INVALID_PARAM, f"{stream!r} is not a live stream handle")
+            fail(ACL_ERROR_INVALID_PARAM, f"{describe(stream)} is not a live stream handle")
         if device is not None and kind != "link_down" and s.device != device:
             fail(ACL_ERROR_INVALID_PARAM, f"stream {s.stream_id} runs on device {s.device}, not {device}")
     st = state(m)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numbers
 
-from .callbacks import in_host_func, refuse_nested
-from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, AclError, RunAborted, fail
+from .callbacks import refuse_nested
+from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, AclError, RunAborted, describe, fail
 from .machine import current
 from .trace import API_CALL, ErrorRaised
 
@@ -28,7 +28,7 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
     if m.aborted:
         raise RunAborted(m.aborted)
     with m.lock:
-        if m.callback_state is not None and m.callback_state.busy:   # called from inside a callback
+        if m.user_code:                  # called from inside a kernel body, callback or host function
             return refuse_nested(m, c_name, defaults)
         th = m.current_thread()
         m.scheduler.wait_turn(th)
@@ -71,7 +71,7 @@ def local(body):
         raise RunAborted(m.aborted)
     with m.lock:
         th = m.current_thread()
-        if not in_host_func(m):          # a host function runs inside the simulation: no turn to wait for
+        if not m.user_code:              # user code runs inside the simulation: no turn to wait for
             m.scheduler.wait_turn(th)
         return body(m, th)
 
@@ -82,8 +82,13 @@ def as_int(value, what: str) -> int:
     if type(value) is int:
         return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        fail(ACL_ERROR_INVALID_PARAM, f"{what} must be an int, got {type(value).__name__} {value!r}")
-    return int(value)
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} must be an int, got {describe(value)}")
+    return int(value)        # a numpy integer scalar is an int
+
+
+def as_ptr(value, what: str) -> int:
+    """A pointer argument: an int, with None accepted as the null pointer (0)."""
+    return 0 if value is None else as_int(value, what)
 
 
 def as_size(value, what: str, *, positive: bool = False) -> int:

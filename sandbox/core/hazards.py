@@ -192,8 +192,7 @@ def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> 
     A host function runs when the work before it on its stream has finished, on the runtime's
     own thread, not on ``th``: its reads are not checked against ``th``'s knowledge.
     """
-    st = m.callback_state
-    if st is not None and st.busy == "host_func":
+    if m.user_code == "host_func":
         return
     c = checker(m)
     old = c.accesses.get(buf)

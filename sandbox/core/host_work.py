@@ -7,27 +7,37 @@ after it.  Inside a callback served by ``aclrtProcessReport`` it lengthens the c
 so how long a BLOCK callback holds its stream).  A host function (aclrtLaunchHostFunc) runs
 inside the device simulation on the runtime's thread, where it is not modelled: there the
 call is refused with a message.
+
+``ns`` is an int from 0 to ``MAX_HOST_WORK_NS`` (one hour of virtual time), else the call
+returns 100000 ACL_ERROR_INVALID_PARAM and the clock does not move: like a kernel's
+duration (core/kernels.py, max_kernel_ns), a longer piece of host work is a slip in the
+figures, and would push the virtual clock to integers no timeline can draw.
 """
 from __future__ import annotations
 
-from .errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, AclError, fail
+from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, AclError, describe, fail
 from .gate import as_size, call
 from .machine import current
+
+MAX_HOST_WORK_NS = 3600 * 10 ** 9       # one hour of virtual time per call
 
 
 def host_work(ns, what: str = "host work") -> int:
     """Spend ``ns`` of the calling thread's virtual time on host work; returns 0 or an error code."""
     m = current()
-    st = m.callback_state
-    if st is not None and st.busy:            # user code the runtime is running: no call of its own
+    if m.user_code:                           # user code the runtime is running: no call of its own
         with m.lock:
-            return _inside_callback(m, m.current_thread(), st.busy, ns)
-    return call(f"host work: {what}", lambda m, th: _spend(th, ns), cost=0, needs_init=False,
-                args=("ns", ns))
+            return _inside_callback(m, m.current_thread(), m.user_code, ns)
+    return call(f"host work: {what if type(what) is str else describe(what)}", lambda m, th: _spend(th, ns),
+                cost=0, needs_init=False, args=("ns", ns))
 
 
 def _spend(th, ns) -> None:
-    th.clock += as_size(ns, "ns")
+    ns = as_size(ns, "ns")
+    if ns > MAX_HOST_WORK_NS:
+        fail(ACL_ERROR_INVALID_PARAM, f"ns={describe(ns)} is more than the {MAX_HOST_WORK_NS} ns (one hour of "
+             "virtual time) one piece of host work may take")
+    th.clock += ns
 
 
 def _inside_callback(m, th, busy: str, ns) -> int:
@@ -36,6 +46,10 @@ def _inside_callback(m, th, busy: str, ns) -> int:
             fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                  "sandbox.host_work inside a host function (aclrtLaunchHostFunc) is not modelled; use "
                  "aclrtLaunchCallback with a thread that calls aclrtProcessReport")
+        if busy == "kernel":
+            fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                 "sandbox.host_work inside a kernel body: a kernel's time is declared with "
+                 "@sandbox.kernel(ns=..., bytes=..., flops=...)")
         _spend(th, ns)
         return 0
     except AclError as exc:

@@ -11,6 +11,15 @@ its share of ``bytes`` at one core's share of the device bandwidth.  ``ns`` inst
 the time.  Left undeclared, ``bytes`` is the size of everything the pointer views cover.
 A fault in the body (an exception, a bad pointer) fails the task with 507015
 ACL_ERROR_RT_AICORE_EXCEPTION, reported at the next synchronize, as on real hardware.
+If the host memory budget cannot hold the pointer arguments' bytes, the task fails with
+207001 ACL_ERROR_RT_MEMORY_ALLOCATION instead (core/memory.py).
+
+Checked figures and configurations: ``ns``, ``bytes`` and ``flops`` are numbers >= 0 (not
+bools, not strings) or functions of the launch arguments returning one; a figure that is not
+(a constant or a computed one alike) fails the launch with 100000 ACL_ERROR_INVALID_PARAM, so
+a program sees the code as for any other bad argument.  A launch whose time would exceed
+``MAX_KERNEL_NS`` fails the same way (see ``max_kernel_ns``).  ``k[block_dim]`` and ``k[block_dim, stream]`` are the only
+launch forms; any other configuration fails the launch with 100000.
 
 For the hazard checks (core/hazards.py) a launch reads and writes every pointer view, unless
 the kernel declares ``writes=("out",)`` (and optionally ``reads=...``): then only the named
@@ -24,12 +33,29 @@ import numbers
 
 import numpy as np
 
-from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, fail
+from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, AclError, describe, fail
+from . import usercode
 from .gate import as_int, call
 from .machine import Machine
+from .memory import check_dense
 from .objects import HostThread
 
 MAX_BLOCK_DIM = 65535
+MAX_KERNEL_NS = 3600 * 10 ** 9          # one hour of virtual time per launch: see max_kernel_ns()
+
+
+def max_kernel_ns() -> int:
+    """The longest a single kernel launch may take: one hour of virtual time (MAX_KERNEL_NS).
+
+    Real kernels take microseconds to seconds; a launch declared to take an hour or more is a
+    slip in the figures (ns for us, the flops of a whole training run, 1e300 typed for a big
+    number).  Left unbounded, such a launch pushes the virtual clock to integers with hundreds
+    of digits, which every later duration, event time and timeline axis then carries (floats
+    overflow, Chrome trace microseconds lose all precision).  An hour is far above anything a
+    teaching program needs and still an ordinary int, so the bound refuses only mistakes.
+    """
+    return MAX_KERNEL_NS
+
 
 
 class Pointer:
@@ -87,7 +113,7 @@ class Kernel:
     def __init__(self, fn, name=None, ns=None, bytes=None, flops=None, reads=None, writes=None):
         self.fn = fn
         self.name = name or fn.__name__
-        self.ns, self.bytes, self.flops = ns, bytes, flops
+        self.ns, self.bytes, self.flops = ns, bytes, flops        # checked at each launch (_figure)
         params = list(inspect.signature(fn).parameters.values())
         self.param_names = [p.name for p in params]
         namespace = {**getattr(fn, "__globals__", {}), "ptr": ptr, "Pointer": Pointer}
@@ -108,12 +134,15 @@ class Kernel:
         return f"<kernel {self.name}({', '.join(self.param_names)})>"
 
     def __getitem__(self, config):
-        """``k[block_dim]`` (default stream) or ``k[block_dim, stream]``."""
-        if isinstance(config, tuple):
-            block_dim, stream = (config + (0,))[:2]
-        else:
-            block_dim, stream = config, 0
-        return Launch(self, block_dim, stream)
+        """``k[block_dim]`` (default stream) or ``k[block_dim, stream]``; another form (``k[()]``,
+        ``k[1, s, 5]``) gives a launch that fails with ACL_ERROR_INVALID_PARAM."""
+        if not isinstance(config, tuple):
+            return Launch(self, config, 0)
+        if len(config) in (1, 2):
+            return Launch(self, *(config + (0,))[:2])
+        shown = ", ".join(describe(c) for c in config) if config else "()"
+        return Launch(self, None, 0, error=f"kernel {self.name}: a launch is {self.name}[block_dim] or "
+                                           f"{self.name}[block_dim, stream], got {self.name}[{shown}]")
 
     def __call__(self, *args):
         raise TypeError(f"launch a kernel with a configuration: {self.name}[block_dim, stream](...)")
@@ -124,36 +153,56 @@ class Kernel:
         if spec is None:
             return 0.0
         try:
-            value = float(spec(*args) if callable(spec) else spec)
+            raw = spec(*args) if callable(spec) else spec
         except Exception as exc:
             fail(ACL_ERROR_INVALID_PARAM, f"kernel {self.name}: its {what} figure could not be computed: "
                  f"{type(exc).__name__}: {exc}")
+        if isinstance(raw, bool) or not isinstance(raw, numbers.Real):
+            fail(ACL_ERROR_INVALID_PARAM, f"kernel {self.name}: its {what} figure must be a number, "
+                 f"got {describe(raw)}")
+        try:
+            value = float(raw)
+        except (OverflowError, ValueError, TypeError):
+            value = math.inf
         if not math.isfinite(value) or value < 0:
             fail(ACL_ERROR_INVALID_PARAM, f"kernel {self.name}: its {what} figure must be a finite number >= 0, "
-                 f"got {value}")
+                 f"got {describe(raw)}")
         return value
+
+    def _too_long(self, ns: float) -> None:
+        if not ns <= MAX_KERNEL_NS:
+            fail(ACL_ERROR_INVALID_PARAM,
+                 f"kernel {self.name}: this launch would take {ns:.3g} ns, more than the {MAX_KERNEL_NS} ns (one "
+                 "hour of virtual time) a launch may take; check its ns/bytes/flops figures")
 
     def duration(self, m: Machine, args, block_dim: int, span_bytes: int):
         p = m.profile
         if self.ns is not None:
-            return p.kernel_start_ns + int(self._figure("ns", self.ns, args))     # whatever the cores
+            ns = self._figure("ns", self.ns, args)
+            self._too_long(ns)
+            return p.kernel_start_ns + int(ns)     # whatever the cores
         total_bytes = self._figure("bytes", self.bytes, args) if self.bytes is not None else span_bytes
         total_flops = self._figure("flops", self.flops, args)
         core_bandwidth = p.hbm_bandwidth / p.ai_cores
+        per_block = max(total_flops / block_dim / p.core_flops, total_bytes / block_dim / core_bandwidth)
+        self._too_long(math.ceil(block_dim / max(1, min(block_dim, p.ai_cores))) * per_block * 1e9)
 
         def timing(cores: int) -> int:
-            waves = math.ceil(block_dim / cores)
-            per_block = max(total_flops / block_dim / p.core_flops, total_bytes / block_dim / core_bandwidth)
-            return p.kernel_start_ns + int(waves * per_block * 1e9)
+            t = math.ceil(block_dim / cores) * per_block * 1e9
+            return p.kernel_start_ns + (int(t) if t < MAX_KERNEL_NS else MAX_KERNEL_NS)
         return timing
 
 
 class Launch:
-    def __init__(self, kernel: Kernel, block_dim, stream):
+    def __init__(self, kernel: Kernel, block_dim, stream, error: str = ""):
         self.kernel, self.block_dim, self.stream = kernel, block_dim, stream
+        self.error = error            # a configuration that is no launch form: the launch fails with it
 
     def __call__(self, *args) -> int:
         k = self.kernel
+        if self.error:
+            return call("aclrtLaunchKernel", lambda m, th: fail(ACL_ERROR_INVALID_PARAM, self.error),
+                        cost="kernel_launch", args=("kernel", k.name))
         return call("aclrtLaunchKernel", lambda m, th: launch(m, th, k, self.block_dim, self.stream, args),
                     cost="kernel_launch", args=("kernel", k.name, "block_dim", self.block_dim))
 
@@ -194,11 +243,12 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
 
 
 def run_body(m: Machine, k: Kernel, device: int, args):
-    """Execute the kernel body on views of device memory; a fault fails the task."""
+    """Execute the kernel body on views of device memory; a fault fails the task, and so does
+    a host memory budget that cannot hold the arguments' bytes (207001, before any view)."""
     values = []
+    pointers = []
     for value, dtype, pname in zip(args, k.pointer_types, k.param_names):
         if dtype is None:
-            values.append(value)
             continue
         buf = m.buffer(int(value))
         if buf is None or buf.kind != "device" or getattr(buf, "freed", False):
@@ -207,17 +257,26 @@ def run_body(m: Machine, k: Kernel, device: int, args):
         if buf.device != device:
             return ACL_ERROR_RT_AICORE_EXCEPTION, (
                 f"kernel {k.name} on device {device}: argument {pname} points into device {buf.device}'s memory")
+        pointers.append(buf)
+    try:
+        check_dense(pointers)
+    except AclError as exc:
+        return exc.code, f"kernel {k.name}: {exc.message}"
+    bufs = iter(pointers)
+    for value, dtype, pname in zip(args, k.pointer_types, k.param_names):
+        if dtype is None:
+            values.append(value)
+            continue
+        buf = next(bufs)
         offset = int(value) - buf.ptr
         whole = (buf.size - offset) // dtype.itemsize * dtype.itemsize      # whole elements to the end
         try:
             values.append(buf.dense_view(offset, whole).view(dtype))
-        except MemoryError:
-            return ACL_ERROR_RT_AICORE_EXCEPTION, (
-                f"kernel {k.name}: the host running the sandbox has no room for a {buf.size}-byte view")
-    try:
-        k.fn(*values)
-    except Exception as exc:  # a bug in the learner's kernel body is a device fault, not a crash
-        return ACL_ERROR_RT_AICORE_EXCEPTION, f"kernel {k.name} raised {type(exc).__name__}: {exc}"
+        except AclError as exc:            # the host itself had no room (MemoryError), under the budget
+            return exc.code, f"kernel {k.name}: argument {pname}: {exc.message}"
+    error = usercode.run(m, "kernel", 0, k.fn, *values)   # a bug in the body is a device fault, not a crash
+    if error:
+        return ACL_ERROR_RT_AICORE_EXCEPTION, f"kernel {k.name} raised {error}"
     return 0
 
 

@@ -7,6 +7,7 @@ contexts, pointers) back to objects, with the real error code when that fails.
 from __future__ import annotations
 
 import itertools
+import numbers
 import threading
 from contextlib import contextmanager
 
@@ -16,8 +17,8 @@ from . import trace as T
 from .engines import CorePool, Engine
 from .graph import Graphs
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
-                     ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, AclError, fail)
-from .memory import DeviceMemory, HostMemory, device_of_address
+                     ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, AclError, describe, fail)
+from .memory import DeviceMemory, HostBudget, HostMemory, device_of_address
 from .objects import Context, Event, HostThread, Process, Stream
 from .sim import Simulator
 from .tasks import Task
@@ -44,15 +45,20 @@ class Device:
 
 
 class Machine:
-    def __init__(self, profile="ascend910b", device_count: int | None = None):
+    def __init__(self, profile="ascend910b", device_count: int | None = None, host_memory_budget: int | None = None):
         self.profile = get_profile(profile)
+        if device_count is not None and (isinstance(device_count, bool) or not isinstance(device_count, numbers.Integral)):
+            raise TypeError(f"device_count must be an int (or None for the profile's), got {describe(device_count)}")
         count = self.profile.default_device_count if device_count is None else int(device_count)
         if not 1 <= count <= 64:
             raise ValueError(f"device_count must be between 1 and 64, got {count}")
         self.log = T.TraceLog()
         self.sim = Simulator(self.log)
         self.devices = [Device(i, self.profile) for i in range(count)]
-        self.host = HostMemory()
+        self.host_budget = HostBudget(host_memory_budget)     # what written bytes may take of the host
+        self.host = HostMemory(self.host_budget)
+        for dev in self.devices:
+            dev.memory.budget = self.host_budget
         self._handles = itertools.count(0x10_0000, 0x40)
         self._task_ids = itertools.count(1)
         self._api_seq = itertools.count(1)
@@ -77,6 +83,9 @@ class Machine:
         self.util_threads = None              # acl.util.start_thread: the threads it started
         self.provenance = None                # teach/provenance.py: who wrote which bytes (grading runs)
         self.aborted = ""                     # set by a grader that gave up on a run: calls stop at once
+        self.user_code = ""                   # core/usercode.py: "kernel"/"callback"/"host_func" while it runs
+        self.user_code_tid = 0
+        self.pending_interrupts: dict[int, BaseException] = {}    # thread ident -> interrupt to raise
         p = self.profile
         self.log.append(T.MachineConfigured(0, p.name, p.soc_name, count, p.ai_cores, p.memory_bytes,
                                             p.timer_resolution_ns, self.engine_names()))
@@ -119,7 +128,7 @@ class Machine:
     def thread_finished(self, th: HostThread) -> None:
         """A host thread's function returned: it no longer holds the others back."""
         self.log.append(T.ThreadEnded(th.clock, th.tid))
-        self.scheduler.finish(th)
+        self.scheduler.finish(th)            # (joiners go on at once, at th's end)
         proc = th.process
         if proc is not self.main_process and all(t.finished for t in self.scheduler.threads if t.process is proc):
             self.end_process(proc, th)
@@ -144,10 +153,11 @@ class Machine:
 
     # -- resolving what the learner holds ---------------------------------------------------
     def device(self, device_id) -> Device:
-        if not isinstance(device_id, int) or not 0 <= device_id < len(self.devices):
+        if (isinstance(device_id, bool) or not isinstance(device_id, numbers.Integral)
+                or not 0 <= device_id < len(self.devices)):
             fail(ACL_ERROR_RT_INVALID_DEVICEID,
-                 f"device id {device_id!r} is invalid: this machine has devices 0..{len(self.devices) - 1}")
-        return self.devices[device_id]
+                 f"device id {describe(device_id)} is invalid: this machine has devices 0..{len(self.devices) - 1}")
+        return self.devices[int(device_id)]
 
     def current_context(self, th: HostThread) -> Context:
         ctx = th.context
@@ -164,7 +174,7 @@ class Machine:
             return ctx.default_stream
         stream = self.streams.get(handle)
         if stream is None or not stream.alive:
-            fail(ACL_ERROR_INVALID_PARAM, f"{handle!r} is not a live stream handle")
+            fail(ACL_ERROR_INVALID_PARAM, f"{describe(handle)} is not a live stream handle")
         if check_context and stream.context is not ctx:
             fail(ACL_ERROR_RT_STREAM_CONTEXT,
                  f"{api or 'this call'}: stream {stream.stream_id} belongs to device {stream.device}"
@@ -176,7 +186,7 @@ class Machine:
     def event(self, handle) -> Event:
         ev = self.events.get(handle)
         if ev is None or not ev.alive:
-            fail(ACL_ERROR_INVALID_PARAM, f"{handle!r} is not a live event handle")
+            fail(ACL_ERROR_INVALID_PARAM, f"{describe(handle)} is not a live event handle")
         return ev
 
     def buffer(self, ptr: int):
@@ -319,11 +329,12 @@ def current() -> Machine:
     return _current
 
 
-def configure(profile="ascend910b", device_count: int | None = None) -> Machine:
+def configure(profile="ascend910b", device_count: int | None = None,
+              host_memory_budget: int | None = None) -> Machine:
     """Start a fresh simulated machine and make it current."""
     global _current
     with _current_lock:
-        _current = Machine(profile, device_count)
+        _current = Machine(profile, device_count, host_memory_budget)
     return _current
 
 

@@ -23,7 +23,7 @@ from . import constants as C
 from . import hazards, peer
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_ADDR_UNALIGNED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                     ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, fail)
+                     ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, AclError, describe, fail)
 from .machine import Machine
 from .memory import check_span
 from .objects import HostThread
@@ -93,7 +93,7 @@ class CopyPlan:
 def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: int,
               th: HostThread | None = None) -> CopyPlan:
     if kind not in C.MEMCPY_KIND_NAMES:
-        fail(ACL_ERROR_INVALID_PARAM, f"memcpy kind {kind!r} is not an aclrtMemcpyKind (0..7)")
+        fail(ACL_ERROR_INVALID_PARAM, f"memcpy kind {describe(kind)} is not an aclrtMemcpyKind (0..7)")
     if count > dest_max:
         fail(ACL_ERROR_RT_PARAM_INVALID, f"count ({count}) is larger than destMax ({dest_max})")
     if dst == 0 or src == 0:
@@ -156,10 +156,15 @@ def copy_duration(m: Machine, plan: CopyPlan) -> int:
 
 
 def copy_effect(plan: CopyPlan):
+    """The data movement, run at the copy's completion; returns None, or (code, message) when
+    the host memory budget cannot back the destination (the task fails, nothing is written)."""
     dst, doff, src, soff, n = plan.dst, plan.doff, plan.src, plan.soff, plan.count
 
     def move():
-        dst.copy_from(doff, src, soff, n)
+        try:
+            dst.copy_from(doff, src, soff, n)
+        except AclError as exc:
+            return exc.code, exc.message
     return move
 
 
@@ -192,10 +197,12 @@ def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
     if count == 0:
         return
     if plan.direction == "H2H":
+        failed = copy_effect(plan)()          # first: if the bytes cannot be backed, nothing happened
+        if failed:
+            fail(*failed)
         th.clock += int(count * 1e9 / plan.bandwidth)
         hazards.host_access(m, th, plan.src, plan.soff, count, False, "aclrtMemcpy (host to host)")
         hazards.host_access(m, th, plan.dst, plan.doff, count, True, "aclrtMemcpy (host to host)")
-        copy_effect(plan)()
         return
     ctx = m.current_context(th)
     if plan.peer:
@@ -252,7 +259,10 @@ def _plan_memset(m: Machine, ptr, max_count, value, count):
     byte = value & 0xFF
 
     def fill():
-        buf.fill(offset, count, byte)
+        try:
+            buf.fill(offset, count, byte)
+        except AclError as exc:           # the host memory budget cannot back the bytes: nothing written
+            return exc.code, exc.message
     device = buf.device if buf.kind == "device" else None
     return buf, device, fill
 
@@ -262,9 +272,11 @@ def memset(m: Machine, th: HostThread, ptr, max_count, value, count) -> None:
     if count == 0:
         return
     if device is None:
+        failed = fill()
+        if failed:
+            fail(*failed)
         th.clock += int(count * 1e9 / m.profile.host_memcpy_bandwidth)
         hazards.host_access(m, th, buf, ptr - buf.ptr, count, True, "aclrtMemset (host memory)")
-        fill()
         return
     m.current_context(th)
     th.clock += m.profile.host_costs.memcpy_sync_setup
@@ -320,7 +332,7 @@ def get_mem_info(m: Machine, th: HostThread, attr: int) -> tuple[int, int]:
     except that HBM queries fall back to DDR on DDR devices (RT-API 11-01)."""
     ctx = m.current_context(th)
     if attr not in _ATTR_PAGES:
-        fail(ACL_ERROR_INVALID_PARAM, f"unknown aclrtMemAttr {attr!r}")
+        fail(ACL_ERROR_INVALID_PARAM, f"unknown aclrtMemAttr {describe(attr)}")
     family, page = _ATTR_PAGES[attr]
     kind = m.profile.memory_kind
     if family == "DDR" and kind == "HBM":

@@ -13,16 +13,31 @@ Device memory follows the runtime's documented rules (RT-API 11-01, memory.cpp):
 Bytes are stored lazily: an allocation gets a numpy buffer only when something writes to
 it, so allocating 60 GiB on a simulated device costs no host memory.  Unwritten device
 memory reads as zeros.
+
+Host memory budget: the bytes that back device and pinned buffers are real memory of the
+host running the sandbox, so one machine may hold at most ``HostBudget.limit`` of them
+(``sandbox.configure(host_memory_budget=bytes)``; by default half the host's memory, see
+``default_host_budget``).  A write that would take more fails with 207001
+ACL_ERROR_RT_MEMORY_ALLOCATION before it changes anything: a task (memset_async,
+memcpy_async, a kernel) fails on the device and reports at the next synchronize, a blocking
+call (memset, memcpy, acl.util.ptr_to_numpy) returns the code.  aclrtMallocHost of more
+than the whole budget (pinned memory is physical memory) is refused at once, with 207001.
+The bytes a buffer took come back when it is freed.  (Bytes that a task still in flight
+writes into a buffer already freed -- a use after free, which the hazard checks report --
+count until the machine is replaced.)
 """
 from __future__ import annotations
 
 import bisect
+import functools
+import numbers
+import os
 
 import numpy as np
 
 from . import constants as C
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_MEMORY_ALLOCATION,
-                     ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, fail)
+                     ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, describe, fail)
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 NORMAL_PAGE, HUGE_PAGE, HUGE1G_PAGE = 4 * KiB, 2 * MiB, GiB
@@ -35,8 +50,112 @@ PINNED_BASE = 0x7F00_0000_0000        # aclrtMallocHost
 HOST_ALIGN = 64
 
 
+HOST_ADDRESS_END = 1 << 64           # pinned buffers must end inside a 64-bit address space
+
 CHUNK = 2 * MiB          # big buffers are stored as sparse 2 MiB chunks
 SPARSE_FROM = 64 * MiB   # buffers from this size on start sparse
+
+BUDGET_FLOOR = 256 * MiB        # the default budget is never less, however small the host looks
+
+
+@functools.lru_cache(maxsize=1)
+def default_host_budget() -> int:
+    """Half the host's memory: the least of physical memory, the cgroup limit (a container,
+    Binder) and 1.5 x what is available when the first machine starts, halved; at least
+    BUDGET_FLOOR.  Worked out once per process, so every machine of a run gets the same."""
+    sizes = []
+    try:
+        sizes.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        pass
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    sizes.append(int(line.split()[1]) * KiB * 3 // 2)
+    except (OSError, ValueError, IndexError):
+        pass
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+            if text.isdigit() and int(text) < 1 << 60:      # "max" or a huge number: no limit
+                sizes.append(int(text))
+        except OSError:
+            pass
+    return max(BUDGET_FLOOR, min(sizes, default=2 * BUDGET_FLOOR) // 2)
+
+
+class HostBudget:
+    """How many bytes of host memory one machine's device and pinned buffers may take."""
+    __slots__ = ("limit", "used")
+
+    def __init__(self, limit: int | None = None):
+        if limit is None:
+            limit = default_host_budget()
+        elif isinstance(limit, bool) or not isinstance(limit, numbers.Integral):
+            raise TypeError(f"host_memory_budget must be an int (bytes) or None, got {describe(limit)}")
+        elif limit < 0:
+            raise ValueError(f"host_memory_budget must be >= 0 bytes, got {limit}")
+        self.limit = int(limit)
+        self.used = 0
+
+    def check(self, buf: "Buffer", need: int) -> None:
+        """Fail with 207001, changing nothing, if ``need`` more bytes for ``buf`` do not fit."""
+        if self.used + need > self.limit:
+            fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                 f"the host memory budget is used up: the {buf.size}-byte {buf.kind} buffer at {buf.ptr:#x} "
+                 f"needs {need} more bytes of host memory to hold what is written, but the sandbox's host memory "
+                 f"budget is {self.limit} bytes and {self.used} are in use (only written bytes take host memory: "
+                 "write less at a time, free buffers you are done with, or set "
+                 "sandbox.configure(host_memory_budget=bytes))")
+
+    def zeros(self, buf: "Buffer", nbytes: int, need: int | None = None) -> np.ndarray:
+        """A zeroed array of ``nbytes`` for ``buf``, charged ``need`` (default ``nbytes``) bytes."""
+        need = nbytes if need is None else need
+        self.check(buf, need)
+        try:
+            storage = np.zeros(nbytes, dtype=np.uint8)
+        except MemoryError:
+            fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                 f"the host running the sandbox has no room for the {nbytes} bytes that back the {buf.size}-byte "
+                 f"{buf.kind} buffer at {buf.ptr:#x} (its host memory budget is {self.limit} bytes, {self.used} "
+                 "in use): set a smaller sandbox.configure(host_memory_budget=bytes)")
+        self.used += need
+        buf.charged += need
+        return storage
+
+    def give_back(self, buf: "Buffer") -> None:
+        """``buf`` was freed: the bytes it took are free again (once)."""
+        self.used -= buf.charged
+        buf.charged = 0
+
+
+def check_dense(buffers) -> None:
+    """207001, before anything changes, if making every one of ``buffers`` dense (a kernel's
+    pointer arguments) would take more host memory than their budget has left."""
+    for buf in buffers:
+        if buf._storage is None and buf.budget is not None:
+            break
+    else:
+        return                        # the usual case: every argument is dense already
+    need, seen, budget, biggest = 0, set(), None, None
+    for buf in buffers:
+        if buf._storage is None and buf.budget is not None and id(buf) not in seen:
+            seen.add(id(buf))
+            need += buf.size - buf.charged
+            budget = buf.budget
+            if biggest is None or buf.size > biggest.size:
+                biggest = buf
+    if budget is not None:
+        budget.check(biggest, need)
+
+
+def _zeros(buf: "Buffer", nbytes: int, need: int | None = None) -> np.ndarray:
+    budget = buf.budget
+    if budget is None:                        # outside any machine's accounting (tests of Buffer itself)
+        return np.zeros(nbytes, dtype=np.uint8)
+    return budget.zeros(buf, nbytes, need)
 
 
 def align_up(value: int, alignment: int) -> int:
@@ -67,9 +186,11 @@ class Buffer:
 
     Small buffers get one numpy array on first write.  Big ones keep a sparse dict of 2 MiB
     chunks, so only what is written takes host memory; a kernel that needs the whole
-    buffer as one array turns it dense.  Bytes never written read as zeros.
+    buffer as one array turns it dense.  Bytes never written read as zeros.  Storage it makes
+    is charged to ``budget`` (the machine's HostBudget; None: not counted, e.g. a numpy
+    array's own bytes); ``charged`` is what it holds of it.
     """
-    __slots__ = ("ptr", "size", "_storage", "_chunks", "__weakref__")
+    __slots__ = ("ptr", "size", "_storage", "_chunks", "budget", "charged", "__weakref__")
     kind = "buffer"
     device = -1
 
@@ -78,6 +199,8 @@ class Buffer:
         self.size = size
         self._storage = storage
         self._chunks: dict[int, np.ndarray] | None = {} if storage is None and size >= SPARSE_FROM else None
+        self.budget: HostBudget | None = None
+        self.charged = 0
 
     @property
     def end(self) -> int:
@@ -92,9 +215,11 @@ class Buffer:
         return self._storage is None or self._storage.flags.writeable
 
     def dense_view(self, offset: int = 0, nbytes: int | None = None) -> np.ndarray:
-        """One writable uint8 array over [offset, offset+nbytes): the whole buffer becomes dense."""
+        """One writable uint8 array over [offset, offset+nbytes): the whole buffer becomes dense
+        (207001 if the host memory budget cannot hold it)."""
         if self._storage is None:
-            storage = np.zeros(self.size, dtype=np.uint8)
+            chunks = sum(chunk.size for chunk in (self._chunks or {}).values())
+            storage = _zeros(self, self.size, self.size - chunks)      # the chunks go when it is filled
             for index, chunk in (self._chunks or {}).items():
                 storage[index * CHUNK:index * CHUNK + chunk.size] = chunk
             self._storage, self._chunks = storage, None
@@ -102,22 +227,35 @@ class Buffer:
         return self._storage[offset:stop]
 
     def segments(self, offset: int, nbytes: int, create: bool):
-        """(position, view or None) pieces covering [offset, offset+nbytes), in order."""
+        """(position, view or None) pieces covering [offset, offset+nbytes), in order.
+
+        ``create``: make the storage the pieces need; if the host memory budget cannot hold
+        all of it, 207001 before the first piece (so a write that fails writes nothing)."""
         if self._chunks is None:
             if self._storage is None and create:
-                self._storage = np.zeros(self.size, dtype=np.uint8)
+                self._storage = _zeros(self, self.size)
             view = None if self._storage is None else self._storage[offset:offset + nbytes]
             yield 0, view, nbytes
             return
+        if create and self.budget is not None:
+            self.budget.check(self, self._missing(offset, nbytes))
         pos = 0
         while pos < nbytes:
             index, inner = divmod(offset + pos, CHUNK)
             length = min(CHUNK - inner, nbytes - pos)
             chunk = self._chunks.get(index)
             if chunk is None and create:
-                chunk = self._chunks[index] = np.zeros(min(CHUNK, self.size - index * CHUNK), dtype=np.uint8)
+                chunk = self._chunks[index] = _zeros(self, min(CHUNK, self.size - index * CHUNK))
             yield pos, None if chunk is None else chunk[inner:inner + length], length
             pos += length
+
+    def _missing(self, offset: int, nbytes: int) -> int:
+        """Bytes of the chunks over [offset, offset+nbytes) that have no storage yet (sparse buffers)."""
+        chunks, need = self._chunks, 0
+        for index in range(offset // CHUNK, (offset + nbytes + CHUNK - 1) // CHUNK):
+            if index not in chunks:
+                need += min(CHUNK, self.size - index * CHUNK)
+        return need
 
     def read_into(self, offset: int, out: np.ndarray) -> None:
         """Copy bytes starting at ``offset`` into ``out``; unwritten bytes read as zeros."""
@@ -194,6 +332,7 @@ class DeviceMemory:
         self.free_ranges: list[list[int]] = [[self.base, size]]   # sorted [start, length]
         self.allocations: dict[int, DeviceAllocation] = {}
         self._starts: list[int] = []
+        self.budget: HostBudget | None = None      # the machine's: what its allocations' bytes may take
 
     @property
     def used(self) -> int:
@@ -272,9 +411,13 @@ class DeviceMemory:
         if alloc.ptr not in self.allocations:
             bisect.insort(self._starts, alloc.ptr)
         self.allocations[alloc.ptr] = alloc
+        alloc.budget = self.budget
 
     def unmap(self, alloc: DeviceAllocation) -> None:
-        """Remove ``alloc`` from the address table, if it is still the one mapped there."""
+        """Remove ``alloc`` from the address table, if it is still the one mapped there; the host
+        memory its bytes took is free again either way."""
+        if alloc.budget is not None:
+            alloc.budget.give_back(alloc)
         if self.allocations.get(alloc.ptr) is alloc:
             del self.allocations[alloc.ptr]
             self._starts.pop(bisect.bisect_left(self._starts, alloc.ptr))
@@ -291,7 +434,8 @@ class DeviceMemory:
 class HostMemory:
     """Pinned host buffers (malloc_host) and numpy arrays registered by pointer."""
 
-    def __init__(self):
+    def __init__(self, budget: HostBudget | None = None):
+        self.budget = budget
         self.pinned: dict[int, PinnedBuffer] = {}
         self._pinned_starts: list[int] = []
         self._pinned_next = PINNED_BASE
@@ -301,9 +445,19 @@ class HostMemory:
         self._by_data_address: dict[tuple[int, int], int] = {}
 
     def allocate_pinned(self, size: int, pid: int) -> PinnedBuffer:
+        """Pinned memory is physical memory: more than the whole host memory budget, or more than
+        the rest of the host address space, is refused (207001)."""
         ptr = self._pinned_next
+        if self.budget is not None and size > self.budget.limit:
+            fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                 f"aclrtMallocHost of {size} bytes: pinned memory is physical host memory, and the sandbox's host "
+                 f"memory budget is {self.budget.limit} bytes (sandbox.configure(host_memory_budget=bytes))")
+        if ptr + size > HOST_ADDRESS_END:
+            fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                 f"aclrtMallocHost of {size} bytes: the host address space has {HOST_ADDRESS_END - ptr} bytes left")
         self._pinned_next = align_up(ptr + size, 4 * KiB)
         buf = PinnedBuffer(ptr, size, pid)
+        buf.budget = self.budget
         self.pinned[ptr] = buf
         bisect.insort(self._pinned_starts, ptr)
         return buf
@@ -315,12 +469,17 @@ class HostMemory:
                  f"aclrtFreeHost: {ptr:#x} is not the start of memory from aclrtMallocHost")
         self._pinned_starts.pop(bisect.bisect_left(self._pinned_starts, ptr))
         buf.freed = True
+        if buf.budget is not None:
+            buf.budget.give_back(buf)
         return buf
 
     def register_array(self, array: np.ndarray) -> int:
         """Sandbox address of a numpy array's bytes; the same array gets the same address."""
         if not isinstance(array, np.ndarray):
-            fail(ACL_ERROR_INVALID_PARAM, f"numpy_to_ptr expects a numpy array, got {type(array).__name__}")
+            fail(ACL_ERROR_INVALID_PARAM, f"numpy_to_ptr expects a numpy array, got {describe(array)}")
+        if array.dtype.hasobject:
+            fail(ACL_ERROR_INVALID_PARAM, f"numpy_to_ptr needs an array of numbers: its dtype {array.dtype} holds "
+                 "Python objects, whose bytes are references, not data a device could use")
         if not array.flags.c_contiguous:
             fail(ACL_ERROR_INVALID_PARAM, "numpy_to_ptr needs a C-contiguous array (use np.ascontiguousarray)")
         key = (array.__array_interface__["data"][0], array.nbytes)

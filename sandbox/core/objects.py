@@ -27,7 +27,7 @@ class Process:
 class HostThread:
     __slots__ = ("tid", "name", "process", "clock", "context", "last_error", "err_msgs", "ident",
                  "parked", "joining", "finished", "wake_when", "waiting_for", "deadline", "timed_out",
-                 "wake_error", "call_tasks", "call_blocked_from", "call_seq")
+                 "wake_error", "call_tasks", "call_blocked_from", "call_seq", "joins", "join_any", "idle")
 
     def __init__(self, tid: int, name: str, process: Process, clock: int, ident: int | None):
         self.tid = tid
@@ -40,7 +40,10 @@ class HostThread:
         self.ident = ident
         # scheduling state (see threads.py)
         self.parked = False            # blocked in a runtime call, waiting for the device
-        self.joining = False           # blocked in Thread.join
+        self.joining = False           # waiting for other host threads (Thread.join, a future) or idle
+        self.joins: list = []          # ... the threads it waits for (all of them, or the first: join_any)
+        self.join_any = False
+        self.idle = False              # ... or stepped aside between notebook cells (threads.step_aside)
         self.finished = False
         self.wake_when = None
         self.waiting_for = ""

@@ -43,11 +43,15 @@ which bytes are in use, by which stream, and when a block is pending-free.
 """
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
+
 from . import constants as C
 from . import hazards
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_MEMORY_ALLOCATION,
-                     ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, fail)
+                     ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, describe, fail)
 from .memory import HUGE_PAGE, DeviceAllocation, align_up
 
 ON, OFF = 1, 2
@@ -111,7 +115,7 @@ def state(m) -> PoolState:
 def _pool(m, handle) -> Pool:
     pool = state(m).pools.get(handle) if handle else None
     if pool is None or not pool.alive:
-        fail(ACL_ERROR_INVALID_PARAM, f"{handle!r} is not a live memory pool handle (from aclrtMemPoolCreate)")
+        fail(ACL_ERROR_INVALID_PARAM, f"{describe(handle)} is not a live memory pool handle (from aclrtMemPoolCreate)")
     return pool
 
 
@@ -124,31 +128,49 @@ def _member(props: dict, name: str, default=None):
     return props[name]
 
 
+def _int_or_none(value):
+    """An int member's value (a numpy integer scalar too), or None if it is no int at all."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return None
+    return int(value)
+
+
+def _all_zero(value) -> bool:
+    """Is a ``reserved`` member all zero (None, 0, zero bytes, a list/tuple/array of zeros)?"""
+    if value is None:
+        return True
+    if isinstance(value, (bytes, bytearray)):
+        return not any(value)
+    if isinstance(value, (list, tuple)):
+        return all(_all_zero(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "biuf" and not value.any()
+    return _int_or_none(value) == 0
+
+
 def create(m, th, props) -> int:
     if not isinstance(props, dict):
         fail(ACL_ERROR_INVALID_PARAM, "poolProps must be a dict with the aclrtMemPoolProps members: allocType, "
              "handleType, location ({'id': device, 'type': ACL_MEM_LOCATION_TYPE_DEVICE}), maxSize")
     known = {"allocType", "handleType", "location", "maxSize", "reserved"}
-    unknown = sorted(set(props) - known)
+    unknown = [key for key in props if key not in known]       # in the caller's order
     if unknown:
-        fail(ACL_ERROR_INVALID_PARAM, f"aclrtMemPoolProps has no member {unknown[0]!r} (members: {sorted(known)})")
-    if _member(props, "allocType") != C.ACL_MEM_ALLOCATION_TYPE_PINNED:
+        fail(ACL_ERROR_INVALID_PARAM, f"aclrtMemPoolProps has no member {describe(unknown[0])} (members: {sorted(known)})")
+    if _int_or_none(_member(props, "allocType")) != C.ACL_MEM_ALLOCATION_TYPE_PINNED:
         fail(ACL_ERROR_INVALID_PARAM, "poolProps allocType must be ACL_MEM_ALLOCATION_TYPE_PINNED, got "
-             f"{props['allocType']!r}")
+             f"{describe(props['allocType'])}")
     location = _member(props, "location")
     if not isinstance(location, dict) or "id" not in location or "type" not in location:
         fail(ACL_ERROR_INVALID_PARAM, "poolProps location must be a dict {'id': device, 'type': ...}")
-    if location["type"] != C.ACL_MEM_LOCATION_TYPE_DEVICE:
+    if _int_or_none(location["type"]) != C.ACL_MEM_LOCATION_TYPE_DEVICE:
         fail(ACL_ERROR_INVALID_PARAM, "poolProps location type must be ACL_MEM_LOCATION_TYPE_DEVICE, got "
-             f"{location['type']!r}")
-    reserved = props.get("reserved", 0)
-    if reserved not in (0, None) and any(reserved if isinstance(reserved, (bytes, list, tuple)) else [reserved]):
+             f"{describe(location['type'])}")
+    if not _all_zero(props.get("reserved", 0)):
         fail(ACL_ERROR_INVALID_PARAM, "poolProps reserved must be all zero")
-    max_size = _member(props, "maxSize", 0)
-    if not isinstance(max_size, int) or isinstance(max_size, bool) or max_size < 0:
-        fail(ACL_ERROR_INVALID_PARAM, f"poolProps maxSize must be an int >= 0, got {max_size!r}")
-    device = location["id"]
-    m.device(device)
+    max_size = _int_or_none(_member(props, "maxSize", 0))
+    if max_size is None or max_size < 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"poolProps maxSize must be an int >= 0, got {describe(props['maxSize'])}")
+    device = m.device(location["id"]).index
     if m.profile.name != "ascend910b":
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
              f"aclrtMemPoolCreate: memory pools are supported on Atlas A2 (910B) only, not on {m.profile.soc_name}")

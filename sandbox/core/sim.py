@@ -64,11 +64,14 @@ class Simulator:
         else:
             self._finish(task)
 
-    def run_before(self, horizon: int) -> None:
-        """Process every event strictly before ``horizon``."""
+    def run_before(self, horizon: int, stop=None) -> None:
+        """Process every event strictly before ``horizon`` (or until ``stop`` becomes true:
+        the stop button pressed inside user code that a step ran)."""
         heap = self._heap
         while heap and heap[0][0] < horizon:
             self.step()
+            if stop:
+                return
         if self.now < horizon and not heap:
             self.now = horizon
 

@@ -28,8 +28,12 @@ def create(m: Machine, th: HostThread, priority: int = 0, flags: int = 0) -> int
 def destroy(m: Machine, th: HostThread, handle) -> None:
     if handle == 0 or handle is None:
         fail(ACL_ERROR_INVALID_PARAM, "the default stream cannot be destroyed; it goes with aclrtResetDevice")
-    stream = m.stream(th, handle, api="aclrtDestroyStream")
-    m.block_until(th, lambda: stream.idle, f"destroying stream {stream.stream_id}", learns=(stream,))
+    while True:          # checked again after a wait: another thread may have destroyed it (or reset its device)
+        stream = m.stream(th, handle, api="aclrtDestroyStream")
+        if stream.idle:
+            break
+        m.block_until(th, lambda: stream.idle, f"destroying stream {stream.stream_id}")
+    hazards.learn(m, th, (stream,))      # the destroy waited for the stream's work: the host knows it is done
     stream.context.streams.pop(stream.handle, None)
     m.retire_stream(stream, th.clock)
 

@@ -9,6 +9,8 @@ The file opens in Perfetto (ui.perfetto.dev) and chrome://tracing.  Times are vi
 from __future__ import annotations
 
 import json
+import math
+import numbers
 
 from sandbox.viz.index import build_index
 from sandbox.viz.timeline import assign_lanes
@@ -26,6 +28,7 @@ TASK_TYPE = {"memcpy": "MEMCPY_ASYNC", "memset": "MEMSET", "event_record": "EVEN
              "callback": "HOST_FUNC", "graph": "MODEL_EXECUTE"}
 DIRECTION = {"DMA H2D": "host to device", "DMA D2H": "device to host",
              "DMA D2D": "device to device"}
+MAX_SAFE_INT = 2 ** 53        # larger ints are written as strings (JavaScript viewers round them)
 
 
 def to_chrome_trace(log) -> dict:
@@ -57,9 +60,17 @@ def to_chrome_trace(log) -> dict:
 
 
 def trace_json(log) -> str:
-    """The trace as JSON text, one event per line, byte-identical for the same log."""
+    """The trace as JSON text, one event per line, byte-identical for the same log.
+
+    Strict JSON (no NaN or Infinity): an event that still holds a value JSON cannot
+    represent is written in its plain form (see ``_plain``) instead of failing."""
     doc = to_chrome_trace(log)
-    dump = lambda o: json.dumps(o, separators=(",", ":"), ensure_ascii=True)  # noqa: E731
+
+    def dump(o):
+        try:
+            return json.dumps(o, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+        except (TypeError, ValueError):
+            return json.dumps(_strict(o), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     body = ",\n".join(dump(e) for e in doc["traceEvents"])
     rest = "".join(f',\n"{k}":{dump(v)}' for k, v in doc.items() if k != "traceEvents")
     return '{"traceEvents":[\n' + body + "\n]" + rest + "}\n"
@@ -123,7 +134,7 @@ def _task_slices(ix, dev_base, stream_tid, events) -> dict[int, tuple[int, int, 
         pid, tid = dev_base + t.device, stream_tid[t.stream]
         where[t.task] = (pid, tid, t.start, end)
         events.append({"ph": "X", "pid": pid, "tid": tid, "ts": _us(t.start),
-                       "dur": _us(end - t.start), "name": t.name,
+                       "dur": _us(end - t.start), "name": str(t.name),
                        "cat": CATEGORY.get(t.kind, t.kind), "args": _task_args(ix, t)})
     return where
 
@@ -180,7 +191,7 @@ def _engine_slices(ix, dev_base, meta, events) -> None:
         end = t.end if t.end is not None else max(t.start, ix.t_end)
         events.append({"ph": "X", "pid": dev_base + t.device,
                        "tid": ENGINE_TID + rank[t.engine] * 100 + lanes[t.task],
-                       "ts": _us(t.start), "dur": _us(end - t.start), "name": t.name,
+                       "ts": _us(t.start), "dur": _us(end - t.start), "name": str(t.name),
                        "cat": CATEGORY.get(t.kind, t.kind),
                        "args": {"Task Id": t.task, "Stream Id": ix.streams[t.stream].stream_id}})
 
@@ -212,20 +223,41 @@ def _api_slices(ix, host_pid, task_slice, events) -> None:
 
 def _callbacks(ix, host_pid, meta, events) -> None:
     """Callbacks run inside aclrtProcessReport on the subscribed thread; a row of their
-    own beside the thread keeps the API call and the callback from overlapping."""
-    named = set()
-    for cb in ix.callbacks:
+    own beside the thread keeps the API call and the callback from overlapping.
+
+    Host functions of streams reached at the same instant run at the same virtual time
+    on the device's runtime thread (each keeps its own stream busy for its run).  One
+    row cannot show two slices at once (Perfetto would move one to an unnamed overflow
+    track), and moving one later would contradict its stream's HOST_FUNC task, so such
+    a slice goes on a lane row of its own, "... callbacks #2", as the engine lanes do.
+    """
+    runs = sorted(ix.callbacks, key=lambda cb: (cb.tid, cb.start, cb.end, cb.task))
+    lane_ends: dict[int, list[int]] = {}          # host tid -> end of the last slice on each lane
+    placed = []
+    for cb in runs:
+        ends = lane_ends.setdefault(cb.tid, [])
+        lane = next((i for i, end in enumerate(ends) if end <= cb.start), len(ends))
+        if lane == len(ends):
+            ends.append(cb.end)
+        else:
+            ends[lane] = cb.end
+        placed.append((cb, lane))
+    for tid_host in sorted(lane_ends):
+        th = ix.threads.get(tid_host)
+        pid = host_pid[th.pid] if th else min(host_pid)
+        n = len(lane_ends[tid_host])
+        for lane in range(n):
+            tid = CALLBACK_TID * (1 + lane) + tid_host
+            label = f"Thread {tid_host} callbacks" + (f" #{lane + 1}" if n > 1 else "")
+            meta += _thread_meta(pid, tid, label, CALLBACK_TID + tid_host * 100 + lane)
+    for cb, lane in placed:
         th = ix.threads.get(cb.tid)
         pid = host_pid[th.pid] if th else min(host_pid)
-        tid = CALLBACK_TID + cb.tid
-        if tid not in named:
-            named.add(tid)
-            meta += _thread_meta(pid, tid, f"Thread {cb.tid} callbacks", tid)
         args = {"task": cb.task, "kind": cb.kind, "block": cb.block}
         if cb.error:
             args["error"] = cb.error
-        events.append({"ph": "X", "pid": pid, "tid": tid, "ts": _us(cb.start),
-                       "dur": _us(cb.end - cb.start), "name": cb.fn_name, "cat": "callback",
+        events.append({"ph": "X", "pid": pid, "tid": CALLBACK_TID * (1 + lane) + cb.tid, "ts": _us(cb.start),
+                       "dur": _us(cb.end - cb.start), "name": str(cb.fn_name), "cat": "callback",
                        "args": args})
 
 
@@ -284,11 +316,35 @@ def _thread_meta(pid, tid, name, sort) -> list[dict]:
              "args": {"sort_index": sort}}]
 
 
-def _plain(v):
-    """A JSON-safe, deterministic form of an API argument (handles stay ints)."""
-    if v is None or isinstance(v, (bool, int, float, str)):
+def _plain(v, depth: int = 0):
+    """A strict-JSON, deterministic form of an API argument (handles stay ints).
+
+    Non-finite floats (a refused ``float("nan")`` timeout) become the strings "nan", "inf",
+    "-inf": JSON has no such numbers, and strict parsers reject the ``NaN`` Python would
+    write.  Ints beyond 2**53 become strings, which JavaScript viewers would otherwise
+    round.  Anything else that is not JSON becomes its type's name (never a repr: a repr
+    may hold an address, which differs run to run).
+    """
+    if v is None or isinstance(v, bool):
         return v
-    if isinstance(v, (tuple, list)):
-        return [_plain(x) for x in v]
+    if isinstance(v, str):
+        return str(v)
+    if isinstance(v, numbers.Integral):
+        n = int(v)
+        return n if abs(n) <= MAX_SAFE_INT else str(n)
+    if isinstance(v, numbers.Real):
+        x = float(v)
+        return x if math.isfinite(x) else repr(x)
+    if isinstance(v, (tuple, list)) and depth < 4:
+        return [_plain(x, depth + 1) for x in v[:64]]
     return type(v).__name__
+
+
+def _strict(v, depth: int = 0):
+    """``v`` with every value JSON can hold as it is, the rest made plain (see _plain)."""
+    if isinstance(v, dict) and depth < 8:
+        return {str(k): _strict(x, depth + 1) for k, x in v.items()}
+    if isinstance(v, list) and depth < 8:
+        return [_strict(x, depth + 1) for x in v]
+    return _plain(v, 4)
 

@@ -188,7 +188,8 @@ def get_profile(profile) -> Profile:
     """A Profile from a Profile, a profile name ("ascend910b") or a short alias ("910b")."""
     if isinstance(profile, Profile):
         return profile
-    key = ALIASES.get(profile, profile)
+    key = ALIASES.get(profile, profile) if type(profile) is str else None
     if key not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
+        from ..core.errors import describe
+        raise ValueError(f"unknown profile {describe(profile)}; choose one of {sorted(PROFILES)}")
     return PROFILES[key]

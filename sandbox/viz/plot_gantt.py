@@ -15,6 +15,7 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from sandbox.core.errors import describe
 from sandbox.viz import style
 from sandbox.viz.index import build_index
 from sandbox.viz.timeline import LOGICAL, Timeline, activity, timeline
@@ -76,8 +77,8 @@ def label_margin(labels, width: float) -> float:
 def draw_gantt(ax, tl: Timeline, colour_by: str = KIND, t: int | None = None):
     """Draw ``tl`` into ``ax``; returns the cursor line (None without ``t``) so a caller
     can move it without redrawing the bars."""
-    if colour_by not in (KIND, STREAM):
-        raise ValueError(f"colour_by must be {KIND!r} or {STREAM!r}, not {colour_by!r}")
+    if type(colour_by) is not str or colour_by not in (KIND, STREAM):
+        raise ValueError(f"colour_by must be {KIND!r} or {STREAM!r}, not {describe(colour_by)}")
     n_rows = max(1, len(tl.rows))
     origin = tl.t_start
     span = max(1, tl.t_end - origin)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sandbox.core.errors import describe
 from sandbox.viz.index import build_index
 
 LOGICAL = "logical"
@@ -74,8 +75,8 @@ class Timeline:
 
 def timeline(log, view: str = LOGICAL) -> Timeline:
     """Rows, bars and arrows of the Gantt chart for ``view`` ("logical" or "physical")."""
-    if view not in (LOGICAL, PHYSICAL):
-        raise ValueError(f"view must be {LOGICAL!r} or {PHYSICAL!r}, not {view!r}")
+    if type(view) is not str or view not in (LOGICAL, PHYSICAL):
+        raise ValueError(f"view must be {LOGICAL!r} or {PHYSICAL!r}, not {describe(view)}")
     ix = build_index(log)
     rows: list[Row] = []
     bars: list[Bar] = []

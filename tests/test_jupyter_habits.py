@@ -1,0 +1,347 @@
+"""What learners do in Jupyter, as first-class cases: threads from pools and daemons, threads
+never joined, code of theirs the runtime runs that blocks or is interrupted, the stop button.
+
+Each test is named after the rule it checks; the programs are the issue's reproductions."""
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import sandbox
+from sandbox import acl
+from sandbox.core import trace as T
+
+
+@pytest.fixture
+def board():
+    sandbox.configure()
+    acl.init()
+    acl.rt.set_device(0)
+    s, _ = acl.rt.create_stream()
+    return s
+
+
+def _run(code: str, seed: str = "0", timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          timeout=timeout, env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"})
+
+
+# -- determinism --------------------------------------------------------------------------------------
+JOIN_PROGRAM = """
+    import hashlib, threading
+    import sandbox
+    from sandbox import acl
+    from sandbox.core import trace as T
+    acl.init(); acl.rt.set_device(0)
+    def short():
+        acl.rt.set_device(0)
+        s, _ = acl.rt.create_stream()
+        acl.rt.destroy_stream(s)
+    def long():
+        acl.rt.set_device(0)
+        s, _ = acl.rt.create_stream()
+        d, _ = acl.rt.malloc(1 << 20, 0)
+        h, _ = acl.rt.malloc_host(1 << 20)
+        for _ in range(300):
+            acl.rt.memcpy_async(d, 1 << 20, h, 1 << 20, 1, s)
+        acl.rt.synchronize_stream(s)
+    a, b = threading.Thread(target=short), threading.Thread(target=long)
+    a.start(); b.start()
+    a.join()
+    s, _ = acl.rt.create_stream()
+    d, _ = acl.rt.malloc(1 << 20, 0)
+    h, _ = acl.rt.malloc_host(1 << 20)
+    for _ in range(17):
+        acl.rt.memcpy_async(d, 1 << 20, h, 1 << 20, 1, s)
+    b.join()
+    acl.rt.synchronize_device()
+    rows = [repr(r) for r in sandbox.trace() if isinstance(r, (T.ApiCall, T.TaskStarted, T.TaskFinished))]
+    print(hashlib.sha256("\\n".join(rows).encode()).hexdigest())
+"""
+
+
+def test_join_lets_no_thread_run_ahead_of_the_joiner():
+    """The joiner is runnable again, at the joined thread's end, the moment that thread ends."""
+    outs = {_run(JOIN_PROGRAM, seed).stdout for seed in ("1", "2", "3", "4")}
+    assert len(outs) == 1 and len(next(iter(outs))) == 65, outs
+
+
+# -- threads not started the program's usual way ---------------------------------------------------------
+def _work(device):
+    assert acl.rt.set_device(0) == 0
+    s, ret = acl.rt.create_stream()
+    assert ret == 0
+    return acl.rt.synchronize_stream(s)
+
+
+def test_thread_pool_tasks_take_part_in_the_turn_from_their_submit(board):
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
+        assert list(ex.map(_work, [0, 1])) == [0, 0]
+    assert time.monotonic() - started < 5
+    assert acl.rt.get_device() == (0, 0)                   # main's next call works at once
+    names = [r.name for r in sandbox.trace() if isinstance(r, T.ThreadStarted)]
+    assert names.count("pool task (_work)") == 2
+
+
+def test_futures_waited_for_in_every_way_come_back_promptly(board):
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as ex:
+        fs = [ex.submit(_work, d) for d in range(3)]
+        done, _ = concurrent.futures.wait(fs)
+        assert len(done) == 3 and all(f.result() == 0 for f in fs)
+        more = [ex.submit(_work, d) for d in range(3)]
+        assert sorted(f.result() for f in concurrent.futures.as_completed(more)) == [0, 0, 0]
+        assert ex.submit(_work, 0).exception() is None
+
+
+def test_a_daemon_thread_of_the_program_takes_part_from_its_start(board):
+    out = []
+    t = threading.Thread(target=lambda: out.append(_work(0)), daemon=True)
+    started = time.monotonic()
+    t.start()
+    t.join()
+    assert out == [0] and time.monotonic() - started < 5
+    assert acl.rt.get_device() == (0, 0)
+
+
+# -- user code the runtime runs -----------------------------------------------------------------------
+def test_user_code_that_waits_for_another_host_thread_fails_within_seconds(board):
+    ready = threading.Event()
+
+    def on_host(_):
+        ready.wait()                       # set by the producer thread, which can never run now
+
+    acl.rt.launch_host_func(board, on_host, None)
+    producer = threading.Thread(target=lambda: (acl.rt.set_device(0), ready.set()))
+    started = time.monotonic()
+    producer.start()
+    ret = acl.rt.synchronize_stream(board)
+    producer.join()
+    assert time.monotonic() - started < 5
+    runs = [r for r in sandbox.trace() if isinstance(r, T.CallbackRun)]
+    assert "waited more than" in runs[0].error and ret in (0,)
+    assert acl.rt.synchronize_stream(board) == 0                 # the machine goes on
+
+
+def test_a_kernel_body_that_waits_for_a_producer_thread_fails_its_task_within_seconds(board):
+    produced = threading.Event()
+
+    def producer():
+        acl.rt.set_device(0)
+        for _ in range(5):
+            acl.rt.get_device()
+        produced.set()
+
+    worker = threading.Thread(target=producer)
+
+    @sandbox.kernel(ns=1000)
+    def waits(x: "uint8*"):
+        produced.wait()                    # the producer needs a turn the kernel's thread holds
+
+    d, _ = acl.rt.malloc(64, 0)
+    waits[1, board](d)
+    worker.start()
+    started = time.monotonic()
+    assert acl.rt.synchronize_stream(board) == acl.ACL_ERROR_RT_AICORE_EXCEPTION
+    assert time.monotonic() - started < 5
+    assert "waited more than" in acl.get_recent_err_msg()
+    worker.join()
+
+
+def test_a_kernel_body_that_calls_the_runtime_is_refused_at_once_with_207000(board):
+    seen = []
+
+    @sandbox.kernel(ns=1000)
+    def calls(x: "uint8*"):
+        seen.append(acl.rt.get_device())
+
+    d, _ = acl.rt.malloc(64, 0)
+    started = time.monotonic()
+    calls[1, board](d)
+    assert acl.rt.synchronize_stream(board) == 0
+    assert time.monotonic() - started < 2
+    assert [ret for _, ret in seen] == [acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT]
+
+
+# -- threads never joined -----------------------------------------------------------------------------
+def test_a_thread_never_joined_does_not_hang_the_end_of_a_script():
+    done = _run("""
+        import threading
+        import sandbox
+        from sandbox import acl
+        acl.init(); acl.rt.set_device(0)
+        def worker():
+            acl.rt.set_device(0)
+            s, _ = acl.rt.create_stream()
+            print("worker:", acl.rt.synchronize_stream(s), flush=True)
+        threading.Thread(target=worker).start()
+        print("main done", flush=True)
+    """, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["main done", "worker: 0"], done.stdout
+    assert "107019" not in done.stdout + done.stderr
+
+
+def test_a_thread_a_cell_leaves_running_runs_to_its_end_before_the_next_cell():
+    nbformat = pytest.importorskip("nbformat")
+    from nbclient import NotebookClient
+    cells = ["""
+import threading
+import sandbox
+from sandbox import acl
+acl.init(); acl.rt.set_device(0)
+calls = []
+def worker():
+    acl.rt.set_device(0)
+    s, _ = acl.rt.create_stream()
+    for _ in range(20):
+        calls.append(acl.rt.synchronize_stream(s))
+t = threading.Thread(target=worker)
+t.start()
+""", """
+print(len(calls), t.is_alive() is False or len(calls) == 20, acl.rt.get_device())
+"""]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=60, kernel_name="python3").execute()
+    assert nb.cells[1].outputs[0]["text"].strip() == "20 True (0, 0)"
+
+
+# -- interrupts -----------------------------------------------------------------------------------------
+def _stop_button():
+    """What JupyterLab's stop button does: SIGINT to the kernel's process."""
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+@pytest.mark.parametrize("exc", [KeyboardInterrupt, SystemExit])
+def test_an_interrupt_in_a_kernel_body_reaches_the_caller_and_the_machine_stays_usable(board, exc):
+    @sandbox.kernel(ns=1000)
+    def stopped(x: "uint8*"):
+        raise exc()
+
+    d, _ = acl.rt.malloc(64, 0)
+    stopped[1, board](d)
+    with pytest.raises(exc):
+        acl.rt.synchronize_stream(board)
+    started = time.monotonic()
+    assert acl.rt.synchronize_stream(board) == acl.ACL_ERROR_RT_AICORE_EXCEPTION   # the task failed cleanly
+    assert acl.rt.synchronize_stream(board) == 0
+    assert time.monotonic() - started < 1
+
+
+def test_an_interrupt_in_a_block_callback_leaves_its_stream_usable(board):
+    from sandbox.core.callbacks import state  # noqa: F401  (the feature exists)
+    stop = threading.Event()
+    errors = []
+
+    def serve():
+        while not stop.is_set():
+            try:
+                acl.rt.process_report(50)
+            except SystemExit as e:
+                errors.append(e)
+
+    server = threading.Thread(target=serve)
+    server.start()
+    assert acl.rt.subscribe_report(server.ident, board) == 0
+
+    def leaves(_):
+        raise SystemExit(1)
+
+    acl.rt.launch_callback(leaves, None, acl.ACL_CALLBACK_BLOCK, board)
+    started = time.monotonic()
+    assert acl.rt.synchronize_stream(board) == 0
+    assert time.monotonic() - started < 5
+    stop.set()
+    acl.rt.unsubscribe_report(server.ident, board)
+    server.join()
+    assert len(errors) == 1
+    d, _ = acl.rt.malloc(64, 0)
+    assert acl.rt.memset_async(d, 64, 1, 64, board) == 0 and acl.rt.synchronize_stream(board) == 0
+
+
+def test_the_stop_button_during_a_slow_kernel_body_stops_the_cell(board):
+    @sandbox.kernel(ns=1000)
+    def slow(x: "uint8*"):
+        time.sleep(5)
+
+    d, _ = acl.rt.malloc(64, 0)
+    slow[1, board](d)
+    threading.Timer(0.3, _stop_button).start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        acl.rt.synchronize_stream(board)
+    assert time.monotonic() - started < 2
+    assert acl.rt.synchronize_stream(board) == acl.ACL_ERROR_RT_AICORE_EXCEPTION
+    assert acl.rt.get_device() == (0, 0)
+    sandbox.configure()
+    assert acl.init() == 0
+
+
+def test_the_stop_button_reaches_a_main_thread_in_join_within_a_second(board):
+    def slow_worker():
+        time.sleep(4)
+        acl.rt.get_device()
+
+    t = threading.Thread(target=slow_worker)
+    t.start()
+    threading.Timer(0.3, _stop_button).start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        t.join()
+    assert time.monotonic() - started < 1.5
+    assert acl.rt.get_device() == (0, 0)          # the machine answers; the worker goes on
+    t.join()
+
+
+def test_a_report_thread_a_cell_leaves_waiting_does_not_run_time_away_between_cells():
+    """A thread parked with a timeout, left running by a cell, keeps its place: the idle main
+    thread comes back at the same clock, and the next cell's callbacks are served as usual."""
+    nbformat = pytest.importorskip("nbformat")
+    from nbclient import NotebookClient
+    cells = ["""
+import threading
+import sandbox
+from sandbox import acl
+acl.init(); acl.rt.set_device(0)
+s, _ = acl.rt.create_stream()
+stop = threading.Event()
+def serve():
+    while not stop.is_set():
+        acl.rt.process_report(100)
+server = threading.Thread(target=serve)
+server.start()
+acl.rt.subscribe_report(server.ident, s)
+before = sandbox.now()
+""", """
+after = sandbox.now()
+ran = []
+acl.rt.launch_callback(lambda d: ran.append(d), 7, acl.ACL_CALLBACK_BLOCK, s)
+print(after - before < 1_000_000, acl.rt.synchronize_stream(s), ran)
+stop.set()
+acl.rt.unsubscribe_report(server.ident, s)
+server.join()
+"""]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=60, kernel_name="python3").execute()
+    assert nb.cells[1].outputs[0]["text"].strip() == "True 0 [7]"
+
+
+def test_an_interrupt_in_a_host_function_reaches_the_caller_and_the_stream_goes_on(board):
+    def stopped(_):
+        raise KeyboardInterrupt
+
+    acl.rt.launch_host_func(board, stopped, None)
+    with pytest.raises(KeyboardInterrupt):
+        acl.rt.synchronize_stream(board)
+    d, _ = acl.rt.malloc(64, 0)
+    assert acl.rt.memset_async(d, 64, 1, 64, board) == 0
+    assert acl.rt.synchronize_stream(board) == 0
