@@ -227,3 +227,29 @@ def test_a_block_reused_before_its_free_has_run_stays_usable(device0):
     assert again == ptr                               # same stream: reused at once, ordered after the free
     assert fill_sevens[8, device0](again, 4096) == 0
     assert acl.rt.synchronize_stream(device0) == 0
+
+
+def test_a_kernel_works_on_the_block_it_was_launched_on_even_if_the_pool_hands_the_address_on(device0):
+    """Stream order: step i's kernel runs before step i's free, so it sees step i's block, even
+    when the host has run ahead and the pool has given the same address to step i + 1."""
+    @sandbox.kernel(ns=10_000)
+    def double(x: "int32*", n: int):
+        x[:n] *= 2
+
+    pool = new_pool()
+    n = 1024
+    host, _ = acl.rt.malloc_host(4 * n * 4)
+    view = acl.util.ptr_to_numpy(host, (4, n), np.int32)
+    view[:] = np.arange(4)[:, None] + 1
+    addresses = []
+    for i in range(4):
+        d, ret = acl.rt.mem_pool_malloc_async(4 * n, pool, device0)
+        assert ret == 0
+        addresses.append(d)
+        acl.rt.memcpy_async(d, 4 * n, host + i * 4 * n, 4 * n, acl.ACL_MEMCPY_HOST_TO_DEVICE, device0)
+        double[1, device0](d, n)
+        acl.rt.memcpy_async(host + i * 4 * n, 4 * n, d, 4 * n, acl.ACL_MEMCPY_DEVICE_TO_HOST, device0)
+        acl.rt.mem_pool_free_async(d, device0)
+    assert acl.rt.synchronize_stream(device0) == 0
+    assert len(set(addresses)) == 1                       # the pool reused the block's address
+    assert (acl.util.ptr_to_numpy(host, (4, n), np.int32)[:, 0] == [2, 4, 6, 8]).all()

@@ -218,11 +218,13 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
              f"kernel {k.name} takes {len(k.param_names)} arguments ({', '.join(k.param_names)}), got {len(args)}")
     span = 0
     access = []
+    resolved = []              # each pointer's buffer, found now: the address may name another later
     for value, dtype, pname, writes, count in zip(args, k.pointer_types, k.param_names, k.param_writes,
                                                   k.pointer_counts):
         if dtype is not None:
             address = value if type(value) is int else as_int(value, f"pointer argument {pname}")
             buf = m.buffer(address)
+            resolved.append(buf)
             if buf is not None:
                 extent = buf.ptr + buf.size - address
                 span += extent
@@ -238,19 +240,24 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
     device = stream.device
     duration = k.duration(m, args, block_dim, span)
     m.submit(th, stream, "kernel", k.name, m.devices[device].aicore,
-             duration=duration, effect=lambda: run_body(m, k, device, args), block_dim=block_dim,
+             duration=duration, effect=lambda: run_body(m, k, device, args, resolved), block_dim=block_dim,
              access=access)
 
 
-def run_body(m: Machine, k: Kernel, device: int, args):
+def run_body(m: Machine, k: Kernel, device: int, args, resolved=None):
     """Execute the kernel body on views of device memory; a fault fails the task, and so does
-    a host memory budget that cannot hold the arguments' bytes (207001, before any view)."""
+    a host memory budget that cannot hold the arguments' bytes (207001, before any view).
+
+    ``resolved`` holds the buffers the pointers named at launch: a stream-ordered pool may
+    hand the same address to a new block before this kernel runs, and the kernel works on
+    the block it was launched on, as on hardware."""
     values = []
     pointers = []
+    found = iter(resolved) if resolved is not None else None
     for value, dtype, pname in zip(args, k.pointer_types, k.param_names):
         if dtype is None:
             continue
-        buf = m.buffer(int(value))
+        buf = next(found) if found is not None else m.buffer(int(value))
         if buf is None or buf.kind != "device" or getattr(buf, "freed", False):
             return ACL_ERROR_RT_AICORE_EXCEPTION, (
                 f"kernel {k.name}: pointer argument {pname}={int(value):#x} is not live device memory")
