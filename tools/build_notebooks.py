@@ -26,6 +26,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from notebook_sources import OUT, ROOT, SOURCES, learner_notebook  # noqa: E402
 
 
+def coalesce_streams(outputs: list) -> list:
+    """One output per run of stdout (or stderr) text: how the kernel happened to flush its
+    buffer must not change the committed notebook."""
+    merged: list = []
+    for out in outputs:
+        last = merged[-1] if merged else None
+        if (out.get("output_type") == "stream" and last is not None and last.get("output_type") == "stream"
+                and last.get("name") == out.get("name")):
+            last["text"] = "".join(last["text"]) + "".join(out["text"])
+        else:
+            merged.append(out)
+    return merged
+
+
 def build(source: Path) -> Path:
     nb = learner_notebook(source)
     client = NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False,
@@ -33,6 +47,8 @@ def build(source: Path) -> Path:
     client.execute()
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = coalesce_streams(cell.outputs)
     target = OUT / f"{source.stem}.ipynb"
     nbformat.write(nb, target)
     return target
