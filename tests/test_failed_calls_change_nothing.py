@@ -188,3 +188,15 @@ class _no_warning:
         leaks = [w for w in self.caught if issubclass(w.category, sandbox.LeakWarning)]
         assert not leaks, leaks[0].message
         return False
+
+
+def test_a_host_function_refused_during_a_capture_leaves_its_stream_free_for_callbacks():
+    import threading
+    sandbox.configure()
+    acl.init()
+    acl.rt.set_device(0)
+    s, _ = acl.rt.create_stream()
+    acl.mdl.ri_capture_begin(s, 0)
+    assert acl.rt.launch_host_func(s, lambda d: None, None) == acl.ACL_ERROR_RT_STREAM_CAPTURED
+    acl.mdl.ri_capture_end(s)
+    assert acl.rt.subscribe_report(threading.get_ident(), s) == 0

@@ -284,8 +284,8 @@ def launch_host_func(m, th, handle, fn, args) -> None:
         fail(ACL_ERROR_RT_STREAM_SUBSCRIBE,
              f"stream {stream.stream_id} is subscribed by thread {st.subs[stream.handle][0].name!r} for "
              "aclrtLaunchCallback; do not mix aclrtLaunchHostFunc and aclrtLaunchCallback on one stream")
-    st.host_func_streams.add(stream.handle)
     _submit(m, th, st, Job("host_func", fn, args, True, stream))
+    st.host_func_streams.add(stream.handle)      # only once the launch is accepted: a refused one changes nothing
 
 
 def _submit(m, th, st: CallbackState, job: Job) -> None:

@@ -60,20 +60,13 @@ BUDGET_FLOOR = 256 * MiB        # the default budget is never less, however smal
 
 @functools.lru_cache(maxsize=1)
 def default_host_budget() -> int:
-    """Half the host's memory: the least of physical memory, the cgroup limit (a container,
-    Binder) and 1.5 x what is available when the first machine starts, halved; at least
-    BUDGET_FLOOR.  Worked out once per process, so every machine of a run gets the same."""
+    """Half the host's memory: the lesser of physical memory and the cgroup limit (a container,
+    Binder), halved; at least BUDGET_FLOOR.  Not what happens to be free right now: that
+    changes from run to run, and the budget shows in messages and traces, which must not."""
     sizes = []
     try:
         sizes.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
     except (AttributeError, ValueError, OSError):
-        pass
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    sizes.append(int(line.split()[1]) * KiB * 3 // 2)
-    except (OSError, ValueError, IndexError):
         pass
     for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
         try:
