@@ -17,13 +17,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
-from sandbox.viz import style  # noqa: E402
-from sandbox.viz.plot_gantt import gantt_figure  # noqa: E402
-from sandbox.viz.samples import synthetic_log  # noqa: E402
-from sandbox.viz.timeline import timeline  # noqa: E402
+from sandbox.viz import style
+from sandbox.viz.plot_gantt import gantt_figure
+from sandbox.viz.samples import synthetic_log
+from sandbox.viz.timeline import timeline
 
 BUDGET_S = 2.0
 BUDGET_RATIO = 3.0

@@ -13,7 +13,6 @@ import textwrap
 import threading
 import time
 
-import numpy as np
 import pytest
 
 import sandbox

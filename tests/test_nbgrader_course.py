@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("nbgrader")
-from nbgrader.api import Gradebook  # noqa: E402
-from nbgrader.apps import NbGraderAPI  # noqa: E402
-from traitlets.config import Config  # noqa: E402
+from nbgrader.api import Gradebook
+from nbgrader.apps import NbGraderAPI
+from traitlets.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))

@@ -127,5 +127,5 @@ def test_processes_sharing_a_device_contend_for_its_cores():
     for p in procs:
         p.join()
     spans = sorted(kernel_spans()[0])
-    for (s1, e1), (s2, e2) in zip(spans, spans[1:]):
+    for (_s1, e1), (s2, _e2) in zip(spans, spans[1:]):
         assert s2 >= e1                       # 24-block kernels take every core: one at a time

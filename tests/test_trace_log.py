@@ -37,7 +37,7 @@ def test_trace_log_reads_compact_rows_as_typed_records():
 def test_trace_log_rows_stay_rows_until_read_and_are_not_scanned_by_gc():
     _program()
     log = sandbox.trace()
-    log.records                                      # build what is there now
+    _ = log.records                                  # build what is there now
     acl.rt.get_device()                              # one more call: one more row
     row = log._items[-1]
     assert type(row) is tuple and row[0] == tr.API_CALL

@@ -65,7 +65,7 @@ def test_vector_add_timeline_is_copy_copy_kernel_copy_in_order_then_sync():
         if isinstance(r, T.TaskFinished):
             spans[r.task].append(r.t)
     ordered = [spans[t.task] for t in tasks]
-    for (s1, e1), (s2, e2) in zip(ordered, ordered[1:]):
+    for (_s1, e1), (s2, _e2) in zip(ordered, ordered[1:]):
         assert s2 == e1                                    # one stream: back to back, no overlap
     sync = [r for r in log if isinstance(r, T.ApiCall) and r.name == "aclrtSynchronizeStream"][0]
     assert sync.blocked_from is not None and sync.end >= ordered[-1][1]

@@ -23,7 +23,7 @@ import nbformat
 from nbclient import NotebookClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from notebook_sources import OUT, ROOT, SOURCES, learner_notebook  # noqa: E402
+from notebook_sources import OUT, ROOT, SOURCES, learner_notebook
 
 
 def coalesce_streams(outputs: list) -> list:

@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from notebook_sources import instructor_notebook, sources  # noqa: E402
+from notebook_sources import instructor_notebook, sources
 
 CONFIG = '''\
 c = get_config()  # noqa: F821 - nbgrader's config object

@@ -8,7 +8,7 @@ enum value and error code is available by its C name (``acl.ACL_MEMCPY_HOST_TO_D
 from __future__ import annotations
 
 from ..core import devices
-from ..core.constants import *  # noqa: F401,F403  (the C enum names)
+from ..core.constants import *  # noqa: F403  (the C enum names)
 from ..core.errors import ALL_CODES as _ALL_CODES
 from ..core.gate import as_int, call, local
 from ..core.machine import current as _current

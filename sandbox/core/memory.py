@@ -384,7 +384,7 @@ class DeviceMemory:
         fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
              f"out of device memory on device {self.device}: {size} bytes requested with "
              f"{policy_name}, {free} bytes free in {len(self.free_ranges)} pieces "
-             f"(largest {max((l for _, l in self.free_ranges), default=0)})")
+             f"(largest {max((length for _, length in self.free_ranges), default=0)})")
 
     def release(self, ptr: int) -> DeviceAllocation:
         alloc = self.allocations.get(ptr)

@@ -32,7 +32,7 @@ def destroy(m: Machine, th: HostThread, handle) -> None:
         stream = m.stream(th, handle, api="aclrtDestroyStream")
         if stream.idle:
             break
-        m.block_until(th, lambda: stream.idle, f"destroying stream {stream.stream_id}")
+        m.block_until(th, lambda stream=stream: stream.idle, f"destroying stream {stream.stream_id}")
     hazards.learn(m, th, (stream,))      # the destroy waited for the stream's work: the host knows it is done
     stream.context.streams.pop(stream.handle, None)
     m.retire_stream(stream, th.clock)

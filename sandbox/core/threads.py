@@ -277,7 +277,7 @@ def _own_code(code) -> bool:
         code = code.func
     code = getattr(code, "__func__", code)
     if not hasattr(code, "__code__"):          # a callable object: its __call__; a builtin has none
-        code = getattr(getattr(code, "__call__", None), "__func__", None)
+        code = getattr(getattr(code, "__call__", None), "__func__", None)  # noqa: B004 - the method itself
     filename = getattr(getattr(code, "__code__", None), "co_filename", None)
     if filename is None:
         return False

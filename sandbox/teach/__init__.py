@@ -18,7 +18,7 @@ from __future__ import annotations
 from sandbox.core.machine import current as _current
 from sandbox.core.trace import Note
 
-from .checks import *  # noqa: F401,F403
+from .checks import *  # noqa: F403
 from .checks import Check, Checks, grade  # noqa: F401
 from .grading import Exercise, Grade, Run, check, exercises, register  # noqa: F401
 

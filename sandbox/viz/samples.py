@@ -102,9 +102,9 @@ def two_stream_log() -> tr.TraceLog:
     call(26000, 31000, "aclrtLaunchKernel", [("blockDim", 8), ("stream", 3)], [6])
     copy(7, 31000, 3, "DMA D2H", d2h, 6, 720000, 920000)
     log.append(tr.Note(33000, 1, "all work queued"))
-    for n, start, end, cores in sorted(runs, key=lambda r: (r[1], r[0])):
+    for n, start, _end, cores in sorted(runs, key=lambda r: (r[1], r[0])):
         log.append(tr.TaskStarted(start, n, cores, 0))
-    for n, start, end, cores in sorted(runs, key=lambda r: (r[2], r[0])):
+    for n, _start, end, _cores in sorted(runs, key=lambda r: (r[2], r[0])):
         log.append(tr.TaskFinished(end, n, 0))
     call(33000, 920500, "aclrtSynchronizeStream", [("stream", 3)], blocked_from=34000)
     log.append(tr.MemFreed(921500, 0, a))

@@ -133,10 +133,10 @@ def _in_callbacks(run, kind) -> tuple[Check, dict]:
     if missing:
         problems.append(f"batch {', '.join(map(str, missing))} never summarised")
     shared: dict[int, list] = {}
-    for i, (c, r) in first.items():
+    for i, (_c, r) in first.items():
         if r is not None:
             shared.setdefault(r.task, []).append(i)
-    for task, ids in shared.items():
+    for ids in shared.values():
         if len(ids) > 1:
             problems.append(f"batches {', '.join(map(str, sorted(ids)))} were summarised in one {ONE[kind]}: "
                             "want one per batch")
