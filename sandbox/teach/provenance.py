@@ -128,26 +128,28 @@ class Recorder:
         """The weakest origin of any byte in the range (KERNEL only if a kernel wrote every byte)."""
         return min((o for _, _, o in self._of(buf).get(offset, offset + nbytes)), default=UNWRITTEN)
 
-    def trace_back(self, data: bytes) -> tuple[int, str, Landing | None]:
+    def trace_back(self, data: bytes, until: int | None = None) -> tuple[int, str, Landing | None]:
         """Where the bytes ``data`` came from: (origin, words, the landing it starts at).
 
-        The bytes count as the device's only if device-to-host copies that completed wrote a
+        The bytes count as the device's only if device-to-host copies that completed (by
+        virtual time ``until``, if given: what a reader at that moment could see) wrote a
         contiguous host range holding exactly these bytes (a later copy over an earlier one
         wins, as in memory); the origin is then the weakest origin of any of its bytes.
         """
+        landings = self.landings if until is None else [ld for ld in self.landings if ld.t <= until]
         n = len(data)
         if n == 0:
             return UNWRITTEN, "the answer is empty", None
         best: tuple[int, str, Landing | None] = (UNWRITTEN, "no device-to-host copy brought these bytes back", None)
         tried = set()
-        for start in self.landings:
+        for start in landings:
             a = start.address
             if a in tried or start.data[:1] != data[:1]:
                 continue
             tried.add(a)
             image = bytearray(n)
             origin = np.zeros(n, np.uint8)
-            for ld in self.landings:
+            for ld in landings:
                 lo, hi = max(a, ld.address), min(a + n, ld.address + len(ld.data))
                 if lo >= hi:
                     continue
@@ -163,7 +165,7 @@ class Recorder:
                 best = (weakest, ORIGIN_WORDS[weakest], start)
             if weakest == KERNEL:
                 break
-        if best[2] is None and self.landings:
+        if best[2] is None and landings:
             best = (UNWRITTEN, "the device-to-host copies brought back other bytes than the ones returned "
                                "(read before they landed, or changed on the host afterwards?)", None)
         return best

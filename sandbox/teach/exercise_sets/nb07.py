@@ -154,29 +154,14 @@ def _in_callbacks(run, kind) -> tuple[Check, dict]:
 
 def _landed_by(recorder, data: bytes, t: int) -> tuple[bool, str]:
     """Did device-to-host copies that had landed by time ``t`` leave exactly ``data`` in one
-    host range, computed by kernels?  (Later copies into the same range win, as in memory;
-    copies that landed after ``t`` do not count: the reader could not have seen them.)"""
-    n = len(data)
-    landed = [ld for ld in recorder.landings if ld.t <= t]
-    for start in landed:
-        a = start.address
-        if start.data[:1] != data[:1]:
-            continue
-        image, origin = bytearray(n), np.zeros(n, np.uint8)
-        for ld in landed:
-            lo, hi = max(a, ld.address), min(a + n, ld.address + len(ld.data))
-            if lo >= hi:
-                continue
-            image[lo - a:hi - a] = ld.data[lo - ld.address:hi - ld.address]
-            for s, e, o in ld.origins:
-                s2, e2 = max(lo, ld.address + s), min(hi, ld.address + e)
-                if s2 < e2:
-                    origin[s2 - a:e2 - a] = o
-        if bytes(image) == data:
-            if origin.min() >= KERNEL:
-                return True, ""
-            return False, "those bytes were not computed by a kernel"
-    return False, "no device-to-host copy that had landed by then brought these bytes"
+    host range, computed by kernels?  (Copies that landed after ``t`` do not count: the reader
+    could not have seen them.)"""
+    origin, _, landing = recorder.trace_back(data, until=t)
+    if landing is None:
+        return False, "no device-to-host copy that had landed by then brought these bytes"
+    if origin < KERNEL:
+        return False, "those bytes were not computed by a kernel"
+    return True, ""
 
 
 def _read_after_copy(run, first: dict, kind: str) -> Check:
