@@ -336,11 +336,6 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
         m.sim.reschedule([(job.task, th.clock)])    # the stream goes on when fn has returned
 
 
-def in_host_func(m) -> bool:
-    """Is a host function (aclrtLaunchHostFunc) running right now, inside the device simulation?"""
-    return m.user_code == "host_func"
-
-
 # -- runtime calls from inside a callback ---------------------------------------------------------------
 def refuse_nested(m, c_name: str, defaults: tuple):
     """The return value of a runtime call made from inside a callback, or None if it may run.

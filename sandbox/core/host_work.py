@@ -27,7 +27,7 @@ def host_work(ns, what: str = "host work") -> int:
     m = current()
     if m.user_code:                           # user code the runtime is running: no call of its own
         with m.lock:
-            return _inside_callback(m, m.current_thread(), m.user_code, ns)
+            return _inside_user_code(m, m.current_thread(), m.user_code, ns)
     return call(f"host work: {what if type(what) is str else describe(what)}", lambda m, th: _spend(th, ns),
                 cost=0, needs_init=False, args=("ns", ns))
 
@@ -40,7 +40,7 @@ def _spend(th, ns) -> None:
     th.clock += ns
 
 
-def _inside_callback(m, th, busy: str, ns) -> int:
+def _inside_user_code(m, th, busy: str, ns) -> int:
     try:
         if busy == "host_func":
             fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,

@@ -29,6 +29,7 @@ import sys
 import sysconfig
 import threading
 import time
+from typing import Callable
 
 from . import hazards, usercode
 from .errors import ACL_ERROR_RT_WAIT_TIMEOUT, RunAborted, fail
@@ -44,9 +45,6 @@ class Scheduler:
         self.threads: list[HostThread] = []       # in creation order
 
     # -- who may run -------------------------------------------------------------------------
-    def runnable(self):
-        return [t for t in self.threads if not (t.parked or t.joining or t.finished)]
-
     def turn(self) -> HostThread | None:
         best = None
         for t in self.threads:
@@ -167,8 +165,7 @@ class Scheduler:
         th.finished = True
         for t in self.threads:                   # whoever joins ``th`` may go on, at ``th``'s end
             if t.joining and t.joins and th in t.joins:
-                t.clock = max(t.clock, th.clock)
-                hazards.thread_joined(self.m, t, th)
+                self._joined(t, th)
                 t.joins = [] if t.join_any else [j for j in t.joins if j is not th]
                 if not t.joins:
                     t.joining = False
@@ -180,8 +177,7 @@ class Scheduler:
         pending = []
         for child in children:
             if child.finished:
-                caller.clock = max(caller.clock, child.clock)
-                hazards.thread_joined(self.m, caller, child)
+                self._joined(caller, child)
                 if any_:
                     return
             elif child not in pending:
@@ -189,6 +185,11 @@ class Scheduler:
         if pending:
             caller.joining, caller.joins, caller.join_any = True, pending, any_
             self.advance()
+
+    def _joined(self, caller: HostThread, child: HostThread) -> None:
+        """``caller`` learns that ``child`` has ended: it goes on at that end, knowing its work."""
+        caller.clock = max(caller.clock, child.clock)
+        hazards.thread_joined(self.m, caller, child)
 
     def leave_join(self, caller: HostThread) -> None:
         """The join was given up (the stop button): the caller is runnable again, as it was."""
@@ -340,7 +341,7 @@ def _futures_settled(fs, return_when=concurrent.futures.ALL_COMPLETED):
     return settled
 
 
-def _until(flag) -> "callable":
+def _until(flag) -> Callable[[], bool]:
     def settled() -> bool:
         if flag():
             return True

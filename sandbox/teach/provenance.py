@@ -61,6 +61,52 @@ class Origins:
         self.pieces = kept
 
 
+@dataclass(eq=False)
+class Writer:
+    """The task that last wrote a byte range: its kind, and for a copy the buffer it read
+    (the source byte of destination offset ``x`` is ``x + delta``)."""
+    kind: str
+    task: int
+    source: object = None
+    delta: int = 0
+    t: int = 0
+
+    @property
+    def source_device(self):
+        return self.source.device if isinstance(self.source, DeviceAllocation) else None
+
+
+class Writes:
+    """Every finished task's writes, byte range by byte range (a later write wins): where a
+    copy's bytes came from, for graders that follow data between devices."""
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.buffers: dict[int, tuple] = {}        # id(buffer) -> (buffer, Origins of Writers)
+
+    def _of(self, buf) -> Origins:
+        entry = self.buffers.get(id(buf))
+        if entry is None or entry[0] is not buf:
+            entry = self.buffers[id(buf)] = (buf, Origins())
+        return entry[1]
+
+    def record(self, task, access) -> None:
+        reads = [a for a in access if not a[3]]
+        source = reads[0] if task.kind == "memcpy" and len(reads) == 1 else None
+        for buf, off, n, writes in access:
+            if not writes or n <= 0:
+                continue
+            if source is not None:
+                writer = Writer(task.kind, task.id, source[0], source[1] - off, self.sim.now)
+            else:
+                writer = Writer(task.kind, task.id, None, 0, self.sim.now)
+            self._of(buf).set(off, off + n, writer)
+
+    def pieces(self, buf, offset: int, nbytes: int) -> list:
+        """(start, end, Writer or 0 for never written) covering the range, in order."""
+        return self._of(buf).get(offset, offset + nbytes)
+
+
 @dataclass
 class Landing:
     """One device-to-host copy that completed: where, what it brought, and its origins."""
@@ -80,6 +126,7 @@ class Recorder:
         self.origins: dict[int, tuple] = {}       # id(buffer) -> (buffer, Origins): the buffer kept alive
         self.landings: list[Landing] = []
         self.kernel_writes = 0                    # bytes kernels wrote, in all
+        self.writes = Writes(sim)                 # ... and which task wrote them, from where
 
     def _of(self, buf) -> Origins:
         entry = self.origins.get(id(buf))
@@ -96,6 +143,7 @@ class Recorder:
         access = self.pending.pop(task.id, None)
         if access is None or status:
             return                                  # a failed task's effect did not happen
+        self.writes.record(task, access)
         writes = [a for a in access if a[3] and a[2] > 0]
         if task.kind == "kernel":
             for buf, off, n, _ in writes:

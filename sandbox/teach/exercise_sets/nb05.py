@@ -3,21 +3,18 @@ copies (a broadcast from one device, an exchange between two).
 
 The solutions start from a bare machine (the 8-device 910B server of the notebook) and call
 ``acl.init()`` themselves, as the notebook's cells do.  Copies between devices are judged by
-where their bytes went: ``track_writes`` (the exercises' ``prepare``) records, for every byte
-of every buffer, the task that wrote it last and, for a copy, the buffer it read; the judges
-then read what each device buffer holds at the end on the grader's machine.
+where their bytes went: the recorder's ``writes`` (sandbox/teach/provenance.py) hold, for every
+byte of every buffer, the task that wrote it last and, for a copy, the buffer it read; the
+judges then read what each device buffer holds at the end on the grader's machine.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 
 from sandbox.core import trace as tr
-from sandbox.core.memory import DeviceAllocation
 from sandbox.teach.checks import SYNC_CALLS, Check, check_bytes, check_device_order
 from sandbox.teach.grading import Exercise, register
-from sandbox.teach.provenance import Origins
+from sandbox.teach.provenance import Writer
 from sandbox.viz.units import fmt_time
 
 from .nb04 import device_range, differences, waited_after
@@ -26,79 +23,6 @@ MiB = 1 << 20
 COPY = 64 * MiB                   # the notebook's payload; one copy over a 56 GB/s link: about 1.2 ms
 ONE_COPY_TIME = 1_500_000         # ns: "about the time of one copy"
 HOST_WAITS = SYNC_CALLS + ("aclrtStreamQuery", "aclrtQueryEventStatus")
-
-
-# -- who wrote each byte ---------------------------------------------------------------------------
-@dataclass(eq=False)
-class Writer:
-    """The task that last wrote a byte range: its kind, and for a copy the buffer it read
-    (the source byte of destination offset ``x`` is ``x + delta``)."""
-    kind: str
-    task: int
-    source: object = None
-    delta: int = 0
-    t: int = 0
-
-    @property
-    def source_device(self):
-        return self.source.device if isinstance(self.source, DeviceAllocation) else None
-
-
-class Writes:
-    """Every finished task's writes, byte range by byte range (a later write wins)."""
-
-    def __init__(self, sim):
-        self.sim = sim
-        self.pending: dict[int, tuple] = {}
-        self.buffers: dict[int, tuple] = {}        # id(buffer) -> (buffer, Origins of Writers)
-
-    def _of(self, buf) -> Origins:
-        entry = self.buffers.get(id(buf))
-        if entry is None or entry[0] is not buf:
-            entry = self.buffers[id(buf)] = (buf, Origins())
-        return entry[1]
-
-    def submitted(self, task, access) -> None:
-        if access:
-            self.pending[task.id] = tuple(access)
-
-    def finished(self, task, status) -> None:
-        access = self.pending.pop(task.id, None)
-        if access is None or status:
-            return
-        reads = [a for a in access if not a[3]]
-        source = reads[0] if task.kind == "memcpy" and len(reads) == 1 else None
-        for buf, off, n, writes in access:
-            if not writes or n <= 0:
-                continue
-            if source is not None:
-                writer = Writer(task.kind, task.id, source[0], source[1] - off, self.sim.now)
-            else:
-                writer = Writer(task.kind, task.id, None, 0, self.sim.now)
-            self._of(buf).set(off, off + n, writer)
-
-    def pieces(self, buf, offset: int, nbytes: int) -> list:
-        """(start, end, Writer or 0 for never written) covering the range, in order."""
-        return self._of(buf).get(offset, offset + nbytes)
-
-
-def track_writes(inputs: dict) -> None:
-    """``prepare``: add a Writes record to the graded machine (run.recorder.writes)."""
-    from sandbox.core.machine import current
-    m = current()
-    rec = m.provenance
-    writes = rec.writes = Writes(m.sim)
-    submitted, finished = rec.submitted, m.sim.finish_hook
-
-    def on_submit(task, access):
-        submitted(task, access)
-        writes.submitted(task, access)
-
-    def on_finish(task, status):
-        finished(task, status)
-        writes.finished(task, status)
-    rec.submitted = on_submit
-    m.sim.finish_hook = on_finish
 
 
 # -- helpers the judges share ---------------------------------------------------------------------------
@@ -263,7 +187,7 @@ register(Exercise(
     id="05.2", title="broadcast",
     practises="peer access and device-to-device copies: one source, three links used at once",
     signature="solution(data) -> {0: ptr, 1: ptr, 2: ptr, 3: ptr}", profile="ascend910b",
-    prepare=track_writes, inputs=payload, judge=judge_broadcast))
+    inputs=payload, judge=judge_broadcast))
 
 
 # -- 05.3 · exchange ------------------------------------------------------------------------------------
@@ -297,4 +221,4 @@ register(Exercise(
     id="05.3", title="exchange in the time of one copy",
     practises="one-directional peer access: both directions enabled, both links used at once",
     signature="solution(a, b) -> {0: ptr, 1: ptr}", profile="ascend910b",
-    prepare=track_writes, inputs=two_payloads, judge=judge_exchange))
+    inputs=two_payloads, judge=judge_exchange))
