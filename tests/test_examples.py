@@ -1,0 +1,81 @@
+"""The ports of the official runtime samples (examples/) run and print what they should.
+
+Each port is a script: it runs in a fresh interpreter, as a learner would run it, and its
+stdout must equal the ``<name>.expected.txt`` kept beside it (the sandbox is deterministic,
+so nothing needs masking).  examples/README.md lists every official sample; every port must
+be linked there, and every link must name a port that exists.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+PORTS = sorted(p for p in EXAMPLES.rglob("*.py") if not p.name.startswith("_"))
+
+
+def _id(path: Path) -> str:
+    return path.relative_to(EXAMPLES).as_posix()
+
+
+def run_port(path: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
+    return subprocess.run([sys.executable, str(path)], cwd=path.parent, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def output_difference(expected: str, actual: str, name: str) -> str:
+    """'' when the two outputs agree, else a unified diff naming the port."""
+    if expected == actual:
+        return ""
+    return "".join(difflib.unified_diff(expected.splitlines(keepends=True), actual.splitlines(keepends=True),
+                                        f"{name}.expected.txt", f"{name} (this run)"))
+
+
+def test_there_are_ports_to_run():
+    assert PORTS, f"no ports found under {EXAMPLES}"
+
+
+@pytest.mark.parametrize("path", PORTS, ids=_id)
+def test_a_port_prints_its_expected_output(path: Path):
+    expected_file = path.with_suffix(".expected.txt")
+    assert expected_file.exists(), f"{_id(path)} has no {expected_file.name} beside it"
+    result = run_port(path)
+    assert result.returncode == 0, f"{_id(path)} exited with {result.returncode}:\n{result.stderr}"
+    assert result.stderr == "", f"{_id(path)} wrote to stderr (a warning?):\n{result.stderr}"
+    diff = output_difference(expected_file.read_text(), result.stdout, _id(path))
+    assert not diff, diff
+
+
+def test_a_changed_output_is_reported():
+    assert output_difference("a\nb\n", "a\nb\n", "x") == ""
+    assert "-b" in output_difference("a\nb\n", "a\nc\n", "x")
+
+
+def _readme_links() -> set[str]:
+    text = (EXAMPLES / "README.md").read_text()
+    return {m for m in re.findall(r"\]\(([^)\s]+\.py)\)", text)}
+
+
+def test_the_readme_links_every_port():
+    links = _readme_links()
+    missing = sorted(_id(p) for p in PORTS if _id(p) not in links)
+    assert not missing, f"examples/README.md does not link these ports: {missing}"
+
+
+def test_every_port_the_readme_links_exists():
+    dangling = sorted(link for link in _readme_links() if not (EXAMPLES / link).is_file())
+    assert not dangling, f"examples/README.md links ports that do not exist: {dangling}"
+
+
+def test_every_expected_output_belongs_to_a_port():
+    orphans = sorted(p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*.expected.txt")
+                     if not p.with_name(p.name[:-len(".expected.txt")] + ".py").exists())
+    assert not orphans, f"expected outputs with no port: {orphans}"
