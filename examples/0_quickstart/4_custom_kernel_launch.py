@@ -8,6 +8,7 @@ launch: it queues the kernel on the stream and returns an aclError.
 The C program also prints the "Free ...", "Destroy ...", "Reset ..." and "ACL finalize ..."
 lines, which the README's typical output leaves out; this port prints what the program prints.
 """
+import inspect
 import sys
 
 import numpy as np
@@ -20,9 +21,9 @@ TOLERANCE = 1e-5
 
 
 def check(ret):
-    # the sample's CHECK_ERROR: report the code and stop
+    # the sample's CHECK_ERROR: report the line and the code, then stop
     if ret != acl.ACL_SUCCESS:
-        print(f"Error, ret = {ret}")
+        print(f"Error at line {inspect.currentframe().f_back.f_lineno}, ret = {ret}")
         sys.exit(1)
 
 
