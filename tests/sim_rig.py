@@ -58,6 +58,8 @@ class FakeMachine:
         self.rig = Rig()
         self.sim = self.rig.sim
         self.lock = threading.RLock()
+        self.lock.acquire()                 # held by the test's thread, as gate.call holds it for a call:
+                                            # the Scheduler notifies its Condition, which needs the lock
         self.aborted = ""
         self.pending_interrupts: dict = {}
         self.hazard_checker = None          # hazards.thread_joined keeps its clocks here
