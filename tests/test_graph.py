@@ -446,3 +446,46 @@ def test_debug_json_print_lists_the_streams_and_tasks(device0, tmp_path):
     assert [t["task_type"] for t in doc["tasks"][:3]] == ["KERNEL", "EVENT_RECORD", "EVENT_WAIT"]
     assert acl.mdl.ri_debug_json_print(ri, str(tmp_path / "no" / "such" / "dir.json"), 0) == \
         acl.ACL_ERROR_RT_FILE_OPEN
+
+
+def _on(profile):
+    sandbox.configure(profile)
+    assert acl.init() == 0 and acl.rt.set_device(0) == 0
+
+
+def test_a_profile_without_the_acl_graph_flag_refuses_capture_with_207000():
+    """Capture needs acl_graph_supported (RT-API 15: not on Atlas 200I/500 A2), whatever the name."""
+    _on(sandbox.get_profile("ascend910b").with_(acl_graph_supported=False))
+    assert acl.mdl.ri_capture_begin(new_stream(), GLOBAL) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert "aclmdlRICaptureBegin: ACL Graph is not supported on Ascend910B2" in acl.get_recent_err_msg()
+
+
+def test_a_custom_profile_with_the_acl_graph_flag_captures_and_replays():
+    """The flag, not the name, decides: a 310B given acl_graph_supported captures."""
+    _on(sandbox.get_profile("ascend310b").with_(acl_graph_supported=True))
+    stream, x = new_stream(), zeroed()
+    ri = capture(stream, lambda: inc[1, stream](x, 4))
+    assert acl.mdl.ri_execute_async(ri, stream) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    assert read(x).tolist() == [1, 1, 1, 1]
+
+
+def test_graph_calls_take_the_profiles_host_costs():
+    """aclmdlRIExecuteAsync costs host_costs.graph_launch, the capture calls host_costs.capture_call."""
+    from sandbox.profiles import HostCosts
+    _on(sandbox.get_profile("ascend910b").with_(host_costs=HostCosts(graph_launch=70_000, capture_call=3_000)))
+    stream, x = new_stream(), zeroed()
+    ri = capture(stream, lambda: inc[1, stream](x, 4))
+    assert acl.mdl.ri_execute_async(ri, stream) == 0
+    took = {c.name: c.end - c.start for c in api_calls()}
+    assert took["aclmdlRIExecuteAsync"] == 70_000
+    assert took["aclmdlRICaptureBegin"] == took["aclmdlRICaptureEnd"] == 3_000
+
+
+def test_graph_host_costs_by_default_are_10us_per_launch_and_2us_per_capture_call(device0):
+    """The defaults are the figures the graph module had (assumption): 10 us launch, 2 us other calls."""
+    x = zeroed()
+    ri = capture(device0, lambda: inc[1, device0](x, 4))
+    assert acl.mdl.ri_execute_async(ri, device0) == 0
+    took = {c.name: c.end - c.start for c in api_calls()}
+    assert (took["aclmdlRIExecuteAsync"], took["aclmdlRICaptureBegin"]) == (10_000, 2_000)

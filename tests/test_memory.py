@@ -241,3 +241,54 @@ def test_ptr_to_numpy_with_a_bad_shape_or_dtype_returns_none_and_a_message(devic
     ptr, _ = pinned(64)
     assert acl.util.ptr_to_numpy(ptr, shape, dtype) is None
     assert acl.get_recent_err_msg()
+
+
+# -- 1 GiB pages are a capability of the profile (huge1g_pages_supported), not of its name ---------------
+def _on(profile):
+    sandbox.configure(profile)
+    assert acl.init() == 0 and acl.rt.set_device(0) == 0
+
+
+@pytest.mark.parametrize("policy", [acl.ACL_MEM_MALLOC_HUGE1G_ONLY, acl.ACL_MEM_MALLOC_HUGE1G_ONLY_P2P])
+def test_a_profile_without_huge1g_pages_refuses_huge1g_policies_with_207000(policy):
+    """1 GiB-page policies need huge1g_pages_supported (RT-API 25-02: A2/A3 only)."""
+    _on(sandbox.get_profile("ascend910b").with_(huge1g_pages_supported=False))
+    assert acl.rt.malloc(GiB, policy) == (0, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+    assert "1 GiB pages are not supported on Ascend910B2" in acl.get_recent_err_msg()
+    assert acl.rt.get_mem_info(acl.ACL_HBM_MEM_HUGE1G) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("profile", ["ascend310p", "ascend310b"])
+def test_the_builtin_profiles_without_huge1g_pages_refuse_them_with_207000(profile):
+    """Only the A2 profile has 1 GiB pages (RT-API 25-02 aclrtMemAttr)."""
+    _on(profile)
+    assert acl.rt.malloc(GiB, acl.ACL_MEM_MALLOC_HUGE1G_ONLY) == (0, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+    assert acl.rt.get_mem_info(acl.ACL_MEM_HUGE1G) == (0, 0, 0)
+
+
+def test_a_custom_profile_with_huge1g_pages_allocates_them():
+    """The flag, not the name, decides: a 310P given huge1g_pages_supported takes 1 GiB pages."""
+    _on(sandbox.get_profile("ascend310p").with_(huge1g_pages_supported=True))
+    rec = allocation(dev_alloc(GiB, acl.ACL_MEM_MALLOC_HUGE1G_ONLY))
+    assert (rec.page, rec.reserved) == ("huge1g", GiB)
+    free, total, ret = acl.rt.get_mem_info(acl.ACL_MEM_HUGE1G)
+    assert ret == 0 and total == sandbox.profile().memory_bytes and free > 0
+
+
+def test_a_renamed_910b_profile_keeps_its_features():
+    """Features follow the profile's flags: renaming the 910B changes none of them."""
+    _on(sandbox.get_profile("ascend910b").with_(name="lab-910b"))
+    assert acl.rt.malloc(GiB, acl.ACL_MEM_MALLOC_HUGE1G_ONLY)[1] == 0
+    pool, ret = acl.rt.mem_pool_create({"allocType": acl.ACL_MEM_ALLOCATION_TYPE_PINNED,
+                                        "handleType": acl.ACL_MEM_HANDLE_TYPE_NONE, "maxSize": 0,
+                                        "location": {"id": 0, "type": acl.ACL_MEM_LOCATION_TYPE_DEVICE}})
+    assert ret == 0 and pool != 0
+    stream, _ = acl.rt.create_stream()
+    assert acl.mdl.ri_capture_begin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
+
+
+def test_p2p_and_huge1g_policy_groups_are_the_runtimes_enum_values():
+    """The policy groups the checks use name the real aclrtMemMallocPolicy values (3, 4, 5, 7 and 6, 7)."""
+    from sandbox.core import constants as C
+    assert C.MALLOC_P2P_POLICIES == (3, 4, 5, 7)
+    assert C.MALLOC_HUGE1G_POLICIES == (6, 7)

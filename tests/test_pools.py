@@ -253,3 +253,25 @@ def test_a_kernel_works_on_the_block_it_was_launched_on_even_if_the_pool_hands_t
     assert acl.rt.synchronize_stream(device0) == 0
     assert len(set(addresses)) == 1                       # the pool reused the block's address
     assert (acl.util.ptr_to_numpy(host, (4, n), np.int32)[:, 0] == [2, 4, 6, 8]).all()
+
+
+def _on(profile):
+    sandbox.configure(profile)
+    assert acl.init() == 0 and acl.rt.set_device(0) == 0
+
+
+def test_a_profile_without_the_mem_pool_flag_refuses_pools_with_207000():
+    """Pools need mem_pool_supported (RT-API 11-10: A2 only), whatever the profile's name."""
+    _on(sandbox.get_profile("ascend910b").with_(mem_pool_supported=False))
+    assert acl.rt.mem_pool_create(props()) == (0, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+    assert ("memory pools are supported on Atlas A2 (910B) only, not on Ascend910B2"
+            in acl.get_recent_err_msg())
+
+
+def test_a_custom_profile_with_the_mem_pool_flag_creates_pools():
+    """The flag, not the name, decides: a 310P given mem_pool_supported has pools."""
+    _on(sandbox.get_profile("ascend310p").with_(mem_pool_supported=True))
+    pool = new_pool()
+    stream, _ = acl.rt.create_stream()
+    ptr, ret = acl.rt.mem_pool_malloc_async(4096, pool, stream)
+    assert ret == 0 and ptr != 0

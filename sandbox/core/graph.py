@@ -10,7 +10,7 @@ Rules (RT-DG 04-01/04-02, RT-API 15, RT-FAQ ACLGraph, RT-DES aclgraph.md, RT-SRC
 * Begin on the default stream, or any task on the default stream while a capture is active
   in its context: 107031.  Begin on a stream already capturing: 107027.  A mode outside
   GLOBAL/THREAD_LOCAL/RELAXED: 107000.  Not on 310B (the API reference lists it unsupported
-  there; 310P and A2/A3 support it): 207000.
+  there; 310P and A2/A3 support it; the profile's ``acl_graph_supported``): 207000.
 * Cross-stream capture: a stream joins the capture (same RI) by waiting on an event
   recorded on a captured stream.  At End every captured task must lead, through stream
   order and record/wait pairs, to the origin stream's last task; a side stream that never
@@ -60,11 +60,10 @@ MODE_NAMES = {GLOBAL: "ACL_MODEL_RI_CAPTURE_MODE_GLOBAL", THREAD_LOCAL: "ACL_MOD
               RELAXED: "ACL_MODEL_RI_CAPTURE_MODE_RELAXED"}
 NONE, ACTIVE, INVALIDATED = (C.ACL_MODEL_RI_CAPTURE_STATUS_NONE, C.ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
                              C.ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED)
-UNSUPPORTED_PROFILES = ("ascend310b",)   # RT-API 15: Atlas 200I/500 A2 "not supported"
 
-US = 1_000
-GRAPH_LAUNCH_NS = 10 * US   # host cost of aclmdlRIExecuteAsync: one submission for the whole graph (assumption)
-CAPTURE_CALL_NS = 2 * US    # host cost of Begin/End/GetInfo/ExchangeMode/Destroy (assumption)
+# host costs of the calls: names of the profile's HostCosts fields (sandbox/profiles), which gate.call takes
+GRAPH_LAUNCH_NS = "graph_launch"   # aclmdlRIExecuteAsync: one submission for the whole graph
+CAPTURE_CALL_NS = "capture_call"   # Begin/End/GetInfo/ExchangeMode/Execute/Destroy/DebugJsonPrint
 
 # aclmdlRITaskType (RT-API 25-02) of the task kinds a capture can hold
 TASK_TYPES = {"kernel": "KERNEL", "event_record": "EVENT_RECORD", "event_wait": "EVENT_WAIT",
@@ -131,7 +130,7 @@ class Graphs:
     # -- lookups ---------------------------------------------------------------------------------
     def check_supported(self, api: str) -> None:
         p = self.m.profile
-        if p.name in UNSUPPORTED_PROFILES:
+        if not p.acl_graph_supported:         # RT-API 15: not on Atlas 200I/500 A2
             fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{api}: ACL Graph is not supported on {p.soc_name}")
 
     def ri(self, handle) -> ModelRI:

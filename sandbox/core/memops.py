@@ -43,9 +43,9 @@ def malloc(m: Machine, th: HostThread, size: int, policy: int) -> int:
     ctx = m.current_context(th)
     mem = m.devices[ctx.device].memory
     name = C.MALLOC_POLICY_NAMES.get(policy, f"policy {policy}")
-    if policy in (3, 4, 5, 7) and not m.profile.p2p_supported:
+    if policy in C.MALLOC_P2P_POLICIES and not m.profile.p2p_supported:
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{name} is not supported on {m.profile.soc_name}")
-    if policy in (6, 7) and m.profile.name != "ascend910b":
+    if policy in C.MALLOC_HUGE1G_POLICIES and not m.profile.huge1g_pages_supported:
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"1 GiB pages are not supported on {m.profile.soc_name}")
     alloc = mem.allocate(size, policy, name, th.process.pid, th.tid)
     m.log.append(T.MemAllocated(th.clock, ctx.device, alloc.ptr, size, alloc.reserved, name, alloc.page,
@@ -337,7 +337,7 @@ def get_mem_info(m: Machine, th: HostThread, attr: int) -> tuple[int, int]:
     kind = m.profile.memory_kind
     if family == "DDR" and kind == "HBM":
         return 0, 0
-    if page == "huge1g" and m.profile.name != "ascend910b":
+    if page == "huge1g" and not m.profile.huge1g_pages_supported:
         return 0, 0
     mem = m.devices[ctx.device].memory
     return mem.free_bytes(page), mem.size

@@ -3,7 +3,7 @@
 Rules (RT-API 11-10 "Stream有序内存分配", acl_rt_memory_soma.h, acl memory.cpp):
 
 * Only on A2 (910B) devices; the call is an experimental feature there.  Other chips answer
-  207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT.
+  207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT (the profile's ``mem_pool_supported``).
 * aclrtMemPoolProps: allocType must be ACL_MEM_ALLOCATION_TYPE_PINNED, location.type must be
   ACL_MEM_LOCATION_TYPE_DEVICE, reserved must be all zero (else 100000).
 * MallocAsync needs a pool and a non-null stream (100000); size 0 succeeds and hands out 0.
@@ -171,7 +171,7 @@ def create(m, th, props) -> int:
     if max_size is None or max_size < 0:
         fail(ACL_ERROR_INVALID_PARAM, f"poolProps maxSize must be an int >= 0, got {describe(props['maxSize'])}")
     device = m.device(location["id"]).index
-    if m.profile.name != "ascend910b":
+    if not m.profile.mem_pool_supported:
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
              f"aclrtMemPoolCreate: memory pools are supported on Atlas A2 (910B) only, not on {m.profile.soc_name}")
     pool = Pool(m.new_handle(), device, th.process.pid, max_size)

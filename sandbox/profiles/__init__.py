@@ -46,6 +46,8 @@ class HostCosts:
     free_host: int = 50 * US         # (assumption)
     memcpy_sync_setup: int = 10 * US  # fixed part of a blocking aclrtMemcpy (assumption)
     query: int = 1 * US              # stream/event query (assumption)
+    graph_launch: int = 10 * US      # aclmdlRIExecuteAsync: one submission for the whole graph (assumption)
+    capture_call: int = 2 * US       # aclmdlRICapture*/ExchangeMode/Execute/Destroy/DebugJsonPrint (assumption)
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,12 @@ class Profile:
     memory_kind: str = "HBM"         # "HBM" or "DDR": which aclrtMemAttr family answers
     shared_host_dma: bool = False    # True: host<->device copies of both directions share one DMA engine
     host_memcpy_bandwidth: float = 10e9  # bytes/s of a host-to-host memcpy (assumption)
+    # Features only some chips have.  The checks read these flags, never the profile's name, so
+    # a custom profile (``ASCEND_310P.with_(mem_pool_supported=True)``) decides for itself.
+    huge1g_pages_supported: bool = False  # 1 GiB pages: ACL_MEM_MALLOC_HUGE1G_ONLY(_P2P) and the
+                                     # *_HUGE1G aclrtMemAttr; A2/A3 only (RT-API 25-02 aclrtMemAttr)
+    mem_pool_supported: bool = False  # stream-ordered pools, aclrtMemPool*: A2 only (RT-API 11-10)
+    acl_graph_supported: bool = True  # ACL Graph capture, aclmdlRI*: not on Atlas 200I/500 A2 (RT-API 15)
     host_costs: HostCosts = field(default_factory=HostCosts)
     sources: tuple[str, ...] = ()
 
@@ -117,6 +125,9 @@ ASCEND_910B = Profile(
     default_device_count=8,          # Atlas 800 A2 server: 8 NPUs (T-CHIAO npu-smi topology)
     peer_link="hccs", peer_bandwidth=56e9,  # full-mesh HCCS, 56 GB/s per pair (T-CHIAO data sheet)
     peer_latency_ns=5 * US,          # assumption
+    huge1g_pages_supported=True,     # RT-API 25-02 aclrtMemAttr: Atlas A2 training series
+    mem_pool_supported=True,         # RT-API 11-10: A2, experimental
+    acl_graph_supported=True,        # RT-API 15
     sources=("INI Ascend910B2", "RT-API 06/07/25-02", "RT-SRC task_base.hpp", "T-TRITON #1675",
              "T-CHIAO npu-smi topo", "T-69578317965 pinned copy bandwidth"),
 )
@@ -144,6 +155,9 @@ ASCEND_310P = Profile(
     peer_link="pcie", peer_bandwidth=24e9,  # same PCIe switch, Gen4 x16 (assumption)
     peer_latency_ns=8 * US,          # assumption
     memory_kind="DDR",
+    huge1g_pages_supported=False,    # RT-API 25-02 aclrtMemAttr: not on Atlas inference series
+    mem_pool_supported=False,        # RT-API 11-10: A2 only
+    acl_graph_supported=True,        # RT-API 15: Atlas inference series supported
     sources=("INI Ascend310P3", "RT-API 06/07/25-02", "T-Atlas 300I pages"),
 )
 
@@ -175,6 +189,9 @@ ASCEND_310B = Profile(
     # resource (8.5 ms = 8.2 ms of copies + what compute cannot hide), so copies in and out
     # share one engine here (assumption, calibrated on SEED003)
     shared_host_dma=True,
+    huge1g_pages_supported=False,    # RT-API 25-02 aclrtMemAttr: not on Atlas 200I/500 A2
+    mem_pool_supported=False,        # RT-API 11-10: A2 only
+    acl_graph_supported=False,       # RT-API 15: Atlas 200I/500 A2 "not supported"
     host_costs=HostCosts(kernel_launch=15 * US, memcpy_async=8 * US),  # slower board CPU (assumption)
     sources=("INI Ascend310B1", "RT-API 25-02", "RT-SRC", "SEED003 sync/async table"),
 )
