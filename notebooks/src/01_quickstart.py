@@ -11,16 +11,34 @@
 # | 1 | initialise the runtime | `aclInit(NULL)` | `acl.init()` |
 # | 2 | pick a device, make a stream | `aclrtSetDevice(0)`, `aclrtCreateStream(&stream)` | `acl.rt.set_device(0)`, `stream, ret = acl.rt.create_stream()` |
 # | 3 | memory and copies in | `aclrtMalloc`, `aclrtMallocHost`, `aclrtMemcpyAsync(..., ACL_MEMCPY_HOST_TO_DEVICE, stream)` | `acl.rt.malloc`, `acl.rt.malloc_host`, `acl.rt.memcpy_async(...)` |
-# | 4 | launch the kernel | `AddKernel<<<blocks, ..., stream>>>(devA, devB, devC, size)` | `add[blocks, stream](dev_a, dev_b, dev_c, size)` |
+# | 4 | launch the kernel | Ascend C: `add_kernel<<<blockDim, nullptr, stream>>>(devA, devB, devC, size)` | `add[block_dim, stream](dev_a, dev_b, dev_c, size)` |
 # | 5 | copy back, synchronise, clean up | `aclrtSynchronizeStream(stream)`, `aclrtFree`, `aclrtDestroyStream`, `aclrtResetDevice`, `aclFinalize()` | the same names in snake case |
 #
 # Return conventions are pyACL's: a call that only reports success returns an `int` (0 is
 # `ACL_SUCCESS`); a call that produces something returns a tuple with the code last.
 # Only the import differs from a program for a real board (`import acl`).
+#
+# **After this notebook** you can write the five steps yourself, say which layer of the
+# software stack each call reaches, and read the Gantt chart, memory map and queue panel.
+# **It assumes** Python and numpy; no NPU and no C are needed.
+
+# %% [markdown]
+# ## Three layers between your code and the chip
+#
+# The runtime overview (seed 004) describes three layers. What each does, and where it sits in
+# this sandbox:
+#
+# | layer | what it does | on a real machine | here |
+# |---|---|---|---|
+# | application | your program: frameworks (PyTorch, MindSpore...) or your own code call the API | your process, `libascendcl` / pyACL | your cells, `sandbox.acl` (the facade: names, arguments, return codes) |
+# | runtime | contexts, streams, events, device memory; turns each call into tasks queued on a stream; reports errors | `libruntime` (the `hicann/runtime` repository) | `sandbox/core`: every call charged host time, checked, recorded |
+# | driver and device | hands the queued tasks to the device, where the **Task Scheduler** takes them off each stream in order and dispatches them to the AI Cores and DMA engines; reports faults back | kernel driver, device firmware | `sandbox/core/sim.py` and `engines.py`: the device side in virtual time |
+#
+# An asynchronous call returns once the runtime has queued its task; the device side runs it
+# later. The Gantt chart at the end draws both sides: the host thread's calls (application and
+# runtime) on top, the tasks the device ran below.
 
 # %%
-import warnings
-
 import numpy as np
 
 import sandbox
@@ -115,7 +133,16 @@ sandbox.memory_map()
 # A kernel is a Python function made into a device kernel with `@sandbox.kernel`. Pointer
 # parameters are annotated with their element type (`"int32*"`) and arrive as numpy views of
 # device memory. Its cost is declared: here `ns=3_500_000`, the 3.5 ms the seed measured for
-# `AddKernel` on the 310B. `add[blocks, stream](...)` is the `<<<blocks, ..., stream>>>` launch.
+# `AddKernel` on the 310B. `add[block_dim, stream](...)` is Ascend C's launch
+# `add_kernel<<<blockDim, nullptr, stream>>>(...)`: `blockDim` is the number of cores (blocks)
+# the kernel runs on, the second argument (`l2ctrl`) is reserved and passed as `nullptr`, the
+# third the stream.
+#
+# The seed's program is written in **CUDA**, not Ascend C: `AddKernel<<<gridDim, blockDim, 0,
+# stream>>>` with a `__global__` kernel indexed by `threadIdx`, and `(N + 255) / 256` blocks of
+# 256 threads. Ascend C has no thread index: a kernel learns which core it is on
+# (`GetBlockIdx()`) and each core works through its share of the data in tiles. The 310B has
+# one AI Core, so `blockDim` 1 uses all of it; more blocks than cores run in waves.
 
 # %%
 @sandbox.kernel(ns=lambda a, b, c, size: 3_500_000 * size // N)   # 3.5 ms for the full 1 Mi
@@ -123,8 +150,8 @@ def add(a: "int32*", b: "int32*", c: "int32*", size: int):
     c[:size] = a[:size] + b[:size]
 
 
-# C: AddKernel<<<gridDim, blockDim, 0, stream>>>(devA, devB, devC, size);
-ret = add[(N + 255) // 256, stream](dev_a, dev_b, dev_c, N)
+# Ascend C: add_kernel<<<1, nullptr, stream>>>(devA, devB, devC, size);
+ret = add[1, stream](dev_a, dev_b, dev_c, N)
 print("launch ->", ret, "| host clock:", sandbox.now() / 1e6, "ms (the launch returned at once)")
 
 # %% [markdown]
@@ -166,8 +193,12 @@ print("clean-up return codes:", rets)
 #
 # The Gantt chart draws the trace: the host thread's calls on top (the dark part of the
 # synchronize is the time it was blocked), then the stream's tasks. Copies (H2D 2 × 4 MiB,
-# D2H 4 MiB) took 8.2 ms at the 310B's ~1.5 GB/s per direction, the kernel 3.5 ms: the seed's
-# figures. On one stream they run one after another — notebook 02 is about overlapping them.
+# D2H 4 MiB) took 8.2 ms and the kernel 3.5 ms. These are the seed's figures, not a measurement
+# made here: the 310B profile (`sandbox/profiles`) sets its copy bandwidth to ~1.5 GB/s per
+# direction so that 12 MiB take 8.2 ms (tagged `SEED003`), and the kernel's 3.5 ms is declared
+# above. The seed article is partly generated text; treat its numbers as a calibration target
+# for the lesson, not as the board's data sheet. On one stream the tasks run one after another —
+# notebook 02 is about overlapping them.
 
 # %%
 sandbox.gantt()
@@ -203,7 +234,7 @@ def five_steps():
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
     yield "3 memory and copies in"
-    add[(N + 255) // 256, s](da, db, dc, N)
+    add[1, s](da, db, dc, N)
     yield "4 launch"
     acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
     acl.rt.synchronize_stream(s)
@@ -266,7 +297,7 @@ def start_vector_add(a, b):
     acl.util.ptr_to_numpy(hb, (N,), np.int32)[:] = b
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
-    add[(N + 255) // 256, s](da, db, dc, N)
+    add[1, s](da, db, dc, N)
     return s, hc, dc
 
 # %% nbgrader={"grade": false, "grade_id": "ex01_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
@@ -317,7 +348,7 @@ def solution(a, b):
     acl.util.ptr_to_numpy(hb, (N,), np.int32)[:] = b
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
-    add[(N + 255) // 256, s](da, db, dc, N)
+    add[1, s](da, db, dc, N)
     acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
     acl.rt.synchronize_stream(s)
     c = acl.util.ptr_to_numpy(hc, (N,), np.int32).copy()

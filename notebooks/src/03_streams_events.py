@@ -20,8 +20,6 @@
 # | `aclrtEventElapsedTime(&ms, e0, e1)` | `ms, ret = acl.rt.event_elapsed_time(e0, e1)` | device time between two marks |
 
 # %%
-import warnings
-
 import numpy as np
 
 import sandbox
@@ -92,6 +90,9 @@ sandbox.gantt(view="physical")
 #    host waits only at the end (on an event recorded after the short kernel).
 #
 # Without any ordering the short kernel, being ready first, runs first: (0 × 2) + 1 = 1.
+# The sandbox says so as it happens: the unordered run raises a `HazardWarning` (under the
+# cell) naming the two streams that touch `dev_x` with nothing ordering them. That warning is
+# the point of this section; notebook 09 explains how the sandbox finds such races.
 
 # %%
 def two_streams(order):
@@ -108,9 +109,7 @@ def two_streams(order):
         ev, _ = acl.rt.create_event()           # C: aclrtCreateEvent(&event);
         acl.rt.record_event(ev, s1)             # C: aclrtRecordEvent(event, stream1);
         acl.rt.stream_wait_event(s2, ev)        # C: aclrtStreamWaitEvent(stream2, event);
-    with warnings.catch_warnings():             # unordered, the sandbox warns of a race (notebook 09)
-        warnings.simplefilter("ignore")
-        short_op[1, s2](dev_x)
+    short_op[1, s2](dev_x)                      # unordered: a HazardWarning (notebook 09)
     acl.rt.synchronize_device()
     acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)
     return int(x[0])

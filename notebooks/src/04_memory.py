@@ -111,6 +111,15 @@ for size in sizes:
 # Huge pages make the device's address translation cheaper for big buffers; the cost is
 # this rounding. Small buffers belong on normal pages, which is what `HUGE_FIRST` does.
 #
+# The runtime overview (seed 004, partly generated text) lists three "strategies":
+# `HUGE_FIRST`, "`NORMAL_ONLY`: normal memory, less fragmentation" and "`MEMORY_POOL`: from a
+# memory pool". Two corrections. There is no `MEMORY_POOL` policy: the policies are the three
+# above (and their `_P2P` twins for peer copies); a memory pool is a separate set of calls
+# (`aclrtMemPoolCreate`, section 5). And `NORMAL_ONLY` does not fragment "less" in general: its
+# 4 KiB pages waste less **inside** a small block (the table: 4 KiB instead of 2 MiB for one
+# byte), but holes **between** blocks come from the order of frees (section 4), whatever the
+# page size, and a big buffer on normal pages costs the device more address translations.
+#
 # Now keep one block of each kind alive and look at the memory map. Each bar is a block;
 # the text beside the picture lists requested and reserved sizes.
 

@@ -115,10 +115,22 @@ print("destroy the explicit one:", acl.rt.destroy_context(ctx), "| current now:"
 # default context (its default stream, and the streams and events made in it) only when the
 # count reaches zero. So calls must come in pairs. `aclrtResetDeviceForce` releases at once,
 # whatever the count. Both first **wait for the work still queued** on the device.
+#
+# What a reset releases is the default context and its streams; the documentation asks you to
+# release the rest yourself **before** the reset, in this order: free device and host memory
+# (`aclrtFree`, `aclrtFreeHost`), destroy events and explicit streams, destroy explicit
+# contexts, then reset. A pointer from before a full reset must not be used after it: on
+# hardware that is undefined behaviour, whatever a simulation happens to keep. After the reset,
+# allocate again.
 
 # %%
 @sandbox.kernel(ns=5_000_000)          # 5 ms of device work
 def work(x: "uint8*"):
+    pass
+
+
+@sandbox.kernel(ns=5_000_000)          # 5 ms of device work that touches no buffer
+def busy():
     pass
 
 
@@ -138,13 +150,17 @@ for _ in range(3):
 s, _ = acl.rt.create_stream()
 buf, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
 work[8, s](buf)
+acl.rt.synchronize_stream(s)            # buf's last user has finished...
+print("free before the reset:", acl.rt.free(buf))   # ...so release it first, as documented
+busy[8, s]()                            # more work still queued when we reset
 t0 = sandbox.now()
 ret = acl.rt.reset_device_force(0)
 print(f"reset_device_force: {ret} after {(sandbox.now() - t0) / 1e6:.3f} ms "
       "(waiting for the 5 ms kernel, then 5 ms of releasing)")
 acl.rt.set_device(0)
 print("the old stream is gone:", acl.rt.synchronize_stream(s), "=", "ACL_ERROR_INVALID_PARAM")
-print("device memory is not owned by the context, so it survives:", acl.rt.free(buf))
+buf, ret = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+print("after the reset, allocate again:", ret)
 
 # %% [markdown]
 # ## 4 · Affinity: which calls may cross devices
@@ -273,11 +289,11 @@ print("finalize:", acl.finalize())
 
 # %% [markdown]
 # What happens without peer access, or with only the opposite direction enabled? The copy
-# fails with 107000 and the message says which call is missing:
+# fails with 107000 and the message says which call is missing. The sandbox also raises a
+# `HazardWarning` (under the cell) before the call fails, naming the missing direction and the
+# fix; notebook 09 explains these warnings.
 
 # %%
-import warnings
-
 sandbox.configure("ascend910b")
 acl.init()
 acl.rt.set_device(1)
@@ -285,9 +301,7 @@ dst, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
 acl.rt.device_enable_peer_access(0, 0)             # opens 1 -> 0 only
 acl.rt.set_device(0)
 src, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
-with warnings.catch_warnings():                    # the message below says it all
-    warnings.simplefilter("ignore")
-    print(acl.rt.memcpy(dst, 4096, src, 4096, acl.ACL_MEMCPY_DEVICE_TO_DEVICE))
+print(acl.rt.memcpy(dst, 4096, src, 4096, acl.ACL_MEMCPY_DEVICE_TO_DEVICE))
 print(acl.get_recent_err_msg())
 
 # %% [markdown]

@@ -11,6 +11,12 @@
 # tasks issued to a stream into a **model run instance** (`aclmdlRI`) instead of running them,
 # and then replays all of them with **one** host call, as often as needed.
 #
+# The seed says the runtime "optimises the execution order" of the graph to maximise
+# parallelism. The runtime's documentation describes no such reordering: a replay runs the
+# captured tasks in the order each stream issued them, with the event waits that were captured
+# between streams (and one launch of a graph after another). The parallelism in a graph is the
+# parallelism you captured; what a replay saves is host time, as this notebook measures.
+#
 # | step | C (AscendCL) | Python (this sandbox) |
 # |---|---|---|
 # | start recording a stream | `aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)` | `acl.mdl.ri_capture_begin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)` |
