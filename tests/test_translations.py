@@ -18,7 +18,7 @@ from notebook_sources import cell_language, editions, learner_notebook, sources,
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # Sources without a Chinese edition yet: this list may only shrink.
-NOT_YET_TRANSLATED = {"09_errors_debugging"}
+NOT_YET_TRANSLATED: set = set()
 BILINGUAL = [s for s in sources() if "zh" in editions(s)]
 
 

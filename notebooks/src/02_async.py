@@ -209,7 +209,7 @@ sandbox.gantt()
 # buffer changes only when the copy completes in (simulated) time. Read `host_c` right after
 # queuing and you get what was there before — zeros here. The sandbox also notices the
 # mistake: the read raises a `HazardWarning` (shown under the cell) saying that the host read
-# `host_c` while a copy that writes it was still unsynchronised. Notebook 09 explains these
+# `host_c` while a copy that writes it was still unsynchronised. Notebook 09b explains these
 # warnings; here it is the lesson itself.
 
 # %% [markdown] lang="zh"
@@ -218,7 +218,7 @@ sandbox.gantt()
 # `aclrtMemcpyAsync` 在字节搬运之前就返回。在沙箱中，与硬件上一样，Host 缓冲区只有在拷贝于（模拟）
 # 时间中完成时才改变。入队之后立即读取 `host_c`，得到的是之前的内容——这里是零。沙箱也会发现这个错误：
 # 这次读取会产生一个 `HazardWarning`（显示在单元下方），指出 Host 读取 `host_c` 时，一个写它的拷贝
-# 还没有同步。notebook 09 会解释这些警告；在这里，它本身就是要学的内容。
+# 还没有同步。notebook 09b 会解释这些警告；在这里，它本身就是要学的内容。
 
 # %%
 (s,), (ha, hb, hc) = board()
@@ -227,7 +227,7 @@ acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
 acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
 add[1, s](da, db, dc, N)
 acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
-early = result(hc)                     # read too early: a HazardWarning (notebook 09)
+early = result(hc)                     # read too early: a HazardWarning (notebook 09b)
 acl.rt.synchronize_stream(s)
 late = result(hc)
 print("before synchronize: c[:3] =", early[:3], " after:", late[:3])

@@ -215,7 +215,7 @@ sandbox.gantt(view="physical")
 # Without any ordering the short kernel, being ready first, runs first: (0 × 2) + 1 = 1.
 # The sandbox says so as it happens: the unordered run raises a `HazardWarning` (under the
 # cell) naming the two streams that touch `dev_x` with nothing ordering them. That warning is
-# the point of this section; notebook 09 explains how the sandbox finds such races.
+# the point of this section; notebook 09b explains how the sandbox finds such races.
 
 # %% [markdown] lang="zh"
 # （物理视图把每个并发运行的核函数放在各自的 AI Core 通道中。）
@@ -231,7 +231,7 @@ sandbox.gantt(view="physical")
 #
 # 没有任何排序时，先就绪的短核函数先运行：(0 × 2) + 1 = 1。沙箱会当场指出这一点：无序的那次运行会产生一个
 # `HazardWarning`（显示在单元下方），指出有两条流访问 `dev_x` 而没有任何东西为它们排序。这个警告正是本节的
-# 要点；notebook 09 会解释沙箱如何发现这类数据竞争。
+# 要点；notebook 09b 会解释沙箱如何发现这类数据竞争。
 
 # %%
 def two_streams(order):
@@ -248,7 +248,7 @@ def two_streams(order):
         ev, _ = acl.rt.create_event()           # C: aclrtCreateEvent(&event);
         acl.rt.record_event(ev, s1)             # C: aclrtRecordEvent(event, stream1);
         acl.rt.stream_wait_event(s2, ev)        # C: aclrtStreamWaitEvent(stream2, event);
-    short_op[1, s2](dev_x)                      # unordered: a HazardWarning (notebook 09)
+    short_op[1, s2](dev_x)                      # unordered: a HazardWarning (notebook 09b)
     acl.rt.synchronize_device()
     acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)
     return int(x[0])

@@ -402,11 +402,11 @@ print("finalize:", acl.finalize())
 # What happens without peer access, or with only the opposite direction enabled? The copy
 # fails with 107000 and the message says which call is missing. The sandbox also raises a
 # `HazardWarning` (under the cell) before the call fails, naming the missing direction and the
-# fix; notebook 09 explains these warnings.
+# fix; notebook 09b explains these warnings.
 
 # %% [markdown] lang="zh"
 # 没有设备间访问，或者只打开了相反方向时会怎样？拷贝以 107000 失败，消息说明缺少哪个调用。沙箱还会在调用失败之前
-# 产生一个 `HazardWarning`（显示在单元下方），指出缺少的方向和修正方法；notebook 09 会解释这些警告。
+# 产生一个 `HazardWarning`（显示在单元下方），指出缺少的方向和修正方法；notebook 09b 会解释这些警告。
 
 # %%
 sandbox.configure("ascend910b")

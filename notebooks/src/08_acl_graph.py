@@ -770,7 +770,7 @@ sandbox.teach.check("08.3", solution)
 # host call that puts all the step's tasks on the device together. Capture records, it does not
 # run: no synchronize inside it, only pinned host memory in its copies, side streams joined by
 # an event and rejoined before the end. A replay reuses the captured addresses, so new data goes
-# into the captured buffers between replays. Next, notebook 09: what to do when calls and device
+# into the captured buffers between replays. Next, notebooks 09 and 09b: what to do when calls and device
 # tasks fail, and how the sandbox finds races that a schedule hid.
 
 # %% [markdown] lang="zh"
@@ -778,5 +778,5 @@ sandbox.teach.check("08.3", solution)
 #
 # 图在捕获时为一步付出一次下发代价，之后每次重放都是一次 Host 调用，把这一步的所有任务一起放到设备上。捕获是记录而不是
 # 运行：其中不能同步，拷贝只能使用锁页 Host 内存，旁路流通过事件加入并在结束前汇合回来。重放复用捕获时的地址，所以新数据
-# 要在两次重放之间写入捕获时的缓冲区。下一个是 notebook 09：调用和设备任务失败时该怎么办，以及沙箱如何发现被调度掩盖的数据竞争。
+# 要在两次重放之间写入捕获时的缓冲区。接下来是 notebook 09 和 09b：调用和设备任务失败时该怎么办，以及沙箱如何发现被调度掩盖的数据竞争。
 

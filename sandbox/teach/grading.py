@@ -81,7 +81,11 @@ def _load() -> dict[str, Exercise]:
 
 
 def _key(exercise_id: str) -> tuple:
-    return tuple(int(p) if p.isdigit() else p for p in exercise_id.split("."))
+    """Sort key of an exercise id: by notebook number, then its letter ("09", "09b"), then number."""
+    notebook, _, rest = exercise_id.partition(".")
+    digits = notebook.rstrip("abcdefghijklmnopqrstuvwxyz")
+    head = (int(digits), notebook[len(digits):]) if digits.isdigit() else (1 << 30, notebook)
+    return head + tuple(int(p) if p.isdigit() else p for p in rest.split(".") if p)
 
 
 @dataclass(frozen=True)
