@@ -134,3 +134,37 @@ def test_a_chinese_title_renders_with_a_cjk_font():
         plt.close(fig)
     finally:
         i18n.set_language("en")
+
+
+def _grader_texts() -> list[str]:
+    """Every fixed text a grader can print: hints, criterion names and fixed details, as
+    literal strings in the exercise sets and the grader's modules."""
+    import ast
+    files = sorted((ROOT / "sandbox" / "teach" / "exercise_sets").glob("nb*.py"))
+    files += [ROOT / "sandbox" / "teach" / name for name in ("checks.py", "grading.py")]
+    found: list[str] = []
+
+    def keep(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip() not in ("", "x"):
+            found.append(node.value)
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                for kw in node.keywords:
+                    if kw.arg in ("hint", "what"):
+                        keep(kw.value)
+                if getattr(node.func, "id", getattr(node.func, "attr", "")) == "Check":
+                    for arg in node.args[2:4]:
+                        keep(arg)
+            elif isinstance(node, ast.FunctionDef):
+                for a, d in list(zip(node.args.args[::-1], node.args.defaults[::-1])) + list(
+                        zip(node.args.kwonlyargs, node.args.kw_defaults)):
+                    if a.arg == "hint" and d is not None:
+                        keep(d)
+    return found
+
+
+def test_every_fixed_grader_text_has_a_chinese_text():
+    from sandbox import i18n
+    missing = sorted({t for t in _grader_texts() if not i18n.known(t)})
+    assert missing == [], f"add these to sandbox/teach/texts_zh.py: {missing[:5]}"
