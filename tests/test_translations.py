@@ -136,6 +136,9 @@ def test_a_chinese_title_renders_with_a_cjk_font():
         i18n.set_language("en")
 
 
+SKIP_KEYWORDS = ("practises", "signature")          # shown by teach.exercises(), not in verdicts
+
+
 def _grader_texts() -> list[str]:
     """Every fixed text a grader can print: hints, criterion names and fixed details, as
     literal strings in the exercise sets and the grader's modules."""
@@ -153,6 +156,11 @@ def _grader_texts() -> list[str]:
                 for kw in node.keywords:
                     if kw.arg in ("hint", "what"):
                         keep(kw.value)
+                if "exercise_sets" in path.parts:           # hints handed to helpers positionally too
+                    for arg in list(node.args) + [k.value for k in node.keywords if k.arg not in SKIP_KEYWORDS]:
+                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and len(arg.value) >= 20 \
+                                and " " in arg.value:
+                            keep(arg)
                 if getattr(node.func, "id", getattr(node.func, "attr", "")) == "Check":
                     for arg in node.args[2:4]:
                         keep(arg)

@@ -180,6 +180,7 @@ DETAILS = {
     "a memset wrote them, not a kernel": "它们由 memset 写入，而不是核函数",
     "a kernel computed them": "由核函数计算得出",
     "the answer is empty": "答案为空",
+    "kernels": "核函数",
     "no device-to-host copy brought these bytes back": "没有任何设备到 Host 的拷贝带回这些字节",
     "the device-to-host copies brought back other bytes than the ones returned (read before they landed, or changed "
     "on the host afterwards?)": "设备到 Host 的拷贝带回的字节与返回的不同（在落地之前读取，或之后在 Host 上被改动？）",
@@ -426,6 +427,46 @@ HINTS = {
         '用 acl.util.ptr_to_numpy(ptr, shape, dtype) 查看 Host 缓冲区并拷贝它',
     'return what the exercise asks for':
         '返回练习要求的内容',
+    'the returned address':
+        '返回的地址',
+    'copy all 64 MiB of data to the buffer you return, host to device':
+        '把全部 64 MiB 数据从 Host 拷贝到你返回的缓冲区',
+    "upload data to device 0, copy device 0's buffer to each target, and synchronise every stream you used before returning":
+        '把数据上传到设备 0，把设备 0 的缓冲区拷贝到每个目标，返回之前同步你用过的每条流',
+    'a broadcast goes from device 0 to each of devices 1, 2 and 3: memcpy_async(dst_on_d, n, src_on_0, n, ACL_MEMCPY_DEVICE_TO_DEVICE, stream)':
+        '广播从设备 0 到设备 1、2、3 中的每一个：memcpy_async(dst_on_d, n, src_on_0, n, ACL_MEMCPY_DEVICE_TO_DEVICE, stream)',
+    'each target has a link of its own from device 0: queue the three copies on three streams before waiting for any of them':
+        '每个目标都有一条来自设备 0 的独立链路：在等待任何一个之前，把三个拷贝放到三条流上',
+    'copy into buffers other than the ones being read: in place, one copy overwrites what the other still has to read':
+        '拷贝到正在被读取的缓冲区之外的缓冲区：原地交换时，一个拷贝会覆盖另一个还要读取的数据',
+    "device 0's b must come from device 1 and device 1's a from device 0, by device-to-device copies, not through the host":
+        '设备 0 上的 b 必须来自设备 1，设备 1 上的 a 必须来自设备 0，通过设备到设备的拷贝，而不是经由 Host',
+    '0 -> 1 and 1 -> 0 are separate links: queue both copies on two streams before waiting, and they take the time of one':
+        '0 -> 1 和 1 -> 0 是各自独立的链路：等待之前把两个拷贝放到两条流上，它们只需一次拷贝的时间',
+    'a report loop ends on an aclrtProcessReport timeout, which is no error here':
+        '上报循环以一次 aclrtProcessReport 超时结束，这在这里不算错误',
+    'every launch is a host call: capture the step once, then replay it with one call per step':
+        '每次下发都是一次 Host 调用：把这一步捕获一次，然后每步用一次调用重放',
+    'capture the copy in, the step and the copy out once; each batch is then one replay and one synchronize':
+        '把拷入、这一步和拷出捕获一次；之后每个批次就是一次重放和一次同步',
+    'every launch is a host call: capture one step of both vectors once and replay it':
+        '每次下发都是一次 Host 调用：把两个向量的一步捕获一次并重放',
+    'each kernel must run after its load; read the results after the one synchronize':
+        '每个核函数都必须在它的加载之后运行；在那一次同步之后再读取结果',
+    'redo every batch whose result did not arrive (in stop-on-failure mode, the trapped batch and every one after it), on fresh buffers, and synchronise before reading':
+        '在新的缓冲区上重做结果没有到达的每个批次（在停止模式下，是陷入异常的批次及其之后的每个批次），读取之前先同步',
+    "the grader's baseline computed other outputs than the model":
+        '评分器的基线算出的输出与模型不同',
+    'pinned host buffers, asynchronous copies on the stream, and one wait after the last batch is queued':
+        '锁页 Host 缓冲区、流上的异步拷贝，以及在最后一个批次入队之后的一次等待',
+    'load batch i + 1 into the other buffer set on its own stream while the kernels of batch i run':
+        '在批次 i 的核函数运行时，在另一条流上把批次 i + 1 加载到另一组缓冲区',
+    'double buffer on every device and spread the batches over all four; queue everything before the first wait':
+        '在每个设备上做双缓冲，并把批次分布到全部四个设备；在第一次等待之前放入所有任务',
+    'the compute stream never waited for an event recorded on the copy stream':
+        '计算流从未等待在拷贝流上记录的事件',
+    'no graph was replayed':
+        '没有重放任何图',
 }
 
 TEXTS = {**FRAME, **TITLES, **WHAT, **DETAILS, **HINTS}
@@ -446,6 +487,13 @@ PATTERNS = [
     (r"(.+) did not come from the device: (.+)", "{}不是来自设备：{}"),
     (r"(.+): a numpy array of shape (.+) and dtype (\w+)", "{}：形状为 {}、dtype 为 {} 的 numpy 数组"),
     (r"a numpy array of shape (.+) and dtype (\w+)", "形状为 {}、dtype 为 {} 的 numpy 数组"),
+    # details with figures in them
+    (r"no graph was replayed: the (\d+) (.+) were launched one by one", "没有重放任何图：{} 个{}是逐个下发的"),
+    (r"(.+) of the (.+) that could overlap \((\d+%)(.*)\)", "可重叠的 {1} 中重叠了 {0}（{2}{3}）"),
+    (r", summed over the devices", "，各设备求和"),
+    (r"devices (.+) all busy for (.+)", "设备 {} 同时忙碌了 {}"),
+    (r"(\d+) synchronize call\(s\), each after its thread had queued all its copies and kernels",
+     "{} 次同步调用，每次都在其线程放入全部拷贝和核函数之后"),
     # generic detail shapes
     (r"all (\d+) values match", "全部 {} 个值一致"),
     (r"(\d+) of (\d+) values differ, first at \[(\d+)\]: (.*), want (.*)", "{1} 个值中有 {0} 个不同，第一个在 [{2}]：{3}，应为 {4}"),
