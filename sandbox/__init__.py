@@ -21,11 +21,12 @@ from .core.machine import configure as _configure
 from .core.host_work import host_work
 from .core.processes import SimProcess, spawn_process
 from .core.trace import TraceLog
+from .i18n import set_language
 from .profiles import PROFILES, Profile, get_profile
 
 __all__ = ["acl", "configure", "now", "trace", "kernel", "ptr", "Kernel", "raise_on_error", "AclError",
            "profile", "PROFILES", "Profile", "get_profile", "TraceLog", "spawn_process", "SimProcess", "host_work"]
-__all__ += ["hazards", "leak_report", "HazardWarning", "LeakWarning"]
+__all__ += ["hazards", "leak_report", "HazardWarning", "LeakWarning", "set_language"]
 
 _threads.install()
 

@@ -8,10 +8,12 @@ exactly as ``nbgrader generate_assignment`` would (each solution region becomes 
 stub, hidden tests go), executes it top to bottom in a fresh kernel (no timing metadata,
 no widget state: the panels carry PNG snapshots), and writes ``notebooks/NN_topic.ipynb``
 with stable cell ids, so that a rebuild of unchanged sources gives the same text outputs
-that strict nbval then checks.
+that strict nbval then checks.  A source with Chinese cells makes a second edition,
+``notebooks/zh/NN_topic.ipynb`` (see notebook_sources.py).
 
-    python tools/build_notebooks.py            # every notebook
+    python tools/build_notebooks.py            # every notebook, each edition
     python tools/build_notebooks.py 02 05      # the ones whose names start with these
+    python tools/build_notebooks.py --lang zh 02   # only the Chinese edition
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ import nbformat
 from nbclient import NotebookClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from notebook_sources import OUT, ROOT, SOURCES, learner_notebook
+from notebook_sources import ROOT, SOURCES, editions, learner_notebook, target
 
 
 def coalesce_streams(outputs: list) -> list:
@@ -40,28 +42,36 @@ def coalesce_streams(outputs: list) -> list:
     return merged
 
 
-def build(source: Path) -> Path:
-    nb = learner_notebook(source)
+def build(source: Path, lang: str = "en") -> Path:
+    nb = learner_notebook(source, lang)
+    out = target(source, lang)
+    out.parent.mkdir(parents=True, exist_ok=True)
     client = NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False,
-                            store_widget_state=False, resources={"metadata": {"path": str(OUT)}})
+                            store_widget_state=False, resources={"metadata": {"path": str(out.parent)}})
     client.execute()
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
             cell.outputs = coalesce_streams(cell.outputs)
-    target = OUT / f"{source.stem}.ipynb"
-    nbformat.write(nb, target)
-    return target
+    nbformat.write(nb, out)
+    return out
 
 
-def main(prefixes: list[str]) -> None:
+def main(args: list[str]) -> None:
+    langs = None
+    if "--lang" in args:
+        i = args.index("--lang")
+        langs, args = [args[i + 1]], args[:i] + args[i + 2:]
     sources = sorted(SOURCES.glob("[0-9]*.py"))
-    if prefixes:
-        sources = [s for s in sources if any(s.name.startswith(p) for p in prefixes)]
+    if args:
+        sources = [s for s in sources if any(s.name.startswith(p) for p in args)]
     for source in sources:
-        started = time.perf_counter()
-        target = build(source)
-        print(f"{target.relative_to(ROOT)}  ({time.perf_counter() - started:.1f} s)")
+        for lang in editions(source):
+            if langs and lang not in langs:
+                continue
+            started = time.perf_counter()
+            built = build(source, lang)
+            print(f"{built.relative_to(ROOT)}  ({time.perf_counter() - started:.1f} s)")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,15 @@ the cell marker, ``# %% nbgrader={...}``).  The learner notebook is what
 ``nbgrader generate_assignment`` makes of the instructor notebook: a solution region becomes
 nbgrader's default stub at the region's indentation, and a hidden-test region disappears.
 tests/test_nbgrader_course.py checks that the two agree cell for cell.
+
+**Two editions from one source**: English and Simplified Chinese.  Every markdown cell is
+followed by its Chinese twin, marked ``# %% [markdown] lang="zh"`` (jupytext keeps the
+option as the cell's metadata); code cells are shared, except the few marked
+``lang="zh"`` or ``lang="en"`` that belong to one edition only (the Chinese edition's first
+code cell calls ``sandbox.set_language("zh")``).  A markdown cell without ``lang`` is English.
+The English notebook goes to ``notebooks/NN_topic.ipynb``, the Chinese one to
+``notebooks/zh/NN_topic.ipynb``; a source has a Chinese edition once it has a ``zh`` cell,
+and then tests/test_translations.py requires every markdown cell to have its twin.
 """
 from __future__ import annotations
 
@@ -17,6 +26,8 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "notebooks" / "src"
 OUT = ROOT / "notebooks"
+LANGUAGES = ("en", "zh")
+OUTS = {"en": OUT, "zh": OUT / "zh"}
 CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")      # nbgrader's default for Python
 MARKDOWN_STUB = "YOUR ANSWER HERE"
 _REGION = re.compile(r"^([ \t]*)### BEGIN (SOLUTION|HIDDEN TESTS)[ \t]*\n(.*?)^[ \t]*### END \2[ \t]*(?:\n|\Z)",
@@ -24,9 +35,32 @@ _REGION = re.compile(r"^([ \t]*)### BEGIN (SOLUTION|HIDDEN TESTS)[ \t]*\n(.*?)^[
 _KEEP_METADATA = ("nbgrader", "tags")
 
 
-def instructor_notebook(source: Path) -> nbformat.NotebookNode:
-    """The source as a notebook, solutions and hidden tests included, with stable cell ids."""
+def cell_language(cell) -> str | None:
+    """The edition a cell belongs to: ``"en"``/``"zh"``, or ``None`` for a shared code cell."""
+    lang = cell.metadata.get("lang")
+    if lang is None and cell.cell_type == "markdown":
+        return "en"
+    return lang
+
+
+def editions(source: Path) -> list[str]:
+    """The editions a source makes: English, and Chinese once it has a ``zh`` cell."""
     nb = jupytext.read(source, fmt="py:percent")
+    return ["en"] + (["zh"] if any(c.metadata.get("lang") == "zh" for c in nb.cells) else [])
+
+
+def target(source: Path, lang: str = "en") -> Path:
+    """Where the built notebook of an edition goes."""
+    return OUTS[lang] / f"{source.stem}.ipynb"
+
+
+def instructor_notebook(source: Path, lang: str = "en") -> nbformat.NotebookNode:
+    """The source as a notebook of one edition, solutions and hidden tests included, with
+    stable cell ids."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {LANGUAGES}")
+    nb = jupytext.read(source, fmt="py:percent")
+    nb.cells = [c for c in nb.cells if cell_language(c) in (None, lang)]
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
@@ -50,9 +84,9 @@ def strip_regions(text: str, markdown: bool = False) -> str:
     return _REGION.sub(replace, text).rstrip("\n")
 
 
-def learner_notebook(source: Path) -> nbformat.NotebookNode:
+def learner_notebook(source: Path, lang: str = "en") -> nbformat.NotebookNode:
     """The notebook a learner gets: every exercise a stub."""
-    nb = instructor_notebook(source)
+    nb = instructor_notebook(source, lang)
     for cell in nb.cells:
         cell.source = strip_regions(cell.source, cell.cell_type == "markdown")
     return nb

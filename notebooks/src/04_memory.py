@@ -14,6 +14,33 @@
 #
 # The machine is simulated and runs in virtual time, so every figure below is the same on
 # every run.
+#
+# **After this notebook** you can predict what an allocation reserves under each policy, say
+# why copies should come from pinned memory, spot fragmentation in the memory map, and reuse
+# memory in stream order with a pool. **It assumes** notebooks 01 to 03.
+
+# %% [markdown] lang="zh"
+# # 04 · 设备内存：策略、页、锁页拷贝、碎片
+#
+# 在 NPU 上，你得到的字节数从来不会恰好等于你申请的。本 notebook 展示分配器实际占用多少，为什么拷贝来源的
+# Host 内存与拷贝目标的设备内存同样重要，以及以错误的顺序释放如何留下无法使用的内存。
+#
+# | 你将看到 | C 调用 | Python 调用 |
+# |---|---|---|
+# | 按页策略申请设备内存 | `aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST)` | `acl.rt.malloc(size, acl.ACL_MEM_MALLOC_HUGE_FIRST)` |
+# | 锁页（pinned）Host 内存 | `aclrtMallocHost(&p, size)` | `acl.rt.malloc_host(size)` |
+# | 可分页 Host 内存（普通数组） | `malloc(size)` | `acl.util.numpy_to_ptr(array)` |
+# | 设备的空闲内存和总内存 | `aclrtGetMemInfo(ACL_HBM_MEM, &free, &total)` | `acl.rt.get_mem_info(acl.ACL_HBM_MEM)` |
+#
+# 机器是模拟的，以虚拟时间运行，所以下面的每个数字在每次运行中都相同。
+#
+# **学完本 notebook**，你能预测每种策略下一次分配实际占用多少，说明为什么拷贝应当来自锁页内存，在内存图中
+# 认出碎片，并用内存池按流的顺序复用内存。**前提**：notebook 01 到 03。
+
+# %% lang="zh"
+import sandbox
+
+sandbox.set_language("zh")          # 中文版：评分反馈使用中文
 
 # %%
 import numpy as np
@@ -42,6 +69,20 @@ print(acl.init(), acl.rt.set_device(0))
 #
 # Here is the same flow in Python; instead of a device kernel reading the value, we copy it
 # back and look.
+
+# %% [markdown] lang="zh"
+# ## 1 · 官方内存示例，逐步进行
+#
+# 运行时仓库的内存示例（hicann/runtime 中的 `example/1_basic_features/memory/`）都遵循同一个流程。Host 到设备
+# 的异步拷贝示例是这样的：
+#
+# 1. 初始化，选择设备 0，创建一条流；
+# 2. 申请 1 MiB **锁页** Host 内存（`aclrtMallocHost`）和 1 MiB 使用 `HUGE_FIRST` 策略的设备内存（`aclrtMalloc`）；
+# 3. 向 Host 缓冲区写入一个值；
+# 4. 把拷贝放到流上（`aclrtMemcpyAsync`，Host 到设备），在任何人读取结果之前等待这条流；
+# 5. 按相反的顺序归还一切：流、Host 内存、设备内存，然后 `aclrtResetDeviceForce` 和 `aclFinalize`。
+#
+# 下面是同样流程的 Python 版本；我们不用设备核函数读取这个值，而是把它拷回来查看。
 
 # %%
 stream, _ = acl.rt.create_stream()
@@ -74,6 +115,22 @@ print([acl.rt.destroy_stream(stream), acl.rt.free_host(host), acl.rt.free(dev)])
 #
 # You cannot see the reserved size on the pointer, but you can see it the way you would on
 # real hardware: ask `get_mem_info` for the free bytes before and after the allocation.
+
+# %% [markdown] lang="zh"
+# ## 2 · 策略与页大小
+#
+# `aclrtMalloc` 接受一个**策略**参数，说明用哪种页来支撑这块内存：
+#
+# | 策略 | 值 | 页 |
+# |---|---|---|
+# | `ACL_MEM_MALLOC_HUGE_FIRST` | 0 | 不超过 1 MiB：4 KiB 普通页；超过：2 MiB 大页，没有空闲大页时用普通页 |
+# | `ACL_MEM_MALLOC_HUGE_ONLY` | 1 | 只用 2 MiB 大页；没有空闲大页时失败 |
+# | `ACL_MEM_MALLOC_NORMAL_ONLY` | 2 | 只用 4 KiB 普通页 |
+#
+# 在按页取整之前，运行时会填充每个请求：它保留 **`ALIGN_UP(size, 32) + 32`** 字节（多出的 32 字节防止核函数
+# 读过末尾一点点）。然后这块内存再扩大到整数个页。
+#
+# 你无法从指针上看到保留的大小，但可以像在真实硬件上那样看到它：在分配前后向 `get_mem_info` 查询空闲字节数。
 
 # %%
 POLICIES = {"HUGE_FIRST": acl.ACL_MEM_MALLOC_HUGE_FIRST,
@@ -111,8 +168,35 @@ for size in sizes:
 # Huge pages make the device's address translation cheaper for big buffers; the cost is
 # this rounding. Small buffers belong on normal pages, which is what `HUGE_FIRST` does.
 #
+# The runtime overview (seed 004, partly generated text) lists three "strategies":
+# `HUGE_FIRST`, "`NORMAL_ONLY`: normal memory, less fragmentation" and "`MEMORY_POOL`: from a
+# memory pool". Two corrections. There is no `MEMORY_POOL` policy: the policies are the three
+# above (and their `_P2P` twins for peer copies); a memory pool is a separate set of calls
+# (`aclrtMemPoolCreate`, section 5). And `NORMAL_ONLY` does not fragment "less" in general: its
+# 4 KiB pages waste less **inside** a small block (the table: 4 KiB instead of 2 MiB for one
+# byte), but holes **between** blocks come from the order of frees (section 4), whatever the
+# page size, and a big buffer on normal pages costs the device more address translations.
+#
 # Now keep one block of each kind alive and look at the memory map. Each bar is a block;
 # the text beside the picture lists requested and reserved sizes.
+
+# %% [markdown] lang="zh"
+# 逐行阅读这张表：
+#
+# * **1 字节**填充到 64 字节，然后占用整整一个 4 KiB 页（普通页）或整整一个 2 MiB 页（`HUGE_ONLY`）：为一个字节付出两百万字节。
+# * **4064 字节**恰好填充到 4096，放进一个普通页；**4065 字节**填充到 4128，需要两个页。仅填充本身就能让请求越过页边界。
+# * **1 MiB** 是 `HUGE_FIRST` 用普通页满足的最大请求（1 MiB + 64 字节，按 4 KiB 取整）；**1 MiB + 1** 就切换为一个 2 MiB 大页。
+# * **3 MiB** 用大页要占 4 MiB。
+#
+# 对大缓冲区，大页让设备的地址转换更便宜；代价就是这种取整。小缓冲区应当放在普通页上，`HUGE_FIRST` 正是这样做的。
+#
+# 运行时概览（种子 004，部分由生成式工具写成）列出三种“策略”：`HUGE_FIRST`、“`NORMAL_ONLY`：使用普通内存，碎片较少”
+# 和“`MEMORY_POOL`：从内存池分配”。有两处需要更正。不存在 `MEMORY_POOL` 策略：策略就是上面三种（以及用于设备间拷贝的
+# `_P2P` 版本）；内存池是另一组调用（`aclrtMemPoolCreate`，第 5 节）。`NORMAL_ONLY` 也并非总体上碎片“较少”：它的 4 KiB
+# 页在一小块内存**内部**浪费得少（见表：一个字节占 4 KiB 而不是 2 MiB），但块与块**之间**的空洞来自释放的顺序（第 4 节），
+# 与页大小无关；而且大缓冲区放在普通页上会让设备做更多地址转换。
+#
+# 现在让每种块各保留一个，看看内存图。每个条形是一块内存；图旁的文字列出申请的大小和保留的大小。
 
 # %%
 kept = [acl.rt.malloc(1, acl.ACL_MEM_MALLOC_HUGE_ONLY)[0],
@@ -146,6 +230,21 @@ for name in ("ACL_HBM_MEM_HUGE", "ACL_HBM_MEM_NORMAL", "ACL_DDR_MEM"):
 #
 # Measure both with the thread's virtual clock, `sandbox.now()`.
 
+# %% [markdown] lang="zh"
+# `aclrtGetMemInfo` 回答的是**当前设备**的情况。`_HUGE` 属性只统计完整的空闲 2 MiB 页；`_NORMAL` 属性统计每个
+# 空闲字节。910B 有 HBM 而没有 DDR，所以 DDR 属性回答 `(0, 0)`，这是文档对硬件没有的内存给出的回答。
+#
+# ## 3 · 锁页还是可分页：Host 字节放在哪里
+#
+# DMA 引擎只能读取页面不会移动的 Host 内存。来自 `aclrtMallocHost` 的**锁页**内存满足条件；普通数组（**可分页**
+# 内存，这里是用 `acl.util.numpy_to_ptr` 交出的 numpy 数组）不满足，所以运行时要经过一个中转缓冲区。文档说明了
+# 两个后果：
+#
+# * 拷贝更慢（配置中 H2D 锁页为 57 GB/s，可分页为 14 GB/s）；
+# * 从可分页内存发起的 `aclrtMemcpyAsync` **要等拷贝完成才返回**：这个调用只是名义上异步。
+#
+# 用线程的虚拟时钟 `sandbox.now()` 测量两者。
+
 # %%
 sandbox.configure(device_count=1)
 acl.init()
@@ -176,6 +275,11 @@ for name, src in (("pinned", pinned), ("pageable", pageable)):
 # pageable call held the thread for the whole 4.8 ms copy. That matters when you want the
 # host to queue more work while a copy runs. Here a kernel that does not touch the copied
 # buffer is launched on a second stream straight after each copy:
+
+# %% [markdown] lang="zh"
+# 锁页的调用在 5 µs（它的提交开销）后就返回了，而拷贝运行了 1.2 ms；可分页的调用在整个 4.8 ms 的拷贝期间都占住
+# 了线程。当你希望 Host 在拷贝进行时放入更多任务时，这一点很重要。这里在每次拷贝之后立即在第二条流上下发一个
+# 不访问被拷贝缓冲区的核函数：
 
 # %%
 @sandbox.kernel(ns=2_000_000)          # 2 ms of compute on a separate buffer
@@ -209,6 +313,16 @@ sandbox.gantt()
 # bars side by side). With pageable memory the host was stuck inside `memcpy_async`, so the
 # kernel was launched only after the copy: no overlap, and the total grows by the copy time.
 #
+# **Zero-copy.** The asynchronous-execution article (seed 003) lists "zero-copy" among its
+# techniques without saying what it is. Two things in the runtime come close. Pinned memory is
+# the first: the DMA engine reads your buffer where it is, with no staging copy through a bounce
+# buffer — the staging the pageable measurement above paid for. The second is the run mode: when
+# the program runs on the board's own CPU (`ACL_DEVICE`, as on 310B developer boards), host and
+# device share one DDR, and the API reference says the runtime turns H2D and D2H copies into
+# on-device copies. The sandbox models that shared memory only as one copy engine for both
+# directions (notebook 02), not as copies that vanish. A kernel reading host memory in place is
+# not among the calls this course covers.
+#
 # ## 4 · Fragmentation: free bytes you cannot use
 #
 # The allocator hands out contiguous address ranges. When blocks are freed in between
@@ -218,6 +332,23 @@ sandbox.gantt()
 #
 # The blocks below ask for `8 MiB - 32` bytes: padded, that is exactly 8 MiB, four huge
 # pages. (Ask for 8 MiB and the padding makes it 10 MiB.)
+
+# %% [markdown] lang="zh"
+# 使用锁页内存时，拷贝和核函数重叠（见文字中的 "overlap" 和并排的两个条形）。使用可分页内存时，Host 卡在
+# `memcpy_async` 里，所以核函数在拷贝之后才下发：没有重叠，总时间增加了一次拷贝的时间。
+#
+# **零拷贝。** 异步执行文章（种子 003）把“零拷贝”列为一项技术，却没有说明它是什么。运行时中有两样东西与之接近。
+# 第一是锁页内存：DMA 引擎就地读取你的缓冲区，不经过中转缓冲区的额外拷贝——上面可分页的测量付出的正是这次中转。
+# 第二是运行模式：当程序运行在板卡自己的 CPU 上（`ACL_DEVICE`，如 310B 开发板），Host 与设备共享同一块 DDR，API
+# 参考说明运行时会把 H2D 和 D2H 拷贝变为设备内拷贝。沙箱只把这种共享内存建模为两个方向共用一个拷贝引擎
+# （notebook 02），而不是让拷贝消失。核函数就地读取 Host 内存不在本课程涉及的调用之内。
+#
+# ## 4 · 碎片：用不上的空闲字节
+#
+# 分配器分出的是连续的地址范围。当夹在保留块之间的块被释放时，空闲内存被分割成空洞，一个大于最大空洞的请求
+# 即使总量足够也会失败。为了不分配 62 GiB 就能看到这一点，用一个修改过的配置把设备缩小到 64 MiB。
+#
+# 下面的块申请 `8 MiB - 32` 字节：填充后恰好 8 MiB，四个大页。（申请 8 MiB 的话，填充会让它变成 10 MiB。）
 
 # %%
 small = sandbox.get_profile("ascend910b").with_(memory_bytes=64 * MiB)
@@ -242,6 +373,10 @@ sandbox.memory_map(t_after_frees)
 # 32 MiB are free, in four 8 MiB holes: fragmentation (1 - largest hole / free bytes) is
 # 75 %. Freeing one more block joins its two neighbouring holes into one 24 MiB extent,
 # and the same request now fits:
+
+# %% [markdown] lang="zh"
+# （内存图按分配顺序从 1 开始给块编号，所以 `blocks[2]` 是“block 3”。）32 MiB 空闲，分成四个 8 MiB 的空洞：碎片率
+# （1 - 最大空洞 / 空闲字节）为 75 %。再释放一块，就会把它两侧的空洞连成一个 24 MiB 的连续区域，同样的请求现在放得下了：
 
 # %%
 acl.rt.free(blocks[2])
@@ -276,6 +411,29 @@ sandbox.memory_map()
 #
 # Four steps, each uploading 8 MiB into a fresh buffer and reading it back, first with
 # plain malloc/free, then with a pool:
+
+# %% [markdown] lang="zh"
+# 长时间运行的程序通过一次性申请大缓冲区、自己再切分来避免这种情况，或者交给内存池来做。（文档还指出频繁的
+# malloc/free 很慢：每次调用都花费 Host 时间，本配置中分别为 20 µs 和 10 µs。）
+#
+# ## 5 · 按流排序的内存池
+#
+# `aclrtFree` 不会等待排队中的任务：在流上的拷贝仍在使用一个缓冲区时释放它，拷贝就会读到已释放的内存。所以
+# 一个每步都需要新缓冲区的循环，若使用普通的 `aclrtMalloc`/`aclrtFree`，就必须在每次释放前同步，Host 永远无法
+# 跑在设备前面。
+#
+# **按流排序的内存池**（仅 Atlas A2，文档中为试验特性）把分配和释放*放进流中*：`aclrtMemPoolFreeAsync(ptr, stream)`
+# 在该流上排在它之前的任务完成时归还这块内存，之后在同一条流上的 `aclrtMemPoolMallocAsync` 可以安全地复用它。
+# 内存池在各步之间保留设备内存。
+#
+# | C 调用 | Python 调用 |
+# |---|---|
+# | `aclrtMemPoolCreate(&pool, &props)` | `acl.rt.mem_pool_create(props)` |
+# | `aclrtMemPoolMallocAsync(&ptr, size, pool, stream)` | `acl.rt.mem_pool_malloc_async(size, pool, stream)` |
+# | `aclrtMemPoolFreeAsync(ptr, stream)` | `acl.rt.mem_pool_free_async(ptr, stream)` |
+# | `aclrtMemPoolGetAttr(pool, attr, &value)` | `acl.rt.mem_pool_get_attr(pool, attr)` |
+#
+# 四个步骤，每步把 8 MiB 上传到一个新缓冲区再读回来，先用普通的 malloc/free，再用内存池：
 
 # %%
 STEP = 8 * MiB
@@ -342,6 +500,22 @@ sandbox.memory_map(t_queued)
 # `acl.rt.set_device(0)` before it calls `solution`: do not call them again (a second
 # `aclInit` fails), and do not call `sandbox.configure`.
 
+# %% [markdown] lang="zh"
+# 没有内存池时，Host 在每一步都要等待，只在最后才拿回线程。有了内存池，它在几十微秒内把四步全部放入队列，
+# 只等待一次；设备任务相同，而四步共享**一个**段：8 MiB 加上填充，按 2 MiB 页计，共保留 10 MiB，其中同一时刻
+# 使用 8 MiB + 64 字节。Host 刚放完队列时的内存图显示了这个段，标有它所属的内存池。默认释放阈值为 0 时，内存池
+# 在同步时把这个段还给设备（之后 `RESERVED_MEM_CURRENT` 为 0）；`ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD` 则让
+# 内存池保留这么多内存。
+#
+# ## 练习
+#
+# 每个练习都是一个由你补全的函数。`sandbox.teach.check("04.1", solution)` 在一台属于它自己的全新模拟 910B（一个
+# 设备）上运行**你的**函数，每次使用新生成的输入，并根据 trace 和最终设备内存中的内容评判整次运行。每一项打印
+# `✔` 或 `✘` 并附提示。你上面自己的机器不受影响。下面的单元是空白模板，所以在你写代码之前结论都是 `✘`。
+#
+# 本 notebook 的每个练习中，评分器在调用 `solution` 之前都已经调用了 `acl.init()` 和 `acl.rt.set_device(0)`：不要
+# 再调用它们（第二次 `aclInit` 会失败），也不要调用 `sandbox.configure`。
+
 # %%
 H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST      # short names for the copies below
 
@@ -361,6 +535,20 @@ H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST      # s
 # * each range holding its array's bytes, copied there from the host;
 # * at most **3 MiB + 12 KiB** (3 158 016 bytes) reserved on device 0 at the peak, padding and
 #   page rounding included (`get_mem_info` would show it; the grader reads the allocator's trace).
+
+# %% [markdown] lang="zh"
+# ### 练习 04.1 · 放进内存预算
+#
+# *练习内容：* 一次分配实际保留多少：填充、页大小和策略。
+#
+# 在设备 0 上放三个数组，使 `solution` 返回时三者同时存活：`weights`（3 MiB 的 float32）、`table`（1000 字节的
+# int32）和 `flags`（100 字节的 uint8）。返回它们的三个设备地址 `(weights_ptr, table_ptr, flags_ptr)`。评分器要求：
+#
+# * 每个地址都在设备 0 上、位于一块足以容纳其数组的存活分配之内，三个字节范围互不重叠（三次分配，或者一次分配
+#   再切成三份：都可以）；
+# * 每个范围中是它的数组的字节，从 Host 拷贝过去；
+# * 设备 0 上的峰值保留量至多 **3 MiB + 12 KiB**（3 158 016 字节），包括填充和按页取整（`get_mem_info` 能显示它；
+#   评分器读取分配器的 trace）。
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(weights, table, flags):
@@ -404,6 +592,22 @@ sandbox.teach.check("04.1", solution)
 #   5 ms, does not);
 # * the host waiting for the copy and the kernel (a synchronize) before it returns.
 
+# %% [markdown] lang="zh"
+# ### 练习 04.2 · 边计算边拷贝
+#
+# *练习内容：* 锁页 Host 内存：一个真正异步的拷贝，与核函数并行。
+#
+# 在 `busy`（第 3 节中 2 ms 的核函数）在设备 0 上、在它自己的 4 KiB 缓冲区上运行的同时，把 `data`（64 MiB 的
+# uint8，`N` 字节）拷贝到设备 0 上的一个新缓冲区；返回这份拷贝的设备地址，并保留这个缓冲区（评分器在 `solution`
+# 返回后读取它）。评分器要求：
+#
+# * 返回的缓冲区在设备 0 上，内容为 `data`，Host 到设备恰好拷贝 64 MiB；
+# * 拷贝读取的是**锁页** Host 内存；
+# * `busy` 在设备 0 上下发一次，拷贝与核函数在设备 0 上的重叠至少达到两者中较短者（拷贝）的 90 %；
+# * `solution` 的整次运行，从调用到它最后一个设备任务结束，在 **2.5 ms** 虚拟时间之内（释放不再需要的东西放得下；
+#   设备复位要 5 ms，放不下）；
+# * Host 在返回之前等待拷贝和核函数（一次同步）。
+
 # %% nbgrader={"grade": false, "grade_id": "ex04_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(data):
     """Copy data (N bytes) to a new buffer on device 0 while busy runs; return the buffer's address."""
@@ -446,6 +650,19 @@ sandbox.teach.check("04.2", solution)
 # * at most **20 MiB** reserved on device 0 at the peak: two steps' buffers (8 MiB plus the
 #   padding, in 2 MiB pages, is 10 MiB each), not four.
 
+# %% [markdown] lang="zh"
+# ### 练习 04.3 · 用两块缓冲区的内存完成四步
+#
+# *练习内容：* 按流排序的内存：一步接一步地复用设备内存，而不让 Host 停下。
+#
+# `chunks` 包含四块 `STEP` = 8 MiB 的数据（uint8，形状 `(4, STEP)`）。对它们运行第 5 节的循环：每一步把它的数据块
+# 拷贝到设备内存，再拷回到 Host 结果的第 `k` 行；返回结果。评分器要求：
+#
+# * 结果等于 `chunks`，由设备到 Host 的拷贝带回，并在落地之后读取；
+# * Host 到设备恰好拷贝 32 MiB，设备到 Host 恰好 32 MiB；
+# * Host **至多等待一次**（需要等待的同步算一次，阻塞的 `aclrtMemcpy` 和从可分页内存发起的 `aclrtMemcpyAsync` 也算）；
+# * 设备 0 上的峰值保留量至多 **20 MiB**：两步的缓冲区（8 MiB 加填充，按 2 MiB 页计，每块 10 MiB），而不是四步的。
+
 # %% nbgrader={"grade": false, "grade_id": "ex04_3", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(chunks):
     """Copy each chunk to device memory and back in four steps, waiting once; return the result."""
@@ -481,7 +698,18 @@ sandbox.teach.check("04.3", solution)
 # An allocation reserves more than it asks for: `ALIGN_UP(size, 32) + 32` bytes, rounded to
 # whole 4 KiB or 2 MiB pages as its policy says, so small buffers belong on normal pages and
 # one carved allocation can cost less than several. Copies from pinned memory are truly
-# asynchronous and overlap with kernels; copies from pageable memory hold the host. Freed
+# asynchronous and overlap with kernels (and save the staging copy: the nearest thing to the
+# seed's "zero-copy"); copies from pageable memory hold the host. Freed
 # memory between live blocks fragments the device, and a stream-ordered pool lets a loop
 # reuse its memory without synchronising before every free. Next, notebook 05 spreads work
 # over several devices and copies between them.
+
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# 一次分配保留的比它申请的多：`ALIGN_UP(size, 32) + 32` 字节，再按策略取整到整数个 4 KiB 或 2 MiB 页，所以小缓冲区
+# 应放在普通页上，一次切分的分配可能比多次分配更省。从锁页内存发起的拷贝是真正异步的，能与核函数重叠（还省去了
+# 中转拷贝：最接近种子所说“零拷贝”的东西）；从可分页内存发起的拷贝会占住 Host。夹在存活块之间的已释放内存使设备
+# 产生碎片，而按流排序的内存池让循环无需在每次释放前同步就能复用内存。下一个是 notebook 05：把任务分布到多个设备上，
+# 并在设备之间拷贝。
+

@@ -15,6 +15,34 @@
 # | give it back | `aclrtResetDevice(dev)` / `aclrtResetDeviceForce(dev)` | `acl.rt.reset_device(dev)` / `acl.rt.reset_device_force(dev)` |
 # | peer access | `aclrtDeviceCanAccessPeer(&can, a, b)`, `aclrtDeviceEnablePeerAccess(peer, 0)` | `acl.rt.device_can_access_peer(a, b)`, `acl.rt.device_enable_peer_access(peer, 0)` |
 # | link type | `aclrtGetDevicesTopo(a, b, &bits)` | `acl.rt.get_devices_topo(a, b)` |
+#
+# **After this notebook** you can find and choose devices per thread, give them back in the
+# documented order, say which stream and event calls may cross devices, and copy between
+# devices while they compute. **It assumes** notebooks 01 to 04.
+
+# %% [markdown] lang="zh"
+# # 05 · 多设备：选择、复位、亲和性与设备间拷贝
+#
+# 一台服务器装有多块 NPU；运行时把每一块呈现为一个编号为 0、1、2……的**设备**。任务总是通过上下文送到某个设备，
+# 每条流和每个事件都属于一个设备。本 notebook 遵循运行时文档中的多设备文章：如何查找和选择设备，如何归还它们，
+# 哪些调用可以从一个设备跨到另一个设备，以及如何在两个设备之间直接拷贝。
+#
+# | 你将看到 | C 调用 | Python 调用 |
+# |---|---|---|
+# | 有多少设备 | `aclrtGetDeviceCount(&count)` | `acl.rt.get_device_count()` |
+# | 设备属性 | `aclrtGetDeviceInfo(dev, ACL_DEV_ATTR_VECTOR_CORE_NUM, &value)` | `acl.rt.get_device_info(dev, acl.ACL_DEV_ATTR_VECTOR_CORE_NUM)` |
+# | 选择本线程的设备 | `aclrtSetDevice(dev)` | `acl.rt.set_device(dev)` |
+# | 归还设备 | `aclrtResetDevice(dev)` / `aclrtResetDeviceForce(dev)` | `acl.rt.reset_device(dev)` / `acl.rt.reset_device_force(dev)` |
+# | 设备间访问 | `aclrtDeviceCanAccessPeer(&can, a, b)`、`aclrtDeviceEnablePeerAccess(peer, 0)` | `acl.rt.device_can_access_peer(a, b)`、`acl.rt.device_enable_peer_access(peer, 0)` |
+# | 链路类型 | `aclrtGetDevicesTopo(a, b, &bits)` | `acl.rt.get_devices_topo(a, b)` |
+#
+# **学完本 notebook**，你能按线程查找和选择设备，按文档规定的顺序归还它们，说出哪些流和事件调用可以跨设备，
+# 并在设备计算的同时在设备之间拷贝。**前提**：notebook 01 到 04。
+
+# %% lang="zh"
+import sandbox
+
+sandbox.set_language("zh")          # 中文版：评分反馈使用中文
 
 # %%
 import threading
@@ -33,6 +61,11 @@ print(acl.init())
 #
 # Devices are numbered from 0. `aclrtGetDeviceInfo` answers one attribute at a time
 # (`aclrtDevAttr`); it needs no current device, so you can look before choosing.
+
+# %% [markdown] lang="zh"
+# ## 1 · 有多少设备，它们是什么？
+#
+# 设备从 0 开始编号。`aclrtGetDeviceInfo` 一次回答一个属性（`aclrtDevAttr`）；它不需要当前设备，所以你可以先查看再选择。
 
 # %%
 count, ret = acl.rt.get_device_count()
@@ -61,6 +94,17 @@ print("device 8 does not exist:", acl.rt.get_device_info(8, acl.ACL_DEV_ATTR_AIC
 # 0, then starts a thread that sets the device again for itself before doing any work. Try
 # it without the second `SetDevice`:
 
+# %% [markdown] lang="zh"
+# 八个相同的设备；只有物理芯片 id 不同。查询一个不存在的设备会得到 107001 `ACL_ERROR_RT_INVALID_DEVICEID`。
+#
+# ## 2 · `SetDevice` 按线程生效
+#
+# `aclrtSetDevice(d)` 只让设备 `d` 成为**调用它的线程**的当前设备：必要时为进程打开设备，在其上创建（或复用）进程的
+# 默认上下文，并把该上下文设为当前上下文。之后的内存、流和下发都去往这个设备。其他线程不受影响。
+#
+# 运行时的多线程设备示例正是这样做的：主线程设置设备 0，然后启动一个线程，该线程在做任何工作之前为自己再设置一次
+# 设备。试试去掉第二次 `SetDevice`：
+
 # %%
 acl.rt.set_device(0)
 seen = {}
@@ -85,6 +129,11 @@ print("main thread still on:", acl.rt.get_device())
 # whole runtime: seconds, in the FAQ's words). Switching back to a device already open is
 # cheap:
 
+# %% [markdown] lang="zh"
+# 新线程开始时**没有**当前设备（107002 `ACL_ERROR_RT_CONTEXT_NULL`）。
+#
+# 打开设备要花时间，进程第一次打开花得最多（它要建立整个运行时：用 FAQ 的话说，需要几秒）。切换回一个已经打开的设备则很便宜：
+
 # %%
 sandbox.configure("ascend910b")
 acl.init()
@@ -99,6 +148,11 @@ for d in (0, 1, 0, 1):
 # also makes it current), checks with `aclrtGetCurrentContext` that it is the current one,
 # and destroys it when done. Only explicit contexts can be destroyed; a default context goes
 # with the device reset.
+
+# %% [markdown] lang="zh"
+# `SetDevice` 使用设备的**默认**上下文。运行时的上下文示例走另一条路：它在设备 0 上创建一个显式上下文
+# （`aclrtCreateContext`，同时把它设为当前上下文），用 `aclrtGetCurrentContext` 确认它就是当前上下文，用完后销毁它。
+# 只有显式上下文可以销毁；默认上下文随设备复位一起释放。
 
 # %%
 acl.rt.set_device(0)
@@ -115,10 +169,33 @@ print("destroy the explicit one:", acl.rt.destroy_context(ctx), "| current now:"
 # default context (its default stream, and the streams and events made in it) only when the
 # count reaches zero. So calls must come in pairs. `aclrtResetDeviceForce` releases at once,
 # whatever the count. Both first **wait for the work still queued** on the device.
+#
+# What a reset releases is the default context and its streams; the documentation asks you to
+# release the rest yourself **before** the reset, in this order: free device and host memory
+# (`aclrtFree`, `aclrtFreeHost`), destroy events and explicit streams, destroy explicit
+# contexts, then reset. A pointer from before a full reset must not be used after it: on
+# hardware that is undefined behaviour, whatever a simulation happens to keep. After the reset,
+# allocate again.
+
+# %% [markdown] lang="zh"
+# ## 3 · 归还设备：`ResetDevice` 计数，`ResetDeviceForce` 不计数
+#
+# 每次 `aclrtSetDevice` 增加一个引用；`aclrtResetDevice` 减少一个，只有当计数降到零时才释放默认上下文（它的默认流，
+# 以及在其中创建的流和事件）。所以调用必须成对出现。`aclrtResetDeviceForce` 不管计数多少都立即释放。两者都会先
+# **等待设备上仍在排队的任务**。
+#
+# 复位释放的是默认上下文及其流；文档要求你在复位**之前**自己释放其余资源，顺序是：释放设备内存和 Host 内存
+# （`aclrtFree`、`aclrtFreeHost`），销毁事件和显式创建的流，销毁显式上下文，然后复位。完全复位之前得到的指针在复位
+# 之后不得再使用：在硬件上那是未定义行为，不管模拟器碰巧保留了什么。复位之后，重新申请。
 
 # %%
 @sandbox.kernel(ns=5_000_000)          # 5 ms of device work
 def work(x: "uint8*"):
+    pass
+
+
+@sandbox.kernel(ns=5_000_000)          # 5 ms of device work that touches no buffer
+def busy():
     pass
 
 
@@ -138,13 +215,17 @@ for _ in range(3):
 s, _ = acl.rt.create_stream()
 buf, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
 work[8, s](buf)
+acl.rt.synchronize_stream(s)            # buf's last user has finished...
+print("free before the reset:", acl.rt.free(buf))   # ...so release it first, as documented
+busy[8, s]()                            # more work still queued when we reset
 t0 = sandbox.now()
 ret = acl.rt.reset_device_force(0)
 print(f"reset_device_force: {ret} after {(sandbox.now() - t0) / 1e6:.3f} ms "
       "(waiting for the 5 ms kernel, then 5 ms of releasing)")
 acl.rt.set_device(0)
 print("the old stream is gone:", acl.rt.synchronize_stream(s), "=", "ACL_ERROR_INVALID_PARAM")
-print("device memory is not owned by the context, so it survives:", acl.rt.free(buf))
+buf, ret = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+print("after the reset, allocate again:", ret)
 
 # %% [markdown]
 # ## 4 · Affinity: which calls may cross devices
@@ -163,6 +244,22 @@ print("device memory is not owned by the context, so it survives:", acl.rt.free(
 #
 # Set up one stream, one event and one buffer on each of devices 0 and 1, leaving device 1
 # current, then try each call:
+
+# %% [markdown] lang="zh"
+# ## 4 · 亲和性：哪些调用可以跨设备
+#
+# 流和事件属于创建它们时的当前设备。文章列出了当前设备与对象所属设备不同时会发生什么：
+#
+# | 调用 | 规则 | 结果 |
+# |---|---|---|
+# | 在另一个设备的流上下发核函数 | 失败 | 107003 `ACL_ERROR_RT_STREAM_CONTEXT` |
+# | 在另一个设备的流上调用 `aclrtMemcpyAsync` | 失败 | 同上 |
+# | 事件与流属于不同设备时调用 `aclrtRecordEvent` | 失败 | 同上 |
+# | 事件与流属于不同设备时调用 `aclrtStreamWaitEvent` | 失败 | 同上 |
+# | 对另一个设备的事件调用 `aclrtSynchronizeEvent` | 成功 | 0 |
+# | 对另一个设备的事件调用 `aclrtQueryEventStatus` | 成功 | 0 |
+#
+# 在设备 0 和设备 1 上各建立一条流、一个事件和一个缓冲区，让设备 1 保持为当前设备，然后逐一尝试这些调用：
 
 # %%
 sandbox.configure("ascend910b")
@@ -200,6 +297,9 @@ print("e0 status:", "complete" if acl.rt.query_event_status(e0)[0] == acl.ACL_EV
 # Each failure leaves a message that names both devices; `acl.get_recent_err_msg()` returns
 # the messages since the last read, newest first:
 
+# %% [markdown] lang="zh"
+# 每次失败都会留下一条指明两个设备的消息；`acl.get_recent_err_msg()` 返回自上次读取以来的消息，最新的在前：
+
 # %%
 work[8, s0](buf0)
 print(acl.get_recent_err_msg())
@@ -208,6 +308,10 @@ print(acl.get_recent_err_msg())
 # So a stream on device 1 cannot wait on device 0's event, but the **host** can: to make
 # device 1 start after device 0, synchronise on device 0's event from the host (or from a
 # thread), then queue device 1's work. The summary lists each error with its call:
+
+# %% [markdown] lang="zh"
+# 所以设备 1 上的流不能等待设备 0 的事件，但 **Host** 可以：要让设备 1 在设备 0 之后开始，就从 Host（或某个线程）
+# 同步设备 0 的事件，然后再放入设备 1 的任务。摘要列出了每个错误及其调用：
 
 # %%
 sandbox.summary()
@@ -219,6 +323,12 @@ sandbox.summary()
 # host, over the links between them. On an Atlas A2 server every pair of 910B chips has
 # its own **HCCS** link (a full mesh, 56 GB/s per direction). `aclrtGetDevicesTopo`
 # reports the link type as bit flags:
+
+# %% [markdown] lang="zh"
+# ## 5 · 设备间（peer-to-peer）拷贝
+#
+# 同一台服务器中的设备可以通过它们之间的链路直接相互拷贝，而不经过 Host。在 Atlas A2 服务器上，每对 910B 芯片之间
+# 都有自己的 **HCCS** 链路（全互联，每个方向 56 GB/s）。`aclrtGetDevicesTopo` 以位标志报告链路类型：
 
 # %%
 sandbox.configure("ascend910b")
@@ -234,6 +344,23 @@ print("can 0 access 1?", acl.rt.device_can_access_peer(0, 1))
 #
 # Here is the article's full sample (also the flow of the runtime's `2_device_P2P`
 # example), with a payload so you can see the bytes arrive:
+#
+# ```c
+# aclrtDeviceCanAccessPeer(&canAccessPeer, 0, 1);
+# aclrtSetDevice(0);  aclrtDeviceEnablePeerAccess(1, 0);
+# aclrtMalloc(&dev0Mem, 10, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
+# aclrtSetDevice(1);  aclrtDeviceEnablePeerAccess(0, 0);
+# aclrtMalloc(&dev1Mem, 10, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
+# aclrtMemcpy(dev1Mem, 10, dev0Mem, 10, ACL_MEMCPY_DEVICE_TO_DEVICE);
+# aclrtDeviceDisablePeerAccess(0);  aclrtFree(dev1Mem);  aclrtResetDevice(1);
+# aclrtSetDevice(0);  aclrtDeviceDisablePeerAccess(1);  aclrtFree(dev0Mem);  aclrtResetDeviceForce(0);
+# ```
+
+# %% [markdown] lang="zh"
+# 设备间访问是**单向的**：`aclrtDeviceEnablePeerAccess(peer, 0)` 只打开*当前设备 → peer* 这一个方向；另一个方向
+# 需要在另一个设备为当前设备时单独调用。用于设备间拷贝的缓冲区使用 `_P2P` 策略。
+#
+# 下面是文章中的完整示例（也是运行时 `2_device_P2P` 示例的流程），加上一段数据，让你看到字节到达：
 #
 # ```c
 # aclrtDeviceCanAccessPeer(&canAccessPeer, 0, 1);
@@ -273,11 +400,15 @@ print("finalize:", acl.finalize())
 
 # %% [markdown]
 # What happens without peer access, or with only the opposite direction enabled? The copy
-# fails with 107000 and the message says which call is missing:
+# fails with 107000 and the message says which call is missing. The sandbox also raises a
+# `HazardWarning` (under the cell) before the call fails, naming the missing direction and the
+# fix; notebook 09b explains these warnings.
+
+# %% [markdown] lang="zh"
+# 没有设备间访问，或者只打开了相反方向时会怎样？拷贝以 107000 失败，消息说明缺少哪个调用。沙箱还会在调用失败之前
+# 产生一个 `HazardWarning`（显示在单元下方），指出缺少的方向和修正方法；notebook 09b 会解释这些警告。
 
 # %%
-import warnings
-
 sandbox.configure("ascend910b")
 acl.init()
 acl.rt.set_device(1)
@@ -285,9 +416,7 @@ dst, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
 acl.rt.device_enable_peer_access(0, 0)             # opens 1 -> 0 only
 acl.rt.set_device(0)
 src, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
-with warnings.catch_warnings():                    # the message below says it all
-    warnings.simplefilter("ignore")
-    print(acl.rt.memcpy(dst, 4096, src, 4096, acl.ACL_MEMCPY_DEVICE_TO_DEVICE))
+print(acl.rt.memcpy(dst, 4096, src, 4096, acl.ACL_MEMCPY_DEVICE_TO_DEVICE))
 print(acl.get_recent_err_msg())
 
 # %% [markdown]
@@ -297,6 +426,12 @@ print(acl.get_recent_err_msg())
 # same link** share it and each takes about twice as long; the opposite direction is a link
 # of its own, and so is every other pair of devices. Time a 64 MiB copy alone, two on
 # 0→1 together, and 0→1 beside 0→2:
+
+# %% [markdown] lang="zh"
+# ### 链路是共享的
+#
+# 一条链路的带宽是固定的。**同一条链路上同一方向**同时进行的两个拷贝共享它，各自大约要花两倍时间；相反方向是它自己
+# 的一条链路，其他每对设备也是。分别测量单独一个 64 MiB 拷贝、两个同时在 0→1 上的拷贝，以及 0→1 与 0→2 并行：
 
 # %%
 N = 64 * MiB
@@ -333,9 +468,79 @@ for pairs in ([(0, 1)], [(0, 1), (0, 1)], [(0, 1), (1, 0)], [(0, 1), (0, 2)]):
 # or different links: ≈ 1.2 ms, as if alone. The physical view of the Gantt chart has one row
 # per link; here are the two copies sharing the 0→1 link:
 
+# %% [markdown] lang="zh"
+# 一个拷贝：64 MiB / 56 GB/s ≈ 1.2 ms。同一链路上两个：≈ 2.4 ms。相反方向或不同链路：≈ 1.2 ms，就像单独运行一样。
+# 甘特图的物理视图每条链路一行；下面是共享 0→1 链路的两个拷贝：
+
 # %%
 peer_copies([(0, 1), (0, 1)])
 sandbox.gantt(view="physical")
+
+# %% [markdown]
+# ### Compute while the devices talk
+#
+# A peer copy is work for the link, not for the AI Cores, so it can run while the device
+# computes — the "overlap of compute and communication" of the asynchronous-execution article
+# (seed 003). As with host copies (notebook 02), it overlaps only if the copy and the kernel are
+# on **different streams**: a 64 MiB copy from device 0 to device 1 and an unrelated 1.5 ms
+# kernel on device 0, first on one stream, then on two:
+
+# %% [markdown] lang="zh"
+# ### 设备通信的同时进行计算
+#
+# 设备间拷贝是链路的工作，不是 AI Core 的工作，所以它可以在设备计算时进行——即异步执行文章（种子 003）所说的“计算与
+# 通信重叠”。与 Host 拷贝一样（notebook 02），只有当拷贝和核函数在**不同的流**上时才会重叠：一个从设备 0 到设备 1 的
+# 64 MiB 拷贝，和设备 0 上一个与之无关的 1.5 ms 核函数，先放在一条流上，再放在两条流上：
+
+# %%
+@sandbox.kernel(ns=1_500_000)          # 1.5 ms of compute on its own buffer
+def compute(x: "uint8*"):
+    pass
+
+
+sandbox.configure("ascend910b")
+acl.init()
+acl.rt.set_device(1)
+acl.rt.device_enable_peer_access(0, 0)
+dst, _ = acl.rt.malloc(64 << 20, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
+acl.rt.set_device(0)
+acl.rt.device_enable_peer_access(1, 0)
+src, _ = acl.rt.malloc(64 << 20, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
+scratch, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+comm_s, _ = acl.rt.create_stream()
+compute_s, _ = acl.rt.create_stream()
+for label, copy_stream in (("one stream ", compute_s), ("two streams", comm_s)):
+    t0 = sandbox.now()
+    acl.rt.memcpy_async(dst, 64 << 20, src, 64 << 20, acl.ACL_MEMCPY_DEVICE_TO_DEVICE, copy_stream)
+    compute[8, compute_s](scratch)
+    acl.rt.synchronize_device()
+    print(f"{label}: copy 0 -> 1 and kernel on device 0 done after {(sandbox.now() - t0) / 1e6:.3f} ms")
+
+# %% [markdown]
+# On one stream: 1.2 ms of copy, then 1.5 ms of kernel. On two: the kernel's 1.5 ms, with the
+# copy hidden beside it. Collective libraries (HCCL) use the same idea: gradients of one layer
+# travel between devices while the next layer computes.
+#
+# ### Between processes
+#
+# Peer access is a matter of one process: the documentation sends programs that share device
+# memory **between processes** to its inter-process communication section (memory one process
+# exports and another opens, and events created with `ACL_EVENT_IPC`). The sandbox does not
+# model inter-process memory: its simulated processes (`sandbox.spawn_process`, notebook 06)
+# share the devices, each with its own contexts, but it offers no call to hand a buffer from
+# one to another, so this course cannot show one running. To move data between two of its
+# processes, copy it through the host.
+
+# %% [markdown] lang="zh"
+# 一条流上：1.2 ms 拷贝，然后 1.5 ms 核函数。两条流上：只有核函数的 1.5 ms，拷贝隐藏在它旁边。集合通信库（HCCL）
+# 用的是同样的思路：一层的梯度在设备之间传输的同时，下一层在计算。
+#
+# ### 进程之间
+#
+# 设备间访问是一个进程之内的事：对于在**进程之间**共享设备内存的程序，文档指向它的“进程间通信”一节（一个进程导出、
+# 另一个进程打开的内存，以及用 `ACL_EVENT_IPC` 创建的事件）。沙箱没有模拟进程间内存：它的模拟进程
+# （`sandbox.spawn_process`，notebook 06）共享设备，各有自己的上下文，但没有提供把缓冲区从一个进程交给另一个进程的
+# 调用，所以本课程无法展示它的运行。要在它的两个进程之间传递数据，请经由 Host 拷贝。
 
 # %% [markdown]
 # ## Exercises
@@ -348,6 +553,15 @@ sandbox.gantt(view="physical")
 #
 # Start each solution with `acl.init()`, as the cells above do, but leave `sandbox.configure`
 # to the grader: it builds the machine.
+
+# %% [markdown] lang="zh"
+# ## 练习
+#
+# 每个练习都是一个由你补全的函数。`sandbox.teach.check("05.1", solution)` 在一台属于它自己的全新 8 设备 910B 服务器
+# 上运行**你的**函数，每次使用新生成的输入，并根据 trace 和最终设备内存中的内容评判整次运行。每一项打印 `✔` 或 `✘`
+# 并附提示。你上面自己的机器不受影响。下面的单元是空白模板，所以在你写代码之前结论都是 `✘`。
+#
+# 像上面的单元那样，每个解答以 `acl.init()` 开始，但把 `sandbox.configure` 留给评分器：机器由它来建。
 
 # %%
 import sandbox.teach                                                  # the grader
@@ -371,6 +585,21 @@ P2P = acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P
 # * device 1's kernel starting after device 0's kernel ended;
 # * the host *knowing* it: a synchronize (or a query) that returned after device 0's kernel
 #   ended and before the launch on device 1. Waiting a fixed time is luck, not a dependency.
+
+# %% [markdown] lang="zh"
+# ### 练习 05.1 · 一个设备接着一个设备
+#
+# *练习内容：* 流和事件的亲和性：哪些调用可以跨设备，以及由 Host 为两个设备排序。
+#
+# 在设备 0 上运行一次 `work`（第 3 节中 5 ms 的核函数），然后在设备 1 上运行一次，使设备 1 的核函数只在设备 0 的核函数
+# 完成后才开始。评分器要求：
+#
+# * `work` 在设备 0 和设备 1 上各恰好下发一次（各自使用本设备上的一块 4 KiB 缓冲区），没有其他核函数；
+# * 没有失败的调用：第 4 节列出了哪些事件调用可以跨设备（设备 1 的流等待设备 0 的事件会以 107003
+#   `ACL_ERROR_RT_STREAM_CONTEXT` 失败）；
+# * 设备 1 的核函数在设备 0 的核函数结束之后开始；
+# * Host *知道*这一点：有一次同步（或查询）在设备 0 的核函数结束之后、在设备 1 上下发之前返回。等待一段固定时间靠的是
+#   运气，不是依赖关系。
 
 # %% nbgrader={"grade": false, "grade_id": "ex05_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution():
@@ -416,6 +645,20 @@ sandbox.teach.check("05.1", solution)
 # * exactly 64 MiB copied host to device (once, to device 0) and 3 × 64 MiB between devices;
 # * the three copies done in about the time of **one**: at most **1.5 ms** from the first
 #   peer copy's start to the last one's end.
+
+# %% [markdown] lang="zh"
+# ### 练习 05.2 · 广播
+#
+# *练习内容：* 设备间访问和设备到设备的拷贝：一个源，三条链路同时使用。
+#
+# 把 `data`（64 MiB 的 uint8，`N` 字节）上传到设备 0，然后**从设备 0** 给设备 1、2、3 各一份拷贝；以字典
+# `{0: ptr, 1: ptr, 2: ptr, 3: ptr}` 返回四个设备地址。评分器要求：
+#
+# * 每个地址都在它的设备上，位于一块从它开始有 `N` 字节的存活分配之内；
+# * 最后四个缓冲区都是 `data`，设备 1、2、3 上的由来自设备 0 的设备到设备拷贝写入；
+# * 打开了 0 → 1、0 → 2 和 0 → 3 的设备间访问；
+# * Host 到设备恰好拷贝 64 MiB（一次，到设备 0），设备之间拷贝 3 × 64 MiB；
+# * 三个拷贝在大约**一个**拷贝的时间内完成：从第一个设备间拷贝开始到最后一个结束，至多 **1.5 ms**。
 
 # %% nbgrader={"grade": false, "grade_id": "ex05_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(data):
@@ -467,6 +710,20 @@ sandbox.teach.check("05.2", solution)
 # * the exchange done in the time of one copy: at most **1.5 ms** from the first peer copy's
 #   start to the last one's end.
 
+# %% [markdown] lang="zh"
+# ### 练习 05.3 · 在一次拷贝的时间内完成交换
+#
+# *练习内容：* 单向的设备间访问：打开两个方向，同时使用两条链路。
+#
+# `a` 和 `b` 各 64 MiB（uint8）。把 `a` 上传到设备 0，`b` 上传到设备 1，然后用设备到设备的拷贝交换它们，使设备 0 持有
+# `b`、设备 1 持有 `a`；返回 `{0: 设备 0 上持有 b 的地址, 1: 设备 1 上持有 a 的地址}`。评分器要求：
+#
+# * 每个地址都在它的设备上，位于一块从它开始有 `N` 字节的存活分配之内；
+# * 最后设备 0 的缓冲区是 `b`、设备 1 的是 `a`，分别由来自设备 1 和设备 0 的拷贝写入；
+# * 打开了 0 → 1 和 1 → 0 的设备间访问；
+# * Host 到设备恰好拷贝 2 × 64 MiB，设备之间 2 × 64 MiB；
+# * 交换在一次拷贝的时间内完成：从第一个设备间拷贝开始到最后一个结束，至多 **1.5 ms**。
+
 # %% nbgrader={"grade": false, "grade_id": "ex05_3", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(a, b):
     """Put a on device 0 and b on device 1, then swap them device to device; return {0: ptr, 1: ptr}."""
@@ -506,5 +763,15 @@ sandbox.teach.check("05.3", solution)
 # references while `aclrtResetDeviceForce` does not. Streams and events belong to their
 # device: launches, copies, records and stream waits must not cross devices, while the host
 # may synchronise on or query any device's event. Peer access is one-directional, and copies
-# on different links (or opposite directions of one) run at full speed together. Next,
+# on different links (or opposite directions of one) run at full speed together, and beside
+# kernels when they are on streams of their own. Next,
 # notebook 06 drives several devices from several host threads and processes.
+
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# 设备从 0 开始编号，不必成为当前设备就能回答属性查询。`aclrtSetDevice` 只选择调用线程的设备；`aclrtResetDevice` 计算
+# 引用数，而 `aclrtResetDeviceForce` 不计算。流和事件属于它们的设备：下发、拷贝、记录和流等待都不得跨设备，而 Host 可以
+# 同步或查询任何设备的事件。设备间访问是单向的，不同链路上（或同一链路相反方向上）的拷贝可以同时全速进行，放在自己的
+# 流上时还能与核函数并行。下一个是 notebook 06：由多个 Host 线程和进程驱动多个设备。
+

@@ -20,6 +20,38 @@
 # With `aclrtLaunchCallback` *you* provide the thread that runs the callbacks: it loops on
 # `aclrtProcessReport`. With `aclrtLaunchHostFunc` the runtime runs the function on a thread of
 # its own.
+#
+# **After this notebook** you can queue host work behind the device work it needs, with a host
+# function or with a callback served by a report thread, choose BLOCK or NO_BLOCK, and avoid
+# the callback deadlock. **It assumes** notebooks 01 to 03 and host threads (notebook 06).
+
+# %% [markdown] lang="zh"
+# # 07 · Host 回调：让流在到达某一点时告诉 Host
+#
+# 异步执行文章（种子 003）把运行时的异步机制描述为**任务队列 + 回调通知**：Host 把拷贝和核函数放到流上并立即返回；当
+# 设备到达流中的某一点时，一个**回调**在 Host 上运行，告知这一点。同步让 Host *等待*那一点；回调则让 Host 继续做别的
+# 工作，并*被告知*。
+#
+# 有两种机制：
+#
+# | 作用 | C（AscendCL） | Python（本沙箱，pyACL 风格） |
+# |---|---|---|
+# | 把一个 Host 线程绑定到流 | `aclrtSubscribeReport(threadId, stream)` | `acl.rt.subscribe_report(thread.ident, stream)` |
+# | 放入一个回调任务 | `aclrtLaunchCallback(fn, userData, ACL_CALLBACK_BLOCK, stream)` | `acl.rt.launch_callback(fn, [data], acl.ACL_CALLBACK_BLOCK, stream)` |
+# | 运行下一个送达的回调 | `aclrtProcessReport(timeoutMs)` | `acl.rt.process_report(timeout_ms)` |
+# | 解除绑定 | `aclrtUnSubscribeReport(threadId, stream)` | `acl.rt.unsubscribe_report(thread.ident, stream)` |
+# | Host 函数，不需要你提供线程 | `aclrtLaunchHostFunc(stream, fn, args)` | `acl.rt.launch_host_func(stream, fn, args)` |
+#
+# 使用 `aclrtLaunchCallback` 时，由*你*提供运行回调的线程：它循环调用 `aclrtProcessReport`。使用 `aclrtLaunchHostFunc`
+# 时，运行时在它自己的线程上运行该函数。
+#
+# **学完本 notebook**，你能用 Host 函数或由上报线程服务的回调，把 Host 工作排在它所需的设备任务之后，在 BLOCK 与
+# NO_BLOCK 之间做出选择，并避免回调死锁。**前提**：notebook 01 到 03，以及 Host 线程（notebook 06）。
+
+# %% lang="zh"
+import sandbox
+
+sandbox.set_language("zh")          # 中文版：评分反馈使用中文
 
 # %%
 import threading
@@ -79,11 +111,32 @@ def callback_runs():
 # own support table marks as unavailable on A2/A3; the documentation says not to mix the two
 # mechanisms on one stream, and the sandbox refuses to — see below.)
 
+# %% [markdown] lang="zh"
+# ## 官方回调示例的流程
+#
+# 运行时仓库的 `example/2_advanced_features/callback/0_simple_callback` 示例，简述如下：
+#
+# 1. 初始化，打开设备 0，创建一个上下文和一条流（设置为遇到第一个失败即停止）；
+# 2. 启动一个**上报线程**，它的函数体先把上下文设为当前上下文，然后在一个标志被置位期间，以 100 ms 超时循环调用
+#    `aclrtProcessReport`；
+# 3. 用 `aclrtSubscribeReport` 把该线程订阅到流上，传入线程的 id；
+# 4. 在流上依次放入一个 BLOCK 回调、一个长时间运行的核函数、一个 Host 函数，以及另外五个 BLOCK 回调；每个回调只记录
+#    它所在的线程和它的用户数据；
+# 5. 同步流，把核函数的结果拷回，清除标志，join 线程，取消订阅，释放资源并收尾。
+#
+# 日志显示每个回调都按流的顺序在上报线程上运行。我们在下面构建同样的结构。（该示例还用 `aclrtSubscribeHostFunc` 订阅了
+# 第二个线程，而它自己的支持表把该接口标为在 A2/A3 上不可用；文档说明不要在一条流上混用两种机制，沙箱也会拒绝——见下文。）
+
 # %% [markdown]
 # ## No thread, no callback: 107015
 #
 # A callback needs a thread to run on. Launching one on a stream nobody subscribed to fails at
 # once with `ACL_ERROR_RT_STREAM_NO_CB_REG`.
+
+# %% [markdown] lang="zh"
+# ## 没有线程，就没有回调：107015
+#
+# 回调需要一个运行它的线程。在一条没有任何订阅的流上下发回调，会立即以 `ACL_ERROR_RT_STREAM_NO_CB_REG` 失败。
 
 # %%
 stream, buf = board()
@@ -102,6 +155,16 @@ print(acl.get_recent_err_msg())
 # Threads in the sandbox take turns by virtual clock: only one runs at a time, the one that is
 # furthest behind in virtual time. So the interleaving — and every number printed here — is the
 # same on every run, although two real threads are involved.
+
+# %% [markdown] lang="zh"
+# ## 服务上报的线程
+#
+# 上报线程是一个普通的 `threading.Thread`。它的循环以超时调用 `process_report`，这样即使什么都没到达，它也能注意到
+# 停止标志；每次调用**至多**运行一个回调。任务完成后的最后一次调用会等满超时并返回 507012（`ACL_ERROR_RT_REPORT_TIMEOUT`）：
+# 这是循环结束的方式，不是失败。
+#
+# 沙箱中的线程按虚拟时钟轮流执行：同一时刻只有一个在运行，即虚拟时间最落后的那个。所以尽管涉及两个真实线程，交错
+# 方式——以及这里打印的每个数字——每次运行都相同。
 
 # %%
 class ReportServer:
@@ -151,6 +214,11 @@ callback_runs()
 # the first kernel, the callback task (1 µs, too thin to see), then the second kernel, which
 # started only when the callback had returned, because the callback was BLOCK.
 
+# %% [markdown] lang="zh"
+# 甘特图在同步之后立即绘制（所以上报线程最后一次等满 10 ms 超时的等待不在其中）：上报线程那一行有一次
+# `aclrtProcessReport`，等待期间为红色，以它运行回调的 1 µs 结束。流那一行有第一个核函数、回调任务（1 µs，细得看不见），
+# 然后是第二个核函数——它只在回调返回后才开始，因为回调是 BLOCK 的。
+
 # %%
 picture
 
@@ -166,6 +234,18 @@ picture
 # serves the stream is busy. Here the main thread serves its own stream (allowed: any thread of
 # the program may be subscribed) and, after queuing kernel, callback, kernel, spends about 0.6 ms
 # on a blocking copy before it calls `process_report`.
+
+# %% [markdown] lang="zh"
+# ## BLOCK 与 NO_BLOCK
+#
+# 阻塞类型决定了回调等待其线程期间**流**做什么：
+#
+# * `ACL_CALLBACK_BLOCK`：流的后续任务等到回调运行完毕；
+# * `ACL_CALLBACK_NO_BLOCK`：回调一交给线程，流就继续。
+#
+# 上面的上报线程是空闲的，所以差别只有 1 µs。当服务该流的线程很忙时，差别就显现了。这里由主线程服务它自己的流（这是
+# 允许的：程序的任何线程都可以被订阅），它在放入核函数、回调、核函数之后，先花约 0.6 ms 做一次阻塞拷贝，才调用
+# `process_report`。
 
 # %%
 def busy_host(block_type):
@@ -199,12 +279,18 @@ busy_host(NO_BLOCK)
 # With BLOCK the callback task occupies the stream (the long green bar) until the host gets
 # round to `process_report`; the second kernel waits behind it.
 
+# %% [markdown] lang="zh"
+# 使用 BLOCK 时，回调任务占住流（长长的绿色条形），直到 Host 顾得上调用 `process_report`；第二个核函数在它后面等待。
+
 # %%
 blocked_gantt
 
 # %% [markdown]
 # With NO_BLOCK the second kernel follows the first at once; the callback still runs late on
 # the host, but nothing on the device waits for it.
+
+# %% [markdown] lang="zh"
+# 使用 NO_BLOCK 时，第二个核函数紧跟在第一个之后；回调仍然在 Host 上较晚运行，但设备上没有任何东西等待它。
 
 # %%
 sandbox.gantt()
@@ -218,6 +304,14 @@ sandbox.gantt()
 #
 # The timeout is in milliseconds (-1 waits forever; 0 and other negatives are invalid). If no
 # callback arrives in time: 507012. On a thread that serves no stream: 107012.
+
+# %% [markdown] lang="zh"
+# 当后续设备任务不能在回调完成之前开始时（回调重新填充下一个核函数要读取的缓冲区），使用 BLOCK；对设备不必等待的
+# 通知（记录日志、把完成的结果交出去），使用 NO_BLOCK。
+#
+# ## process_report：超时以及不服务任何流的线程
+#
+# 超时以毫秒计（-1 永远等待；0 和其他负数无效）。如果在时限内没有回调到达：507012。在不服务任何流的线程上：107012。
 
 # %%
 stream, buf = board()
@@ -240,6 +334,15 @@ print(acl.get_recent_err_msg())
 # The two mechanisms do not mix on one stream: a stream that has run a host function refuses
 # a subscription, and the other way round, with 107011.
 
+# %% [markdown] lang="zh"
+# ## Host 函数：由运行时提供线程
+#
+# `aclrtLaunchHostFunc(stream, fn, args)` 不需要订阅，也不需要循环：当流到达该任务时，运行时为该设备准备的线程运行
+# `fn(args)`，流的后续任务等待它（与 BLOCK 相同）。官方的 `1_callback_hostfunc` 示例正是如此：一个核函数、一个记录日志
+# 的 Host 函数、一次同步。
+#
+# 两种机制不能在一条流上混用：运行过 Host 函数的流拒绝订阅，反之亦然，返回 107011。
+
 # %%
 stream, buf = board()
 notes = []
@@ -260,6 +363,14 @@ print("subscribing the same stream now:", acl.rt.subscribe_report(threading.get_
 # message, and lists it in the trace as an error. Reading host memory with `acl.util` is not
 # a runtime call and is fine. What a callback *raises* does not crash anything either: it is
 # recorded with the callback's run and in `acl.get_recent_err_msg()` of the report thread.
+
+# %% [markdown] lang="zh"
+# ## 回调不得调用运行时
+#
+# 文档禁止在回调或 Host 函数内部调用运行时（分配、释放、同步、下发）：在硬件上它们可能失败或死锁。沙箱让每个这样的
+# 调用立即返回 **207000**（`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`）并附一条消息，在 trace 中列为错误。用 `acl.util` 读取 Host
+# 内存不是运行时调用，可以使用。回调*抛出*的异常也不会让任何东西崩溃：它会记录在该回调的运行记录中，以及上报线程的
+# `acl.get_recent_err_msg()` 中。
 
 # %%
 stream, buf = board()
@@ -286,6 +397,13 @@ print(acl.get_recent_err_msg())
 # and no device work can finish, and turns the synchronize into the code a timed-out
 # synchronize returns (507046, `ACL_ERROR_RT_STREAM_SYNC_TIMEOUT`) with the reason, instead of
 # hanging.
+
+# %% [markdown] lang="zh"
+# ## 一个死锁，安全地展示
+#
+# BLOCK 回调会占住它的流，直到某个线程运行它。如果订阅该流的线程恰好就是随后在 `aclrtSynchronizeStream` 中等待的那个
+# 线程，就永远不会有人调用 `aclrtProcessReport`：在硬件上程序会挂起。沙箱发现没有线程能运行、也没有设备任务能完成，
+# 于是把这次同步变成超时同步返回的错误码（507046，`ACL_ERROR_RT_STREAM_SYNC_TIMEOUT`）并说明原因，而不是挂起。
 
 # %%
 stream, buf = board()
@@ -315,6 +433,20 @@ print(acl.get_recent_err_msg())
 # **where** it ran and **what** it was given. The helpers below open the board, queue one
 # batch and close the board; `out[i]` is a numpy view of batch `i`'s slice of the output
 # buffer, made once before any copy, so a callback can read it without a runtime call.
+
+# %% [markdown] lang="zh"
+# 修正方法：从另一个线程服务这条流（上面的上报线程模式），把回调设为 NO_BLOCK，或者在同步之前调用 `process_report`。
+#
+# ## 练习
+#
+# 每个练习都是一个由你补全的函数。`sandbox.teach.check("07.1", solution)` 在一台属于它自己的全新模拟 910B 上运行**你的**
+# 函数，每次使用新生成的批次数据，并根据 trace 评判整次运行。你的函数启动的线程也在那台机器上运行；返回之前 join 它们。
+# 下面的单元是空白模板，所以在你写代码之前结论都是 `✘`。
+#
+# 两个练习运行同一条流水线：8 个批次，每批 `N` 个 float32 值，各自拷入，在 AI Core 上翻倍，再拷回到锁页输出缓冲区中
+# 属于它的那一段。然后 Host 用 `summarise(i, x)` 对每个批次做后处理，这个函数由评分器交给你的函数：它返回批次 `i` 的
+# 结果 `x`（一个 numpy 数组）之和，并记下它在**哪里**运行、得到了**什么**。下面的辅助函数打开板卡、放入一个批次、关闭
+# 板卡；`out[i]` 是输出缓冲区中批次 `i` 那一段的 numpy 视图，在任何拷贝之前就已创建，所以回调无需调用运行时就能读取它。
 
 # %%
 BATCHES, N = 8, 64 * 1024                       # 8 batches of 64 Ki float32 (256 KiB)
@@ -360,6 +492,10 @@ def close_board(stream, host_in, host_out, dev):
 # thread. It is correct, but the host stops eight times, and cannot queue batch *i + 1* while
 # it waits for batch *i*:
 
+# %% [markdown] lang="zh"
+# 朴素的做法用一次同步等待每个批次，并在主线程上做后处理。它是正确的，但 Host 停了八次，而且在等待批次 *i* 时无法放入
+# 批次 *i + 1*：
+
 # %%
 def sync_each(batches, summarise):
     stream, host_in, host_out, dev, out = open_board(batches)
@@ -392,6 +528,20 @@ print(f"sums {sums[:3]} ...; synchronize calls: {teach.sync_calls()}")
 # * each host function reading its batch **after** that batch's copy back had landed (a host
 #   function queued before the copy reads what was there before: zeros);
 # * at most one synchronize.
+
+# %% [markdown] lang="zh"
+# ### 练习 07.1 · 在 Host 函数中后处理每个批次
+#
+# *练习内容：* `aclrtLaunchHostFunc`：把 Host 工作放在流上，紧跟在它所需的拷贝之后，于是它在数据落地时运行，整次运行
+# 只同步一次。
+#
+# 不等待地放入全部八个批次；在每个批次拷回之后，紧接着放入一个 Host 函数，它为该批次调用 `summarise(i, out[i])` 并保存
+# 返回值；然后同步一次，按批次顺序返回八个和。评分器要求：
+#
+# * 和正确，与 `summarise` 返回的一致；
+# * 每个批次调用一次 `summarise`，每次都在它自己的 Host 函数中（运行了 8 个 Host 函数，没有一个抛出异常）；
+# * 每个 Host 函数都在它的批次拷回落地**之后**读取该批次（放在拷贝之前的 Host 函数读到的是之前的内容：零）；
+# * 至多一次同步。
 
 # %% nbgrader={"grade": false, "grade_id": "ex07_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(batches, summarise):
@@ -442,6 +592,22 @@ sandbox.teach.check("07.1", solution)
 # * no runtime error, except the `aclrtProcessReport` timeouts (507012) with which a report
 #   loop learns that nothing more is coming.
 
+# %% [markdown] lang="zh"
+# ### 练习 07.2 · 在回调中后处理每个批次
+#
+# *练习内容：* 带上报线程的 `aclrtLaunchCallback`：把线程订阅到流上，在每个批次拷回之后放一个回调，用
+# `aclrtProcessReport` 服务它们，然后停止、join 并取消订阅。
+#
+# 同样的流水线，现在使用回调：启动一个循环调用 `process_report` 的线程（上面的 `ReportServer` 就可以），在第一次
+# `launch_callback` **之前**把它订阅到流上，放入每个批次以及其拷回之后的一个回调（回调的用户数据告诉它是哪个批次），
+# 同步一次，然后停止并 join 该线程，再取消订阅。评分器要求：
+#
+# * 和正确，与 `summarise` 返回的一致；
+# * 每个批次调用一次 `summarise`，每次都在它自己的回调中（运行了 8 个回调，没有一个抛出异常）；
+# * 每个回调都在它的批次拷回落地之后读取该批次；
+# * 至多一次同步，并且每个订阅都已取消；
+# * 没有运行时错误，除了上报循环借以得知不会再有东西到来的 `aclrtProcessReport` 超时（507012）。
+
 # %% nbgrader={"grade": false, "grade_id": "ex07_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(batches, summarise):
     """Double the 8 batches on the device; summarise each in a callback; return the sums."""
@@ -490,3 +656,16 @@ sandbox.teach.check("07.2", solution)
 # as it lands, with one synchronize at the end. BLOCK holds the stream until the callback has
 # run; callbacks must not call the runtime. Next, notebook 08 captures a stream's work into
 # an ACL graph and replays it.
+
+# %% [markdown] lang="zh"
+# 可以在你的解答上试试这些问题：这里回调是 BLOCK 还是 NO_BLOCK 有关系吗？（每个批次的拷回在其回调送达之前已经完成，
+# 而下一个批次写的是输出缓冲区中*另一*段。）使用 NO_BLOCK 时，每个回调是否仍然在 `synchronize_stream` 返回之前、在你的
+# 上报线程停止之前运行？如果所有批次都拷回到同一段，会出什么问题？
+#
+# ## 小结
+#
+# 流可以回调 Host：Host 函数（`aclrtLaunchHostFunc`）在流到达它时于运行时自己的线程上运行，回调（`aclrtLaunchCallback`）
+# 则在你的一个已订阅该流并调用 `aclrtProcessReport` 的线程上运行。放在它所需的拷贝之后，两者都能让 Host 在每个结果落地
+# 时立即做后处理，最后只同步一次。BLOCK 会占住流直到回调运行完毕；回调不得调用运行时。下一个是 notebook 08：把流的任务
+# 捕获为 ACL 图并重放。
+

@@ -11,6 +11,12 @@
 # tasks issued to a stream into a **model run instance** (`aclmdlRI`) instead of running them,
 # and then replays all of them with **one** host call, as often as needed.
 #
+# The seed says the runtime "optimises the execution order" of the graph to maximise
+# parallelism. The runtime's documentation describes no such reordering: a replay runs the
+# captured tasks in the order each stream issued them, with the event waits that were captured
+# between streams (and one launch of a graph after another). The parallelism in a graph is the
+# parallelism you captured; what a replay saves is host time, as this notebook measures.
+#
 # | step | C (AscendCL) | Python (this sandbox) |
 # |---|---|---|
 # | start recording a stream | `aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)` | `acl.mdl.ri_capture_begin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)` |
@@ -24,6 +30,44 @@
 # `NPUGraph`); the sandbox names them by pyACL's rule, under `acl.mdl`.
 # ACL Graph runs on the A2/A3 boards (and 310P), **not on the 310B**, so this notebook uses the
 # 910B profile.
+#
+# **After this notebook** you can capture a step of work into a graph, replay it, feed it new
+# data through its captured buffers, capture two streams into one graph, and say when a graph
+# pays and when a fused kernel is the better answer. **It assumes** notebooks 01 to 04.
+
+# %% [markdown] lang="zh"
+# # 08 · ACL Graph：捕获一次流任务，一次调用重放
+#
+# 每个 `Async` 调用和每次核函数下发都要花费 Host 几微秒：在 910B 配置上，一次下发是 8.6 µs 的 Host 时间。核函数很大时
+# 这无关紧要。当程序的一步由许多**小**核函数组成（每个在设备上只有几微秒）时，Host 放入队列的速度赶不上设备运行它们的
+# 速度：设备在核函数之间等待，而 Host 把时间都花在下发上。
+#
+# ACL Graph（运行时概览，种子 004，把它列为高级特性之一）把下发到流上的任务记录到一个**模型运行实例**（`aclmdlRI`）中，
+# 而不是运行它们，然后用**一次** Host 调用重放全部任务，需要多少次就重放多少次。
+#
+# 种子说运行时会“自动优化执行顺序”以最大化并行度。运行时文档并没有描述这样的重排：重放按每条流下发任务的顺序运行捕获的
+# 任务，带着流之间被捕获的事件等待（一个图的多次启动依次进行）。图中的并行就是你捕获进去的并行；重放节省的是 Host 时间，
+# 正如本 notebook 所测量的。
+#
+# | 步骤 | C（AscendCL） | Python（本沙箱） |
+# |---|---|---|
+# | 开始记录一条流 | `aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)` | `acl.mdl.ri_capture_begin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)` |
+# | 照常下发任务（被记录，不运行） | `aclrtMemcpyAsync`、核函数下发、`aclrtRecordEvent` …… | 同样的调用 |
+# | 是否在捕获？ | `aclmdlRICaptureGetInfo(stream, &status, &ri)` | `status, ri, ret = acl.mdl.ri_capture_get_info(stream)` |
+# | 停止记录 | `aclmdlRICaptureEnd(stream, &ri)` | `ri, ret = acl.mdl.ri_capture_end(stream)` |
+# | 重放所有记录的任务 | `aclmdlRIExecuteAsync(ri, stream)` | `acl.mdl.ri_execute_async(ri, stream)` |
+# | 释放 | `aclmdlRIDestroy(ri)` | `acl.mdl.ri_destroy(ri)` |
+#
+# 这些调用没有公开的 pyACL 绑定（Python 用户通过 torch_npu 的 `NPUGraph` 使用它们）；沙箱按 pyACL 的命名规则把它们放在
+# `acl.mdl` 下。ACL Graph 运行在 A2/A3 板卡（以及 310P）上，**不支持 310B**，所以本 notebook 使用 910B 配置。
+#
+# **学完本 notebook**，你能把一步任务捕获为图并重放，通过捕获时的缓冲区给它输入新数据，把两条流捕获进一个图，并说明
+# 什么时候图划算、什么时候融合核函数是更好的答案。**前提**：notebook 01 到 04。
+
+# %% lang="zh"
+import sandbox
+
+sandbox.set_language("zh")          # 中文版：评分反馈使用中文
 
 # %%
 import json
@@ -101,11 +145,34 @@ print(f"{p.soc_name}: a kernel launch costs the host {p.host_costs.kernel_launch
 #
 # We follow the same path on small kernels of our own, then measure what it saves.
 
+# %% [markdown] lang="zh"
+# ## 官方 model-RI 示例的流程
+#
+# 运行时仓库的 `example/2_advanced_features/model_ri/0_simple_model` 用两个库算子构建 `out = (self + other × alpha) × other`，
+# 简述如下：
+#
+# 1. 初始化，打开设备 0，创建上下文；创建张量和两个算子的工作空间；创建一条流，并为其中一个输入申请锁页 Host 内存；
+# 2. 以 GLOBAL 模式在流上**开始捕获**；
+# 3. 放入锁页输入的异步 Host 到设备拷贝（一个“安全”的调用：它被记录）；
+# 4. 用 `aclmdlRICaptureThreadExchangeMode` 把线程切换为 RELAXED，对另一个输入做一次**阻塞**拷贝（不被记录：它立即运行），
+#    再切换回来；
+# 5. 放入加法和乘法算子（被记录）；**结束捕获**得到 `aclmdlRI`；用 `aclmdlRIDebugJsonPrint` 以 JSON 打印它；
+# 6. 重复四次：异步执行该实例，同步流，把结果拷回并打印；
+# 7. 销毁实例、流、张量、缓冲区、上下文；复位并去初始化。
+#
+# 我们在自己的小核函数上走同样的路径，然后测量它节省了什么。
+
 # %% [markdown]
 # ## Capture: recorded, not run
 #
 # Between begin and end, kernel launches return 0 but reach no queue: the trace gets a
 # `TaskCaptured` record for each, the device does nothing, the data does not change.
+
+# %% [markdown] lang="zh"
+# ## 捕获：被记录，不运行
+#
+# 在开始与结束之间，核函数下发返回 0，但不会进入任何队列：trace 为每次下发记下一条 `TaskCaptured` 记录，设备什么也不做，
+# 数据也不改变。
 
 # %%
 stream, buf = board()
@@ -123,6 +190,9 @@ print("data after capture:", read(buf)[:3])
 # %% [markdown]
 # `aclmdlRIDebugJsonPrint` writes what the instance holds: its streams and each task's type.
 
+# %% [markdown] lang="zh"
+# `aclmdlRIDebugJsonPrint` 写出实例包含的内容：它的流和每个任务的类型。
+
 # %%
 path = os.path.join(tempfile.mkdtemp(), "model_ri.json")
 print("aclmdlRIDebugJsonPrint ->", acl.mdl.ri_debug_json_print(ri, path, 0))
@@ -137,6 +207,11 @@ print(f"model {doc['model_id']} on device {doc['device_id']}, streams {doc['stre
 # `aclmdlRIExecuteAsync` submits all 32 recorded kernels onto the stream for a single host call.
 # It is asynchronous like any `Async` call: synchronise before reading.
 
+# %% [markdown] lang="zh"
+# ## 重放：一次调用，全部任务
+#
+# `aclmdlRIExecuteAsync` 用一次 Host 调用把全部 32 个记录的核函数提交到流上。它与任何 `Async` 调用一样是异步的：读取之前先同步。
+
 # %%
 calls_before = len(list(sandbox.trace().of(T.ApiCall)))
 print("aclmdlRIExecuteAsync ->", acl.mdl.ri_execute_async(ri, stream))         # C: aclmdlRIExecuteAsync(modelRI, stream);
@@ -150,6 +225,12 @@ teach.check_equal(read(buf), expected(K), what=f"data after one replay ({K} step
 # The same 32 kernels, once launched one by one ("eager") and once replayed from a graph
 # captured beforehand. Between the marks `start` and `end` we count the host calls, the time,
 # and the largest gap between two kernels on the device.
+
+# %% [markdown] lang="zh"
+# ## 逐个下发与重放
+#
+# 同样的 32 个核函数，一次逐个下发（“eager”），一次从事先捕获的图重放。在标记 `start` 和 `end` 之间，我们统计 Host 调用
+# 次数、时间，以及设备上两个核函数之间的最大间隙。
 
 # %%
 results = {}
@@ -195,6 +276,10 @@ run("graph")
 # work and the 3 µs start) finishes before the host has queued the next one (8.6 µs), so the
 # stream runs at the host's pace, with gaps.
 
+# %% [markdown] lang="zh"
+# 逐个下发：Host 那一行被下发填满（32 次，一个接一个）；每个核函数（在设备上 4 µs：1 µs 工作加 3 µs 启动）在 Host 放入下一个
+# （8.6 µs）之前就已完成，所以流按 Host 的节奏运行，中间有间隙。
+
 # %%
 eager_gantt
 
@@ -205,6 +290,11 @@ eager_gantt
 # kernels run back to back: one solid bar on the stream. The capture only pays off when the
 # instance is replayed, which is the point of the next section.
 
+# %% [markdown] lang="zh"
+# 重放：最初约 290 µs 是**捕获**——Host 记录 32 次下发，为每次下发付出代价，而设备什么也不做。然后，在标记之后，一次
+# `aclmdlRIExecuteAsync`（在红色同步的左端，短得看不见），32 个核函数紧挨着运行：流上一根实心条。只有重放实例时捕获才划算，
+# 这正是下一节的内容。
+
 # %%
 sandbox.gantt()
 
@@ -214,6 +304,12 @@ sandbox.gantt()
 # Capture pays the launch cost once (each captured launch still costs its 8.6 µs when it is
 # recorded); every replay after that is one call. A training or inference loop that runs the
 # same step thousands of times is where that pays.
+
+# %% [markdown] lang="zh"
+# ## 多次重放
+#
+# 捕获只付出一次下发代价（每次被捕获的下发在记录时仍花费 8.6 µs）；之后每次重放都只是一次调用。把同一步运行成千上万次的
+# 训练或推理循环，正是它划算的地方。
 
 # %%
 for n in (10, 100):
@@ -229,6 +325,12 @@ print(f"100 steps: {ec / gc:.0f}x fewer host calls, {et / gt:.2f}x shorter")
 # (`ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC`). It also *invalidates* the capture, and ending it
 # then fails with 507903: nothing was kept.
 
+# %% [markdown] lang="zh"
+# ## 规则，以及违反它们时返回什么
+#
+# **在捕获期间同步**（流、事件、设备）在任何模式下都是非法的：107041（`ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC`）。它还会使
+# 捕获*失效*，之后结束捕获会以 507903 失败：什么都没有保留。
+
 # %%
 stream, buf = board()
 acl.mdl.ri_capture_begin(stream, GLOBAL)
@@ -241,6 +343,9 @@ print(acl.get_recent_err_msg())
 # %% [markdown]
 # **The default stream** cannot be captured, nor used while a capture is active in its
 # context: 107031 (`ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT`). Capture a stream you created.
+
+# %% [markdown] lang="zh"
+# **默认流**不能被捕获，在其上下文中有捕获进行时也不能使用：107031（`ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT`）。请捕获你自己创建的流。
 
 # %%
 stream, buf = board()
@@ -263,6 +368,15 @@ _ = acl.mdl.ri_capture_end(stream)
 # RELAXED for one call with `aclmdlRICaptureThreadExchangeMode` and back; the blocking copy then
 # runs at once and is **not** recorded.
 
+# %% [markdown] lang="zh"
+# **Host 内存必须是锁页的。** 从可分页内存（numpy 数组的地址）发起的异步拷贝在运行时内部变成同步拷贝，无法被捕获：107041。
+# 来自 `aclrtMallocHost` 的内存可以。
+#
+# **捕获模式**在捕获进行时限制“不安全”的调用——阻塞的 `aclrtMemcpy`/`aclrtMemset`：GLOBAL 禁止所有线程使用（只要有 GLOBAL
+# 捕获在进行），THREAD_LOCAL 只禁止进行捕获的线程，RELAXED 谁都不禁止。沙箱对被拒绝的阻塞拷贝返回 107030
+# （`ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT`，运行时源码在此映射的错误码）。与官方示例一样，线程可以用
+# `aclmdlRICaptureThreadExchangeMode` 把自己切换为 RELAXED 做一次调用再切换回来；这时阻塞拷贝立即运行，且**不**被记录。
+
 # %%
 stream, buf = board()
 pageable = np.ones(N, np.float32)
@@ -282,6 +396,11 @@ print("aclmdlRICaptureEnd ->", ret, "| tasks recorded:", [r.n_tasks for r in san
 # on a captured stream; its tasks are then recorded too. Before the end, every side stream must
 # lead back to the origin stream (record an event on it, wait for that on the origin), or the
 # end fails with 107025 (`ACL_ERROR_RT_STREAM_UNJOINED`) and the capture is dropped.
+
+# %% [markdown] lang="zh"
+# **旁路流必须汇合回来。** 第二条流通过等待在被捕获的流上记录的事件加入捕获；之后它的任务也会被记录。在结束之前，每条旁路
+# 流都必须回到起始流（在旁路流上记录一个事件，让起始流等待它），否则结束会以 107025（`ACL_ERROR_RT_STREAM_UNJOINED`）失败，
+# 捕获被丢弃。
 
 # %%
 def fork_join(rejoin):
@@ -309,6 +428,9 @@ fork_join(True)
 # %% [markdown]
 # **Not on the 310B:** every ACL Graph call there answers 207000.
 
+# %% [markdown] lang="zh"
+# **不支持 310B：** 在那里每个 ACL Graph 调用都返回 207000。
+
 # %%
 stream, buf = board("ascend310b")
 print("310B aclmdlRICaptureBegin ->", acl.mdl.ri_capture_begin(stream, GLOBAL))
@@ -321,6 +443,13 @@ print("310B aclmdlRICaptureBegin ->", acl.mdl.ri_capture_begin(stream, GLOBAL))
 # steps beats even the replayed graph: one launch, and one device start instead of 32. A graph
 # keeps separate kernels (library operators you cannot merge, work on several streams) and
 # replays them cheaply; fusing changes the kernels themselves.
+
+# %% [markdown] lang="zh"
+# ## 另一条路：一个更大的核函数
+#
+# 运行时概览（种子 004）还建议**批处理**：把多个小任务合并为一个大任务，以减少下发开销。在核函数由你编写的地方，一个完成
+# 全部 32 步的核函数甚至胜过重放的图：一次下发，一次设备启动而不是 32 次。图保留独立的核函数（无法合并的库算子、多条流上的
+# 任务）并以很低的代价重放它们；融合则改变核函数本身。
 
 # %%
 @sandbox.kernel(ns=lambda x, n, k: 1_000 * k)
@@ -361,6 +490,21 @@ teach.check_equal(read(buf), expected(K), what="fused kernel's data")
 # `j = 0 … 31`: `model_step(stream, buf)` launches them. `tick` declares how many elements it
 # touches (`sandbox.ptr("int32", "n")`), so two ticks on different halves of one buffer do not
 # conflict.
+
+# %% [markdown] lang="zh"
+# ## 练习
+#
+# 每个练习都是一个由你补全的函数。`sandbox.teach.check("08.1", solution)` 在一台属于它自己的全新模拟 910B 上运行**你的**
+# 函数，每次使用新生成的输入，并根据 trace 评判整次运行：答案，是否由设备算出，运行了哪些核函数、它们来自哪里，以及练习
+# 给出的各项数字。每一项打印 `✔` 或 `✘` 并附提示。`solution` 的整次运行就是评判窗口：不需要设置标记，在它之前或之后做的
+# 工作都不算。
+#
+# 评分器为你打开板卡：已运行 `acl.init()`，已设置设备 0，`stream` 是它创建的一条流。不要在解答中调用 `sandbox.configure`
+# 或 `board()`（机器由评分器建立），也不需要复位设备或去初始化。
+#
+# 练习使用它们自己的核函数 `tick`（int32 上的 `x = 3·x + j`，溢出回绕），所以结果取决于每一次下发以及它们的顺序。模型的
+# 一**步**是 32 次 tick，`j = 0 … 31`：`model_step(stream, buf)` 下发它们。`tick` 声明了它访问多少个元素
+# （`sandbox.ptr("int32", "n")`），所以作用于同一缓冲区不同两半的两次 tick 不会冲突。
 
 # %%
 REPEATS = 20                # steps in 08.1 and 08.3
@@ -403,6 +547,20 @@ def model(x, steps=1):
 # * at most **100 host calls** in the whole solution (the capture's launches count; stream and
 #   event queries, if you poll instead of synchronising, do not);
 # * at most **4 ms** from the solution's start to its end (the capture counts).
+
+# %% [markdown] lang="zh"
+# ### 练习 08.1 · 重放这一步
+#
+# *练习内容：* 把由小核函数组成的一步捕获一次并重放，使 Host 每步只做一次调用，设备则紧挨着运行这些核函数。
+#
+# 下面的 `eager_steps` 在 `x` 上运行模型的 20 步，逐个下发全部 640 次 tick；评分器接受它的答案，但拒绝其余各项。写出
+# `solution(x, stream)`，返回同样的值（int32，`N` 个），把一步捕获为图一次并重放。评判内容：
+#
+# * 答案：20 步之后的 `x`，由核函数在设备上计算并拷回；
+# * 核函数不变：恰好运行了 640 次 `tick`（每步 32 次，20 步），没有其他核函数（融合的核函数是另一个程序）；
+# * 640 个核函数全部来自对捕获图的重放（`aclmdlRIExecuteAsync`）；
+# * 整个解答至多 **100 次 Host 调用**（捕获中的下发计入；如果你用轮询代替同步，流和事件的查询不计入）；
+# * 从解答开始到结束至多 **4 ms**（捕获计入）。
 
 # %%
 def eager_steps(x, stream):
@@ -473,6 +631,22 @@ sandbox.teach.check("08.1", solution)
 # * exactly **6 replays** of the graph, one per batch;
 # * at most **80 host calls** in the whole solution.
 
+# %% [markdown] lang="zh"
+# ### 练习 08.2 · 图中的拷贝
+#
+# *练习内容：* 把来自锁页 Host 内存的拷贝与核函数一起捕获，并通过捕获时的缓冲区给图输入新数据。
+#
+# 图以捕获时的地址重放它的任务。要在新数据上运行它，把拷贝也捕获进去：从一个**锁页** Host 缓冲区拷入（`aclrtMallocHost`；
+# 从可分页内存发起的异步拷贝无法被捕获），一步，再拷出到另一个锁页缓冲区。然后对 6 个批次 `x[i]`（int32，各 `N` 个）中的
+# 每一个：把批次写入锁页输入缓冲区，重放，等待，并在下一次重放覆盖它之前读取锁页输出缓冲区。以形状为 `(BATCHES, N)` 的
+# 数组返回 6 个结果。评判内容：
+#
+# * 答案：每一行是模型在其批次上运行一步的结果，由核函数在设备上计算，由设备到 Host 的拷贝带回；
+# * 核函数不变：192 次 `tick`（每批 32 次），全部来自重放；
+# * 图中的拷贝：6 次拷入和 6 次拷出，各 4 KiB，全部从图中重放；
+# * 恰好 **6 次重放**，每批一次；
+# * 整个解答至多 **80 次 Host 调用**。
+
 # %% nbgrader={"grade": false, "grade_id": "ex08_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(x, stream):
     """Return model(x[i]) for each of the BATCHES rows of x, each from one replay of one graph."""
@@ -530,6 +704,22 @@ sandbox.teach.check("08.2", solution)
 #   kernel time;
 # * at most **150 host calls** and at most **4 ms** in the whole solution.
 
+# %% [markdown] lang="zh"
+# ### 练习 08.3 · 一个图中的两条流
+#
+# *练习内容：* 跨流捕获：旁路流通过事件加入捕获，并在结束之前汇合回起始流，使一次重放让两条流并行运行。
+#
+# 两个向量 `a` 和 `b`（int32，各 `N` 个）各自经过模型的 20 步。它们互不依赖，但在一条流上它们的 1280 次 tick 一个接一个地
+# 运行。把两者的一步捕获进**两条流上的一个图**：在捕获内部，在 `stream` 上记录一个事件，让一条旁路流（你自己创建的）等待它，
+# 在旁路流上下发 `b` 的一步、在 `stream` 上下发 `a` 的一步，然后在旁路流上记录一个事件，并在 `ri_capture_end` 之前让 `stream`
+# 等待它（否则结束会以 107025 失败）。重放 20 次，返回 `np.stack([a_after, b_after])`，形状 `(2, N)`。评判内容：
+#
+# * 答案：20 步之后的 `a` 和 `b`，由核函数在设备上计算并拷回；
+# * 核函数不变：1280 次 `tick`，全部来自重放；
+# * 被重放的是一个在两条流上捕获的图；
+# * 两条流同时运行核函数的时间至少是较短一条核函数时间的 **75%**；
+# * 整个解答至多 **150 次 Host 调用**、至多 **4 ms**。
+
 # %% nbgrader={"grade": false, "grade_id": "ex08_3", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(a, b, stream):
     """Return np.stack([a, b]) after REPEATS steps each, from one graph that runs a and b side by side."""
@@ -580,5 +770,13 @@ sandbox.teach.check("08.3", solution)
 # host call that puts all the step's tasks on the device together. Capture records, it does not
 # run: no synchronize inside it, only pinned host memory in its copies, side streams joined by
 # an event and rejoined before the end. A replay reuses the captured addresses, so new data goes
-# into the captured buffers between replays. Next, notebook 09: what to do when calls and device
+# into the captured buffers between replays. Next, notebooks 09 and 09b: what to do when calls and device
 # tasks fail, and how the sandbox finds races that a schedule hid.
+
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# 图在捕获时为一步付出一次下发代价，之后每次重放都是一次 Host 调用，把这一步的所有任务一起放到设备上。捕获是记录而不是
+# 运行：其中不能同步，拷贝只能使用锁页 Host 内存，旁路流通过事件加入并在结束前汇合回来。重放复用捕获时的地址，所以新数据
+# 要在两次重放之间写入捕获时的缓冲区。接下来是 notebook 09 和 09b：调用和设备任务失败时该怎么办，以及沙箱如何发现被调度掩盖的数据竞争。
+

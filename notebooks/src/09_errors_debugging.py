@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 09 · Errors and debugging: codes, device faults, hazards, leaks and the trace
+# # 09 · Errors: codes, messages, device faults, recovery and leaks
 #
 # Things go wrong in three different places, and each has its own tool:
 #
@@ -16,6 +16,40 @@
 #
 # The last three are the sandbox's own debugging aids: the real runtime does not check for
 # races, so a racy program may run correctly for months and then fail on a busier machine.
+# This notebook covers the first rows, up to the leak report; notebook 09b covers hazard
+# reports and the trace in Perfetto.
+#
+# **After this notebook** you can read a failing call's code and message, tell a misused call
+# from a device fault, choose a stream's failure mode, recover from a stopped context by
+# releasing, resetting and starting again, and read the leak report. **It assumes** notebooks
+# 01 to 05. (About 30 minutes.)
+
+# %% [markdown] lang="zh"
+# # 09 · 错误：错误码、错误信息、设备故障、恢复与泄漏
+#
+# 出错的地方有三类，各有各的工具：
+#
+# | 哪里出错 | 你如何得知 | C | Python |
+# |---|---|---|---|
+# | 调用被误用（参数错误、顺序错误） | 调用的返回码，立即 | `aclError ret = aclrtMalloc(...)` | `ptr, ret = acl.rt.malloc(...)` |
+# | ……以及原因 | 线程最近几次失败的错误信息 | `aclGetRecentErrMsg()` | `acl.get_recent_err_msg()` |
+# | ……线程的最后一个错误码 | 读取并清除 / 读取并保留 | `aclrtGetLastError(ACL_RT_THREAD_LEVEL)` / `aclrtPeekAtLastError(...)` | `acl.rt.get_last_error()` / `acl.rt.peek_at_last_error()` |
+# | 设备任务失败（核函数陷入异常、DMA 失败） | **下一次同步**返回该错误码 | `aclrtSynchronizeStream(stream)` | `acl.rt.synchronize_stream(stream)` |
+# | 失败之后后续任务怎么办 | 流的失败模式 | `aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE)` | `acl.rt.set_stream_failure_mode(stream, acl.ACL_STOP_ON_FAILURE)` |
+# | 程序有数据竞争但碰巧能运行 | 沙箱的数据竞争报告 | — | `sandbox.hazards()` |
+# | 某些东西从未释放 | `aclFinalize` 时的泄漏报告 | — | `sandbox.leak_report()` |
+# | 时间花在了哪里 | trace，在 Perfetto 中查看 | `msprof` 时间线 | `sandbox.export_trace(path)` |
+#
+# 最后三项是沙箱自己的调试辅助：真实的运行时不检查数据竞争，所以一个有竞争的程序可能正确运行好几个月，然后在一台更忙的
+# 机器上失败。本 notebook 讲到泄漏报告为止的各行；notebook 09b 讲数据竞争报告和在 Perfetto 中查看 trace。
+#
+# **学完本 notebook**，你能读懂失败调用的错误码和错误信息，区分误用的调用与设备故障，选择流的失败模式，通过释放、复位并
+# 重新开始从停止的上下文中恢复，并读懂泄漏报告。**前提**：notebook 01 到 05。（约 30 分钟。）
+
+# %% lang="zh"
+import sandbox
+
+sandbox.set_language("zh")          # 中文版：评分反馈使用中文
 
 # %%
 import json
@@ -57,6 +91,13 @@ print("ACL_SUCCESS =", acl.ACL_SUCCESS, "| ACL_ERROR_INVALID_PARAM =", acl.ACL_E
 # `5xxxxx` the device or the runtime itself (a kernel fault, a DMA error). The official samples
 # wrap every call in a check macro that logs the failing call and stops; here we print the codes.
 
+# %% [markdown] lang="zh"
+# ## 1 · 返回码
+#
+# 每个调用都返回 `ACL_SUCCESS`（0）或一个错误码；产生结果的调用返回一个元组，错误码在最后。错误码分为几类：`1xxxxx` 是调用者
+# 的错误（参数错误、未初始化），`2xxxxx` 是资源问题（内存不足、不支持的特性），`5xxxxx` 是设备或运行时本身的问题（核函数故障、
+# DMA 错误）。官方示例用一个检查宏包装每个调用，记录失败的调用并停止；这里我们打印错误码。
+
 # %%
 sandbox.configure("ascend910b", device_count=2)
 print("set_device before init:", (r := acl.rt.set_device(0)), name(r))
@@ -74,6 +115,12 @@ print("synchronize a stream that does not exist:", (r := acl.rt.synchronize_stre
 # messages of the calling thread's failures since it was last called, **newest first**, and
 # clears them: a second call returns nothing.
 
+# %% [markdown] lang="zh"
+# ## 2 · 错误信息：最新的在前，然后清除
+#
+# 错误码说明*哪一类*东西失败了；`aclGetRecentErrMsg` 说明*为什么*。它返回调用线程自上次调用以来各次失败的错误信息，**最新的
+# 在前**，并清除它们：第二次调用什么也不返回。
+
 # %%
 print(acl.get_recent_err_msg())
 print("--- and again:", repr(acl.get_recent_err_msg()))
@@ -84,6 +131,12 @@ print("--- and again:", repr(acl.get_recent_err_msg()))
 # `aclrtGetLastError` returns the thread's most recent error code and resets it to 0;
 # `aclrtPeekAtLastError` returns it and leaves it in place. A library can peek without taking
 # the error away from the code that will handle it.
+
+# %% [markdown] lang="zh"
+# ## 3 · 最后一个错误：get 清除，peek 保留
+#
+# `aclrtGetLastError` 返回线程最近的错误码并把它重置为 0；`aclrtPeekAtLastError` 返回它并保留原样。库可以 peek，而不把错误从
+# 将要处理它的代码那里拿走。
 
 # %%
 acl.rt.destroy_stream(0)     # the default stream cannot be destroyed
@@ -98,6 +151,12 @@ _ = acl.get_recent_err_msg()
 # unnoticed. `sandbox.raise_on_error(True)` makes every failing call raise `sandbox.AclError`,
 # which carries the code, its C name and the message (a sandbox convenience: pyACL returns
 # codes only).
+
+# %% [markdown] lang="zh"
+# ## 4 · 用异常代替错误码
+#
+# 检查每个错误码是 C 和 pyACL 的工作方式，而漏掉一次检查正是错误被忽视的原因。`sandbox.raise_on_error(True)` 让每个失败的调用
+# 抛出 `sandbox.AclError`，其中包含错误码、它的 C 名称和错误信息（这是沙箱提供的便利：pyACL 只返回错误码）。
 
 # %%
 sandbox.raise_on_error(True)
@@ -116,6 +175,13 @@ _ = acl.get_recent_err_msg()
 # fault. The fault happens later, on the device, and the runtime reports it at the next
 # `aclrtSynchronizeStream` (or `aclrtSynchronizeDevice`) of that stream. Here a kernel reads
 # past the end of its input: a bug in the kernel, `507015 ACL_ERROR_RT_AICORE_EXCEPTION`.
+
+# %% [markdown] lang="zh"
+# ## 5 · 异步的设备错误在下一次同步时显现
+#
+# 下发只是把核函数*放入队列*，所以即使核函数将会出错，它也返回 `ACL_SUCCESS`。故障稍后发生在设备上，运行时在该流的下一次
+# `aclrtSynchronizeStream`（或 `aclrtSynchronizeDevice`）时报告它。这里一个核函数读过了它输入的末尾：这是核函数中的一个 bug，
+# `507015 ACL_ERROR_RT_AICORE_EXCEPTION`。
 
 # %%
 @sandbox.kernel(bytes=lambda x, idx, y, n: 12 * n, writes=("y",))
@@ -152,6 +218,17 @@ print("synchronize again:", acl.rt.synchronize_stream(s), "(an error is reported
 #
 # The failed task takes its usual time but its data effect does not happen. A blocking copy
 # (`aclrtMemcpy`) waits for its own task, so it returns the DMA error itself.
+
+# %% [markdown] lang="zh"
+# 为了练习处理正确的程序仍可能遇到的错误——硬件故障——`sandbox.inject_fault(kind, ...)` 让接下来的设备任务以运行时的错误码失败：
+#
+# | kind | 什么失败 | 错误码 |
+# |---|---|---|
+# | `"kernel_trap"` | 下一个核函数在 AI Core 上陷入异常 | 507016 `ACL_ERROR_RT_AICORE_TRAP_EXCEPTION` |
+# | `"dma_error"` | 设备 DMA 引擎上的下一次拷贝或 memset | 507013 `ACL_ERROR_RT_SYS_DMA` |
+# | `"link_down"` | 两个设备之间的每次设备间拷贝，直到 `sandbox.clear_faults()` | 507056 `ACL_ERROR_RT_LINK_ERROR` |
+#
+# 失败的任务照常花费时间，但它的数据效果不会发生。阻塞拷贝（`aclrtMemcpy`）等待它自己的任务，所以它本身就返回 DMA 错误。
 
 # %%
 results = []
@@ -190,6 +267,9 @@ print(acl.get_recent_err_msg())
 # The last message above is the first failure (newest first). Each names the task, its
 # stream and device: enough to find it in the Gantt chart or the trace.
 
+# %% [markdown] lang="zh"
+# 上面最后一条消息是第一次失败（最新的在前）。每条都指明了任务、它的流和设备：足以在甘特图或 trace 中找到它。
+
 # %%
 for p in (x, y, idx, far):
     acl.rt.free(p)
@@ -212,6 +292,17 @@ print("finalize:", acl.finalize())
 #
 # The same program runs in both modes: three batches, each an H2D copy, a kernel and a D2H
 # copy, on two streams; the kernel of batch 1 traps.
+
+# %% [markdown] lang="zh"
+# ## 6 · 失败模式：失败之后的任务会怎样
+#
+# `aclrtSetStreamFailureMode(stream, mode)` 为每条流选择一次：
+#
+# * `ACL_CONTINUE_ON_FAILURE`（默认）：跳过失败的任务，**后续任务照常运行**；同步报告一个错误（如果在它之前有多个失败，报告最近的那个）；
+# * `ACL_STOP_ON_FAILURE`：第一次失败就停止该流——以及它所在上下文的每条流（文档对 A2/A3 是这样说的）。后续任务被丢弃，新的
+#   提交以同样的错误码被拒绝，直到设备复位。
+#
+# 同一个程序以两种模式运行：三个批次，每个是一次 H2D 拷贝、一个核函数和一次 D2H 拷贝，分布在两条流上；批次 1 的核函数陷入异常。
 
 # %%
 def three_batches(mode):
@@ -252,6 +343,11 @@ print(sandbox.queues())
 # with the error code without running; the queue panel counts them as failed). And the
 # context now refuses new work:
 
+# %% [markdown] lang="zh"
+# 在继续模式下只丢失了批次 1：批次 0 和 2 都到达了。在停止模式下什么都没到达：批次 1 的核函数陷入异常时仍在*另一条*流上排队
+# 的任务——批次 0 的拷回和整个批次 2——都被丢弃了（它们没有运行就以错误码“完成”；队列面板把它们计为失败）。而且上下文现在
+# 拒绝新的任务：
+
 # %%
 ret = acl.rt.memcpy_async(bufs[0][0], NB, hosts[0], NB, H2D, streams[1])
 print("a new copy:", ret, name(ret))
@@ -269,6 +365,15 @@ print(acl.get_recent_err_msg())
 # what it holds, resets, sets the device again, and then allocates new buffers and uploads the
 # inputs again before redoing the work that failed. The inputs are still on the host: we keep
 # a copy in numpy before freeing the pinned buffer.
+
+# %% [markdown] lang="zh"
+# ### 恢复：复位设备
+#
+# 出路是复位设备（`aclrtResetDevice`）并重新设置它。文档说明了复位释放什么：设备的默认上下文、默认流，以及在该上下文中创建的
+# 每条流。它还给出了复位前释放资源的顺序：先释放内存（`aclrtFree`、`aclrtFreeHost`），再释放事件和流，然后才 `aclrtResetDevice`。
+# 完全复位之前的指针在复位之后不得再使用（在硬件上那是未定义行为，不管这个模拟碰巧保留了什么）。所以恢复时先释放它持有的
+# 东西，复位，重新设置设备，然后申请新的缓冲区、重新上传输入，再重做失败的工作。输入仍在 Host 上：我们在释放锁页缓冲区之前
+# 在 numpy 中保留了一份副本。
 
 # %%
 hin, hout = hosts
@@ -305,6 +410,13 @@ print("batch results now:", [float(out[b, 0]) for b in range(3)])
 # `sandbox.leak_report()` at any time, and a `LeakWarning` (plus a record in the trace) at
 # `aclFinalize` if the list is not empty. We have freed nothing since the recovery:
 
+# %% [markdown] lang="zh"
+# ## 7 · aclFinalize 时的泄漏报告
+#
+# `aclFinalize` 会释放进程仍持有的东西——但长时间运行的服务从不去初始化，所以它忘记释放的东西会不断累积。沙箱列出剩下的东西：
+# 任何时候都可以调用 `sandbox.leak_report()`，如果列表不为空，`aclFinalize` 时还会给出一个 `LeakWarning`（以及 trace 中的一条
+# 记录）。恢复之后我们什么都没有释放：
+
 # %%
 report = sandbox.leak_report()
 print(report)
@@ -314,6 +426,10 @@ print("items:", len(report))
 # The report groups the leftovers and names the call that releases each kind. We release
 # half of it and let `aclFinalize` report the rest; the warning is caught here and printed,
 # the way it would appear under the cell:
+
+# %% [markdown] lang="zh"
+# 报告把剩余的东西分组，并指出释放每一类所需的调用。我们释放其中一半，让 `aclFinalize` 报告其余的；警告在这里被捕获并打印出来，
+# 就像它会出现在单元下方那样：
 
 # %%
 for dx, dy in bufs:
@@ -327,308 +443,15 @@ for w in caught:
 print(teach.check_no_leaks())
 
 # %% [markdown]
-# ## 8 · Hazard reports: races the schedule hid
+# ## Exercise
 #
-# The simulation is deterministic, so a racy program may print the right answer every time.
-# The sandbox therefore checks the program against the runtime's **ordering rules**, not
-# against the schedule it happened to run: a task may rely only on what a stream's order, an
-# event wait or a synchronize guarantees. Each violation is a `HazardWarning` (printed under
-# the cell, once per place) and a record in `sandbox.hazards()`. Four common ones follow; each
-# shows the report, then the fix, which makes it go away.
-#
-# A helper runs a program with the warnings caught and prints the hazard reports in full.
-
-# %%
-def board():
-    sandbox.configure("ascend910b", device_count=2)
-    acl.init()
-    acl.rt.set_device(0)
-    s1, _ = acl.rt.create_stream()
-    s2, _ = acl.rt.create_stream()
-    hin, _ = acl.rt.malloc_host(NB)
-    hout, _ = acl.rt.malloc_host(NB)
-    acl.util.ptr_to_numpy(hin, (N,), np.float32)[:] = 1.0
-    dx, _ = acl.rt.malloc(NB, HUGE)
-    dy, _ = acl.rt.malloc(NB, HUGE)
-    return s1, s2, hin, hout, dx, dy
-
-
-def run(program):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        value = program()
-    found = sandbox.hazards()
-    print(f"{len(caught)} warning(s), {len(found)} hazard(s)")
-    for h in found:
-        print(f"[{h.kind}] {h.message}")
-    return value
-
-# %% [markdown]
-# ### 8.1 · Reading a host buffer before the copy into it is known complete
-
-# %%
-def read_early():
-    s1, s2, hin, hout, dx, dy = board()
-    acl.rt.memcpy_async(dx, NB, hin, NB, H2D, s1)
-    scale[8, s1](dx, dy, N)
-    acl.rt.memcpy_async(hout, NB, dy, NB, D2H, s1)
-    value = acl.util.ptr_to_numpy(hout, (N,), np.float32)[0]       # too early
-    acl.rt.synchronize_stream(s1)
-    return value
-
-
-print("value read:", run(read_early))
-
-# %%
-def read_after_sync():
-    s1, s2, hin, hout, dx, dy = board()
-    acl.rt.memcpy_async(dx, NB, hin, NB, H2D, s1)
-    scale[8, s1](dx, dy, N)
-    acl.rt.memcpy_async(hout, NB, dy, NB, D2H, s1)
-    acl.rt.synchronize_stream(s1)                                  # the fix
-    return acl.util.ptr_to_numpy(hout, (N,), np.float32)[0]
-
-
-print("value read:", run(read_after_sync))
-
-# %% [markdown]
-# ### 8.2 · Two streams on one buffer without an event
-#
-# The copy on Stream 1 fills `dx`; the kernel on Stream 2 reads it. Nothing orders them.
-
-# %%
-def race():
-    s1, s2, hin, hout, dx, dy = board()
-    acl.rt.memcpy_async(dx, NB, hin, NB, H2D, s1)
-    scale[8, s2](dx, dy, N)                                         # may run before the copy
-    acl.rt.memcpy_async(hout, NB, dy, NB, D2H, s2)
-    acl.rt.synchronize_device()
-
-
-run(race)
-
-# %%
-def ordered():
-    s1, s2, hin, hout, dx, dy = board()
-    loaded, _ = acl.rt.create_event()
-    acl.rt.memcpy_async(dx, NB, hin, NB, H2D, s1)
-    acl.rt.record_event(loaded, s1)                                 # C: aclrtRecordEvent(loaded, s1);
-    acl.rt.stream_wait_event(s2, loaded)                            # C: aclrtStreamWaitEvent(s2, loaded);
-    scale[8, s2](dx, dy, N)
-    acl.rt.memcpy_async(hout, NB, dy, NB, D2H, s2)
-    acl.rt.synchronize_device()
-
-
-run(ordered)
-
-# %% [markdown]
-# ### 8.3 · Freeing memory that queued work still uses
-#
-# `aclrtFree` does not wait for the stream. Here it even breaks the program: by the time the
-# kernel runs, its output buffer is gone, and the synchronize reports a kernel fault.
-
-# %%
-def free_early():
-    s1, s2, hin, hout, dx, dy = board()
-    acl.rt.memcpy_async(dx, NB, hin, NB, H2D, s1)
-    scale[8, s1](dx, dy, N)
-    acl.rt.free(dy)                                                 # the kernel has not run yet
-    ret = acl.rt.synchronize_stream(s1)
-    print("synchronize:", ret, name(ret))
-
-
-run(free_early)
-
-# %%
-def free_after_sync():
-    s1, s2, hin, hout, dx, dy = board()
-    acl.rt.memcpy_async(dx, NB, hin, NB, H2D, s1)
-    scale[8, s1](dx, dy, N)
-    ret = acl.rt.synchronize_stream(s1)                             # the fix
-    acl.rt.free(dy)
-    print("synchronize:", ret, name(ret))
-
-
-run(free_after_sync)
-
-# %% [markdown]
-# ### 8.4 · A copy between devices without peer access
-
-# %%
-def peer_copy(enable):
-    s1, s2, hin, hout, dx, dy = board()
-    acl.rt.set_device(1)
-    far, _ = acl.rt.malloc(NB, HUGE)
-    acl.rt.set_device(0)
-    if enable:
-        acl.rt.device_enable_peer_access(1, 0)                      # C: aclrtDeviceEnablePeerAccess(1, 0);
-    ret = acl.rt.memcpy(far, NB, dx, NB, D2D)
-    print("copy device 0 -> 1:", ret, name(ret))
-
-
-run(lambda: peer_copy(enable=False))
-
-# %%
-run(lambda: peer_copy(enable=True))
-
-# %% [markdown]
-# ## 9 · The trace in Perfetto
-#
-# Everything above is in the trace log, and `sandbox.export_trace(path)` writes it as Chrome
-# Trace Event JSON in the layout of the Ascend profiler's (msprof) timeline. To look at it:
-#
-# 1. open <https://ui.perfetto.dev> (or `chrome://tracing` in Chrome/Edge);
-# 2. drag the file onto the page (Perfetto: *Open trace file*);
-# 3. `W`/`S` zoom, `A`/`D` pan; click a slice for its arguments, and follow its flow arrow from
-#    the API call on the host row to the task on the device.
-#
-# We export the fix of 8.2 (an event orders each load before its kernel), run on two batches
-# with their own buffers, so there is something to see. Both kernels wait for their loads,
-# so the Gantt shows the steps one after another: ordering, not overlap.
-
-# %%
-def two_batches():
-    sandbox.configure("ascend910b", device_count=1)
-    acl.init()
-    acl.rt.set_device(0)
-    s1, _ = acl.rt.create_stream()
-    s2, _ = acl.rt.create_stream()
-    hin, _ = acl.rt.malloc_host(2 * NB)
-    hout, _ = acl.rt.malloc_host(2 * NB)
-    slots = [(acl.rt.malloc(NB, HUGE)[0], acl.rt.malloc(NB, HUGE)[0]) for _ in range(2)]
-    for b, (dx, dy) in enumerate(slots):
-        loaded, _ = acl.rt.create_event()
-        acl.rt.memcpy_async(dx, NB, hin + b * NB, NB, H2D, s1)
-        acl.rt.record_event(loaded, s1)
-        acl.rt.stream_wait_event(s2, loaded)
-        scale[8, s2](dx, dy, N)
-        acl.rt.memcpy_async(hout + b * NB, NB, dy, NB, D2H, s2)
-    acl.rt.synchronize_stream(s2)
-
-
-two_batches()
-path = sandbox.export_trace(os.path.join(tempfile.mkdtemp(), "09_two_batches.json"))
-print("wrote", os.path.basename(path), f"({os.path.getsize(path)} bytes)")
-sandbox.gantt()
-
-# %% [markdown]
-# The file is `{"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}`. Each event
-# has a phase `ph`: `M` metadata names the processes and threads (rows), `X` is a slice (an API
-# call on a host row, a task on a stream row and on an engine row), `s`/`f` start and finish a
-# flow arrow, `C` is a counter (memory in use). Times `ts`/`dur` are microseconds of virtual
-# time.
-
-# %%
-with open(path) as f:
-    doc = json.load(f)
-events = doc["traceEvents"]
-print("otherData:", doc["otherData"])
-phases = {}
-for e in events:
-    phases[e["ph"]] = phases.get(e["ph"], 0) + 1
-print("events by phase:", dict(sorted(phases.items())))
-
-names = {}
-for e in events:
-    if e["ph"] == "M" and e["name"] == "process_name":
-        names[e["pid"]] = e["args"]["name"]
-print("\nprocesses and their rows:")
-for e in events:
-    if e["ph"] == "M" and e["name"] == "thread_name":
-        print(f"  pid {e['pid']:>3} {names[e['pid']]!r:<24} tid {e['tid']:>5} {e['args']['name']!r}")
-
-kernel = next(e for e in events if e["ph"] == "X" and e.get("cat") == "kernel" and "Task Type" in e["args"])
-print("\na kernel slice:", json.dumps(kernel))
-flow = kernel["args"]["connection_id"]
-launch = next(e for e in events if e["ph"] == "X" and e["args"].get("seq") == flow)
-print("the call that launched it:", json.dumps(launch))
-for e in events:
-    if e["ph"] in "sf" and e["id"] == kernel["args"]["Task Id"]:
-        print(f"flow {e['ph']}:", json.dumps(e))
-
-# %% [markdown]
-# The kernel slice sits on the `Stream 2` row of the device process; its flow starts (`s`) on
-# the host thread at the `aclrtLaunchKernel` call and finishes (`f`, binding to the enclosing
-# slice, `"bp": "e"`) on the kernel. Perfetto draws that as an arrow from the call to the task.
-#
-# ## Exercises
-#
-# Each exercise is a function for you to complete. `sandbox.teach.check("09.1", solution)` runs
+# The exercise is a function for you to complete. `sandbox.teach.check("09.1", solution)` runs
 # **your** function on a fresh simulated 910B of its own, with inputs it makes up each time,
-# and judges the whole run from the trace: the answer and where it came from, the hazard
-# reports (any hazard is a `✘`), the errors, and what the exercise states. The grader opens
-# the board for you: `acl.init()` has run and device 0 is set. Do not call
-# `sandbox.configure` or `board()` in a solution.
+# and judges the whole run from the trace: the answer and where it came from, the errors, and
+# what the exercise states. The grader opens the board for you: `acl.init()` has run and
+# device 0 is set. Do not call `sandbox.configure` in a solution.
 #
-# ### Exercise 09.1 · make the racy pipeline correct
-#
-# *Practises:* reading a hazard report and fixing it with the ordering the runtime guarantees:
-# an event between two streams, and one synchronize before the host reads.
-#
-# `racy(x)` below loads two batches (`x[0]`, `x[1]`, float32, `N` each) on a copy stream and
-# scales them on a compute stream, but nothing orders the two streams, and it reads the results
-# before waiting. The grader's verdict names the hazards and the wrong values. Write
-# `solution(x)` that returns `2 * x` (shape `(2, N)`) with the same shape of program. Graded:
-#
-# * no hazard, and the answer right, computed by kernels and copied back from the device;
-# * the loads on one stream and the two `scale` kernels on another;
-# * the compute stream waits for at least one event recorded on the copy stream (the device
-#   orders the work, not a host wait);
-# * at most **one** synchronize (a stream query that saw completion may replace it).
-
-# %%
-def racy(x):
-    copy_s, _ = acl.rt.create_stream()
-    compute_s, _ = acl.rt.create_stream()
-    hin, _ = acl.rt.malloc_host(2 * NB)
-    hout, _ = acl.rt.malloc_host(2 * NB)
-    acl.util.ptr_to_numpy(hin, (2, N), np.float32)[:] = x
-    for b in range(2):
-        dx, _ = acl.rt.malloc(NB, HUGE)
-        dy, _ = acl.rt.malloc(NB, HUGE)
-        acl.rt.memcpy_async(dx, NB, hin + b * NB, NB, H2D, copy_s)
-        scale[8, compute_s](dx, dy, N)
-        acl.rt.memcpy_async(hout + b * NB, NB, dy, NB, D2H, compute_s)
-    out = acl.util.ptr_to_numpy(hout, (2, N), np.float32).copy()
-    acl.rt.synchronize_device()
-    return out
-
-
-print(sandbox.teach.check("09.1", racy))
-
-# %% nbgrader={"grade": false, "grade_id": "ex09_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
-def solution(x):
-    """Return 2 * x (float32, shape (2, N)): loads on copy_s, scale on compute_s, ordered by events."""
-    # TODO: start from racy(x). After each load, record an event on copy_s and make compute_s
-    # wait for it before the batch's kernel; synchronise once, then read hout.
-    # Hint: acl.rt.create_event(), acl.rt.record_event(ev, copy_s), acl.rt.stream_wait_event(compute_s, ev).
-    ### BEGIN SOLUTION
-    copy_s, _ = acl.rt.create_stream()
-    compute_s, _ = acl.rt.create_stream()
-    hin, _ = acl.rt.malloc_host(2 * NB)
-    hout, _ = acl.rt.malloc_host(2 * NB)
-    acl.util.ptr_to_numpy(hin, (2, N), np.float32)[:] = x
-    for b in range(2):
-        dx, _ = acl.rt.malloc(NB, HUGE)
-        dy, _ = acl.rt.malloc(NB, HUGE)
-        loaded, _ = acl.rt.create_event()
-        acl.rt.memcpy_async(dx, NB, hin + b * NB, NB, H2D, copy_s)
-        acl.rt.record_event(loaded, copy_s)
-        acl.rt.stream_wait_event(compute_s, loaded)
-        scale[8, compute_s](dx, dy, N)
-        acl.rt.memcpy_async(hout + b * NB, NB, dy, NB, D2H, compute_s)
-    acl.rt.synchronize_stream(compute_s)
-    return acl.util.ptr_to_numpy(hout, (2, N), np.float32).copy()
-    ### END SOLUTION
-
-# %% nbgrader={"grade": true, "grade_id": "ex09_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("09.1", solution)).passed, str(grade)
-### END HIDDEN TESTS
-sandbox.teach.check("09.1", solution)
-
-# %% [markdown]
-# ### Exercise 09.2 · survive a device fault
+# ### Exercise 09.1 · survive a device fault
 #
 # *Practises:* checking the code a synchronize returns, and recovering from a stopped context:
 # release, reset, set the device again, allocate, upload and redo.
@@ -657,6 +480,35 @@ sandbox.teach.check("09.1", solution)
 # * the four results right (`2 * x`), computed by kernels and copied back from the device;
 # * the leak report at `aclFinalize` empty.
 
+# %% [markdown] lang="zh"
+# ## 练习
+#
+# 练习是一个由你补全的函数。`sandbox.teach.check("09.1", solution)` 在一台属于它自己的全新模拟 910B 上运行**你的**函数，每次
+# 使用新生成的输入，并根据 trace 评判整次运行：答案及其来源、错误，以及练习给出的各项要求。评分器为你打开板卡：已运行
+# `acl.init()`，已设置设备 0。不要在解答中调用 `sandbox.configure`。
+#
+# ### 练习 09.1 · 从设备故障中恢复
+#
+# *练习内容：* 检查同步返回的错误码，并从停止的上下文中恢复：释放、复位、重新设置设备、申请、上传并重做。
+#
+# 评分器交给你 `stream`，它已处于 `ACL_STOP_ON_FAILURE` 模式，并在四个批次中的**一个**上设置了核函数陷阱
+# （`sandbox.inject_fault("kernel_trap", ...)`）；是哪一个取决于输入。为四个批次 `x[b]`（float32，各 `N` 个）写出
+# `solution(x, stream)`，它：
+#
+# * 像 `batch()` 那样运行每个批次（拷入、一次 `scale`、拷出），同步并**检查错误码**；
+# * 出错时：打印 `acl.get_recent_err_msg()`；在 `acl.rt.reset_device(0)` **之前**释放每个缓冲区（设备和锁页 Host）并销毁流；
+#   重新设置设备，创建一条流，申请新的缓冲区，重新上传输入，重做结果没有到达的每个批次（或者干脆全部重做）；
+# * 返回四个结果，形状 `(4, N)`，然后释放一切并调用 `acl.finalize()`。
+#
+# 评判内容（本练习允许失败的调用，并自己评判它们）：
+#
+# * 陷阱的错误码 507016 `ACL_ERROR_RT_AICORE_TRAP_EXCEPTION` 由一次同步返回给了程序，并且**没有其他调用失败**（在那次同步之前、
+#   你还在放入任务时被停止的上下文拒绝的工作，属于这次故障的一部分）；
+# * 之后有一次 `aclrtResetDevice`，设备被重新设置，批次被重做；
+# * 之前的每个缓冲区、流和事件都在复位**之前**释放；
+# * 四个结果正确（`2 * x`），由核函数计算并从设备拷回；
+# * `aclFinalize` 时的泄漏报告为空。
+
 # %%
 BATCHES = 4
 
@@ -681,13 +533,16 @@ def ignores_errors(x, stream):
     return acl.util.ptr_to_numpy(hout, (BATCHES, N), np.float32).copy()
 
 
-print(sandbox.teach.check("09.2", ignores_errors))
+print(sandbox.teach.check("09.1", ignores_errors))
 
 # %% [markdown]
 # The fault was reported, but nobody listened: the trapped batch and every batch after it
 # (discarded by stop-on-failure) never arrived, there was no reset, and nothing was released.
 
-# %% nbgrader={"grade": false, "grade_id": "ex09_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# %% [markdown] lang="zh"
+# 故障被报告了，但没人理会：陷入异常的批次以及它之后的每个批次（被停止模式丢弃）都没有到达，没有复位，也没有释放任何东西。
+
+# %% nbgrader={"grade": false, "grade_id": "ex09_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(x, stream):
     """Return 2 * x (float32, shape (BATCHES, N)), recovering from the device fault on the way."""
     # TODO: allocate, upload, run the batches on stream, synchronise and check the code. On an
@@ -731,11 +586,11 @@ def solution(x, stream):
     return out
     ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "ex09_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "ex09_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("09.2", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("09.1", solution)).passed, str(grade)
 ### END HIDDEN TESTS
-sandbox.teach.check("09.2", solution)
+sandbox.teach.check("09.1", solution)
 
 # %% [markdown]
 # ## Summary
@@ -743,6 +598,14 @@ sandbox.teach.check("09.2", solution)
 # A misused call says so at once, in its return code and in `aclGetRecentErrMsg`; a device
 # fault says so at the next synchronize, once. Under stop-on-failure a fault stops the context
 # until the device is reset, and recovery releases everything first, then resets, sets the
-# device again and allocates and uploads anew. The hazard reports find races that a lucky
-# schedule hid, the leak report finds what was never released, and the exported trace shows
-# where the time went. Next, notebook 10 puts it all together in a capstone.
+# device again and allocates and uploads anew. The leak report finds what was never released.
+# Next, notebook 09b: hazard reports, which find races a lucky schedule hid, and the exported
+# trace, which shows where the time went.
+
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# 误用的调用立即通过返回码和 `aclGetRecentErrMsg` 说明问题；设备故障在下一次同步时报告，只报告一次。在停止模式下，故障会让
+# 上下文停止，直到设备复位；恢复时先释放一切，再复位、重新设置设备，然后重新申请和上传。泄漏报告找出从未释放的东西。
+# 下一个是 notebook 09b：数据竞争报告，它能找出被幸运的调度掩盖的竞争；以及导出的 trace，它显示时间花在了哪里。
+

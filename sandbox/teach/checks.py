@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sandbox import i18n
 from sandbox.core import trace as tr
 from sandbox.viz.index import build_index
 from sandbox.viz.memory import peak_reserved
@@ -48,9 +49,11 @@ class Check:
         return self.passed
 
     def __str__(self) -> str:
-        line = f"{PASS if self.passed else FAIL} {self.what}: {self.detail}"
+        t = i18n.translate
+        colon = "：" if i18n.language() == "zh" else ": "
+        line = f"{PASS if self.passed else FAIL} {t(self.what)}{colon}{t(self.detail)}"
         if not self.passed and self.hint:
-            line += f" \u2014 hint: {self.hint}"
+            line += f" \u2014 {t('hint')}{colon}{t(self.hint)}"
         return line
 
     __repr__ = __str__

@@ -28,6 +28,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from sandbox import i18n
 from sandbox.core import machine as machine_module
 from sandbox.core import trace as tr
 from sandbox.core.errors import RunAborted
@@ -80,7 +81,11 @@ def _load() -> dict[str, Exercise]:
 
 
 def _key(exercise_id: str) -> tuple:
-    return tuple(int(p) if p.isdigit() else p for p in exercise_id.split("."))
+    """Sort key of an exercise id: by notebook number, then its letter ("09", "09b"), then number."""
+    notebook, _, rest = exercise_id.partition(".")
+    digits = notebook.rstrip("abcdefghijklmnopqrstuvwxyz")
+    head = (int(digits), notebook[len(digits):]) if digits.isdigit() else (1 << 30, notebook)
+    return head + tuple(int(p) if p.isdigit() else p for p in rest.split(".") if p)
 
 
 @dataclass(frozen=True)
@@ -130,25 +135,30 @@ class Grade:
         n = len(self.checks)
         verdict = (f"passed, all {n} criteria met" if self.passed else
                    f"not yet: {failed} of {n} {'criterion' if n == 1 else 'criteria'} not met")
-        return f"{PASS if self.passed else FAIL} {self.exercise_id} \u00b7 {self.title}: {verdict}"
+        t = i18n.translate
+        colon = "：" if i18n.language() == "zh" else ": "
+        return f"{PASS if self.passed else FAIL} {self.exercise_id} \u00b7 {t(self.title)}{colon}{t(verdict)}"
 
     def __str__(self) -> str:
         lines = [self.headline] + ["  " + str(c) for c in self.checks]
         if self.note:
-            lines.append("  " + self.note)
+            lines.append("  " + i18n.translate(self.note))
         return "\n".join(lines)
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
+        t = i18n.translate
+        colon = "：" if i18n.language() == "zh" else ": "
+
         def row(c: Check) -> str:
             colour = "#1a7f37" if c.passed else "#b35900"
-            hint = (f"<br><span style='color:#555'>hint: {html.escape(c.hint)}</span>"
+            hint = (f"<br><span style='color:#555'>{t('hint')}{colon}{html.escape(t(c.hint))}</span>"
                     if c.hint and not c.passed else "")
             return (f"<li style='list-style:none'><span style='color:{colour}'>{PASS if c.passed else FAIL}</span> "
-                    f"<b>{html.escape(c.what)}</b>: {html.escape(c.detail)}{hint}</li>")
+                    f"<b>{html.escape(t(c.what))}</b>{colon}{html.escape(t(c.detail))}{hint}</li>")
         colour = "#1a7f37" if self.passed else "#b35900"
-        note = f"<p style='margin:2px 0'>{html.escape(self.note)}</p>" if self.note else ""
+        note = f"<p style='margin:2px 0'>{html.escape(t(self.note))}</p>" if self.note else ""
         return (f"<div><p style='margin:2px 0;color:{colour}'><b>{html.escape(self.headline)}</b></p>"
                 f"<ul style='margin:2px 0;padding-left:1em'>{''.join(row(c) for c in self.checks)}</ul>{note}</div>")
 

@@ -1,4 +1,4 @@
-"""Notebook 09: reference solutions, mistakes that must fail, correct variants that must pass."""
+"""Notebook 09 (and the 09b.1 cases, taken by nb09b.py): reference solutions, mistakes that must fail, correct variants that must pass."""
 from __future__ import annotations
 
 from . import solutions
@@ -16,7 +16,7 @@ _READ = """
     return acl.util.ptr_to_numpy(hout, (2, N), np.float32).copy()
 """
 
-# 09.2: a recovery written out, with one thing changed per mistake
+# 09.1: a recovery written out, with one thing changed per mistake
 _RECOVERY = """
 def solution(x, stream):
     hin, _ = acl.rt.malloc_host(BATCHES * NB)
@@ -48,7 +48,7 @@ def _recovery(recover: str, end: str = _FULL_END) -> str:
 
 
 MISTAKES = {
-    "09.1": {
+    "09b.1": {
         "racy_as_given": "def solution(x):" + _SETUP + """
     for b in range(2):
         dx, _ = acl.rt.malloc(NB, HUGE)
@@ -142,7 +142,7 @@ def solution(x):
     return (2 * x).astype(np.float32)
 """,
     },
-    "09.2": {
+    "09.1": {
         "ignores_errors": """
 def solution(x, stream):
     return ignores_errors(x, stream)
@@ -276,7 +276,7 @@ def solution(x, stream):
 }
 
 VARIANTS = {
-    "09.1": {
+    "09b.1": {
         "one_event_after_both_loads_and_device_synchronize": "def solution(x):" + _SETUP + """
     loaded, _ = acl.rt.create_event()
     bufs = [(acl.rt.malloc(NB, HUGE)[0], acl.rt.malloc(NB, HUGE)[0]) for _ in range(2)]
@@ -303,7 +303,7 @@ VARIANTS = {
         sandbox.host_work(20_000, "other host work")
 """ + _READ,
     },
-    "09.2": {
+    "09.1": {
         "a_synchronize_per_batch_and_redo_from_the_failed_one": """
 def solution(x, stream):
     done = np.zeros((BATCHES, N), np.float32)
@@ -373,3 +373,6 @@ def solution(x, stream):
 """,
     },
 }
+
+# Exercise 09b.1 belongs to notebook 09b (nb09b.py takes its cases from here).
+PIPELINE = {"MISTAKES": MISTAKES.pop("09b.1"), "VARIANTS": VARIANTS.pop("09b.1")}

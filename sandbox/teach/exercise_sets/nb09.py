@@ -1,7 +1,8 @@
-"""Notebook 09 · errors and debugging: a racy pipeline made correct; surviving a device fault.
+"""Notebooks 09 and 09b · errors and debugging: surviving a device fault (09.1, notebook 09);
+a racy pipeline made correct (09b.1, notebook 09b, hazard reports).
 
 For both exercises the grader opens the board (acl initialised, device 0 of the 910B set).  In
-09.2 it also creates the stream in ACL_STOP_ON_FAILURE mode and arms a kernel trap on one of
+09.1 it also creates the stream in ACL_STOP_ON_FAILURE mode and arms a kernel trap on one of
 the four batches (which one depends on the inputs), so the fault cannot be skipped; the judge
 then reads the errors itself (``allow_errors``): the trap's code must reach the program and no
 other call may fail.
@@ -19,8 +20,8 @@ from sandbox.teach.exercise_sets.nb08 import _rows_from_device
 
 N = 256 * 1024               # float32 elements per batch (1 MiB), as in the notebook
 NB = 4 * N
-PIPELINE_BATCHES = 2         # 09.1
-BATCHES = 4                  # 09.2
+PIPELINE_BATCHES = 2         # 09b.1
+BATCHES = 4                  # 09.1
 KERNEL_NAME = "scale"
 TRAP = acl.ACL_ERROR_RT_AICORE_TRAP_EXCEPTION
 QUERIES = ("aclrtStreamQuery", "aclrtQueryEventStatus", "aclrtQueryEvent")
@@ -65,7 +66,7 @@ def _answer(run, shape, expected, what, hint):
     yield _rows_from_device(run, array, what)
 
 
-# -- 09.1 ----------------------------------------------------------------------------------------------
+# -- 09b.1 ---------------------------------------------------------------------------------------------
 def _split_streams(run) -> tuple[Check, set, set]:
     loads = [t for t in run.tasks("memcpy") if dict(t.detail).get("direction") == "host to device"]
     kernels = [t for t in run.tasks("kernel")]
@@ -113,7 +114,7 @@ def judge_pipeline(run):
                            "completion is as good)")
 
 
-# -- 09.2 ----------------------------------------------------------------------------------------------
+# -- 09.1 ----------------------------------------------------------------------------------------------
 def _fault_seen(run) -> tuple[Check, tr.ErrorRaised | None]:
     hits = run.records(tr.FaultTriggered)
     errors = run.records(tr.ErrorRaised)
@@ -207,14 +208,14 @@ def judge_recovery(run):
 
 
 register(Exercise(
-    id="09.1", title="make the racy pipeline correct",
+    id="09b.1", title="make the racy pipeline correct",
     practises="reading a hazard report and fixing it: events order a stream's work after another's, one "
               "synchronize before the host reads",
     signature="solution(x) -> np.ndarray", profile="ascend910b", devices=1,
     inputs=two_batches, prepare=open_board, judge=judge_pipeline))
 
 register(Exercise(
-    id="09.2", title="survive a device fault",
+    id="09.1", title="survive a device fault",
     practises="checking the code of a synchronize, and recovering from a stopped context: release, reset, "
               "set the device again, allocate, upload and redo",
     signature="solution(x, stream) -> np.ndarray", profile="ascend910b", devices=1,
