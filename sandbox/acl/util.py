@@ -3,6 +3,10 @@
 ``numpy_to_ptr`` hands out a pageable-host address for an array's bytes (copies from it
 are pageable copies); ``ptr_to_numpy`` and ``ptr_to_bytes`` read host memory (pinned or
 pageable).  Device memory cannot be read from the host: copy it back first.
+
+A caller's mistake fails like a runtime call (``gate.refuse``): the thread's last error and
+recent-error message ("acl.util.ptr_to_numpy failed: ..."), an ErrorRaised record, the
+exception under ``sandbox.raise_on_error``; the helper returns its pyACL failure value.
 """
 from __future__ import annotations
 
@@ -11,25 +15,12 @@ import math
 import numpy as np
 
 from ..core import hazards
-from ..core.errors import ACL_ERROR_INVALID_PARAM, AclError, describe, fail
+from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int, as_size, local
 
 _TYPENUMS = {np.dtype(t).num: np.dtype(t) for t in
              (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
               np.float16, np.float32, np.float64, np.complex64, np.complex128)}
-
-
-def _guarded(body, failure_value):
-    """Run a helper; a caller's mistake leaves a message and returns ``failure_value``."""
-    def run(m, th):
-        try:
-            return body(m, th)
-        except AclError as exc:
-            th.err_msgs.append(exc.message)
-            if m.raise_errors:
-                raise
-            return failure_value
-    return local(run)
 
 
 def _host_span(m, ptr: int, nbytes: int, what: str):
@@ -49,7 +40,7 @@ def _host_span(m, ptr: int, nbytes: int, what: str):
 
 def numpy_to_ptr(array) -> int:
     """The address of a (C-contiguous) numpy array's data, as pageable host memory."""
-    return _guarded(lambda m, th: m.host.register_array(array), 0)
+    return local(lambda m, th: m.host.register_array(array), "acl.util.numpy_to_ptr", (0,))
 
 
 def bytes_to_ptr(data) -> int:
@@ -58,7 +49,7 @@ def bytes_to_ptr(data) -> int:
         if not isinstance(data, (bytes, bytearray)):
             fail(ACL_ERROR_INVALID_PARAM, f"bytes_to_ptr expects bytes or bytearray, got {type(data).__name__}")
         return m.host.register_array(np.frombuffer(data, dtype=np.uint8))
-    return _guarded(body, 0)
+    return local(body, "acl.util.bytes_to_ptr", (0,))
 
 
 def _dtype(dtype) -> np.dtype:
@@ -96,7 +87,7 @@ def ptr_to_numpy(ptr, shape, dtype):
         if count == 0:
             return empty               # no elements: nothing of the buffer needs host memory
         return buf.dense_view(offset, count * dt.itemsize).view(dt).reshape(dims)
-    return _guarded(body, None)
+    return local(body, "acl.util.ptr_to_numpy", (None,))
 
 
 def ptr_to_bytes(ptr, size) -> bytes:
@@ -108,7 +99,7 @@ def ptr_to_bytes(ptr, size) -> bytes:
         out = np.empty(n, dtype=np.uint8)
         buf.read_into(offset, out)
         return out.tobytes()
-    return _guarded(body, b"")
+    return local(body, "acl.util.ptr_to_bytes", (b"",))
 
 
 # -- threads for callbacks (pyACL acl.util.start_thread / stop_thread) ----------------------------------
@@ -132,8 +123,7 @@ def start_thread(func, args_list):
             started = m.util_threads = {}
         started[thread.ident] = thread
         return thread.ident, 0
-    result = _guarded(body, None)
-    return result if result is not None else (0, ACL_ERROR_INVALID_PARAM)
+    return local(body, "acl.util.start_thread", (0,), code=True)
 
 
 def stop_thread(thread_id) -> int:
@@ -145,8 +135,8 @@ def stop_thread(thread_id) -> int:
             fail(ACL_ERROR_INVALID_PARAM,
                  f"stop_thread: {describe(thread_id)} is not a thread started by acl.util.start_thread")
         return thread
-    thread = _guarded(body, None)
-    if thread is None:
-        return ACL_ERROR_INVALID_PARAM
+    thread = local(body, "acl.util.stop_thread", code=True)
+    if type(thread) is int:
+        return thread                 # the error code
     thread.join()
     return 0
