@@ -53,6 +53,10 @@ def test_a_declaration_is_checked_when_the_module_is_imported():
         @api("aclrtX", convert=("a",))
         def x(m, th, a: handle, b: size):
             pass
+    with pytest.raises(TypeError, match="no parameter kind"):
+        @api("aclrtX")
+        def z(m, th, a: float):
+            pass
     with pytest.raises(TypeError, match="not its parameters"):
         @api("aclrtX", trace=("c",))
         def y(m, th, a: handle):

@@ -89,16 +89,20 @@ def helper(name: str, *, defaults: tuple = (None,), code: bool = False, convert=
     """Declare an acl.util helper: ``name`` in messages and records, ``defaults`` on failure."""
     options = {"defaults": defaults, "code": code}
     return lambda body: _declare(body, name, "_local({run}, _name, _defaults, code=_code)", options,
-                                 None, convert, None, helper=True)
+                                 None, convert, None, is_helper=True)
 
 
-def _kind(annotation):
+def _kind(annotation, where: str):
+    if annotation is inspect.Parameter.empty:
+        return None
     if annotation is int:
         return integer
-    return annotation if isinstance(annotation, Kind) else None
+    if not isinstance(annotation, Kind):
+        raise TypeError(f"{where}: {annotation!r} is no parameter kind (int, ptr, handle, size, ... or a Kind)")
+    return annotation
 
 
-def _declare(body, c_name: str, runner: str, options: dict, trace, convert, before, helper: bool = False):
+def _declare(body, c_name: str, runner: str, options: dict, trace, convert, before, is_helper: bool = False):
     params = list(inspect.signature(body, eval_str=True).parameters.values())
     if [p.name for p in params[:2]] != ["m", "th"]:
         raise TypeError(f"{body.__name__}: a facade body starts with (m, th)")
@@ -116,7 +120,7 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
         n = p.name
         signature.append(n if p.default is p.empty else f"{n}=_d_{n}")
         ns[f"_d_{n}"] = p.default
-        kind = _kind(p.annotation)
+        kind = _kind(p.annotation, f"{body.__name__}({n})")
         if kind is not None and kind.convert is not None:
             ns[f"_k_{n}"] = kind.convert
             if kind.resolve:
@@ -139,8 +143,8 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
     if set(traced) - set(names):
         raise TypeError(f"{body.__name__}: trace names {sorted(set(traced) - set(names))}, not its parameters")
 
-    keywords = "" if helper else ", ".join(f"{key}=_{key}" for key in options)
-    args = "" if helper or not traced else ", args=(" + "".join(f"{n!r}, {shown[n]}, " for n in traced) + ")"
+    keywords = "" if is_helper else ", ".join(f"{key}=_{key}" for key in options)
+    args = "" if is_helper or not traced else ", args=(" + "".join(f"{n!r}, {shown[n]}, " for n in traced) + ")"
     lines = [f"def {body.__name__}({', '.join(signature)}):"]
     if before is None and order == names:
         run = f"lambda m, th: _body(m, th{''.join(', ' + converted[n] for n in names)})"
