@@ -146,7 +146,9 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
     keywords = "" if is_helper else ", ".join(f"{key}=_{key}" for key in options)
     args = "" if is_helper or not traced else ", args=(" + "".join(f"{n!r}, {shown[n]}, " for n in traced) + ")"
     lines = [f"def {body.__name__}({', '.join(signature)}):"]
-    if before is None and order == names:
+    if before is None and not names:
+        run = "_body"                                # nothing to convert: no closure needed
+    elif before is None and order == names:
         run = f"lambda m, th: _body(m, th{''.join(', ' + converted[n] for n in names)})"
     else:
         run = "_run"
