@@ -1,6 +1,8 @@
 """Errors: real codes, messages for get_recent_err_msg, last-error calls, raise_on_error, async faults."""
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 import sandbox
@@ -123,3 +125,94 @@ def test_kernel_launch_arguments_are_checked(device0):
     assert faulty[1, device0](buf) == acl.ACL_ERROR_INVALID_PARAM
     assert faulty[1, device0]("buf", 1) == acl.ACL_ERROR_INVALID_PARAM
     assert faulty[1, 12345](buf, 1) == acl.ACL_ERROR_INVALID_PARAM
+
+
+# -- one error path: however a call is refused, the same four things ----------------------------------
+def _refusals(api):
+    from sandbox.core import trace as T
+    return [r for r in sandbox.trace().of(T.ErrorRaised) if r.api == api]
+
+
+def _my_tid():
+    from sandbox.core.machine import current
+    return current().threads[threading.get_ident()].tid
+
+
+def test_a_call_the_gate_refuses_returns_its_code_leaves_its_message_and_records_and_raises_under_raise_on_error(device0):
+    from sandbox.core import trace as T
+    assert acl.rt.malloc(0, acl.ACL_MEM_MALLOC_HUGE_FIRST) == (0, acl.ACL_ERROR_INVALID_PARAM)
+    assert acl.get_recent_err_msg() == "aclrtMalloc failed: size must be > 0, got 0"
+    assert acl.rt.peek_at_last_error(0) == acl.ACL_ERROR_INVALID_PARAM
+    (record,) = _refusals("aclrtMalloc")
+    assert (record.code, record.name, record.tid) == (100000, "ACL_ERROR_INVALID_PARAM", _my_tid())
+    records = list(sandbox.trace())
+    row = records[records.index(record) + 1]             # the call's own row follows its error record
+    assert isinstance(row, T.ApiCall) and (row.name, row.ret) == ("aclrtMalloc", 100000)
+    sandbox.raise_on_error(True)
+    with pytest.raises(sandbox.AclError) as caught:
+        acl.rt.malloc(0, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    assert caught.value.code == acl.ACL_ERROR_INVALID_PARAM and len(_refusals("aclrtMalloc")) == 2
+
+
+def test_a_runtime_call_from_inside_a_callback_returns_207000_leaves_its_message_and_records_and_raises_under_raise_on_error(
+        device0):
+    got = []
+
+    def greedy(data):
+        got.append(acl.rt.malloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST))
+        got.append(acl.get_recent_err_msg())
+        sandbox.raise_on_error(True)
+        try:
+            acl.rt.synchronize_device()
+        except sandbox.AclError as exc:
+            got.append(exc.code)
+        sandbox.raise_on_error(False)
+
+    acl.rt.subscribe_report(threading.get_ident(), device0)
+    acl.rt.launch_callback(greedy, None, acl.ACL_CALLBACK_BLOCK, device0)
+    assert acl.rt.process_report(100) == 0
+    assert got[0] == (0, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+    assert got[1].startswith("aclrtMalloc failed: aclrtMalloc was called from inside a callback")
+    assert got[2] == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.get_last_error(0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT     # the callback ran on this thread
+    assert [r.tid for r in _refusals("aclrtMalloc") + _refusals("aclrtSynchronizeDevice")] == [_my_tid()] * 2
+
+
+def test_host_work_inside_a_host_function_returns_207000_leaves_its_message_and_records_and_raises_under_raise_on_error(
+        device0):
+    from sandbox.core import trace as T
+    got = []
+
+    def on_host(args):
+        got.append(sandbox.host_work(1000, "post-processing"))
+        got.append(acl.get_recent_err_msg())
+        sandbox.raise_on_error(True)
+        try:
+            sandbox.host_work(1000)
+        except sandbox.AclError as exc:
+            got.append(exc.code)
+        sandbox.raise_on_error(False)
+
+    assert acl.rt.launch_host_func(device0, on_host, None) == 0
+    assert acl.rt.synchronize_stream(device0) == 0
+    assert got[0] == got[2] == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert got[1].startswith("sandbox.host_work failed: sandbox.host_work inside a host function")
+    (run,) = sandbox.trace().of(T.CallbackRun)
+    assert [r.tid for r in _refusals("sandbox.host_work")] == [run.tid] * 2      # on the host function's row
+    assert not run.error
+
+
+def test_an_acl_util_helper_refused_returns_its_failure_value_leaves_its_message_and_records_and_raises_under_raise_on_error(
+        device0):
+    assert acl.util.ptr_to_bytes(0x1234, 4) == b""
+    assert acl.get_recent_err_msg() == \
+        "acl.util.ptr_to_bytes failed: ptr_to_bytes: 0x1234 is not inside any host buffer"
+    assert acl.rt.peek_at_last_error(0) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.util.start_thread("not a function", None) == (0, acl.ACL_ERROR_INVALID_PARAM)
+    assert acl.util.stop_thread(12345) == acl.ACL_ERROR_INVALID_PARAM
+    assert [(r.code, r.tid) for r in _refusals("acl.util.ptr_to_bytes")] == [(100000, _my_tid())]
+    assert len(_refusals("acl.util.start_thread")) == len(_refusals("acl.util.stop_thread")) == 1
+    sandbox.raise_on_error(True)
+    with pytest.raises(sandbox.AclError) as caught:
+        acl.util.ptr_to_bytes(0x1234, 4)
+    assert caught.value.code == acl.ACL_ERROR_INVALID_PARAM and len(_refusals("acl.util.ptr_to_bytes")) == 2

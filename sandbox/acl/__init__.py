@@ -10,24 +10,26 @@ from __future__ import annotations
 from ..core import devices
 from ..core.constants import *  # noqa: F403  (the C enum names)
 from ..core.errors import ALL_CODES as _ALL_CODES
-from ..core.gate import as_int, call, local
+from ..core.gate import local
 from ..core.machine import current as _current
 from . import mdl, rt, util  # noqa: F401
+from ._declare import api
 
 globals().update(_ALL_CODES)
 
 VERSION = (1, 17, 0)   # the ACL version the facade follows (acl_rt.h of the runtime snapshot)
 
 
-def init(config_path=None) -> int:
+@api("aclInit", cost="init", needs_init=False)
+def init(m, th, config_path=None) -> int:
     """aclInit: must come before the other calls of a process."""
-    return call("aclInit", devices.init, cost="init", needs_init=False,
-                args=("config_path", config_path))
+    return devices.init(m, th)
 
 
-def finalize() -> int:
+@api("aclFinalize", needs_init=False)
+def finalize(m, th) -> int:
     """aclFinalize: releases what the process still holds."""
-    return call("aclFinalize", devices.finalize, cost="default", needs_init=False)
+    return devices.finalize(m, th)
 
 
 def get_recent_err_msg() -> str:
@@ -43,12 +45,11 @@ def get_soc_name() -> str:
     return _current().profile.soc_name
 
 
-def get_version():
-    return call("aclrtGetVersion", lambda m, th: VERSION, cost=0, needs_init=False, defaults=(0, 0, 0))
+@api("aclrtGetVersion", cost=0, needs_init=False, defaults=(0, 0, 0))
+def get_version(m, th):
+    return VERSION
 
 
-def get_device_capability(device_id, info):
-    return call("aclGetDeviceCapability",
-                lambda m, th: devices.device_capability(m, as_int(device_id, "device_id"), as_int(info, "info")),
-                cost="default", defaults=(0,),
-                args=("device_id", device_id, "info", info))
+@api("aclGetDeviceCapability", defaults=(0,))
+def get_device_capability(m, th, device_id: int, info: int):
+    return devices.device_capability(m, device_id, info)

@@ -11,79 +11,77 @@ return the int, value calls a tuple with ret last).  A model run instance is an 
     acl.rt.synchronize_stream(stream)
     acl.mdl.ri_destroy(ri)
 
-The rules and their codes are in ``sandbox.core.graph``.
+The rules and their codes are in ``sandbox.core.graph``.  Handles are looked up as they are
+converted (kinds ``model``, ``stream_here``, ``any_stream``), in signature order, after the
+profile's support for graphs (``before=_supported``) where the call checks it.
 """
 from __future__ import annotations
 
-from ..core.gate import as_int, call
+from ..core.gate import as_int, as_ptr
 from ..core.graph import CAPTURE_CALL_NS, GRAPH_LAUNCH_NS
+from ._declare import Kind, api
 
 ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY = 0x0
 ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE = 0x1
 
+model = Kind(lambda m, th, value, what, c_name: m.graphs.ri(as_int(value, what)), resolve=True)
+stream_here = Kind(lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), api=c_name), resolve=True)
+any_stream = Kind(lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), check_context=False),
+                  resolve=True)                     # of any context
 
-def _handle(value, what: str) -> int:
-    return 0 if value is None else as_int(value, what)
+
+def _supported(m, th, c_name: str) -> None:
+    m.graphs.check_supported(c_name)
 
 
-def ri_capture_begin(stream, mode) -> int:
+@api("aclmdlRICaptureBegin", cost=CAPTURE_CALL_NS, before=_supported)
+def ri_capture_begin(m, th, stream: stream_here, mode: int) -> int:
     """aclmdlRICaptureBegin: tasks issued to ``stream`` from now on are recorded, not run."""
-    def body(m, th):
-        m.graphs.check_supported("aclmdlRICaptureBegin")
-        m.graphs.begin(th, m.stream(th, _handle(stream, "stream"), api="aclmdlRICaptureBegin"), as_int(mode, "mode"))
-    return call("aclmdlRICaptureBegin", body, cost=CAPTURE_CALL_NS, args=("stream", stream, "mode", mode))
+    m.graphs.begin(th, stream, mode)
 
 
-def ri_capture_get_info(stream):
+@api("aclmdlRICaptureGetInfo", cost=CAPTURE_CALL_NS, defaults=(0, 0), before=_supported)
+def ri_capture_get_info(m, th, stream: any_stream):
     """aclmdlRICaptureGetInfo: (status, ri, ret); status is ACL_MODEL_RI_CAPTURE_STATUS_*."""
-    def body(m, th):
-        m.graphs.check_supported("aclmdlRICaptureGetInfo")
-        return m.graphs.info(m.stream(th, _handle(stream, "stream"), check_context=False))
-    return call("aclmdlRICaptureGetInfo", body, cost=CAPTURE_CALL_NS, defaults=(0, 0), args=("stream", stream))
+    return m.graphs.info(stream)
+
+
+@api("aclmdlRICaptureThreadExchangeMode", cost=CAPTURE_CALL_NS, defaults=(None,))
+def _exchange_mode(m, th, mode: int):
+    return m.graphs.exchange_mode(th, mode)
 
 
 def ri_capture_thread_exchange_mode(mode):
     """aclmdlRICaptureThreadExchangeMode: (old_mode, ret); sets the calling thread's capture mode."""
-    def body(m, th):
-        return m.graphs.exchange_mode(th, as_int(mode, "mode"))
-    return call("aclmdlRICaptureThreadExchangeMode", body, cost=CAPTURE_CALL_NS, defaults=(mode,),
-                args=("mode", mode))
+    old, ret = _exchange_mode(mode)
+    return (mode if ret else old), ret           # a refused call hands the mode back
 
 
-def ri_capture_end(stream):
+@api("aclmdlRICaptureEnd", cost=CAPTURE_CALL_NS, defaults=(0,), before=_supported)
+def ri_capture_end(m, th, stream: stream_here):
     """aclmdlRICaptureEnd: (ri, ret); the recorded tasks become a model run instance."""
-    def body(m, th):
-        m.graphs.check_supported("aclmdlRICaptureEnd")
-        return m.graphs.end(th, m.stream(th, _handle(stream, "stream"), api="aclmdlRICaptureEnd")).handle
-    return call("aclmdlRICaptureEnd", body, cost=CAPTURE_CALL_NS, defaults=(0,), args=("stream", stream))
+    return m.graphs.end(th, stream).handle
 
 
-def ri_execute_async(ri, stream) -> int:
+@api("aclmdlRIExecuteAsync", cost=GRAPH_LAUNCH_NS, before=_supported)
+def ri_execute_async(m, th, ri: model, stream: stream_here) -> int:
     """aclmdlRIExecuteAsync: submit every recorded task onto ``stream`` for one host call."""
-    def body(m, th):
-        m.graphs.check_supported("aclmdlRIExecuteAsync")
-        model = m.graphs.ri(as_int(ri, "ri"))
-        m.graphs.execute_async(th, model, m.stream(th, _handle(stream, "stream"), api="aclmdlRIExecuteAsync"))
-    return call("aclmdlRIExecuteAsync", body, cost=GRAPH_LAUNCH_NS, args=("ri", ri, "stream", stream))
+    m.graphs.execute_async(th, ri, stream)
 
 
-def ri_execute(ri, timeout) -> int:
+@api("aclmdlRIExecute", cost=CAPTURE_CALL_NS)
+def ri_execute(m, th, ri: model, timeout: int) -> int:
     """aclmdlRIExecute: the blocking form, documented as unusable with captured instances."""
-    def body(m, th):
-        m.graphs.execute(th, m.graphs.ri(as_int(ri, "ri")), as_int(timeout, "timeout"))
-    return call("aclmdlRIExecute", body, cost=CAPTURE_CALL_NS, args=("ri", ri, "timeout", timeout))
+    m.graphs.execute(th, ri, timeout)
 
 
-def ri_destroy(ri) -> int:
+@api("aclmdlRIDestroy", cost=CAPTURE_CALL_NS)
+def ri_destroy(m, th, ri: model) -> int:
     """aclmdlRIDestroy: free the instance (107037 while a launch of it is still running)."""
-    def body(m, th):
-        m.graphs.destroy(th, m.graphs.ri(as_int(ri, "ri")))
-    return call("aclmdlRIDestroy", body, cost=CAPTURE_CALL_NS, args=("ri", ri))
+    m.graphs.destroy(th, ri)
 
 
-def ri_debug_json_print(ri, path, flags=ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY) -> int:
+@api("aclmdlRIDebugJsonPrint", cost=CAPTURE_CALL_NS)
+def ri_debug_json_print(m, th, ri: model, path, flags: int = ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY) -> int:
     """aclmdlRIDebugJsonPrint: write the instance's streams and tasks to ``path`` as JSON."""
-    def body(m, th):
-        m.graphs.debug_json(m.graphs.ri(as_int(ri, "ri")), path, as_int(flags, "flags"))
-    return call("aclmdlRIDebugJsonPrint", body, cost=CAPTURE_CALL_NS,
-                args=("ri", ri, "path", path, "flags", flags))
+    m.graphs.debug_json(ri, path, flags)

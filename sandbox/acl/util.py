@@ -3,6 +3,11 @@
 ``numpy_to_ptr`` hands out a pageable-host address for an array's bytes (copies from it
 are pageable copies); ``ptr_to_numpy`` and ``ptr_to_bytes`` read host memory (pinned or
 pageable).  Device memory cannot be read from the host: copy it back first.
+
+A caller's mistake fails like a runtime call (``gate.refuse``): the thread's last error and
+recent-error message ("acl.util.ptr_to_numpy failed: ..."), an ErrorRaised record, the
+exception under ``sandbox.raise_on_error``; the helper returns its pyACL failure value.
+Each helper is declared once (``_declare.helper``), as the runtime calls are.
 """
 from __future__ import annotations
 
@@ -11,25 +16,13 @@ import math
 import numpy as np
 
 from ..core import hazards
-from ..core.errors import ACL_ERROR_INVALID_PARAM, AclError, describe, fail
-from ..core.gate import as_int, as_size, local
+from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
+from ..core.gate import as_int, as_size
+from ._declare import Kind, helper, size
 
 _TYPENUMS = {np.dtype(t).num: np.dtype(t) for t in
              (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
               np.float16, np.float32, np.float64, np.complex64, np.complex128)}
-
-
-def _guarded(body, failure_value):
-    """Run a helper; a caller's mistake leaves a message and returns ``failure_value``."""
-    def run(m, th):
-        try:
-            return body(m, th)
-        except AclError as exc:
-            th.err_msgs.append(exc.message)
-            if m.raise_errors:
-                raise
-            return failure_value
-    return local(run)
 
 
 def _host_span(m, ptr: int, nbytes: int, what: str):
@@ -47,21 +40,21 @@ def _host_span(m, ptr: int, nbytes: int, what: str):
     return buf, offset
 
 
-def numpy_to_ptr(array) -> int:
+@helper("acl.util.numpy_to_ptr", defaults=(0,))
+def numpy_to_ptr(m, th, array) -> int:
     """The address of a (C-contiguous) numpy array's data, as pageable host memory."""
-    return _guarded(lambda m, th: m.host.register_array(array), 0)
+    return m.host.register_array(array)
 
 
-def bytes_to_ptr(data) -> int:
+@helper("acl.util.bytes_to_ptr", defaults=(0,))
+def bytes_to_ptr(m, th, data) -> int:
     """The address of a bytes/bytearray object's data (bytes are read-only)."""
-    def body(m, th):
-        if not isinstance(data, (bytes, bytearray)):
-            fail(ACL_ERROR_INVALID_PARAM, f"bytes_to_ptr expects bytes or bytearray, got {type(data).__name__}")
-        return m.host.register_array(np.frombuffer(data, dtype=np.uint8))
-    return _guarded(body, 0)
+    if not isinstance(data, (bytes, bytearray)):
+        fail(ACL_ERROR_INVALID_PARAM, f"bytes_to_ptr expects bytes or bytearray, got {type(data).__name__}")
+    return m.host.register_array(np.frombuffer(data, dtype=np.uint8))
 
 
-def _dtype(dtype) -> np.dtype:
+def _dtype(dtype, what: str) -> np.dtype:
     if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
         if int(dtype) not in _TYPENUMS:
             fail(ACL_ERROR_INVALID_PARAM, f"unknown numpy type number {dtype}")
@@ -75,44 +68,48 @@ def _dtype(dtype) -> np.dtype:
     return dt
 
 
-def ptr_to_numpy(ptr, shape, dtype):
+def _dims(shape, what: str) -> tuple:
+    if isinstance(shape, (int, np.integer)):
+        dims = (shape,)
+    elif isinstance(shape, (tuple, list)):
+        dims = tuple(shape)
+    else:
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} must be an int or a tuple of ints, got {type(shape).__name__}")
+    return tuple(as_size(d, what) for d in dims)
+
+
+dtype = Kind(_dtype)          # a numpy dtype, or its type number
+dims = Kind(_dims)            # an int or a sequence of sizes
+
+
+@helper("acl.util.ptr_to_numpy", convert=("dtype", "shape", "ptr"))
+def ptr_to_numpy(m, th, ptr: int, shape: dims, dtype: dtype):
     """A numpy view of host memory at ``ptr`` (a view: it sees later writes)."""
-    def body(m, th):
-        dt = _dtype(dtype)
-        if isinstance(shape, (int, np.integer)):
-            dims = (shape,)
-        elif isinstance(shape, (tuple, list)):
-            dims = tuple(shape)
-        else:
-            fail(ACL_ERROR_INVALID_PARAM, f"shape must be an int or a tuple of ints, got {type(shape).__name__}")
-        dims = tuple(as_size(d, "shape") for d in dims)
-        count = math.prod(dims)
-        buf, offset = _host_span(m, as_int(ptr, "ptr"), count * dt.itemsize, "ptr_to_numpy")
-        try:        # numpy's own shape rules (how many dimensions, sizes within intp), before any work
-            empty = np.empty(0, dt).reshape(dims if count == 0 else (0,) * len(dims))
-        except (ValueError, TypeError) as exc:
-            fail(ACL_ERROR_INVALID_PARAM, f"ptr_to_numpy: numpy cannot make an array of shape {dims}: {exc}")
-        hazards.host_access(m, th, buf, offset, count * dt.itemsize, False, "acl.util.ptr_to_numpy")
-        if count == 0:
-            return empty               # no elements: nothing of the buffer needs host memory
-        return buf.dense_view(offset, count * dt.itemsize).view(dt).reshape(dims)
-    return _guarded(body, None)
+    count = math.prod(shape)
+    buf, offset = _host_span(m, ptr, count * dtype.itemsize, "ptr_to_numpy")
+    try:        # numpy's own shape rules (how many dimensions, sizes within intp), before any work
+        empty = np.empty(0, dtype).reshape(shape if count == 0 else (0,) * len(shape))
+    except (ValueError, TypeError) as exc:
+        fail(ACL_ERROR_INVALID_PARAM, f"ptr_to_numpy: numpy cannot make an array of shape {shape}: {exc}")
+    hazards.host_access(m, th, buf, offset, count * dtype.itemsize, False, "acl.util.ptr_to_numpy")
+    if count == 0:
+        return empty               # no elements: nothing of the buffer needs host memory
+    return buf.dense_view(offset, count * dtype.itemsize).view(dtype).reshape(shape)
 
 
-def ptr_to_bytes(ptr, size) -> bytes:
+@helper("acl.util.ptr_to_bytes", defaults=(b"",), convert=("size", "ptr"))
+def ptr_to_bytes(m, th, ptr: int, size: size) -> bytes:
     """A copy of ``size`` bytes of host memory at ``ptr``."""
-    def body(m, th):
-        n = as_size(size, "size")
-        buf, offset = _host_span(m, as_int(ptr, "ptr"), n, "ptr_to_bytes")
-        hazards.host_access(m, th, buf, offset, n, False, "acl.util.ptr_to_bytes")
-        out = np.empty(n, dtype=np.uint8)
-        buf.read_into(offset, out)
-        return out.tobytes()
-    return _guarded(body, b"")
+    buf, offset = _host_span(m, ptr, size, "ptr_to_bytes")
+    hazards.host_access(m, th, buf, offset, size, False, "acl.util.ptr_to_bytes")
+    out = np.empty(size, dtype=np.uint8)
+    buf.read_into(offset, out)
+    return out.tobytes()
 
 
 # -- threads for callbacks (pyACL acl.util.start_thread / stop_thread) ----------------------------------
-def start_thread(func, args_list):
+@helper("acl.util.start_thread", defaults=(0,), code=True)
+def start_thread(m, th, func, args_list):
     """(thread_id, ret): start ``func(args_list)`` on a new host thread that takes part in the sandbox.
 
     The id is the thread's ``threading.Thread.ident``, so it can be given to
@@ -120,33 +117,32 @@ def start_thread(func, args_list):
     function to return, so let it end (e.g. a flag checked between process_report calls).
     """
     import threading
+    if not callable(func):
+        fail(ACL_ERROR_INVALID_PARAM, f"start_thread: func must be callable, got {type(func).__name__}")
+    thread = threading.Thread(target=func, args=(args_list,), name=f"acl thread ({getattr(func, '__name__', 'func')})")
+    thread._sandbox_takes_part = True
+    thread.start()
+    started = m.util_threads
+    if started is None:
+        started = m.util_threads = {}
+    started[thread.ident] = thread
+    return thread.ident, 0
 
-    def body(m, th):
-        if not callable(func):
-            fail(ACL_ERROR_INVALID_PARAM, f"start_thread: func must be callable, got {type(func).__name__}")
-        thread = threading.Thread(target=func, args=(args_list,), name=f"acl thread ({getattr(func, '__name__', 'func')})")
-        thread._sandbox_takes_part = True
-        thread.start()
-        started = m.util_threads
-        if started is None:
-            started = m.util_threads = {}
-        started[thread.ident] = thread
-        return thread.ident, 0
-    result = _guarded(body, None)
-    return result if result is not None else (0, ACL_ERROR_INVALID_PARAM)
+
+@helper("acl.util.stop_thread", defaults=(), code=True)
+def _started_thread(m, th, thread_id):
+    ident = thread_id if type(thread_id) is int else as_int(thread_id, "stop_thread: thread_id")
+    thread = (m.util_threads or {}).pop(ident, None)
+    if thread is None:
+        fail(ACL_ERROR_INVALID_PARAM,
+             f"stop_thread: {describe(thread_id)} is not a thread started by acl.util.start_thread")
+    return thread
 
 
 def stop_thread(thread_id) -> int:
     """Wait for a thread from start_thread to finish (its function must return); 0 or 100000."""
-    def body(m, th):
-        ident = thread_id if type(thread_id) is int else as_int(thread_id, "stop_thread: thread_id")
-        thread = (m.util_threads or {}).pop(ident, None)
-        if thread is None:
-            fail(ACL_ERROR_INVALID_PARAM,
-                 f"stop_thread: {describe(thread_id)} is not a thread started by acl.util.start_thread")
-        return thread
-    thread = _guarded(body, None)
-    if thread is None:
-        return ACL_ERROR_INVALID_PARAM
-    thread.join()
+    thread = _started_thread(thread_id)
+    if type(thread) is int:
+        return thread                 # the error code
+    thread.join()                     # outside the machine lock: the thread may still make calls
     return 0

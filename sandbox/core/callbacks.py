@@ -57,9 +57,9 @@ from . import hazards
 from . import trace as T
 from . import usercode
 from .engines import Engine
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_REPORT_TIMEOUT,
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_REPORT_TIMEOUT,
                      ACL_ERROR_RT_STREAM_NO_CB_REG, ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_THREAD_SUBSCRIBE,
-                     AclError, code_name, describe, fail)
+                     AclError, describe, fail)
 
 
 class Job:
@@ -334,36 +334,6 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
         th.err_msgs.append(f"callback {_name(job.fn)!r} raised {error}")
     if job.block:
         m.sim.reschedule([(job.task, th.clock)])    # the stream goes on when fn has returned
-
-
-# -- runtime calls from inside a callback ---------------------------------------------------------------
-def refuse_nested(m, c_name: str, defaults: tuple):
-    """The return value of a runtime call made from inside a callback, or None if it may run.
-
-    Called by the API gate before anything else (under the machine lock).
-    """
-    kind = m.user_code
-    if not kind:
-        return None
-    where = {"host_func": "a host function (aclrtLaunchHostFunc)", "kernel": "a kernel body"}.get(kind, "a callback")
-    whose = "kernel bodies run on the device and" if kind == "kernel" else "callbacks"
-    message = (f"{c_name} was called from inside {where}: {whose} must not call runtime APIs (allocation, "
-               "release, synchronization, task submission ...); do that work on a thread of your own")
-    err = AclError(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, message)
-    th = m.threads.get(threading.get_ident()) if kind == "callback" else None
-    tid = th.tid if th is not None else m.user_code_tid
-    t = th.clock if th is not None else m.sim.now
-    m.log.append(T.ErrorRaised(t, tid, c_name, err.code, code_name(err.code), message))
-    if th is not None:
-        th.last_error = err.code
-        th.err_msgs.append(f"{c_name} failed: {message}")
-    if m.raise_errors:
-        raise err
-    if not defaults:
-        return err.code
-    if len(defaults) == 1:
-        return defaults[0], err.code
-    return (*defaults, err.code)
 
 
 def deadlock_hint(m) -> str:

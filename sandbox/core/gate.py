@@ -1,15 +1,17 @@
 """The API gate: what every runtime call goes through, whatever it does.
 
 It finds the calling host thread, charges the call's host cost to that thread's clock,
-turns an ``AclError`` into the returned code and the thread's recent-error message, logs
-the call, and lets the device side catch up.  pyACL's return conventions live here:
-status-only calls return the int; value calls return a tuple with ret last.
+logs the call, and lets the device side catch up.  A failed call, whoever refuses it, is
+reported by ``refuse``: the code and the thread's recent-error message, an ErrorRaised
+record, the exception under ``sandbox.raise_on_error``.  pyACL's return conventions live
+here: status-only calls return the int; value calls return a tuple with ret last.
 """
 from __future__ import annotations
 
 import numbers
+import threading
 
-from .callbacks import refuse_nested
+from . import usercode
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, AclError, RunAborted, describe, fail
 from .machine import current
 from .trace import API_CALL, ErrorRaised
@@ -29,14 +31,14 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
         raise RunAborted(m.aborted)
     with m.lock:
         if m.user_code:                  # called from inside a kernel body, callback or host function
-            return refuse_nested(m, c_name, defaults)
+            return refuse(m, m.threads.get(threading.get_ident()), c_name, usercode.nested_call(m, c_name), defaults)
         th = m.current_thread()
         m.scheduler.wait_turn(th)
         start = th.clock
         th.call_tasks = []
         th.call_blocked_from = None
         th.call_seq = seq = m.new_api_seq()
-        error = None
+        ret = None
         try:
             if needs_init and not th.process.initialized:
                 fail(ACL_ERROR_UNINITIALIZE, f"{c_name}: call acl.init() first")
@@ -44,28 +46,52 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
             values = body(m, th)
             ret = 0
         except AclError as exc:
-            error = exc
             ret = exc.code
-            values = defaults
-            th.last_error = ret
-            th.err_msgs.append(f"{c_name} failed: {exc.message}")
-            m.log.append(ErrorRaised(th.clock, th.tid, c_name, exc.code, exc.name, exc.message))
-        m.log.append((API_CALL, start, th.clock, th.tid, th.process.pid, c_name, ret, args,
-                      tuple(th.call_tasks), th.call_blocked_from, seq))
-        m.settle()
-        m.scheduler.wait_turn(th)
-        raise_errors = m.raise_errors
-    if error is not None and raise_errors:
-        raise error
+            return refuse(m, th, c_name, exc, defaults)        # its record first, then the call's row
+        finally:
+            if ret is not None:          # (any other exception is the sandbox's own and propagates as it is)
+                m.log.append((API_CALL, start, th.clock, th.tid, th.process.pid, c_name, ret, args,
+                              tuple(th.call_tasks), th.call_blocked_from, seq))
+                m.settle()
+                m.scheduler.wait_turn(th)
     if not defaults:
-        return ret
+        return 0
     if len(defaults) == 1:
-        return (values, ret) if error is None else (defaults[0], ret)
-    return (*values, ret)
+        return values, 0
+    return (*values, 0)
 
 
-def local(body):
-    """Run a helper that takes no virtual time (acl.util, recent error message) under the lock."""
+def refuse(m, th, c_name: str, exc: AclError, defaults: tuple = (), *, code: bool = True):
+    """What a failed call returns, for every way a call fails: in the gate, a runtime call made
+    from inside user code (usercode.nested_call), sandbox.host_work inside user code, an
+    acl.util helper.  Called under the machine lock.
+
+    ``th`` (the host thread the caller's code runs on, None if none) gets the code as its last
+    error and "c_name failed: message" among its recent-error messages.  The ErrorRaised
+    record goes on the row of the code that made the call: the thread's, at its clock, or,
+    inside a kernel body or host function, that code's row at the device's time.  With
+    ``sandbox.raise_on_error(True)`` the AclError is raised; else ``defaults`` come back in
+    pyACL's shape: ``code`` (runtime calls) appends the error code (no defaults: the bare
+    code); without it (acl.util) the one default, or the tuple, is the whole answer.
+    """
+    if th is not None:
+        th.last_error = exc.code
+        th.err_msgs.append(f"{c_name} failed: {exc.message}")
+    if th is None or m.user_code in ("kernel", "host_func"):
+        tid, t = m.user_code_tid, m.sim.now
+    else:
+        tid, t = th.tid, th.clock
+    m.log.append(ErrorRaised(t, tid, c_name, exc.code, exc.name, exc.message))
+    if m.raise_errors:
+        raise exc
+    if not code:
+        return defaults[0] if len(defaults) == 1 else defaults
+    return (*defaults, exc.code) if defaults else exc.code
+
+
+def local(body, c_name: str | None = None, defaults: tuple = (), *, code: bool = False):
+    """Run a helper that takes no virtual time (acl.util, recent error message) under the lock;
+    a named one (``c_name``) reports an AclError as its failure (``refuse``)."""
     m = current()
     if m.aborted:
         raise RunAborted(m.aborted)
@@ -73,7 +99,12 @@ def local(body):
         th = m.current_thread()
         if not m.user_code:              # user code runs inside the simulation: no turn to wait for
             m.scheduler.wait_turn(th)
-        return body(m, th)
+        if c_name is None:
+            return body(m, th)
+        try:
+            return body(m, th)
+        except AclError as exc:
+            return refuse(m, th, c_name, exc, defaults, code=code)
 
 
 # -- argument checks shared by the facade ---------------------------------------------------

@@ -6,7 +6,8 @@ say how long that takes, so the timeline shows it on the thread's row and later 
 after it.  Inside a callback served by ``aclrtProcessReport`` it lengthens the callback (and
 so how long a BLOCK callback holds its stream).  A host function (aclrtLaunchHostFunc) runs
 inside the device simulation on the runtime's thread, where it is not modelled: there the
-call is refused with a message.
+call is refused like any failed call (``gate.refuse``: code, message, ErrorRaised record,
+raised under ``sandbox.raise_on_error``).
 
 ``ns`` is an int from 0 to ``MAX_HOST_WORK_NS`` (one hour of virtual time), else the call
 returns 100000 ACL_ERROR_INVALID_PARAM and the clock does not move: like a kernel's
@@ -16,7 +17,7 @@ figures, and would push the virtual clock to integers no timeline can draw.
 from __future__ import annotations
 
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, AclError, describe, fail
-from .gate import as_size, call
+from .gate import as_size, call, refuse
 from .machine import current
 
 MAX_HOST_WORK_NS = 3600 * 10 ** 9       # one hour of virtual time per call
@@ -27,7 +28,12 @@ def host_work(ns, what: str = "host work") -> int:
     m = current()
     if m.user_code:                           # user code the runtime is running: no call of its own
         with m.lock:
-            return _inside_user_code(m, m.current_thread(), m.user_code, ns)
+            th = m.current_thread()
+            try:
+                _inside_user_code(th, m.user_code, ns)
+                return 0
+            except AclError as exc:
+                return refuse(m, th, "sandbox.host_work", exc)
     return call(f"host work: {what if type(what) is str else describe(what)}", lambda m, th: _spend(th, ns),
                 cost=0, needs_init=False, args=("ns", ns))
 
@@ -40,19 +46,13 @@ def _spend(th, ns) -> None:
     th.clock += ns
 
 
-def _inside_user_code(m, th, busy: str, ns) -> int:
-    try:
-        if busy == "host_func":
-            fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                 "sandbox.host_work inside a host function (aclrtLaunchHostFunc) is not modelled; use "
-                 "aclrtLaunchCallback with a thread that calls aclrtProcessReport")
-        if busy == "kernel":
-            fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                 "sandbox.host_work inside a kernel body: a kernel's time is declared with "
-                 "@sandbox.kernel(ns=..., bytes=..., flops=...)")
-        _spend(th, ns)
-        return 0
-    except AclError as exc:
-        th.err_msgs.append(f"sandbox.host_work failed: {exc.message}")
-        th.last_error = exc.code
-        return exc.code
+def _inside_user_code(th, busy: str, ns) -> None:
+    if busy == "host_func":
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+             "sandbox.host_work inside a host function (aclrtLaunchHostFunc) is not modelled; use "
+             "aclrtLaunchCallback with a thread that calls aclrtProcessReport")
+    if busy == "kernel":
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+             "sandbox.host_work inside a kernel body: a kernel's time is declared with "
+             "@sandbox.kernel(ns=..., bytes=..., flops=...)")
+    _spend(th, ns)

@@ -5,7 +5,8 @@ when its stream reaches it, a callback inside aclrtProcessReport), on whichever 
 is moving the simulation forward.  Three rules keep the machine usable whatever it does:
 
 * It must not call the runtime: such a call is refused at once with 207000
-  ACL_ERROR_RT_FEATURE_NOT_SUPPORT (the API gate asks ``machine.user_code``).
+  ACL_ERROR_RT_FEATURE_NOT_SUPPORT (the API gate asks ``machine.user_code``; the error is
+  ``nested_call``'s, reported like any failed call by ``gate.refuse``).
 * What it raises fails only its own work: a kernel's task fails with 507015, a callback's
   exception is text in its CallbackRun record.  An *interrupt* (KeyboardInterrupt from the
   stop button, SystemExit) is handled the same way for the simulation step, which completes,
@@ -19,6 +20,8 @@ is moving the simulation forward.  Three rules keep the machine usable whatever 
 from __future__ import annotations
 
 import threading
+
+from .errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, AclError
 
 WAIT_LIMIT_S = 2.0            # real seconds a wait inside user code may take before it is a deadlock
 
@@ -50,6 +53,16 @@ def run(m, kind: str, tid: int, fn, *args) -> str:
         m.user_code, m.user_code_tid = outer[0], outer[1]
         if outer[2] is None:
             _inside.pop(ident, None)
+
+
+def nested_call(m, c_name: str) -> AclError:
+    """The refusal of runtime call ``c_name`` made from inside the user code ``m.user_code``."""
+    kind = m.user_code
+    where = {"host_func": "a host function (aclrtLaunchHostFunc)", "kernel": "a kernel body"}.get(kind, "a callback")
+    whose = "kernel bodies run on the device and" if kind == "kernel" else "callbacks"
+    return AclError(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                    f"{c_name} was called from inside {where}: {whose} must not call runtime APIs (allocation, "
+                    "release, synchronization, task submission ...); do that work on a thread of your own")
 
 
 def interrupted(m) -> bool:

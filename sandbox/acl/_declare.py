@@ -1,0 +1,166 @@
+"""How the facade declares a call: its Python signature, its parameters' kinds, one core call.
+
+    @api("aclrtStreamQuery", cost="query", defaults=(0,))
+    def stream_query(m, th, stream: handle):
+        return streams.query(m, th, stream)
+
+makes ``acl.rt.stream_query(stream)``.  The public function has the parameters after
+``(m, th)``, with their names and defaults (learners pass keywords).  Inside the call, each
+argument is converted by its annotation, as ``@sandbox.kernel`` reads its parameters'
+(core/kernels.py), so a wrong type returns 100000 with a message naming the parameter instead
+of raising; the body then gets ``(machine, thread, converted...)`` and runs through the API gate
+(``gate.call``) as the C call ``c_name``, charged ``cost`` (ns, or a HostCosts field name).
+
+* ``defaults``: the values returned beside the code when the call fails; their number
+  decides the return shape (none: a bare int; ``(0,)``: ``(value, ret)``).
+* ``trace``: the parameters the call's trace record shows, in that order (default: all, in
+  signature order), each as passed, or as its kind's ``show`` makes it (a callback's name).
+* ``convert``: the order the arguments are converted in, when a call checks them in
+  another order than its signature's (the first mistake found is the one reported).
+* ``before(m, th, c_name)``: a check made before any argument is converted.
+* ``needs_init=False``: the call works before aclInit.
+
+``helper`` declares an ``acl.util`` function the same way: no host time, no call row; a
+failure returns ``defaults`` in pyACL's shape for it (``code=False``: the one value alone).
+
+The kinds (annotations): ``int``; ``ptr`` and ``handle`` (an int, None meaning 0); ``size``
+(an int >= 0); ``positive_size`` (> 0); ``timeout`` (ms, -1 = forever, else >= 0: 107000);
+unannotated parameters pass as they are.  A module declares its own with ``Kind``.
+
+The wrapper is generated once, at import: per call it costs what a hand-written wrapper
+does, an int passes its check inline and no converter function is called for it.
+"""
+from __future__ import annotations
+
+import inspect
+
+from ..core.errors import ACL_ERROR_RT_PARAM_INVALID, fail
+from ..core.gate import as_int, as_ptr, as_size, call, local
+
+
+class Kind:
+    """How a parameter is converted and shown.
+
+    ``convert(value, what)`` returns the value the body gets, or fails with the runtime's code
+    (``what`` is the parameter's name); with ``resolve=True`` it is ``convert(m, th, value,
+    what, c_name)``, for a handle looked up under the lock.  ``fast`` is a condition on ``{v}``
+    under which the value is passed as it is, without calling ``convert``.  ``show(value)``
+    is what the trace shows instead of the value.
+    """
+    __slots__ = ("convert", "fast", "show", "resolve")
+
+    def __init__(self, convert=None, fast=None, *, show=None, resolve=False):
+        self.convert, self.fast, self.show, self.resolve = convert, fast, show, resolve
+
+
+def _positive_size(value, what: str) -> int:
+    return as_size(value, what, positive=True)
+
+
+def _timeout(value, what: str) -> int:
+    ms = as_int(value, what)
+    if ms < -1:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"{what} must be -1 (forever) or >= 0 ms, got {ms}")
+    return ms
+
+
+_INT = "type({v}) is int"
+integer = Kind(as_int, _INT)                       # what an ``int`` annotation means
+ptr = Kind(as_ptr, _INT)
+handle = Kind(as_ptr, _INT)                        # stream, event, context, pool: 0 or None = the default/null one
+size = Kind(as_size, _INT + " and {v} >= 0")
+positive_size = Kind(_positive_size, _INT + " and {v} > 0")
+timeout = Kind(_timeout, _INT + " and {v} >= -1")
+
+
+def api(c_name: str, *, cost: int | str = "default", defaults: tuple = (), needs_init: bool = True,
+        trace=None, convert=None, before=None):
+    """Declare a runtime call (see the module docstring)."""
+    options = {"cost": cost}
+    if defaults:
+        options["defaults"] = defaults
+    if not needs_init:
+        options["needs_init"] = False
+    return lambda body: _declare(body, c_name, "_call(_name, {run}, {options}{args})", options,
+                                 trace, convert, before)
+
+
+def helper(name: str, *, defaults: tuple = (None,), code: bool = False, convert=None):
+    """Declare an acl.util helper: ``name`` in messages and records, ``defaults`` on failure."""
+    options = {"defaults": defaults, "code": code}
+    return lambda body: _declare(body, name, "_local({run}, _name, _defaults, code=_code)", options,
+                                 None, convert, None, is_helper=True)
+
+
+def _kind(annotation, where: str):
+    if annotation is inspect.Parameter.empty:
+        return None
+    if annotation is int:
+        return integer
+    if not isinstance(annotation, Kind):
+        raise TypeError(f"{where}: {annotation!r} is no parameter kind (int, ptr, handle, size, ... or a Kind)")
+    return annotation
+
+
+def _declare(body, c_name: str, runner: str, options: dict, trace, convert, before, is_helper: bool = False):
+    params = list(inspect.signature(body, eval_str=True).parameters.values())
+    if [p.name for p in params[:2]] != ["m", "th"]:
+        raise TypeError(f"{body.__name__}: a facade body starts with (m, th)")
+    public = params[2:]
+    names = [p.name for p in public]
+    for p in public:
+        if p.kind is not p.POSITIONAL_OR_KEYWORD or p.name.startswith("_") or p.name in ("m", "th"):
+            raise TypeError(f"{body.__name__}: parameter {p.name!r} cannot be a facade parameter")
+    ns = {"__name__": body.__module__, "_call": call, "_local": local, "_body": body, "_name": c_name,
+          "_before": before}
+    ns.update({f"_{key}": value for key, value in options.items()})
+
+    signature, converted, shown = [], {}, {}
+    for p in public:
+        n = p.name
+        signature.append(n if p.default is p.empty else f"{n}=_d_{n}")
+        ns[f"_d_{n}"] = p.default
+        kind = _kind(p.annotation, f"{body.__name__}({n})")
+        if kind is not None and kind.convert is not None:
+            ns[f"_k_{n}"] = kind.convert
+            if kind.resolve:
+                converted[n] = f"_k_{n}(m, th, {n}, {n!r}, _name)"
+            elif kind.fast:
+                converted[n] = f"({n} if {kind.fast.format(v=n)} else _k_{n}({n}, {n!r}))"
+            else:
+                converted[n] = f"_k_{n}({n}, {n!r})"
+        else:
+            converted[n] = n
+        if kind is not None and kind.show is not None:
+            ns[f"_s_{n}"] = kind.show
+            shown[n] = f"_s_{n}({n})"
+        else:
+            shown[n] = n
+    order = names if convert is None else list(convert)
+    if sorted(order) != sorted(names):
+        raise TypeError(f"{body.__name__}: convert={convert!r} must name each parameter once")
+    traced = names if trace is None else list(trace)
+    if set(traced) - set(names):
+        raise TypeError(f"{body.__name__}: trace names {sorted(set(traced) - set(names))}, not its parameters")
+
+    keywords = "" if is_helper else ", ".join(f"{key}=_{key}" for key in options)
+    args = "" if is_helper or not traced else ", args=(" + "".join(f"{n!r}, {shown[n]}, " for n in traced) + ")"
+    lines = [f"def {body.__name__}({', '.join(signature)}):"]
+    if before is None and not names:
+        run = "_body"                                # nothing to convert: no closure needed
+    elif before is None and order == names:
+        run = f"lambda m, th: _body(m, th{''.join(', ' + converted[n] for n in names)})"
+    else:
+        run = "_run"
+        lines.append("    def _run(m, th):")
+        if before is not None:
+            lines.append("        _before(m, th, _name)")
+        lines += [f"        _v_{n} = {converted[n]}" for n in order]
+        lines.append(f"        return _body(m, th{''.join(', _v_' + n for n in names)})")
+    lines.append("    return " + runner.format(run=run, options=keywords, args=args))
+    exec(compile("\n".join(lines) + "\n", f"<facade {c_name}>", "exec"), ns)        # our own text, made above
+    fn = ns[body.__name__]
+    fn.__module__, fn.__qualname__, fn.__doc__ = body.__module__, body.__qualname__, body.__doc__
+    fn.__annotations__ = {k: v for k, v in body.__annotations__.items() if k not in ("m", "th")}
+    fn.__source__ = "\n".join(lines)            # what was generated, for reading
+    return fn
