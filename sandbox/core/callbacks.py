@@ -56,6 +56,7 @@ from . import constants as C
 from . import hazards
 from . import trace as T
 from . import usercode
+from .binding import current
 from .engines import Engine
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_REPORT_TIMEOUT,
                      ACL_ERROR_RT_STREAM_NO_CB_REG, ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_THREAD_SUBSCRIBE,
@@ -175,6 +176,7 @@ def state(m) -> CallbackState:
     st = m.callback_state
     if st is None:
         st = m.callback_state = CallbackState(m)
+        m.scheduler.hints.append(lambda: deadlock_hint(m))
     return st
 
 
@@ -213,7 +215,6 @@ def resolve_thread(m, thread_id, *, allow_finished: bool = False):
 
 def thread_label(thread_id) -> str:
     """What the trace shows for a thread id: the sandbox thread, never the OS ident (it varies run to run)."""
-    from .machine import current
     m = current()
     with m.lock:
         try:
@@ -369,8 +370,6 @@ def refuse_nested(m, c_name: str, defaults: tuple):
 def deadlock_hint(m) -> str:
     """Why a parked thread may never wake: BLOCK callbacks nobody runs."""
     st = m.callback_state
-    if st is None:
-        return ""
     waiting = []
     for tid in sorted(st.reports):
         for job in st.reports[tid]:

@@ -11,13 +11,18 @@ Rules (RT-API 04/05, RT-DG 05, seed 000):
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import constants as C
 from . import leaks, pools
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_FINALIZE, ACL_ERROR_REPEAT_INITIALIZE,
                      ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, ACL_ERROR_RT_PARAM_INVALID, fail)
-from .machine import Machine
-from .objects import Context, HostThread, Process
+from .objects import Context
+
+if TYPE_CHECKING:
+    from .machine import Machine
+    from .objects import HostThread, Process
 
 
 # -- init / finalize -------------------------------------------------------------------------

@@ -13,13 +13,18 @@
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import constants as C
 from . import hazards, pools
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_NOT_COMPLETE, ACL_ERROR_RT_INTERNAL_ERROR,
                      ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_STREAM_CONTEXT, fail)
-from .machine import Machine
-from .objects import Event, HostThread
+from .objects import Event
+
+if TYPE_CHECKING:
+    from .machine import Machine
+    from .objects import HostThread
 
 KNOWN_FLAGS = (C.ACL_EVENT_SYNC | C.ACL_EVENT_CAPTURE_STREAM_PROGRESS | C.ACL_EVENT_TIME_LINE
                | C.ACL_EVENT_DEVICE_USE_ONLY | C.ACL_EVENT_EXTERNAL | C.ACL_EVENT_IPC)

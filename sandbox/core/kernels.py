@@ -30,15 +30,18 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, AclError, describe, fail
 from . import usercode
 from .gate import as_int, call
-from .machine import Machine
 from .memory import check_dense
-from .objects import HostThread
+
+if TYPE_CHECKING:
+    from .machine import Machine
+    from .objects import HostThread
 
 MAX_BLOCK_DIM = 65535
 MAX_KERNEL_NS = 3600 * 10 ** 9          # one hour of virtual time per launch: see max_kernel_ns()

@@ -20,6 +20,7 @@ from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERR
                      ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, AclError, describe, fail)
 from .memory import DeviceMemory, HostBudget, HostMemory, device_of_address
 from .objects import Context, Event, HostThread, Process, Stream
+from .binding import bound, configure, current, is_bound, peek_current, use_factory
 from .sim import Simulator
 from .tasks import Task
 from .threads import Scheduler
@@ -124,22 +125,6 @@ class Machine:
     def min_clock(self) -> int:
         horizon = self.scheduler.horizon()
         return self.sim.now if horizon is None else horizon
-
-    def thread_finished(self, th: HostThread) -> None:
-        """A host thread's function returned: it no longer holds the others back."""
-        self.log.append(T.ThreadEnded(th.clock, th.tid))
-        self.scheduler.finish(th)            # (joiners go on at once, at th's end)
-        proc = th.process
-        if proc is not self.main_process and all(t.finished for t in self.scheduler.threads if t.process is proc):
-            self.end_process(proc, th)
-
-    def end_process(self, proc: Process, last: HostThread) -> None:
-        """Process exit releases what the process still holds (memory, contexts)."""
-        from .devices import release_process
-        release_process(self, last, proc)
-        proc.ended = True
-        self.log.append(T.ProcessEnded(last.clock, proc.pid))
-        self.scheduler.changed()
 
     # -- handles and ids -------------------------------------------------------------------
     def new_handle(self) -> int:
@@ -302,64 +287,6 @@ class Machine:
                  outcome)
 
 
-_current: Machine | None = None
-_current_lock = threading.Lock()
-_bound: dict[int, Machine] = {}     # thread ident -> the machine it runs on, whatever is current
+use_factory(Machine)
 
-
-def peek_current() -> Machine | None:
-    """The calling thread's machine if one exists (no machine is created)."""
-    if _bound:
-        m = _bound.get(threading.get_ident())
-        if m is not None:
-            return m
-    return _current
-
-
-def current() -> Machine:
-    global _current
-    if _bound:
-        m = _bound.get(threading.get_ident())
-        if m is not None:
-            return m
-    if _current is None:
-        with _current_lock:
-            if _current is None:
-                _current = Machine()
-    return _current
-
-
-def configure(profile="ascend910b", device_count: int | None = None,
-              host_memory_budget: int | None = None) -> Machine:
-    """Start a fresh simulated machine and make it current."""
-    global _current
-    with _current_lock:
-        _current = Machine(profile, device_count, host_memory_budget)
-    return _current
-
-
-def is_bound(machine: Machine) -> bool:
-    """Is the calling OS thread bound to ``machine`` (see ``bound``)?"""
-    return bool(_bound) and _bound.get(threading.get_ident()) is machine
-
-
-@contextmanager
-def bound(machine: Machine):
-    """Run the calling OS thread on ``machine`` (a grader's run), whatever machine is current.
-
-    Threads that the program starts inside are bound to it too (core/threads.py), so work
-    left running after a grader has moved on never reaches the learner's own machine.
-    """
-    ident = threading.get_ident()
-    previous = _bound.get(ident)
-    _bound[ident] = machine
-    try:
-        yield machine
-    finally:
-        if previous is None:
-            _bound.pop(ident, None)
-        else:
-            _bound[ident] = previous
-
-
-__all__ = ["Machine", "Device", "current", "configure", "bound", "AclError"]
+__all__ = ["Machine", "Device", "current", "configure", "bound", "is_bound", "peek_current", "AclError"]

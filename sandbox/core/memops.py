@@ -17,6 +17,8 @@ Copies (RT-API 11-03, RT-DG 02-01):
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import functools
 
 from . import constants as C
@@ -24,9 +26,11 @@ from . import hazards, peer
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_ADDR_UNALIGNED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, AclError, describe, fail)
-from .machine import Machine
 from .memory import check_span
-from .objects import HostThread
+
+if TYPE_CHECKING:
+    from .machine import Machine
+    from .objects import HostThread
 
 KIND_DIRECTIONS = {
     C.ACL_MEMCPY_HOST_TO_HOST: "H2H", C.ACL_MEMCPY_HOST_TO_DEVICE: "H2D",

@@ -7,12 +7,16 @@ not support priorities ignore it).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import constants as C
 from . import hazards, pools
 from .devices import report_stream_error
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, fail
-from .machine import Machine
-from .objects import HostThread
+
+if TYPE_CHECKING:
+    from .machine import Machine
+    from .objects import HostThread
 
 LOWEST_PRIORITY = 7
 
