@@ -38,6 +38,7 @@ from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, AclE
 from . import usercode
 from .gate import as_int, call
 from .memory import check_dense
+from .tasks import Task
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -242,9 +243,9 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
                  f"got {type(value).__name__}")
     device = stream.device
     duration = k.duration(m, args, block_dim, span)
-    m.submit(th, stream, "kernel", k.name, m.devices[device].aicore,
-             duration=duration, effect=lambda: run_body(m, k, device, args, resolved), block_dim=block_dim,
-             access=access)
+    m.submit(th, stream, Task.new("kernel", k.name, m.devices[device].aicore, duration=duration,
+                                  effect=lambda: run_body(m, k, device, args, resolved), block_dim=block_dim,
+                                  access=access))
 
 
 def run_body(m: Machine, k: Kernel, device: int, args, resolved=None):

@@ -306,8 +306,7 @@ def check(exercise_id: str, solution) -> Grade:
                             f"pass the function itself: sandbox.teach.check({exercise.id!r}, solution)")])
     inputs = exercise.inputs(_rng(exercise.id))
     m = Machine(exercise.profile, exercise.devices)
-    m.provenance = Recorder(m.sim)
-    m.sim.finish_hook = m.provenance.finished
+    recorder = Recorder.attach(m)
     learner_machine = binding._current
     outcome = _Outcome()
     worker = threading.Thread(target=_run, args=(m, exercise, solution, inputs, outcome),
@@ -344,7 +343,7 @@ def check(exercise_id: str, solution) -> Grade:
             threading.excepthook = learner_hook
             configured = binding._current is not learner_machine
             binding._current = learner_machine
-    run = Run(exercise, inputs, m, m.provenance, outcome.result, outcome.start,
+    run = Run(exercise, inputs, m, recorder, outcome.result, outcome.start,
               max(outcome.end, m.sim.now) if outcome.finished else m.sim.now)
     with m.lock:
         m.log.append(tr.Note(run.end, outcome.tid, END))
