@@ -11,7 +11,7 @@ into a device kernel.
 from __future__ import annotations
 
 from . import acl
-from .core import threads as _threads
+from .core import patches as _patches
 from .core.errors import AclError
 from .core.hazards import HazardWarning
 from .core.leaks import LeakWarning
@@ -28,7 +28,7 @@ __all__ = ["acl", "configure", "now", "trace", "kernel", "ptr", "Kernel", "raise
            "profile", "PROFILES", "Profile", "get_profile", "TraceLog", "spawn_process", "SimProcess", "host_work"]
 __all__ += ["hazards", "leak_report", "HazardWarning", "LeakWarning", "set_language"]
 
-_threads.install()
+_patches.install()
 
 _VIEWS = ("show", "step_through", "gantt", "memory_map", "queues", "summary", "export_trace")
 __all__ += list(_VIEWS)

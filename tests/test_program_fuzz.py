@@ -772,7 +772,8 @@ class Harness:
 
     def memory(self, m) -> None:
         segments: dict[int, list] = {}
-        st = m.pool_state
+        from sandbox.core.pools import PoolState
+        st = m.feature_in_use(PoolState)
         for pool in (st.pools.values() if st is not None else ()):
             segments.setdefault(pool.device, []).extend((s, s + n) for s, n in pool.segments.items())
         for dev in m.devices:
@@ -830,7 +831,8 @@ class Harness:
         if m.sim.next_time is not None:
             self.problem("hang", "the device side still has events after 200000 steps")
             return
-        st = m.callback_state
+        from sandbox.core.callbacks import CallbackState
+        st = m.feature_in_use(CallbackState)
         delivered = {id(j.task) for q in (st.reports.values() if st is not None else ()) for j in q}
         for task in sorted(self.tasks.values(), key=lambda t: t.id):
             if task.done or getattr(task, "graph_record", False):
@@ -874,9 +876,13 @@ def _tables(m) -> dict:
         "pinned": tuple(sorted(m.host.pinned)),
         "current_context": th.context.handle if th is not None and th.context is not None else None,
         "graphs": tuple(sorted(m.graphs.instances)),
-        "captures": tuple(sorted(s.handle for s in m.streams.values() if getattr(s, "capture", None) is not None)),
+        "captures": tuple(sorted(s.handle for s in m.streams.values() if s.capture is not None)),
     }
-    st, cb, peers = m.pool_state, m.callback_state, m.peer_state     # (each made on first use)
+    from sandbox.core.callbacks import CallbackState
+    from sandbox.core.peer import PeerState
+    from sandbox.core.pools import PoolState
+    st, cb, peers = (m.feature_in_use(PoolState), m.feature_in_use(CallbackState),   # (each made on first use)
+                     m.feature_in_use(PeerState))
     out["pools"] = tuple((h, p.reserved, tuple(sorted(p.live))) for h, p in sorted(st.pools.items())) if st else ()
     out["subscriptions"] = tuple(sorted((h, e[0].tid) for h, e in cb.subs.items())) if cb else ()
     out["host_func_streams"] = tuple(sorted(cb.host_func_streams)) if cb else ()

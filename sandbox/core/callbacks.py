@@ -56,10 +56,12 @@ from . import constants as C
 from . import hazards
 from . import trace as T
 from . import usercode
+from .binding import current
 from .engines import Engine
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_REPORT_TIMEOUT,
                      ACL_ERROR_RT_STREAM_NO_CB_REG, ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_THREAD_SUBSCRIBE,
                      AclError, describe, fail)
+from .tasks import Task
 
 
 class Job:
@@ -111,6 +113,7 @@ class CallbackState:
 
     def __init__(self, m):
         self.m = m
+        m.scheduler.hints.append(lambda: deadlock_hint(m))
         self.subs: dict[int, tuple] = {}            # stream handle -> (HostThread, Stream)
         self.host_func_streams: set[int] = set()    # streams the runtime's own thread serves
         self.reports: dict[int, deque] = {}         # thread tid -> delivered jobs, oldest first
@@ -157,7 +160,7 @@ class CallbackState:
         key = (stream.context.process.pid, stream.device)
         tid = self.runtime_threads.get(key)
         if tid is None:
-            tid = self.runtime_threads[key] = next(m._tids)
+            tid = self.runtime_threads[key] = m.new_tid()
             m.log.append(T.ThreadStarted(now, tid, key[0], f"host func (device {stream.device})"))
         error = self._call(job, tid, "host_func")
         end = now + m.profile.host_costs.default
@@ -172,10 +175,7 @@ class CallbackState:
 
 
 def state(m) -> CallbackState:
-    st = m.callback_state
-    if st is None:
-        st = m.callback_state = CallbackState(m)
-    return st
+    return m.feature(CallbackState)
 
 
 def _name(fn) -> str:
@@ -213,7 +213,6 @@ def resolve_thread(m, thread_id, *, allow_finished: bool = False):
 
 def thread_label(thread_id) -> str:
     """What the trace shows for a thread id: the sandbox thread, never the OS ident (it varies run to run)."""
-    from .machine import current
     m = current()
     with m.lock:
         try:
@@ -290,7 +289,7 @@ def launch_host_func(m, th, handle, fn, args) -> None:
 
 def _submit(m, th, st: CallbackState, job: Job) -> None:
     stream = job.stream
-    if getattr(stream, "capture", None) is not None:
+    if stream.capture is not None:
         # a model run instance holds kernels, copies and event tasks only (aclmdlRITaskType)
         fail(ACL_ERROR_RT_STREAM_CAPTURED,
              f"stream {stream.stream_id} is capturing into a model run instance, which cannot hold host "
@@ -298,8 +297,8 @@ def _submit(m, th, st: CallbackState, job: Job) -> None:
     def complete():
         st.jobs.pop(job.task.id, None)
         return job.outcome()
-    job.task = m.submit(th, stream, job.kind, _name(job.fn), st.engine(stream.device), effect=complete,
-                        detail=(("block", job.block),))
+    job.task = m.submit(th, stream, Task.new(job.kind, _name(job.fn), st.engine(stream.device),
+                                             effect=complete, detail=(("block", job.block),)))
     st.jobs[job.task.id] = job
 
 
@@ -311,14 +310,9 @@ def process_report(m, th, timeout: int) -> None:
     if not queue and st.served_device(th) is None:
         fail(ACL_ERROR_RT_THREAD_SUBSCRIBE,
              f"thread {th.name!r} serves no stream: call aclrtSubscribeReport(thread_id, stream) for it first")
-    if not queue:
-        th.call_blocked_from = th.clock
-        deadline = None if timeout == -1 else th.clock + timeout * 1_000_000
-        outcome = m.scheduler.park(th, lambda: bool(queue), "aclrtProcessReport", deadline)
-        if outcome == "timeout":
-            fail(ACL_ERROR_RT_REPORT_TIMEOUT, f"no callback arrived within {timeout} ms")
-        if outcome is not None:
-            fail(ACL_ERROR_RT_REPORT_TIMEOUT, outcome)
+    limit = None if timeout == -1 else (th.clock + timeout * 1_000_000, ACL_ERROR_RT_REPORT_TIMEOUT,
+                                        f"no callback arrived within {timeout} ms")
+    m.block_until(th, lambda: bool(queue), "aclrtProcessReport", limit=limit, hopeless=ACL_ERROR_RT_REPORT_TIMEOUT)
     _run_callback(m, th, st, queue.popleft())
 
 
@@ -338,9 +332,7 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
 
 def deadlock_hint(m) -> str:
     """Why a parked thread may never wake: BLOCK callbacks nobody runs."""
-    st = m.callback_state
-    if st is None:
-        return ""
+    st = state(m)
     waiting = []
     for tid in sorted(st.reports):
         for job in st.reports[tid]:

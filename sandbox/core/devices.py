@@ -11,13 +11,20 @@ Rules (RT-API 04/05, RT-DG 05, seed 000):
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import constants as C
-from . import leaks, pools
+from . import leaks
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_FINALIZE, ACL_ERROR_REPEAT_INITIALIZE,
                      ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, ACL_ERROR_RT_PARAM_INVALID, fail)
-from .machine import Machine
-from .objects import Context, HostThread, Process
+from .objects import Context
+from .sync import Sync
+from .sync import synchronize as synchronize_on
+
+if TYPE_CHECKING:
+    from .machine import Machine
+    from .objects import HostThread, Process
 
 
 # -- init / finalize -------------------------------------------------------------------------
@@ -154,7 +161,8 @@ def release_process(m: Machine, th: HostThread, proc: Process) -> None:
     """What a process still holds when it exits: its contexts, device memory and pinned memory."""
     if not proc.finalized:
         leaks.at_exit(m, th, proc, "process end")
-    pools.release_process(m, th, proc)
+    for hook in m.hooks.process_ending:
+        hook(th, proc)
     for device in sorted(proc.default_contexts):
         ctx = proc.default_contexts.pop(device)
         _release_context(m, th, ctx)
@@ -178,21 +186,10 @@ def get_device(m: Machine, th: HostThread) -> int:
 def synchronize_device(m: Machine, th: HostThread) -> None:
     """Wait for every stream of the current context, then report the first device error."""
     ctx = m.current_context(th)
-    m.graphs.refuse_device_sync(ctx, "aclrtSynchronizeDevice")
     streams = [ctx.default_stream, *ctx.streams.values()]
-    m.block_until(th, lambda: all(s.idle for s in streams), f"synchronizing device {ctx.device}", learns=streams)
-    th.clock += m.profile.host_costs.synchronize
-    pools.sync_point(m, th, ctx.device)
-    for s in sorted(streams, key=lambda s: s.stream_id):
-        report_stream_error(s)
-
-
-def report_stream_error(stream) -> None:
-    """Asynchronous device errors surface at the next synchronize (RT-FAQ)."""
-    if stream.pending_error:
-        code, message = stream.pending_error, stream.pending_message
-        stream.pending_error, stream.pending_message = 0, ""
-        fail(code, message)
+    sync = Sync("aclrtSynchronizeDevice", f"synchronizing device {ctx.device}", ctx.device, context=ctx)
+    synchronize_on(m, th, sync, lambda: all(s.idle for s in streams), learns=streams,
+                   report=sorted(streams, key=lambda s: s.stream_id))
 
 
 # -- contexts -------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ class Engine:
         return self.running == 0
 
     def enqueue(self, task) -> None:
-        heapq.heappush(self.waiting, (task.priority, task.ready_t, task.order, task))
+        heapq.heappush(self.waiting, (task.priority, task.ready_t, task.id, task))
 
     def start_next(self):
         """Pop the task that can start now, or None: priority order, no backfilling."""

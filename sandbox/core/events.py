@@ -13,13 +13,21 @@
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import constants as C
-from . import hazards, pools
+from . import hazards
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_NOT_COMPLETE, ACL_ERROR_RT_INTERNAL_ERROR,
                      ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_STREAM_CONTEXT, fail)
-from .machine import Machine
-from .objects import Event, HostThread
+from .objects import Event
+from .sync import Sync
+from .sync import synchronize as synchronize_on
+from .tasks import Task
+
+if TYPE_CHECKING:
+    from .machine import Machine
+    from .objects import HostThread
 
 KNOWN_FLAGS = (C.ACL_EVENT_SYNC | C.ACL_EVENT_CAPTURE_STREAM_PROGRESS | C.ACL_EVENT_TIME_LINE
                | C.ACL_EVENT_DEVICE_USE_ONLY | C.ACL_EVENT_EXTERNAL | C.ACL_EVENT_IPC)
@@ -56,7 +64,7 @@ def record(m: Machine, th: HostThread, handle, stream_handle) -> None:
     ev = m.event(handle)
     stream = m.stream(th, stream_handle, api="aclrtRecordEvent")
     _same_device(ev, stream, "aclrtRecordEvent")
-    ev.record_task = m.submit(th, stream, "event_record", "EVENT_RECORD", None, event=ev)
+    ev.record_task = m.submit(th, stream, Task.new("event_record", "EVENT_RECORD", event=ev))
 
 
 def stream_wait(m: Machine, th: HostThread, stream_handle, handle) -> None:
@@ -65,7 +73,7 @@ def stream_wait(m: Machine, th: HostThread, stream_handle, handle) -> None:
     _same_device(ev, stream, "aclrtStreamWaitEvent")
     if not ev.plain and not ev.flags & C.ACL_EVENT_SYNC:
         fail(ACL_ERROR_INVALID_PARAM, "this event was created without ACL_EVENT_SYNC, so streams cannot wait on it")
-    m.submit(th, stream, "event_wait", "EVENT_WAIT", None, waits_on=ev.record_task, event=ev)
+    m.submit(th, stream, Task.new("event_wait", "EVENT_WAIT", waits_on=ev.record_task, event=ev))
 
 
 def reset(m: Machine, th: HostThread, handle, stream_handle) -> None:
@@ -81,17 +89,14 @@ def reset(m: Machine, th: HostThread, handle, stream_handle) -> None:
     def forget():
         if ev.record_task is snapshot:     # a record issued after the reset stands
             ev.record_task = None
-    m.submit(th, stream, "event_reset", "EVENT_RESET", None, effect=forget, event=ev)
+    m.submit(th, stream, Task.new("event_reset", "EVENT_RESET", effect=forget, event=ev))
 
 
 def synchronize(m: Machine, th: HostThread, handle) -> None:
     ev = m.event(handle)
-    m.graphs.refuse_event(ev, "aclrtSynchronizeEvent", query=False)
-    task = ev.record_task
-    if task is not None:
-        m.block_until(th, lambda: task.done, "synchronizing an event", learns=(task,))
-        pools.sync_point(m, th, ev.device)
-    th.clock += m.profile.host_costs.synchronize
+    task = ev.record_task            # (never recorded: nothing to wait for)
+    synchronize_on(m, th, Sync("aclrtSynchronizeEvent", "synchronizing an event", ev.device, event=ev),
+                   None if task is None else (lambda: task.done), learns=(task,))
 
 
 def query_status(m: Machine, th: HostThread, handle) -> int:

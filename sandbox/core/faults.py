@@ -76,13 +76,16 @@ def _ends(engine_name: str) -> tuple[int, int]:
 
 
 class FaultState:
+    """One machine's faults; made by the first inject_fault, which arms the ``task_fault`` hook."""
+
     def __init__(self, m):
         self.m = m
         self.faults: list[Fault] = []
         self.numbers = 0
+        m.hooks.add("task_fault", self.check)
 
     def check(self, task):
-        """The (code, message) an armed fault gives ``task``, or None (the simulator's hook)."""
+        """The (code, message) an armed fault gives ``task``, or None (the ``task_fault`` hook)."""
         for fault in self.faults:
             if not fault.matches(task):
                 continue
@@ -97,11 +100,7 @@ class FaultState:
 
 
 def state(m) -> FaultState:
-    st = m.fault_state
-    if st is None:
-        st = m.fault_state = FaultState(m)
-        m.sim.fault_check = st.check
-    return st
+    return m.feature(FaultState)
 
 
 def _opt_int(value, what: str):

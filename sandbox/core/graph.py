@@ -44,6 +44,7 @@ import json
 
 from . import constants as C
 from . import trace as T
+from .tasks import Task
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC,
                      ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, ACL_ERROR_RT_EVENT_CAPTURED,
                      ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_FILE_OPEN, ACL_ERROR_RT_MODEL_CAPTURED,
@@ -71,21 +72,17 @@ TASK_TYPES = {"kernel": "KERNEL", "event_record": "EVENT_RECORD", "event_wait": 
 
 
 class Recorded:
-    """One task held by a model run instance: everything needed to submit it again."""
-    __slots__ = ("index", "capture", "stream", "kind", "name", "engine", "duration", "effect", "waits_on",
-                 "prev", "nbytes", "block_dim", "event", "detail", "access")
-
-    def __init__(self, index, capture, stream, kind, name, engine, duration, effect, waits_on, prev,
-                 nbytes, block_dim, event, detail):
-        self.index, self.capture, self.stream = index, capture, stream
-        self.kind, self.name, self.engine = kind, name, engine
-        self.duration, self.effect = duration, effect
-        self.waits_on, self.prev = waits_on, prev      # Recorded (same capture) or None
-        self.nbytes, self.block_dim, self.event, self.detail = nbytes, block_dim, event, detail
-        self.access = ()                                # bytes touched, for the hazard checks on replay
-
+    """One task held by a model run instance: its specification (a Task never submitted
+    itself), copied and submitted at each launch."""
+    __slots__ = ("index", "capture", "stream", "spec", "kind", "name", "event", "waits_on", "prev")
     # an event whose last record is this task is a "captured event"; it has no device completion
     done = False
+    vc = None                                          # no happens-before clock until replayed
+
+    def __init__(self, index, capture, stream, spec, waits_on, prev):
+        self.index, self.capture, self.stream, self.spec = index, capture, stream, spec
+        self.kind, self.name, self.event = spec.kind, spec.name, spec.event
+        self.waits_on, self.prev = waits_on, prev      # Recorded (same capture) or None
 
 
 class ModelRI:
@@ -150,13 +147,16 @@ class Graphs:
         if stream.is_default:
             fail(ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT,
                  "the default stream cannot be captured: create a stream with aclrtCreateStream and capture that")
-        if _cap(stream) is not None:
+        if stream.capture is not None:
             fail(ACL_ERROR_RT_STREAM_CAPTURED,
                  f"stream {stream.stream_id} is already capturing (into model run instance "
-                 f"{_cap(stream).number}); end that capture first")
+                 f"{stream.capture.number}); end that capture first")
         self._numbers += 1
         ri = ModelRI(self.m.new_handle(), self._numbers, stream.context, stream, mode, th)
         self.instances[ri.handle] = ri
+        if not self.active:                     # the hooks that capture needs, while one is active
+            self.m.hooks.add("intercept", self.intercept)
+            self.m.hooks.add("before_sync", self.before_sync)
         self.active.append(ri)
         stream.capture = ri
         self.m.log.append(T.GraphCaptureBegan(th.clock, ri.handle, stream.handle, MODE_NAMES[mode], th.tid))
@@ -164,7 +164,7 @@ class Graphs:
 
     def end(self, th, stream) -> ModelRI:
         self.check_supported("aclmdlRICaptureEnd")
-        ri = _cap(stream)
+        ri = stream.capture
         if ri is None:
             fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED,
                  f"stream {stream.stream_id} is not capturing: call aclmdlRICaptureBegin on it first")
@@ -212,6 +212,9 @@ class Graphs:
             s.capture = None
         if ri in self.active:
             self.active.remove(ri)
+            if not self.active:
+                self.m.hooks.remove("intercept", self.intercept)
+                self.m.hooks.remove("before_sync", self.before_sync)
         for r in ri.records:
             if r.event is not None and r.event.record_task is r:
                 r.event.record_task = None
@@ -228,23 +231,24 @@ class Graphs:
             ri.invalid_reason = reason
             self.m.log.append(T.GraphCaptureInvalidated(self.m.current_thread().clock, ri.handle, reason))
 
-    # -- the hook in Machine.submit --------------------------------------------------------------
-    def intercept(self, th, stream, kind, name, engine, duration, effect, waits_on, nbytes, block_dim,
-                  event, detail, access=()):
+    # -- the intercept hook of Machine.submit (registered while a capture is active) -------------------
+    def intercept(self, th, stream, spec):
+        # ``spec``: the task not submitted; a recorded copy of it is submitted at each launch
         """Record the task if its stream is captured (or joins a capture); refuse what capture forbids.
 
         Returns the Recorded task, or None to let the submission go to the device as usual.
         """
-        ri = _cap(stream)
-        joined = getattr(waits_on, "capture", None)
-        pageable = kind == "memcpy" and dict(detail).get("pageable", False)
+        ri = stream.capture
+        waits_on = spec.waits_on
+        joined = waits_on.capture if waits_on is not None else None
+        pageable = spec.kind == "memcpy" and dict(spec.detail).get("pageable", False)
         if ri is None and joined is None:
             if stream.is_default and self.in_context(stream.context):
                 fail(ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT,
                      f"the default stream cannot be used while stream {self.in_context(stream.context)[0].origin.stream_id}"
                      " is capturing: use an explicitly created stream")
             if stream.label == "sync copies" or pageable:
-                self.check_unsafe(th, _unsafe_api(name, pageable), pageable)
+                self.check_unsafe(th, _unsafe_api(spec.name, pageable), pageable)
             return None
         if ri is None:                                  # a wait on a captured event pulls the stream in
             ri = joined
@@ -266,14 +270,14 @@ class Graphs:
             fail(ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC,
                  "an asynchronous copy from or to pageable host memory becomes a synchronous operation and cannot "
                  "be captured: use host memory from aclrtMallocHost")
-        if waits_on is not None and getattr(waits_on, "capture", None) is None:
+        if joined is None:
             waits_on = None      # sandbox choice: work recorded before the capture is not part of the graph
-        r = Recorded(len(ri.records), ri, stream, kind, name, engine, duration, effect, waits_on,
-                     ri.last.get(stream.handle), nbytes, block_dim, event, tuple(detail))
-        r.access = tuple(access)
+        recorded = spec.copy(waits_on=None, detail=tuple(spec.detail), access=tuple(spec.access))
+        r = Recorded(len(ri.records), ri, stream, recorded, waits_on, ri.last.get(stream.handle))
         ri.records.append(r)
         ri.last[stream.handle] = r
-        self.m.log.append(T.TaskCaptured(th.clock, ri.handle, stream.handle, r.index, kind, name,
+        engine = spec.engine
+        self.m.log.append(T.TaskCaptured(th.clock, ri.handle, stream.handle, r.index, spec.kind, spec.name,
                                          engine.name if engine is not None else "",
                                          waits_on.index if waits_on is not None else -1, th.tid, th.call_seq))
         return r
@@ -301,9 +305,18 @@ class Graphs:
                  "the copy uses pageable host memory, so it was converted to a synchronous operation; " + message)
         fail(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, message)
 
+    def before_sync(self, th, sync) -> None:
+        """The ``before_sync`` hook: a synchronize of what a capture holds is refused (107041)."""
+        if sync.stream is not None:
+            self.refuse_stream_sync(sync.stream, sync.api)
+        elif sync.event is not None:
+            self.refuse_event(sync.event, sync.api, query=False)
+        elif sync.context is not None:
+            self.refuse_device_sync(sync.context, sync.api)
+
     def refuse_stream_sync(self, stream, api: str) -> None:
         """Synchronize/query of a stream that is capturing."""
-        ri = _cap(stream)
+        ri = stream.capture
         if ri is not None:
             self._refuse(ri, api, f"stream {stream.stream_id} is capturing")
 
@@ -319,7 +332,7 @@ class Graphs:
     def refuse_event(self, ev, api: str, *, query: bool) -> None:
         """Synchronize (107041), query or elapsed time (107028) of an event recorded inside a capture."""
         r = ev.record_task
-        ri = getattr(r, "capture", None)
+        ri = r.capture if r is not None else None
         if ri is None:
             return
         if query:
@@ -337,7 +350,7 @@ class Graphs:
     # -- info and modes -------------------------------------------------------------------------------
     def info(self, stream) -> tuple[int, int]:
         self.check_supported("aclmdlRICaptureGetInfo")
-        ri = _cap(stream)
+        ri = stream.capture
         if ri is None:
             return NONE, 0
         return ri.status, ri.handle
@@ -356,7 +369,7 @@ class Graphs:
         if ri.capturing:
             fail(ACL_ERROR_RT_MODEL_CAPTURED,
                  f"model run instance {ri.number} is still capturing: call aclmdlRICaptureEnd first")
-        if _cap(stream) is not None:
+        if stream.capture is not None:
             fail(ACL_ERROR_RT_STREAM_CAPTURED,
                  f"stream {stream.stream_id} is capturing; launching a model run instance into a capture is not "
                  "supported here")
@@ -376,15 +389,13 @@ class Graphs:
         tasks = []
         previous = ri.sink
         if previous is not None and not previous.done and previous.stream is not stream:
-            tasks.append(m.submit(th, stream, "event_wait", "MODEL_RI_SERIAL", None, waits_on=previous,
-                                  detail=(("graph", ri.handle),)))
+            tasks.append(m.submit(th, stream, Task.new("event_wait", "MODEL_RI_SERIAL", waits_on=previous,
+                                                       detail=(("graph", ri.handle),))))
         replayed = {}
         for r in ri.records:
             dep = replayed[r.waits_on.index] if r.waits_on is not None else None
-            task = m.submit(th, targets[r.stream.handle], r.kind, r.name, r.engine, duration=r.duration,
-                            effect=r.effect, waits_on=dep, nbytes=r.nbytes, block_dim=r.block_dim,
-                            event=r.event, detail=r.detail + (("graph", ri.handle), ("graph_task", r.index)),
-                            access=r.access)
+            detail = r.spec.detail + (("graph", ri.handle), ("graph_task", r.index))
+            task = m.submit(th, targets[r.stream.handle], r.spec.copy(waits_on=dep, detail=detail))
             replayed[r.index] = task
             tasks.append(task)
         last = ri.last.get(ri.origin.handle)
@@ -428,7 +439,7 @@ class Graphs:
             if r.waits_on is not None:
                 entry["waits_on_task"] = r.waits_on.index
             if flags == 1 and r.kind == "kernel":
-                entry["block_dim"] = r.block_dim
+                entry["block_dim"] = r.spec.block_dim
             tasks.append(entry)
         doc = {"model_id": ri.number, "device_id": ri.device,
                "streams": [s.stream_id for s in ri.streams], "tasks": tasks}
@@ -443,8 +454,3 @@ def _unsafe_api(name: str, pageable: bool) -> str:
     if pageable:
         return "aclrtMemcpyAsync with pageable host memory"
     return "aclrtMemset" if name.startswith("MEMSET") else "aclrtMemcpy"
-
-
-def _cap(stream) -> ModelRI | None:
-    """The capture a stream is recording into (streams carry it as an optional attribute)."""
-    return getattr(stream, "capture", None)

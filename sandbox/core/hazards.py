@@ -73,20 +73,37 @@ class Access:
 
 
 class Checker:
-    """One machine's clocks and recent accesses."""
+    """One machine's clocks and recent accesses (the machine makes it at once: every task
+    gets a clock, and every synchronize teaches the host one)."""
 
-    def __init__(self):
+    def __init__(self, m):
+        self.m = m
         self.stream_vc: dict[int, dict[int, int]] = {}     # stream handle -> clock after its last task
         self.host_vc: dict[int, dict[int, int]] = {}       # host thread tid -> what it knows is done
         self.accesses: dict = {}       # buffer -> [Access]; a free drops the buffer's entry
         self.reported: set = set()
 
+    def task_submitted(self, th, stream, task) -> None:
+        """A task entered ``stream`` (Machine.submit calls this for every task, before the
+        ``submitted`` hooks): give it its clock, then check the bytes it touches."""
+        prev = self.stream_vc.get(stream.handle)
+        vc = dict(prev) if prev else {}
+        known = self.host_vc.get(th.tid)
+        if known:
+            _join(vc, known)
+        dep = task.waits_on
+        if dep is not None:
+            _join(vc, dep.vc)
+        vc[stream.handle] = task.id
+        task.vc = vc
+        self.stream_vc[stream.handle] = vc
+        for buf, offset, nbytes, write in task.access:
+            if nbytes > 0:
+                _device_access(self.m, self, th, buf, offset, offset + nbytes, write, task)
+
 
 def checker(m) -> Checker:
-    c = m.hazard_checker
-    if c is None:
-        c = m.hazard_checker = Checker()
-    return c
+    return m.hazards
 
 
 def _join(into: dict, other: dict | None) -> None:
@@ -110,25 +127,6 @@ def before(task, vc: dict) -> bool:
 
 
 # -- feeding the checker --------------------------------------------------------------------------
-def submitted(m, th, stream, task, access=()) -> None:
-    """A task entered ``stream``: give it its clock, then check the bytes it touches."""
-    c = m.hazard_checker or checker(m)
-    prev = c.stream_vc.get(stream.handle)
-    vc = dict(prev) if prev else {}
-    known = c.host_vc.get(th.tid)
-    if known:
-        _join(vc, known)
-    dep = task.waits_on
-    if dep is not None:
-        _join(vc, getattr(dep, "vc", None))     # (a graph's recorded task has no clock)
-    vc[stream.handle] = task.id
-    task.vc = vc
-    c.stream_vc[stream.handle] = vc
-    for buf, offset, nbytes, write in access:
-        if nbytes > 0:
-            _device_access(m, c, th, buf, offset, offset + nbytes, write, task)
-
-
 def _device_access(m, c: Checker, th, buf, start, end, write, task) -> None:
     accesses = c.accesses.get(buf)
     if accesses is None:

@@ -30,15 +30,19 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, AclError, describe, fail
 from . import usercode
 from .gate import as_int, call
-from .machine import Machine
 from .memory import check_dense
-from .objects import HostThread
+from .tasks import Task
+
+if TYPE_CHECKING:
+    from .machine import Machine
+    from .objects import HostThread
 
 MAX_BLOCK_DIM = 65535
 MAX_KERNEL_NS = 3600 * 10 ** 9          # one hour of virtual time per launch: see max_kernel_ns()
@@ -239,9 +243,9 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
                  f"got {type(value).__name__}")
     device = stream.device
     duration = k.duration(m, args, block_dim, span)
-    m.submit(th, stream, "kernel", k.name, m.devices[device].aicore,
-             duration=duration, effect=lambda: run_body(m, k, device, args, resolved), block_dim=block_dim,
-             access=access)
+    m.submit(th, stream, Task.new("kernel", k.name, m.devices[device].aicore, duration=duration,
+                                  effect=lambda: run_body(m, k, device, args, resolved), block_dim=block_dim,
+                                  access=access))
 
 
 def run_body(m: Machine, k: Kernel, device: int, args, resolved=None):

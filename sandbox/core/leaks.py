@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from . import trace as T
 from .hazards import emit
+from .pools import PoolState
 
 
 class LeakWarning(UserWarning):
@@ -39,7 +40,7 @@ def items(m, pid: int) -> tuple:
         b = m.host.pinned[ptr]
         if b.pid == pid:
             out.append(("pinned", -1, ptr, b.size, "aclrtMallocHost"))
-    st = m.pool_state
+    st = m.feature_in_use(PoolState)
     if st is not None:
         for handle in sorted(st.pools):
             p = st.pools[handle]

@@ -20,6 +20,8 @@ from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERR
                      ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, AclError, describe, fail)
 from .memory import DeviceMemory, HostBudget, HostMemory, device_of_address
 from .objects import Context, Event, HostThread, Process, Stream
+from .binding import bound, configure, current, is_bound, peek_current, use_factory
+from .hooks import Hooks
 from .sim import Simulator
 from .tasks import Task
 from .threads import Scheduler
@@ -53,7 +55,9 @@ class Machine:
         if not 1 <= count <= 64:
             raise ValueError(f"device_count must be between 1 and 64, got {count}")
         self.log = T.TraceLog()
-        self.sim = Simulator(self.log)
+        self.hooks = Hooks()                  # where the optional features plug in (core/hooks.py)
+        self._features: dict[type, object] = {}
+        self.sim = Simulator(self.log, self.hooks)
         self.devices = [Device(i, self.profile) for i in range(count)]
         self.host_budget = HostBudget(host_memory_budget)     # what written bytes may take of the host
         self.host = HostMemory(self.host_budget)
@@ -73,15 +77,9 @@ class Machine:
         self.lock = threading.RLock()
         self.scheduler = Scheduler(self)
         self.graphs = Graphs(self)            # ACL Graph captures and model run instances
+        self.hazards = hazards.Checker(self)  # every task gets its happens-before clock (not optional)
         self._deadlines: dict[int, tuple[int, int] | None] = {}
-        # Each optional feature keeps its state here, created by its module on first use.
-        self.peer_state = None                # core/peer.py: who may access whose memory, links
-        self.callback_state = None            # core/callbacks.py: report threads, host functions
-        self.hazard_checker = None            # core/hazards.py: vector clocks, recent accesses
-        self.fault_state = None               # core/faults.py: injected faults
-        self.pool_state = None                # core/pools.py: memory pools and their blocks
         self.util_threads = None              # acl.util.start_thread: the threads it started
-        self.provenance = None                # teach/provenance.py: who wrote which bytes (grading runs)
         self.aborted = ""                     # set by a grader that gave up on a run: calls stop at once
         self.user_code = ""                   # core/usercode.py: "kernel"/"callback"/"host_func" while it runs
         self.user_code_tid = 0
@@ -105,7 +103,7 @@ class Machine:
         return proc
 
     def register_thread(self, ident: int | None, name: str, process: Process, clock: int) -> HostThread:
-        th = HostThread(next(self._tids), name, process, clock, ident)
+        th = HostThread(self.new_tid(), name, process, clock, ident)
         if ident is not None:
             self.threads[ident] = th
         self.scheduler.add(th)
@@ -125,25 +123,26 @@ class Machine:
         horizon = self.scheduler.horizon()
         return self.sim.now if horizon is None else horizon
 
-    def thread_finished(self, th: HostThread) -> None:
-        """A host thread's function returned: it no longer holds the others back."""
-        self.log.append(T.ThreadEnded(th.clock, th.tid))
-        self.scheduler.finish(th)            # (joiners go on at once, at th's end)
-        proc = th.process
-        if proc is not self.main_process and all(t.finished for t in self.scheduler.threads if t.process is proc):
-            self.end_process(proc, th)
+    # -- optional features ---------------------------------------------------------------------
+    def feature(self, cls):
+        """This machine's state of an optional feature (pools, callbacks, faults, ...), made on
+        first use: ``cls(machine)``, which registers the feature's hooks (core/hooks.py)."""
+        state = self._features.get(cls)
+        if state is None:
+            state = self._features[cls] = cls(self)
+        return state
 
-    def end_process(self, proc: Process, last: HostThread) -> None:
-        """Process exit releases what the process still holds (memory, contexts)."""
-        from .devices import release_process
-        release_process(self, last, proc)
-        proc.ended = True
-        self.log.append(T.ProcessEnded(last.clock, proc.pid))
-        self.scheduler.changed()
+    def feature_in_use(self, cls):
+        """The feature's state if the program has used it (None: never made)."""
+        return self._features.get(cls)
 
     # -- handles and ids -------------------------------------------------------------------
     def new_handle(self) -> int:
         return next(self._handles)
+
+    def new_tid(self) -> int:
+        """A trace thread id (threads of the program, and the runtime's own host-function threads)."""
+        return next(self._tids)
 
     def new_task_id(self) -> int:
         return next(self._task_ids)
@@ -197,7 +196,7 @@ class Machine:
         return self.host.lookup(ptr)
 
     # -- streams -------------------------------------------------------------------------
-    def create_stream(self, ctx: Context, priority: int, flags: int = 0, is_default: bool = False,
+    def create_stream(self, ctx: Context, priority: int, is_default: bool = False,
                       label: str = "", t: int = 0) -> Stream:
         dev = self.devices[ctx.device]
         if not label and dev.live_streams >= self.profile.max_streams:
@@ -207,7 +206,7 @@ class Machine:
         if not self.profile.stream_priority_supported:
             priority = 0
         handle = self.new_handle()
-        stream = Stream(handle, dev.next_stream_id, ctx, priority, is_default, flags, label)
+        stream = Stream(handle, dev.next_stream_id, ctx, priority, is_default, label)
         dev.next_stream_id += 1
         if not label:
             dev.live_streams += 1
@@ -232,36 +231,31 @@ class Machine:
         return dev.sync_stream
 
     # -- submitting work ----------------------------------------------------------------------
-    def submit(self, th: HostThread, stream: Stream, kind: str, name: str, engine, *,
-               duration=0, effect=None, waits_on=None, nbytes=0, block_dim=0, event=None,
-               detail=(), access=()) -> Task:
-        """Queue a task on ``stream``; it reaches the device at the thread's current clock.
-
-        ``access`` lists the bytes the task touches, as (buffer, offset, nbytes, writes)
-        tuples, for the hazard checks (core/hazards.py).
-        """
-        if self.graphs.active:   # a capture is in progress: the task may be recorded instead (graph.py)
-            recorded = self.graphs.intercept(th, stream, kind, name, engine, duration, effect, waits_on,
-                                             nbytes, block_dim, event, detail, access)
-            if recorded is not None:
-                return recorded
+    def submit(self, th: HostThread, stream: Stream, task: Task):
+        """Queue ``task`` (made by the caller, not submitted yet) on ``stream``; it reaches the
+        device at the thread's current clock.  Returns it (or what an ``intercept`` hook made of it)."""
+        hooks = self.hooks
+        if hooks.intercept:               # e.g. a capture is active: the task may be recorded instead
+            for intercept in hooks.intercept:
+                taken = intercept(th, stream, task)
+                if taken is not None:
+                    return taken
         if stream.context.failure and stream.error_stop:    # (the first test is the cheap one)
             fail(stream.error_stop, "the context stopped on a failure (ACL_STOP_ON_FAILURE) and takes no new "
                  f"tasks: {stream.context.failure_message}; reset the device (or destroy the context) to go on")
-        task = Task(self.new_task_id(), kind, name, stream, engine, th.clock, duration, effect,
-                    waits_on, nbytes, block_dim, event)
-        prev = stream.last_task.id if stream.last_task is not None else 0
+        task.id = tid = next(self._task_ids)
+        task.stream, task.device, task.priority, task.submit_t = stream, stream.device, stream.priority, th.clock
+        prev = stream.last_task
         stream.queue.append(task)
         stream.last_task = task
-        th.call_tasks.append(task.id)
-        self.log.append((T.TASK_SUBMITTED, th.clock, task.id, stream.device, stream.handle, kind, name,
-                         engine.name if engine is not None else "", prev,
-                         waits_on.id if waits_on is not None else 0, nbytes, block_dim,
-                         event.handle if event is not None else 0, th.tid, th.call_seq, detail))
+        th.call_tasks.append(tid)
+        self.log.append(T.task_submitted_row(th, stream, task, prev))
         self.sim.submit(task)
-        hazards.submitted(self, th, stream, task, access)
-        if self.provenance is not None:
-            self.provenance.submitted(task, access)
+        self.hazards.task_submitted(th, stream, task)
+        if hooks.submitted:
+            for submitted in hooks.submitted:
+                submitted(th, stream, task)
+        task.access = ()                  # (the buffers it touched: nobody needs them any more)
         return task
 
     # -- time ---------------------------------------------------------------------------------
@@ -279,87 +273,33 @@ class Machine:
         finally:
             self._deadlines.pop(th.tid, None)
 
-    def block_until(self, th: HostThread, done, what: str, learns=()) -> None:
+    def block_until(self, th: HostThread, done, what: str, learns=(), limit=None, hopeless: int = 0) -> None:
         """Park ``th`` until ``done()`` holds on the device side, then wake it at that time.
 
         ``learns``: the streams (their work submitted so far) and tasks whose completion the
         thread knows of once the wait is over (the happens-before edges of core/hazards.py).
+        ``limit``: (deadline ns, code, message) of a call with its own timeout; otherwise the
+        one ``deadline`` gave, if any.  ``hopeless``: the code for a wait that can never end
+        (default: the event or stream sync timeout, after ``what``).
         """
         known = hazards.snapshot(self, learns) if learns else None
         if not done():
-            self._park(th, done, what)
+            self._park(th, done, what, limit, hopeless)
         if known:
             hazards.learned_clocks(self, th, known)
 
-    def _park(self, th: HostThread, done, what: str) -> None:
+    def _park(self, th: HostThread, done, what: str, limit, hopeless: int) -> None:
         th.call_blocked_from = th.clock
-        limit = self._deadlines.get(th.tid)
+        if limit is None:
+            given = self._deadlines.get(th.tid)
+            limit = None if given is None else (given[0], given[1], f"{what}: not finished within the timeout")
         outcome = self.scheduler.park(th, done, what, None if limit is None else limit[0])
         if outcome == "timeout":
-            fail(limit[1], f"{what}: not finished within the timeout")
+            fail(limit[1], limit[2])
         if outcome is not None:           # nothing can ever complete it: the wait would never end
-            fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT if "event" in what else ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+            fail(hopeless or (ACL_ERROR_RT_EVENT_SYNC_TIMEOUT if "event" in what else ACL_ERROR_RT_STREAM_SYNC_TIMEOUT),
                  outcome)
 
+use_factory(Machine)
 
-_current: Machine | None = None
-_current_lock = threading.Lock()
-_bound: dict[int, Machine] = {}     # thread ident -> the machine it runs on, whatever is current
-
-
-def peek_current() -> Machine | None:
-    """The calling thread's machine if one exists (no machine is created)."""
-    if _bound:
-        m = _bound.get(threading.get_ident())
-        if m is not None:
-            return m
-    return _current
-
-
-def current() -> Machine:
-    global _current
-    if _bound:
-        m = _bound.get(threading.get_ident())
-        if m is not None:
-            return m
-    if _current is None:
-        with _current_lock:
-            if _current is None:
-                _current = Machine()
-    return _current
-
-
-def configure(profile="ascend910b", device_count: int | None = None,
-              host_memory_budget: int | None = None) -> Machine:
-    """Start a fresh simulated machine and make it current."""
-    global _current
-    with _current_lock:
-        _current = Machine(profile, device_count, host_memory_budget)
-    return _current
-
-
-def is_bound(machine: Machine) -> bool:
-    """Is the calling OS thread bound to ``machine`` (see ``bound``)?"""
-    return bool(_bound) and _bound.get(threading.get_ident()) is machine
-
-
-@contextmanager
-def bound(machine: Machine):
-    """Run the calling OS thread on ``machine`` (a grader's run), whatever machine is current.
-
-    Threads that the program starts inside are bound to it too (core/threads.py), so work
-    left running after a grader has moved on never reaches the learner's own machine.
-    """
-    ident = threading.get_ident()
-    previous = _bound.get(ident)
-    _bound[ident] = machine
-    try:
-        yield machine
-    finally:
-        if previous is None:
-            _bound.pop(ident, None)
-        else:
-            _bound[ident] = previous
-
-
-__all__ = ["Machine", "Device", "current", "configure", "bound", "AclError"]
+__all__ = ["Machine", "Device", "current", "configure", "bound", "is_bound", "peek_current", "AclError"]

@@ -17,6 +17,8 @@ Copies (RT-API 11-03, RT-DG 02-01):
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import functools
 
 from . import constants as C
@@ -24,9 +26,12 @@ from . import hazards, peer
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_ADDR_UNALIGNED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, AclError, describe, fail)
-from .machine import Machine
 from .memory import check_span
-from .objects import HostThread
+from .tasks import Task
+
+if TYPE_CHECKING:
+    from .machine import Machine
+    from .objects import HostThread
 
 KIND_DIRECTIONS = {
     C.ACL_MEMCPY_HOST_TO_HOST: "H2H", C.ACL_MEMCPY_HOST_TO_DEVICE: "H2D",
@@ -208,9 +213,9 @@ def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
     if plan.peer:
         plan.device = _peer_queue_device(plan, ctx.device)
     th.clock += m.profile.host_costs.memcpy_sync_setup
-    task = m.submit(th, m.sync_stream(plan.device), "memcpy", "MEMCPY", plan.engine,
-                    duration=copy_duration(m, plan), effect=copy_effect(plan), nbytes=count,
-                    detail=_copy_detail(plan, kind), access=_copy_access(plan))
+    task = m.submit(th, m.sync_stream(plan.device), Task.new(
+        "memcpy", "MEMCPY", plan.engine, duration=copy_duration(m, plan), effect=copy_effect(plan), nbytes=count,
+        detail=_copy_detail(plan, kind), access=_copy_access(plan)))
     m.block_until(th, lambda: task.done, "aclrtMemcpy", learns=(task,))
     _report_blocking(task)
 
@@ -239,9 +244,9 @@ def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, st
     if plan.direction == "D2D" and not plan.peer and (dst % 64 or src % 64):
         fail(ACL_ERROR_RT_ADDR_UNALIGNED,
              "an on-device asynchronous copy needs 64-byte aligned source and destination addresses")
-    task = m.submit(th, stream, "memcpy", "MEMCPY_ASYNC", plan.engine, duration=copy_duration(m, plan),
-                    effect=copy_effect(plan), nbytes=count, detail=_copy_detail(plan, kind),
-                    access=_copy_access(plan))
+    task = m.submit(th, stream, Task.new(
+        "memcpy", "MEMCPY_ASYNC", plan.engine, duration=copy_duration(m, plan), effect=copy_effect(plan),
+        nbytes=count, detail=_copy_detail(plan, kind), access=_copy_access(plan)))
     if plan.pageable:
         m.block_until(th, lambda: task.done, "aclrtMemcpyAsync from pageable memory", learns=(task,))
 
@@ -280,9 +285,9 @@ def memset(m: Machine, th: HostThread, ptr, max_count, value, count) -> None:
         return
     m.current_context(th)
     th.clock += m.profile.host_costs.memcpy_sync_setup
-    task = m.submit(th, m.sync_stream(device), "memset", "MEMSET", m.devices[device].d2d,
-                    duration=_memset_duration(m, count), effect=fill, nbytes=count,
-                    access=((buf, ptr - buf.ptr, count, True),))
+    task = m.submit(th, m.sync_stream(device), Task.new(
+        "memset", "MEMSET", m.devices[device].d2d, duration=_memset_duration(m, count), effect=fill, nbytes=count,
+        access=((buf, ptr - buf.ptr, count, True),)))
     m.block_until(th, lambda: task.done, "aclrtMemset", learns=(task,))
     _report_blocking(task)
 
@@ -304,9 +309,9 @@ def memset_async(m: Machine, th: HostThread, ptr, max_count, value, count, strea
     if device is not None and device != stream.device:
         fail(ACL_ERROR_RT_PARAM_INVALID,
              f"the memory is on device {device}, but stream {stream.stream_id} runs on device {stream.device}")
-    m.submit(th, stream, "memset", "MEMSET_ASYNC", m.devices[stream.device].d2d,
-             duration=_memset_duration(m, count), effect=fill, nbytes=count,
-             access=((buf, ptr - buf.ptr, count, True),))
+    m.submit(th, stream, Task.new(
+        "memset", "MEMSET_ASYNC", m.devices[stream.device].d2d, duration=_memset_duration(m, count), effect=fill,
+        nbytes=count, access=((buf, ptr - buf.ptr, count, True),)))
 
 
 def _memset_duration(m: Machine, count: int) -> int:

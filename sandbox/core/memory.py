@@ -361,7 +361,16 @@ class DeviceMemory:
                 return
         raise AssertionError("block not inside a free range")
 
-    def _give_back(self, start: int, length: int) -> None:
+    def take_range(self, length: int, alignment: int) -> int | None:
+        """Reserve ``length`` free bytes at an ``alignment`` boundary (no allocation record: a
+        pool's segment); the start address, or None if no free range holds them."""
+        start = self._find(length, alignment)
+        if start is not None:
+            self._take(start, length)
+        return start
+
+    def give_back(self, start: int, length: int) -> None:
+        """Make [start, start+length) free again (a released allocation or pool segment)."""
         i = bisect.bisect_left(self.free_ranges, [start, 0])
         self.free_ranges.insert(i, [start, length])
         if i + 1 < len(self.free_ranges) and start + length == self.free_ranges[i + 1][0]:
@@ -394,7 +403,7 @@ class DeviceMemory:
                     "free the start address") if inside else "it was never allocated or is already freed"
             fail(ACL_ERROR_RT_MEMORY_FREE, f"aclrtFree: {ptr:#x} is not the start of a device allocation: {hint}")
         self.unmap(alloc)
-        self._give_back(alloc.block, alloc.reserved)
+        self.give_back(alloc.block, alloc.reserved)
         alloc.freed = True
         return alloc
 

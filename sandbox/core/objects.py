@@ -79,14 +79,13 @@ class Context:
 
 class Stream:
     def __init__(self, handle: int, stream_id: int, context: Context, priority: int,
-                 is_default: bool, flags: int = 0, label: str = ""):
+                 is_default: bool, label: str = ""):
         self.handle = handle
         self.stream_id = stream_id
         self.context = context
         self.device = context.device
         self.priority = priority
         self.is_default = is_default
-        self.flags = flags
         self.label = label
         self.queue: deque = deque()       # tasks not finished yet, head first
         self.last_task = None             # most recently submitted task (event snapshots)
@@ -94,6 +93,7 @@ class Stream:
         self.pending_error = 0            # first device error not yet reported by a sync
         self.pending_message = ""
         self.failure_mode_set = False     # aclrtSetStreamFailureMode may be called once per stream
+        self.capture = None               # the model run instance it records into (core/graph.py)
         self.alive = True
 
     @property

@@ -54,8 +54,8 @@ TOPOLOGY_BITS = {"hccs": C.ACL_RT_DEVS_TOPOLOGY_HCCS, "pcie": C.ACL_RT_DEVS_TOPO
 class PeerState:
     """One machine's peer links and, per process, the enabled directions."""
 
-    def __init__(self, profile):
-        self.profile = profile
+    def __init__(self, m):
+        self.profile = m.profile
         self.fabric = LinkFabric()
         self.enabled: set[tuple[int, int, int]] = set()     # (pid, source device, peer device)
         self._paths: dict[tuple[int, int], SharedLink] = {}
@@ -82,10 +82,7 @@ class PeerState:
 
 def state(m) -> PeerState:
     """The machine's peer state (made on first use, so a machine without peers pays nothing)."""
-    st = m.peer_state
-    if st is None:
-        st = m.peer_state = PeerState(m.profile)
-    return st
+    return m.feature(PeerState)
 
 
 def _not_supported(m, what: str) -> None:

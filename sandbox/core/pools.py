@@ -53,6 +53,7 @@ from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_MEMORY_ALLOCATION,
                      ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, describe, fail)
 from .memory import HUGE_PAGE, DeviceAllocation, align_up
+from .tasks import Task
 
 ON, OFF = 1, 2
 REUSE_ATTRS = (C.ACL_RT_MEM_POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES, C.ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC,
@@ -100,16 +101,17 @@ class Pool:
 
 
 class PoolState:
-    def __init__(self):
+    """One machine's pools; made with the first pool, when the hooks below start to matter."""
+
+    def __init__(self, m):
         self.pools: dict[int, Pool] = {}
         self.blocks: dict[int, tuple[Pool, Block]] = {}     # live block ptr -> (pool, block)
+        m.hooks.add("after_sync", lambda th, sync: sync_point(m, th, sync.device))
+        m.hooks.add("process_ending", lambda th, proc: release_process(m, th, proc))
 
 
 def state(m) -> PoolState:
-    st = m.pool_state
-    if st is None:
-        st = m.pool_state = PoolState()
-    return st
+    return m.feature(PoolState)
 
 
 def _pool(m, handle) -> Pool:
@@ -203,9 +205,7 @@ def _destroy(m, th, pool: Pool) -> None:
 
 def release_process(m, th, proc) -> None:
     """Process exit: its pools go with it."""
-    st = m.pool_state
-    if st is None:
-        return
+    st = state(m)
     for handle in sorted(h for h, p in st.pools.items() if p.pid == proc.pid):
         _destroy(m, th, st.pools[handle])
 
@@ -220,12 +220,11 @@ def _grow(m, th, pool: Pool, need: int) -> None:
              f"{pool.reserved} bytes ({pool.used} in use) and needs a {length}-byte segment more; free blocks with "
              "aclrtMemPoolFreeAsync, or trim the pool (aclrtMemPoolTrimTo) so that free segments go back")
     mem = m.devices[pool.device].memory
-    start = mem._find(length, HUGE_PAGE)
+    start = mem.take_range(length, HUGE_PAGE)
     if start is None:
         fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
              f"out of device memory on device {pool.device}: {pool.label} needs a {length}-byte segment, "
              f"{mem.free_bytes('huge')} bytes are free in whole 2 MiB pages")
-    mem._take(start, length)
     pool.segments[start] = length
     pool.fresh.append([start, length])
     pool.fresh.sort()
@@ -251,7 +250,7 @@ def _release_segment(m, th, pool: Pool, start: int) -> None:
     pool.fresh = [r for r in pool.fresh if not start <= r[0] < end]
     pool.freed = [b for b in pool.freed if not start <= b.ptr < end]
     pool.reserved -= length
-    m.devices[pool.device].memory._give_back(start, length)
+    m.devices[pool.device].memory.give_back(start, length)
     m.log.append(T.MemFreed(th.clock, pool.device, start))
 
 
@@ -266,8 +265,8 @@ def _shrink_to(m, th, pool: Pool, keep: int) -> None:
 
 def sync_point(m, th, device: int) -> None:
     """A synchronize on ``device``: pools above their release threshold give free memory back."""
-    st = m.pool_state
-    if st is None or not st.pools:
+    st = state(m)
+    if not st.pools:
         return
     for handle in sorted(st.pools):
         pool = st.pools[handle]
@@ -360,8 +359,8 @@ def malloc_async(m, th, size: int, handle, stream_handle) -> int:
     def in_use():
         pool.used += need
         pool.used_high = max(pool.used_high, pool.used)
-    task = m.submit(th, stream, "mem_pool", "MEM_POOL_MALLOC", None, effect=in_use, waits_on=wait,
-                    detail=(("pool", pool.handle), ("ptr", ptr), ("size", size)))
+    task = m.submit(th, stream, Task.new("mem_pool", "MEM_POOL_MALLOC", effect=in_use, waits_on=wait,
+                                         detail=(("pool", pool.handle), ("ptr", ptr), ("size", size))))
     m.log.append(T.PoolBlockAllocated(th.clock, pool.handle, pool.device, ptr, size, need, stream.handle, task.id,
                                       reused))
     return ptr
@@ -390,8 +389,8 @@ def free_async(m, th, ptr: int, stream_handle) -> None:
         pool.used -= block.size
         alloc.freed = True
         m.devices[pool.device].memory.unmap(alloc)
-    task = m.submit(th, stream, "mem_pool", "MEM_POOL_FREE", None, effect=back_to_pool,
-                    detail=(("pool", pool.handle), ("ptr", ptr)))
+    task = m.submit(th, stream, Task.new("mem_pool", "MEM_POOL_FREE", effect=back_to_pool,
+                                         detail=(("pool", pool.handle), ("ptr", ptr))))
     del st.blocks[ptr]
     del pool.live[ptr]
     block.stream, block.free_task, block.alloc = stream, task, None

@@ -3,13 +3,39 @@
 ``spawn_process(fn, *args)`` runs ``fn`` on a new host thread that belongs to a new
 process: its own acl.init, contexts and default contexts, sharing the devices (and so
 their cores and DMA engines) with every other process.  It shows up as its own process in
-the trace.  When its last thread ends, what it still holds is released, as at exit.
+the trace.  When its last thread ends, what it still holds is released, as at exit
+(``thread_finished``).
 """
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
-from .machine import current
+from . import trace as T
+from .binding import current
+from .devices import release_process
+
+if TYPE_CHECKING:
+    from .machine import Machine
+    from .objects import HostThread, Process
+
+
+def thread_finished(m: Machine, th: HostThread) -> None:
+    """A host thread's function returned: it no longer holds the others back; the last
+    thread of a spawned process ends the process."""
+    m.log.append(T.ThreadEnded(th.clock, th.tid))
+    m.scheduler.finish(th)            # (joiners go on at once, at th's end)
+    proc = th.process
+    if proc is not m.main_process and all(t.finished for t in m.scheduler.threads if t.process is proc):
+        end_process(m, proc, th)
+
+
+def end_process(m: Machine, proc: Process, last: HostThread) -> None:
+    """Process exit releases what the process still holds (memory, contexts)."""
+    release_process(m, last, proc)
+    proc.ended = True
+    m.log.append(T.ProcessEnded(last.clock, proc.pid))
+    m.scheduler.changed()
 
 
 class SimProcess:

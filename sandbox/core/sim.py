@@ -14,20 +14,19 @@ from __future__ import annotations
 
 import heapq
 
-from .trace import TASK_FINISHED, TASK_STARTED, TraceLog
+from .trace import TraceLog, task_finished_row, task_started_row
 
 ARRIVE, FINISH = 0, 1
 
 
 class Simulator:
-    def __init__(self, log: TraceLog):
+    def __init__(self, log: TraceLog, hooks):
         self.now = 0
         self.log = log
+        self.hooks = hooks                # task_fault, task_finished (core/hooks.py)
         self._heap: list = []
         self._seq = 0
         self.running_tasks = 0
-        self.fault_check = None           # task -> (code, message) | None: injected faults (core/faults.py)
-        self.finish_hook = None           # (task, status) -> None after a task's effect (teach/provenance.py)
 
     # -- scheduling ---------------------------------------------------------------------
     def _push(self, t: int, action: int, task, version: int = 0) -> None:
@@ -80,7 +79,10 @@ class Simulator:
         """The task is at the head of its stream and submitted: check its event dependency."""
         dep = task.waits_on
         if dep is not None and not dep.done:
-            dep.waiters.append(task)
+            if dep.waiters is None:
+                dep.waiters = [task]
+            else:
+                dep.waiters.append(task)
             return
         self._ready(task)
 
@@ -91,8 +93,7 @@ class Simulator:
         engine = task.engine
         if engine is None:
             self._push(self.now, FINISH, task)
-            task.start_t = self.now
-            self.log.append((TASK_STARTED, self.now, task.id))
+            self.log.append(task_started_row(self.now, task.id))
             return
         if engine.start_at_once(task):
             self._start(task, engine)
@@ -106,9 +107,9 @@ class Simulator:
 
     def _start(self, task, engine) -> None:
         """``task`` got room on ``engine``: it runs from now."""
-        now = task.start_t = self.now
+        now = self.now
         self.running_tasks += 1
-        self.log.append((TASK_STARTED, now, task.id, task.cores))
+        self.log.append(task_started_row(now, task.id, task.cores))
         if engine.shared:                         # bandwidth shared: the engine says when it ends
             self.reschedule(engine.begin(task, now))
             return
@@ -122,11 +123,12 @@ class Simulator:
         task.end_t = now
         stream = task.stream
         status, message = 0, ""
+        hooks = self.hooks
         if stream.context.failure and stream.error_stop:
             status = stream.error_stop            # stop-on-failure: later tasks are discarded
             message = ("discarded: the context stopped on an earlier failure (ACL_STOP_ON_FAILURE): "
                        + stream.context.failure_message)
-        elif self.fault_check is not None and (fault := self.fault_check(task)):
+        elif hooks.task_fault and (fault := _fault(hooks.task_fault, task)):
             status, message = fault               # an injected fault: the data effect does not happen
         elif task.effect is not None:
             outcome = task.effect()
@@ -135,8 +137,9 @@ class Simulator:
             elif outcome:
                 status = outcome
         task.effect = None                        # done with: frees the buffers and views it held
-        if self.finish_hook is not None:
-            self.finish_hook(task, status)
+        if hooks.task_finished:
+            for finished in hooks.task_finished:
+                finished(task, status)
         task.status = status
         task.done = True
         if status:
@@ -147,7 +150,7 @@ class Simulator:
             engine.release(task)
             if engine.shared:
                 self.reschedule(engine.end(task, now))
-        self.log.append((TASK_FINISHED, now, task.id, status))
+        self.log.append(task_finished_row(now, task.id, status))
         queue = stream.queue
         queue.popleft()
         if queue:
@@ -159,6 +162,15 @@ class Simulator:
         if task.waiters:
             for waiter in task.waiters:
                 self._ready(waiter)
-            task.waiters = []
+            task.waiters = None
         if engine is not None and engine.waiting:
             self._start_waiting(engine)
+
+
+def _fault(checks, task):
+    """The first (code, message) a ``task_fault`` hook gives ``task``, or None."""
+    for check in checks:
+        fault = check(task)
+        if fault:
+            return fault
+    return None

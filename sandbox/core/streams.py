@@ -7,20 +7,26 @@ not support priorities ignore it).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import constants as C
-from . import hazards, pools
-from .devices import report_stream_error
+from . import hazards
+from .sync import Sync
+from .sync import synchronize as synchronize_on
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, fail
-from .machine import Machine
-from .objects import HostThread
+
+if TYPE_CHECKING:
+    from .machine import Machine
+    from .objects import HostThread
 
 LOWEST_PRIORITY = 7
 
 
 def create(m: Machine, th: HostThread, priority: int = 0, flags: int = 0) -> int:
+    """``flags`` (ACL_STREAM_FAST_LAUNCH, ...) change nothing here: every stream behaves the same."""
     ctx = m.current_context(th)
     priority = min(max(priority, 0), LOWEST_PRIORITY)
-    stream = m.create_stream(ctx, priority, flags, t=th.clock)
+    stream = m.create_stream(ctx, priority, t=th.clock)
     ctx.streams[stream.handle] = stream
     return stream.handle
 
@@ -40,11 +46,8 @@ def destroy(m: Machine, th: HostThread, handle) -> None:
 
 def synchronize(m: Machine, th: HostThread, handle) -> None:
     stream = m.stream(th, handle, check_context=False)
-    m.graphs.refuse_stream_sync(stream, "aclrtSynchronizeStream")
-    m.block_until(th, lambda: stream.idle, f"synchronizing stream {stream.stream_id}", learns=(stream,))
-    th.clock += m.profile.host_costs.synchronize
-    pools.sync_point(m, th, stream.device)
-    report_stream_error(stream)
+    sync = Sync("aclrtSynchronizeStream", f"synchronizing stream {stream.stream_id}", stream.device, stream=stream)
+    synchronize_on(m, th, sync, lambda: stream.idle, learns=(stream,), report=(stream,))
 
 
 def query(m: Machine, th: HostThread, handle) -> int:

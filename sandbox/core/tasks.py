@@ -1,5 +1,9 @@
 """Device tasks: what a stream holds, and what an engine runs.
 
+A runtime call describes the device work it wants as a ``Task`` (its specification: kind,
+engine, duration, effect, ...); ``Machine.submit`` puts it on a stream (or a capture records
+it instead, core/graph.py).
+
 A task is ready when (1) the host has submitted it (``submit_t`` reached), (2) every task
 before it in its stream is done, and (3) the event snapshot it waits on (``waits_on``) is
 done.  Then it queues for its engine.  Its data effect runs at its completion time.
@@ -8,39 +12,79 @@ from __future__ import annotations
 
 from typing import Callable
 
+_new_object = object.__new__
+
+# Every kind of task, and who submits it (TaskSubmitted.kind, TaskCaptured.kind).
+KINDS = {
+    "kernel": "a kernel launch on the AI Core pool (core/kernels.py)",
+    "memcpy": "a copy on a DMA engine or a peer link (core/memops.py)",
+    "memset": "a memset on the device's D2D DMA engine (core/memops.py)",
+    "event_record": "an event's snapshot marker, no engine (core/events.py)",
+    "event_wait": "a wait for an event's snapshot, no engine (core/events.py; graph launches)",
+    "event_reset": "an event reset, no engine (core/events.py)",
+    "mem_pool": "a stream-ordered pool allocation or free, no engine (core/pools.py)",
+    "callback": "aclrtLaunchCallback, delivered to the subscribed thread (core/callbacks.py)",
+    "host_func": "aclrtLaunchHostFunc, run by the runtime's own thread (core/callbacks.py)",
+}
+
 
 class Task:
-    __slots__ = ("id", "kind", "name", "stream", "device", "engine", "submit_t", "waits_on",
-                 "priority", "ready_t", "start_t", "end_t", "done", "status", "waiters",
-                 "duration", "effect", "cores", "block_dim", "nbytes", "event", "order", "version", "vc")
+    """One device task: first what a runtime call asks for (its specification: ``Task.new``'s
+    arguments), then, once ``Machine.submit`` has put it on a stream, its life on the device.
 
-    def __init__(self, tid: int, kind: str, name: str, stream, engine, submit_t: int,
-                 duration: Callable[[int], int] | int = 0, effect: Callable[[], int | None] | None = None,
-                 waits_on: "Task | None" = None, nbytes: int = 0, block_dim: int = 0, event=None):
-        self.id = tid
+    ``kind``: one of KINDS; ``engine``: what it occupies (None: nothing, it completes when
+    reached); ``duration``: ns, or a function of the AI cores it got; ``effect``: runs at
+    completion and may return an error code (or (code, message)); ``waits_on``: the task of
+    an event snapshot it waits for; ``event``: the event it records, waits on or resets;
+    ``detail``: (name, value) pairs for the trace; ``access``: the bytes it touches as
+    (buffer, offset, nbytes, writes), for the hazard checks (core/hazards.py; dropped once
+    submitted).  ``Machine.submit`` sets ``id``, ``stream``, ``device``, ``submit_t`` and
+    ``priority``; a task not submitted (a graph's recorded one) has none of them.
+    """
+    __slots__ = ("kind", "name", "engine", "duration", "effect", "waits_on", "nbytes", "block_dim", "event",
+                 "detail", "access",
+                 "id", "stream", "device", "submit_t", "priority", "ready_t", "end_t", "done", "status", "waiters",
+                 "cores", "version", "vc")
+    capture = None                  # a submitted task belongs to no capture (a graph's Recorded does)
+
+    @staticmethod
+    def new(kind: str, name: str, engine=None, duration: Callable[[int], int] | int = 0,
+            effect: Callable[[], object] | None = None, waits_on: Task | None = None, nbytes: int = 0,
+            block_dim: int = 0, event=None, detail: tuple = (), access: tuple = ()) -> Task:
+        """A task as a runtime call specifies it, not submitted yet.  (A function, not
+        ``__init__``: Python passes keyword arguments to a class through a dict, to a
+        function without one, and this runs for every task.)"""
+        self = _new_object(Task)
         self.kind = kind
         self.name = name
-        self.stream = stream
-        self.device = stream.device
         self.engine = engine
-        self.submit_t = submit_t
+        self.duration = duration
+        self.effect = effect
         self.waits_on = waits_on
-        self.priority = stream.priority
+        self.nbytes = nbytes
+        self.block_dim = block_dim
+        self.event = event
+        self.detail = detail
+        self.access = access
         self.ready_t = -1
-        self.start_t = -1
         self.end_t = -1
         self.done = False
         self.status = 0
-        self.waiters: list[Task] = []
-        self.duration = duration      # ns, or a function of the cores the task got
-        self.effect = effect          # runs at completion; may return an error code
+        self.waiters = None           # tasks whose event wait it completes (a list once there is one)
         self.cores = 0
-        self.block_dim = block_dim
-        self.nbytes = nbytes
-        self.event = event
-        self.order = tid
         self.version = 0              # bumped when a shared engine moves the task's finish time
         self.vc = None                # happens-before clock (core/hazards.py)
+        return self
+
+    def copy(self, **changes) -> Task:
+        """A new task, not submitted, with this one's specification (some fields changed)."""
+        spec = {name: getattr(self, name) for name in SPEC_FIELDS}
+        spec.update(changes)
+        return Task.new(**spec)
 
     def __repr__(self) -> str:
-        return f"<Task {self.id} {self.kind} {self.name!r} {'done' if self.done else 'pending'}>"
+        state = "done" if self.done else "pending" if hasattr(self, "id") else "not submitted"
+        return f"<Task {getattr(self, 'id', '-')} {self.kind} {self.name!r} {state}>"
+
+
+SPEC_FIELDS = Task.__slots__[:11]

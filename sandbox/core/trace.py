@@ -139,7 +139,8 @@ class ApiCall:
 class TaskSubmitted:
     """A task entered a stream's queue (it arrives on the device at ``t``).
 
-    kind: "kernel", "memcpy", "memset", "event_record", "event_wait", "event_reset".
+    kind: one of ``core.tasks.KINDS`` ("kernel", "memcpy", "memset", "event_record",
+    "event_wait", "event_reset", "mem_pool", "callback", "host_func").
     engine: the engine it will occupy ("AI Core", "DMA H2D", "DMA D2H", "DMA D2D",
     "Peer link 0->1", ...) or "" for tasks that need none (event record/wait).
     ``prev_task`` is the task before it in the same stream (0 if none);
@@ -167,7 +168,6 @@ class TaskStarted:
     t: int
     task: int
     cores: int = 0             # AI cores occupied (kernels)
-    lane: int = 0              # engine lane (0 for single-lane engines)
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -227,14 +227,47 @@ class Note:
 # object to make, and Python's garbage collector stops scanning a tuple of plain values, which
 # matters once a log holds a million of them.  Rows nest at most one tuple deep (a call's
 # arguments come flat: name, value, name, value ...), so that the collector lets go of them
-# before they reach its oldest generation.  Nobody reads a row: ``TraceLog.records`` turns
-# new rows into their records the first time it is read.
+# before they reach its oldest generation.  Writers make rows with the builders below, which
+# take the record's fields by name and keep them in the record's order; nobody reads a row:
+# ``TraceLog.records`` turns new rows into their records the first time it is read.
 def _api_call(start, end, tid, pid, name, ret, flat_args, *rest) -> ApiCall:
     return ApiCall(start, end, tid, pid, name, ret, tuple(zip(flat_args[::2], flat_args[1::2])), *rest)
 
 
 ROW_TYPES = (_api_call, TaskSubmitted, TaskStarted, TaskFinished)
 API_CALL, TASK_SUBMITTED, TASK_STARTED, TASK_FINISHED = range(len(ROW_TYPES))
+
+
+def task_submitted_row(th, stream, task, prev) -> tuple:
+    """The compact row of a TaskSubmitted record for ``task``, just queued on ``stream`` by host
+    thread ``th`` after ``prev`` (None: first of the stream).  Field by field, in the record's order:"""
+    engine, waits_on, event = task.engine, task.waits_on, task.event
+    return (TASK_SUBMITTED,
+            th.clock,                                       # t
+            task.id,                                        # task
+            stream.device,                                  # device
+            stream.handle,                                  # stream
+            task.kind,                                      # kind
+            task.name,                                      # name
+            engine.name if engine is not None else "",      # engine
+            prev.id if prev is not None else 0,             # prev_task
+            waits_on.id if waits_on is not None else 0,     # waits_on
+            task.nbytes,                                    # nbytes
+            task.block_dim,                                 # block_dim
+            event.handle if event is not None else 0,       # event
+            th.tid,                                         # tid
+            th.call_seq,                                    # api_seq
+            task.detail)                                    # detail
+
+
+def task_started_row(t, task, cores=0) -> tuple:
+    """The compact row of a TaskStarted record."""
+    return (TASK_STARTED, t, task, cores)
+
+
+def task_finished_row(t, task, status) -> tuple:
+    """The compact row of a TaskFinished record."""
+    return (TASK_FINISHED, t, task, status)
 
 
 class TraceLog:

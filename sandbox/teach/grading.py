@@ -29,11 +29,12 @@ from typing import Callable, Iterable
 import numpy as np
 
 from sandbox import i18n
-from sandbox.core import machine as machine_module
+from sandbox.core import binding
 from sandbox.core import trace as tr
 from sandbox.core.errors import RunAborted
 from sandbox.core.machine import Machine, bound
-from sandbox.core.threads import _original_join
+from sandbox.core.patches import _original_join
+from sandbox.core.processes import thread_finished
 
 from .checks import FAIL, PASS, Check, check_no_errors, check_no_hazards
 from .provenance import KERNEL, ORIGIN_WORDS, Recorder
@@ -294,7 +295,7 @@ def _run(m: Machine, exercise: Exercise, solution, inputs: dict, outcome: _Outco
                     th = m.current_thread()
                     outcome.end = th.clock
                     outcome.unjoined = [t.name for t in m.scheduler.threads if not t.finished and t is not th]
-                    m.thread_finished(th)     # the device side runs to the end of what was queued
+                    thread_finished(m, th)     # the device side runs to the end of what was queued
             except BaseException:             # noqa: BLE001 - the run was aborted mid-way
                 pass
             outcome.finished = True
@@ -315,9 +316,8 @@ def check(exercise_id: str, solution) -> Grade:
                             f"pass the function itself: sandbox.teach.check({exercise.id!r}, solution)")])
     inputs = exercise.inputs(_rng(exercise.id))
     m = Machine(exercise.profile, exercise.devices)
-    m.provenance = Recorder(m.sim)
-    m.sim.finish_hook = m.provenance.finished
-    learner_machine = machine_module._current
+    recorder = Recorder.attach(m)
+    learner_machine = binding._current
     outcome = _Outcome()
     worker = threading.Thread(target=_run, args=(m, exercise, solution, inputs, outcome),
                               name="main", daemon=True)
@@ -351,9 +351,9 @@ def check(exercise_id: str, solution) -> Grade:
             raise
         finally:
             threading.excepthook = learner_hook
-            configured = machine_module._current is not learner_machine
-            machine_module._current = learner_machine
-    run = Run(exercise, inputs, m, m.provenance, outcome.result, outcome.start,
+            configured = binding._current is not learner_machine
+            binding._current = learner_machine
+    run = Run(exercise, inputs, m, recorder, outcome.result, outcome.start,
               max(outcome.end, m.sim.now) if outcome.finished else m.sim.now)
     with m.lock:
         m.log.append(tr.Note(run.end, outcome.tid, END))

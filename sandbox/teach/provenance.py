@@ -118,7 +118,16 @@ class Landing:
 
 
 class Recorder:
-    """Told of every submitted and finished task on a graded machine (Machine.provenance)."""
+    """Told of every submitted and finished task on a graded machine, through the machine's
+    ``submitted`` and ``task_finished`` hooks (core/hooks.py)."""
+
+    @classmethod
+    def attach(cls, m) -> "Recorder":
+        """A recorder of machine ``m``'s tasks from now on."""
+        recorder = cls(m.sim)
+        m.hooks.add("submitted", recorder.task_submitted)
+        m.hooks.add("task_finished", recorder.finished)
+        return recorder
 
     def __init__(self, sim):
         self.sim = sim
@@ -135,9 +144,9 @@ class Recorder:
             self.origins[id(buf)] = entry
         return entry[1]
 
-    def submitted(self, task, access) -> None:
-        if access:
-            self.pending[task.id] = tuple(access)
+    def task_submitted(self, th, stream, task) -> None:
+        if task.access:
+            self.pending[task.id] = tuple(task.access)
 
     def finished(self, task, status: int) -> None:
         access = self.pending.pop(task.id, None)

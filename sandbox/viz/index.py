@@ -31,7 +31,6 @@ class Task:
     start: int | None
     end: int | None
     cores: int
-    lane: int
     status: int
     detail: tuple
 
@@ -255,7 +254,7 @@ def build_index(log) -> Index:
             n, s.device, s.stream, s.kind, s.name, s.engine, s.prev_task, s.waits_on,
             s.event, s.nbytes, s.block_dim, s.tid, s.api_seq, s.t,
             st.t if st else None, fi.t if fi else None,
-            st.cores if st else 0, st.lane if st else 0, fi.status if fi else 0, s.detail)
+            st.cores if st else 0, fi.status if fi else 0, s.detail)
         if s.stream not in ix.streams:
             ix.streams[s.stream] = StreamInfo(s.stream, s.stream, s.device, 0, False, s.t, None)
 

@@ -103,7 +103,7 @@ def two_stream_log() -> tr.TraceLog:
     copy(7, 31000, 3, "DMA D2H", d2h, 6, 720000, 920000)
     log.append(tr.Note(33000, 1, "all work queued"))
     for n, start, _end, cores in sorted(runs, key=lambda r: (r[1], r[0])):
-        log.append(tr.TaskStarted(start, n, cores, 0))
+        log.append(tr.TaskStarted(start, n, cores))
     for n, _start, end, _cores in sorted(runs, key=lambda r: (r[2], r[0])):
         log.append(tr.TaskFinished(end, n, 0))
     call(33000, 920500, "aclrtSynchronizeStream", [("stream", 3)], blocked_from=34000)
@@ -164,7 +164,7 @@ def synthetic_log(n_tasks: int, streams: int = 4, devices: int = 1, seed: int = 
                                     4096 if kind == "memcpy" else 0,
                                     8 if kind == "kernel" else 0, 0, 1, n, ()))
     for n, start, end in records:
-        log.append(tr.TaskStarted(start, n, 8, 0))
+        log.append(tr.TaskStarted(start, n, 8))
         log.append(tr.TaskFinished(end, n, 0))
     return _ordered(log)
 

@@ -6,6 +6,7 @@ stays a pure function of the log it is given.
 """
 from __future__ import annotations
 
+from sandbox.core.binding import current
 from sandbox.export.chrome_trace import export_trace as _export
 from sandbox.viz.index import build_index
 from sandbox.viz.picture import Picture, Text
@@ -20,8 +21,7 @@ from sandbox.widgets.stepper import StepThrough
 
 def current_log():
     """The trace log of the machine the learner's calls run on."""
-    import sandbox
-    return sandbox.trace()
+    return current().log
 
 
 def _log(log):

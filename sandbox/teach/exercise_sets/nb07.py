@@ -76,10 +76,7 @@ class Summariser:
 def _user_code(m) -> tuple[str, int]:
     """What learner code the runtime is running right now ("callback", "host_func", ...) and on
     which trace thread: ("", 0) outside any."""
-    if hasattr(m, "user_code"):
-        return m.user_code or "", m.user_code_tid
-    st = m.callback_state                           # older machines kept it on the callback state
-    return (getattr(st, "busy", "") or "", getattr(st, "busy_tid", 0)) if st is not None else ("", 0)
+    return m.user_code or "", m.user_code_tid
 
 
 def prepare(inputs: dict) -> dict:

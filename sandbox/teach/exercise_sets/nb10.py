@@ -28,6 +28,7 @@ import numpy as np
 import sandbox
 from sandbox import acl
 from sandbox.core.machine import Machine, bound
+from sandbox.core.processes import thread_finished
 from sandbox.profiles import get_profile
 from sandbox.teach.checks import (SYNC_CALLS, Check, check_bytes, check_devices_together, check_equal,
                                   check_overlap, check_peak_memory, sync_calls)
@@ -116,7 +117,7 @@ def run_baseline(x: np.ndarray):
         result = baseline_program(x)
         with m.lock:
             th = m.current_thread()
-            m.thread_finished(th)
+            thread_finished(m, th)
     return build_index(m.log), result
 
 

@@ -1,0 +1,49 @@
+"""The seam between the machine and its optional features: every hook, and when it fires.
+
+Graph capture, pools, faults, callbacks, peer links and the grader's recorder plug into a
+machine only here (hazards too, but they are always on: ``Machine.hazards``).  A feature registers its functions when it is first used
+(``Machine.feature`` makes its state then), so a program that never captures a graph or
+injects a fault pays nothing for them: the machine tests a hook list, finds it empty and
+goes on.  Each list holds plain functions, called in registration order.
+
+* ``intercept(th, stream, task)`` -- in ``Machine.submit``, before anything else, with the
+  task not submitted yet: may refuse the submission (raise through ``fail``) or take it
+  (return what stands for the task, e.g. a captured ``Recorded``); None lets it go on.  Graph capture, while a capture
+  is active.
+* ``submitted(th, stream, task)`` -- in ``Machine.submit``, once the task is in its
+  stream's queue, in the trace and has its happens-before clock (hazards are not optional:
+  the machine calls ``Checker.task_submitted`` itself).  ``task.access`` still holds the
+  bytes it touches.  The grader's recorder.
+* ``before_sync(th, sync)`` -- in ``sync.synchronize``, before the wait: may refuse it
+  (graph capture: 107041, and the capture is invalidated).
+* ``after_sync(th, sync)`` -- in ``sync.synchronize``, after the wait and its cost, before
+  device errors are reported.  Pools give memory above their threshold back.
+* ``task_fault(task)`` -- in the simulator, when a task completes, before its data effect:
+  (code, message) fails the task, the effect does not run.  Injected faults.
+* ``task_finished(task, status)`` -- in the simulator, after a task's effect (or its
+  failure), before the tasks waiting on it go on.  The grader's recorder.
+* ``process_ending(th, process)`` -- when a process ends (its last thread ended), before its
+  contexts and memory are released.  Pools destroy the process's pools.
+
+``Scheduler.hints`` (core/threads.py) is the one hook outside: why a parked thread's wait
+can never end (callbacks: BLOCK callbacks nobody runs).
+"""
+from __future__ import annotations
+
+
+class Hooks:
+    """One machine's registered hook functions (see the module docstring)."""
+    __slots__ = ("intercept", "submitted", "before_sync", "after_sync", "task_fault", "task_finished",
+                 "process_ending")
+
+    def __init__(self):
+        for name in self.__slots__:
+            setattr(self, name, [])
+
+    def add(self, name: str, fn) -> None:
+        getattr(self, name).append(fn)
+
+    def remove(self, name: str, fn) -> None:
+        hooks = getattr(self, name)
+        if fn in hooks:
+            hooks.remove(fn)
