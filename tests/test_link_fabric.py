@@ -121,7 +121,7 @@ def test_copies_on_a_shared_link_never_queue_they_start_at_once_and_share():
     a = rig.submit(rig.stream(), path, at=0, nbytes=1000)
     b = rig.submit(rig.stream(), path, at=0, nbytes=1000)
     rig.run()
-    assert (a.start_t, b.start_t) == (0, 0)
+    assert (rig.start(a), rig.start(b)) == (0, 0)
     assert (a.end_t, b.end_t) == (2100, 2100)                            # 100 start-up, then 2000 bytes at 1
 
 

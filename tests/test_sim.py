@@ -15,7 +15,7 @@ def test_a_task_on_an_idle_engine_starts_when_submitted_and_ends_its_duration_la
     rig, dma = Rig(), Engine("DMA H2D", 0)
     task = rig.submit(rig.stream(), dma, at=100, duration=1000)
     rig.run()
-    assert (task.ready_t, task.start_t, task.end_t, task.done) == (100, 100, 1100, True)
+    assert (task.ready_t, rig.start(task), task.end_t, task.done) == (100, 100, 1100, True)
     assert (rig.started(task), rig.finished(task)) == ([100], [1100])
 
 
@@ -26,7 +26,7 @@ def test_a_streams_tasks_run_in_order_even_on_different_engines():
     first = rig.submit(s, Engine("DMA H2D", 0), at=0, duration=1000)
     second = rig.submit(s, Engine("DMA D2H", 0), at=0, duration=500)
     rig.run()
-    assert (first.end_t, second.start_t, second.end_t) == (1000, 1000, 1500)
+    assert (first.end_t, rig.start(second), second.end_t) == (1000, 1000, 1500)
 
 
 def test_a_task_submitted_after_its_predecessor_finished_starts_at_its_submission():
@@ -36,7 +36,7 @@ def test_a_task_submitted_after_its_predecessor_finished_starts_at_its_submissio
     rig.submit(s, Engine("DMA H2D", 0), at=0, duration=1000)
     late = rig.submit(s, Engine("DMA H2D", 0), at=5000, duration=10)
     rig.run()
-    assert late.start_t == 5000
+    assert rig.start(late) == 5000
 
 
 def test_events_before_the_horizon_run_and_events_at_the_horizon_wait():
@@ -65,7 +65,7 @@ def test_a_task_submitted_behind_the_device_clock_arrives_at_the_device_clock_no
     rig.run(1000)
     task = rig.submit(rig.stream(), Engine("DMA H2D", 0), at=400, duration=10)
     rig.run()
-    assert (task.ready_t, task.start_t) == (1000, 1000)
+    assert (task.ready_t, rig.start(task)) == (1000, 1000)
 
 
 def test_tasks_of_different_streams_queue_for_one_engine_and_run_one_at_a_time():
@@ -74,7 +74,7 @@ def test_tasks_of_different_streams_queue_for_one_engine_and_run_one_at_a_time()
     a = rig.submit(rig.stream(), dma, at=0, duration=1000)
     b = rig.submit(rig.stream(), dma, at=10, duration=1000)
     rig.run()
-    assert (a.start_t, b.ready_t, b.start_t, b.end_t) == (0, 10, 1000, 2000)
+    assert (rig.start(a), b.ready_t, rig.start(b), b.end_t) == (0, 10, 1000, 2000)
 
 
 def test_a_waiting_task_of_a_higher_priority_stream_goes_first():
@@ -84,7 +84,7 @@ def test_a_waiting_task_of_a_higher_priority_stream_goes_first():
     low = rig.submit(rig.stream(priority=5), dma, at=10, duration=100)
     high = rig.submit(rig.stream(priority=0), dma, at=20, duration=100)
     rig.run()
-    assert (high.start_t, low.start_t) == (1000, 1100)
+    assert (rig.start(high), rig.start(low)) == (1000, 1100)
 
 
 def test_waiting_tasks_of_equal_priority_and_ready_time_start_in_submission_order():
@@ -94,7 +94,7 @@ def test_waiting_tasks_of_equal_priority_and_ready_time_start_in_submission_orde
     x = rig.submit(rig.stream(), dma, at=10, duration=100)
     y = rig.submit(rig.stream(), dma, at=10, duration=100)
     rig.run()
-    assert (x.start_t, y.start_t) == (1000, 1100)
+    assert (rig.start(x), rig.start(y)) == (1000, 1100)
 
 
 def test_a_task_waiting_on_an_event_becomes_ready_when_the_recorded_task_is_done():
@@ -103,7 +103,7 @@ def test_a_task_waiting_on_an_event_becomes_ready_when_the_recorded_task_is_done
     recorded = rig.submit(rig.stream(), Engine("DMA H2D", 0), at=0, duration=3000)
     waiter = rig.submit(rig.stream(), Engine("DMA D2H", 0), at=0, duration=10, waits_on=recorded)
     rig.run()
-    assert (waiter.ready_t, waiter.start_t) == (3000, 3000)
+    assert (waiter.ready_t, rig.start(waiter)) == (3000, 3000)
 
 
 def test_waiting_on_a_task_already_done_does_not_delay():
@@ -113,7 +113,7 @@ def test_waiting_on_a_task_already_done_does_not_delay():
     rig.run(2000)
     waiter = rig.submit(rig.stream(), Engine("DMA D2H", 0), at=2000, duration=10, waits_on=recorded)
     rig.run()
-    assert waiter.start_t == 2000
+    assert rig.start(waiter) == 2000
 
 
 def test_kernels_take_min_of_block_dim_and_cores_and_share_the_pool_when_it_has_room():
@@ -125,8 +125,8 @@ def test_kernels_take_min_of_block_dim_and_cores_and_share_the_pool_when_it_has_
     wide = rig.submit(rig.stream(), pool, at=0, duration=per_core, block_dim=20)
     rig.run()
     assert (a.cores, b.cores, wide.cores) == (3, 5, 8)
-    assert (a.start_t, b.start_t, a.end_t, b.end_t) == (0, 0, 3000, 5000)
-    assert (wide.start_t, wide.end_t) == (5000, 13000)
+    assert (rig.start(a), rig.start(b), a.end_t, b.end_t) == (0, 0, 3000, 5000)
+    assert (rig.start(wide), wide.end_t) == (5000, 13000)
     assert [r.cores for r in rig.log.of(TaskStarted)] == [3, 5, 8]
 
 
@@ -137,7 +137,7 @@ def test_a_waiting_kernel_is_not_overtaken_by_a_smaller_one_that_would_fit():
     big = rig.submit(rig.stream(), pool, at=10, duration=1000, block_dim=4)
     small = rig.submit(rig.stream(), pool, at=20, duration=1000, block_dim=2)
     rig.run()
-    assert (big.start_t, small.start_t) == (1000, 1000)
+    assert (rig.start(big), rig.start(small)) == (1000, 1000)
 
 
 def test_a_task_without_an_engine_starts_and_finishes_the_moment_it_is_ready():
@@ -181,25 +181,25 @@ def test_after_a_failure_under_stop_on_failure_later_tasks_are_discarded_without
     ran = []
     later = rig.submit(s, dma, at=0, duration=5000, effect=lambda: ran.append(1))
     rig.run()
-    assert (later.status, later.start_t, later.end_t, later.engine) == (ACL_ERROR_RT_AICORE_EXCEPTION, 100, 100, None)
+    assert (later.status, rig.start(later), later.end_t, later.engine) == (ACL_ERROR_RT_AICORE_EXCEPTION, 100, 100, None)
     assert ran == [] and rig.sim.running_tasks == 0
 
 
 def test_an_injected_fault_fails_the_task_instead_of_its_effect():
-    """fault_check (core/faults.py) decides first: a faulted task's data effect does not happen."""
+    """The task_fault hook (core/faults.py) decides first: a faulted task's data effect does not happen."""
     rig, ran = Rig(), []
     task = rig.submit(rig.stream(), Engine("DMA H2D", 0), at=0, duration=10, effect=lambda: ran.append(1))
-    rig.sim.fault_check = lambda t: (ACL_ERROR_RT_AICORE_TIMEOUT, "injected") if t is task else None
+    rig.hooks.add("task_fault", lambda t: (ACL_ERROR_RT_AICORE_TIMEOUT, "injected") if t is task else None)
     rig.run()
     assert task.status == ACL_ERROR_RT_AICORE_TIMEOUT and ran == []
 
 
 def test_the_finish_hook_sees_every_task_once_with_its_status_after_its_effect():
-    """finish_hook runs once per task, after the effect, before the task counts as done."""
+    """The task_finished hook runs once per task, after the effect, before the task counts as done."""
     rig, seen = Rig(), []
     s = rig.stream()
     a = rig.submit(s, Engine("DMA H2D", 0), at=0, duration=10, effect=lambda: seen.append("effect"))
     b = rig.submit(s, None, at=0, effect=lambda: 7)
-    rig.sim.finish_hook = lambda task, status: seen.append((task.id, status, task.done))
+    rig.hooks.add("task_finished", lambda task, status: seen.append((task.id, status, task.done)))
     rig.run()
     assert seen == ["effect", (a.id, 0, False), (b.id, 7, False)]
