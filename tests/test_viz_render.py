@@ -36,8 +36,8 @@ def test_gantt_draws_one_collection_per_colour_not_one_artist_per_bar(log):
     ax = gantt_figure(log).axes[0]
     polys = [c for c in ax.collections if isinstance(c, PolyCollection)]
     assert sorted(c.get_label() for c in polys) == sorted([
-        "API call (host)", "blocked in synchronize", "memcpy (copy)", "kernel (compute)",
-        "event_record", "event_wait"])
+        "API call (host)", "host blocked, waiting for the device", "copy", "kernel (compute)",
+        "event record / wait", "event record / wait"])
 
 
 def test_gantt_cursor_sits_at_t(log):

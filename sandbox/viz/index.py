@@ -6,6 +6,7 @@ the views cheap and keeps them pure: they read only this index, never the live r
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 from sandbox.core import trace as tr
@@ -136,10 +137,34 @@ _LEAK = getattr(tr, "LeakReport", None)
 _FREE_CALLS = ("aclrtFree", "aclrtFreeHost", "aclrtFreeAsync", "aclrtFreePhysical")
 
 
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def build_index(log) -> Index:
-    """Join the records of ``log`` (a TraceLog or any iterable of records) into an Index."""
+    """Join the records of ``log`` (a TraceLog or any iterable of records) into an Index.
+
+    The log is append-only, so its length says which records it holds: the index of a log
+    is kept (weakly, beside the log) until the log grows, and every view of one log shares
+    one pass over it.  Treat the result as read-only."""
     if isinstance(log, Index):
         return log
+    try:
+        size = len(log)
+        hit = _CACHE.get(log)
+    except TypeError:                 # a plain iterable, or a log that cannot be weakly held
+        size, hit = None, None
+    if hit is not None and hit[0] == size:
+        return hit[1]
+    ix = _build_index(log)
+    if size is not None:
+        try:
+            _CACHE[log] = (size, ix)
+        except TypeError:
+            pass
+    return ix
+
+
+def _build_index(log) -> Index:
     ix = Index()
     submitted: dict[int, tr.TaskSubmitted] = {}
     started: dict[int, tr.TaskStarted] = {}
