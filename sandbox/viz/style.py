@@ -53,7 +53,7 @@ KIND_LABELS = {
     "event_reset": "event record / wait",
     "callback": "callback",
     "api": "API call (host)",
-    "blocked": "host blocked, waiting for the device",
+    "blocked": "host waits for device",
     "host_callback": "callback",
 }
 STREAM_PALETTE = (BLUE, ORANGE, GREEN, PURPLE, SKY_BLUE, VERMILLION, YELLOW, "#6E6E6E")
@@ -66,9 +66,7 @@ PENDING_HATCH = "///"          # black hatching: free asked for, queued work sti
 POOL_HATCH = ".."
 REASON_STYLES = {"predecessor": "dashed", "event": "dotted", "engine busy": "solid",
                  "ready": "solid"}   # the outline of a waiting box; its fill is the task's kind
-REASON_COLOURS = {"predecessor": "#CCB974", "event": "#B07AA1", "engine busy": "#C44E52",
-                  "ready": "#8C8C8C"}
-RUNNING = "#55A868"
+RUNNING = BLUE                 # kept for older callers: a running box takes its kind's colour
 FREE = "#F2F2F2"
 POOL = "#E0E0E0"
 CURSOR = BLACK

@@ -37,6 +37,7 @@ class Bar:
     name: str
     stream: int       # stream handle (0 on host rows), for colouring by stream
     task: int         # 0 on host rows
+    engine: str = ""  # the task's engine (a copy's direction), "" on host rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +145,7 @@ def _stream_rows(ix, row, bars) -> dict[int, int]:
         i = row(("stream", s.device, s.stream), "", "")
         task_row[t.task] = i
         if t.start is not None:
-            bars.append(Bar(i, t.start, _end(t, ix), t.kind, t.name, t.stream, t.task))
+            bars.append(Bar(i, t.start, _end(t, ix), t.kind, t.name, t.stream, t.task, t.engine))
     return task_row
 
 
@@ -165,7 +166,7 @@ def _engine_rows(ix, row, bars) -> None:
             row(("engine", device, engine, lane), label, f"NPU {device}")
     for t in ran:
         i = row(("engine", t.device, t.engine, lanes[t.task]), "", "")
-        bars.append(Bar(i, t.start, _end(t, ix), t.kind, t.name, t.stream, t.task))
+        bars.append(Bar(i, t.start, _end(t, ix), t.kind, t.name, t.stream, t.task, t.engine))
 
 
 def assign_lanes(tasks, ix) -> dict[int, int]:
