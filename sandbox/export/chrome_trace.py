@@ -13,7 +13,7 @@ import math
 import numbers
 
 from sandbox.viz.index import build_index
-from sandbox.viz.timeline import assign_lanes
+from sandbox.viz.timeline import engine_lanes
 
 HOST_SORT = 7                 # msprof's sort index for the CANN (host API) layer
 HARDWARE_SORT = 14            # msprof's sort index for the Ascend Hardware layer
@@ -173,7 +173,7 @@ def _task_type(t) -> str:
 
 def _engine_slices(ix, dev_base, meta, events) -> None:
     ran = [t for t in ix.tasks.values() if t.start is not None and t.engine]
-    lanes = assign_lanes(ran, ix)
+    lanes = engine_lanes(ix)
     order = list(ix.machine.engines) if ix.machine else []
     names = sorted({t.engine for t in ran}, key=lambda e: (order.index(e) if e in order
                                                            else len(order), e))

@@ -13,6 +13,8 @@ float64, exact up to 2**53 ns (104 days); a missing time is NaN.
 from __future__ import annotations
 
 import weakref
+from itertools import repeat
+from operator import attrgetter
 
 import numpy as np
 
@@ -20,7 +22,7 @@ from sandbox.viz import style
 from sandbox.viz.index import build_index
 from sandbox.viz.memory import lifetimes, opened_devices, window
 from sandbox.viz.plot_gantt import tick_label
-from sandbox.viz.timeline import activity, assign_lanes, stream_label
+from sandbox.viz.timeline import activity, engine_lanes, stream_label
 from sandbox.viz.units import fmt_time
 
 NAN = float("nan")
@@ -34,24 +36,18 @@ def change_times(ix) -> list[int]:
     """Moments at which a panel changes: task submitted/started/finished, memory
     allocated/freed.  The step buttons and the slider's keys move between these."""
     ix = build_index(ix)
-    times = {0, ix.t_end}
-    for t in ix.tasks.values():
-        times.add(t.submit)
-        if t.start is not None:
-            times.add(t.start)
-        if t.end is not None:
-            times.add(t.end)
-    for b in ix.blocks:
-        times.add(b.allocated)
-        for x in (b.freed, b.free_called):
-            if x is not None:
-                times.add(x)
-    for b in ix.pool_blocks:
-        times.add(b.allocated)
-        for x in (b.freed, b.free_called):
-            if x is not None:
-                times.add(x)
-    return sorted(times)
+    return ix.derived("change_times", lambda: _change_times(ix))
+
+
+def _change_times(ix) -> list[int]:
+    tasks = list(ix.tasks.values())
+    blocks = ix.blocks + ix.pool_blocks
+    parts = [np.array([0, ix.t_end], dtype=np.int64)]
+    for key, rows in (("submit", tasks), ("start", tasks), ("end", tasks), ("allocated", blocks),
+                      ("freed", blocks), ("free_called", blocks)):
+        values = [x for x in map(attrgetter(key), rows) if x is not None]
+        parts.append(np.asarray(values, dtype=np.int64))
+    return np.unique(np.concatenate(parts)).tolist()
 
 
 class Strings:
@@ -122,23 +118,26 @@ def _columns(ix) -> tuple[dict, dict]:
 
     # streams, in the Gantt's order
     used = {t.stream for t in ix.tasks.values()}
-    order = sorted(ix.streams.values(), key=lambda s: (s.device, s.stream_id, s.stream))
-    stream_at = {s.stream: i for i, s in enumerate(order)}
+    order_s = sorted(ix.streams.values(), key=lambda s: (s.device, s.stream_id, s.stream))
+    stream_at = {s.stream: i for i, s in enumerate(order_s)}
     streams = [[stream_label(s), s.device, s.stream_id, s.priority, bool(s.is_default), s.label,
                 s.created, -1 if s.destroyed is None else s.destroyed, ix.stream_label(s.stream),
-                s.stream in used] for s in order]
-    for s in order:
+                s.stream in used] for s in order_s]
+    for s in order_s:
         if s.stream in used:
             row(rows_l, at_l, ("stream", s.device, s.stream), stream_label(s), f"NPU {s.device}")
 
     # engine lanes (timeline._engine_rows)
     engine_order = list(ix.machine.engines) if ix.machine else []
-    ran = [t for t in ix.tasks.values() if t.start is not None and t.engine]
-    lanes = assign_lanes(ran, ix)
+    lanes = engine_lanes(ix)
+    tasks = list(ix.tasks.values())
     counts: dict[tuple, int] = {}
-    for t in ran:
-        key = (t.device, t.engine)
-        counts[key] = max(counts.get(key, 0), lanes[t.task] + 1)
+    for t in tasks:
+        lane = lanes.get(t.task)
+        if lane is not None:
+            key = (t.device, t.engine)
+            if counts.get(key, 0) <= lane:
+                counts[key] = lane + 1
     for device, engine in sorted(counts, key=lambda k: (k[0], engine_order.index(k[1])
                                                          if k[1] in engine_order else
                                                          len(engine_order), k[1])):
@@ -147,64 +146,74 @@ def _columns(ix) -> tuple[dict, dict]:
             label = f"NPU {device} {engine}" + (f" #{lane + 1}" if n > 1 else "")
             row(rows_p, at_p, ("engine", device, engine, lane), label, f"NPU {device}")
 
-    # calls
+    # calls: columns through C-level getters; arguments as their tuple's text (the
+    # browser writes "name=value")
     calls = ix.calls
-    call_of: dict[int, int] = {}
-    c_row, c_name, c_ret, c_seq, c_args = [], [], [], [], []
-    for i, c in enumerate(calls):
+    for c in calls:
         key = ("host", c.pid, c.tid)
         if key not in at_l:
             row(rows_p, at_p, key, f"Host thread {c.tid}", "Host")
-        c_row.append(row(rows_l, at_l, key, f"Host thread {c.tid}", "Host"))
-        c_name.append(strings.code(c.name))
-        c_ret.append(c.ret)
-        c_seq.append(c.seq)
-        c_args.append(", ".join(f"{k}={_arg(v)}" for k, v in c.args).replace("\n", " "))
-        for n in c.tasks:
+            row(rows_l, at_l, key, f"Host thread {c.tid}", "Host")
+    c_row = [at_l[k] for k in zip(repeat("host"), map(attrgetter("pid"), calls),
+                                  map(attrgetter("tid"), calls))]
+    c_name = [strings.code(x) for x in map(attrgetter("name"), calls)]
+    call_of: dict[int, int] = {}
+    for i, ts in enumerate(map(attrgetter("tasks"), calls)):
+        for n in ts:
             call_of[n] = i
-    c_start = np.fromiter((c.start for c in calls), np.float64, len(calls))
-    c_end = np.fromiter((c.end for c in calls), np.float64, len(calls))
-    c_blocked = np.fromiter((NAN if c.blocked_from is None else c.blocked_from for c in calls),
-                            np.float64, len(calls))
+    blocked = [NAN if x is None else x for x in map(attrgetter("blocked_from"), calls)]
 
     # tasks
-    tasks = list(ix.tasks.values())
     n = len(tasks)
-    index_of = {t.task: i for i, t in enumerate(tasks)}
-    kinds = Strings()
-    engines = Strings()
-    cols = {k: [] for k in ("task", "submit", "start", "end", "lrow", "prow", "kind", "ckind",
-                            "name", "engine", "stream", "device", "prev", "waits", "waits_on", "nbytes",
-                            "block_dim", "cores", "status", "call", "event")}
-    event_label: dict[int, int] = {}
-    for t in tasks:
-        s = ix.streams[t.stream]
-        cols["task"].append(t.task)
-        cols["submit"].append(t.submit)
-        cols["start"].append(NAN if t.start is None else t.start)
-        cols["end"].append(NAN if t.end is None else t.end)
-        cols["lrow"].append(at_l.get(("stream", s.device, s.stream), -1))
-        cols["prow"].append(at_p.get(("engine", t.device, t.engine, lanes[t.task]), -1)
-                            if t.task in lanes else -1)
-        cols["kind"].append(kinds.code(t.kind))
-        cols["ckind"].append(kinds.code(style.colour_kind(t.kind, t.engine)))
-        cols["name"].append(strings.code(t.name))
-        cols["engine"].append(engines.code(t.engine) if t.engine else -1)
-        cols["stream"].append(stream_at[t.stream])
-        cols["device"].append(t.device)
-        cols["prev"].append(index_of.get(t.prev_task, -1) if t.prev_task else -1)
-        cols["waits"].append(index_of.get(t.waits_on, -1) if t.waits_on else -1)
-        cols["waits_on"].append(t.waits_on)
-        cols["nbytes"].append(t.nbytes)
-        cols["block_dim"].append(t.block_dim)
-        cols["cores"].append(t.cores)
-        cols["status"].append(t.status)
-        cols["call"].append(call_of.get(t.task, -1))
-        ev = t.event
-        if ev not in event_label:
-            event_label[ev] = strings.code(ix.event_label(ev)) if ev else -1
-        cols["event"].append(event_label[ev])
+    get = {k: list(map(attrgetter(k), tasks)) for k in (
+        "task", "submit", "start", "end", "stream", "device", "kind", "engine", "name",
+        "prev_task", "waits_on", "event", "nbytes", "block_dim", "cores", "status")}
+    numbers = np.asarray(get["task"], dtype=np.int64)
+    order = np.argsort(numbers, kind="stable")
+
+    def index_of(nums) -> np.ndarray:
+        nums = np.asarray(nums, dtype=np.int64)
+        pos = np.searchsorted(numbers, nums, sorter=order).clip(0, max(0, n - 1))
+        found = order[pos] if n else pos
+        ok = (nums != 0) & (numbers[found] == nums) if n else nums != 0
+        return np.where(ok, found, -1)
+
+    kinds, engines = Strings(), Strings()
+    pair_code: dict[tuple, tuple] = {}
+    for pair in set(zip(get["kind"], get["engine"])):
+        k, e = pair
+        pair_code[pair] = (kinds.code(k), kinds.code(style.colour_kind(k, e)))
+    pairs = [pair_code[p] for p in zip(get["kind"], get["engine"])]
+    eng_code = {e: (engines.code(e) if e else -1) for e in set(get["engine"])}
+    name_code = {x: strings.code(x) for x in set(get["name"])}
+    ev_code = {ev: (strings.code(ix.event_label(ev)) if ev else -1) for ev in set(get["event"])}
+    stream_row = {s.stream: at_l.get(("stream", s.device, s.stream), -1) for s in order_s}
+    cols = {
+        "task": get["task"],
+        "submit": get["submit"],
+        "start": [NAN if x is None else x for x in get["start"]],
+        "end": [NAN if x is None else x for x in get["end"]],
+        "lrow": [stream_row[x] for x in get["stream"]],
+        "prow": [at_p.get(("engine", d, e, lanes[k]), -1) if k in lanes else -1
+                 for k, d, e in zip(get["task"], get["device"], get["engine"])],
+        "kind": [p[0] for p in pairs],
+        "ckind": [p[1] for p in pairs],
+        "name": [name_code[x] for x in get["name"]],
+        "engine": [eng_code[x] for x in get["engine"]],
+        "stream": [stream_at[x] for x in get["stream"]],
+        "device": get["device"],
+        "prev": index_of(get["prev_task"]),
+        "waits": index_of(get["waits_on"]),
+        "waits_on": get["waits_on"],
+        "nbytes": get["nbytes"],
+        "block_dim": get["block_dim"],
+        "cores": get["cores"],
+        "status": get["status"],
+        "call": [call_of.get(k, -1) for k in get["task"]],
+        "event": [ev_code[x] for x in get["event"]],
+    }
     f64 = ("submit", "start", "end", "nbytes")
+    tasks_index = {k: i for i, k in enumerate(get["task"])}
 
     # host callbacks
     cbs = ix.callbacks
@@ -229,15 +238,17 @@ def _columns(ix) -> tuple[dict, dict]:
 
     buffers = {
         **{f"task_{k}": _pack(v, np.float64 if k in f64 else np.int32) for k, v in cols.items()},
-        "call_start": c_start.tobytes(), "call_end": c_end.tobytes(),
-        "call_blocked": c_blocked.tobytes(), "call_row": _pack(c_row, np.int32),
-        "call_name": _pack(c_name, np.int32), "call_ret": _pack(c_ret, np.int32),
-        "call_seq": _pack(c_seq, np.int32),
+        "call_start": _pack(list(map(attrgetter("start"), calls)), np.float64),
+        "call_end": _pack(list(map(attrgetter("end"), calls)), np.float64),
+        "call_blocked": _pack(blocked, np.float64), "call_row": _pack(c_row, np.int32),
+        "call_name": _pack(c_name, np.int32),
+        "call_ret": _pack(list(map(attrgetter("ret"), calls)), np.int32),
+        "call_seq": _pack(list(map(attrgetter("seq"), calls)), np.int32),
         "cb_start": _pack([cb.start for cb in cbs], np.float64),
         "cb_end": _pack([cb.end for cb in cbs], np.float64),
         "cb_row": _pack(cb_row, np.int32),
         "cb_name": _pack([strings.code(cb.fn_name) for cb in cbs], np.int32),
-        "cb_task": _pack([index_of.get(cb.task, -1) for cb in cbs], np.int32),
+        "cb_task": _pack([tasks_index.get(cb.task, -1) for cb in cbs], np.int32),
         "mem_device": _pack([b.device for b in blocks], np.int32),
         "mem_offset": _pack([life.offset for life in lives], np.float64),
         "mem_size": _pack([b.size for b in blocks], np.float64),
@@ -260,7 +271,7 @@ def _columns(ix) -> tuple[dict, dict]:
         "strings": strings.items, "kinds": kinds.items, "engines": engines.items,
         "streams": streams, "devices": devices,
         "block_labels": [[life.label, life.policy, life.owner] for life in lives],
-        "args": "\n".join(c_args),
+        "args": "\n".join(map(str, map(attrgetter("args"), calls))),   # repr: no newlines
         "title": (f"total {fmt_time(a.total)} · copy {fmt_time(a.copy)} · "
                   f"compute {fmt_time(a.compute)} · overlap {fmt_time(a.overlap)}"),
         "palette": style.palette(),
@@ -278,7 +289,3 @@ class _Row:
 def _pack(values, dtype) -> bytes:
     return np.asarray(values, dtype=dtype).astype(np.dtype(dtype).newbyteorder("<"),
                                                   copy=False).tobytes()
-
-
-def _arg(v) -> str:
-    return str(v) if isinstance(v, (int, float, str, bool, type(None))) else type(v).__name__

@@ -98,6 +98,16 @@ class Index:
     notes: list = field(default_factory=list)       # Note
     t_end: int = 0                                  # last moment anything happened
     t_start: int = 0                                # first task submitted or block allocated
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
+    # ^ what views derive from this index (activity, lanes, layouts), computed once each
+
+    def derived(self, key, make):
+        """``make()`` computed once per index and ``key``: views of one log share it."""
+        try:
+            return self.memo[key]
+        except KeyError:
+            value = self.memo[key] = make()
+            return value
 
     @property
     def devices(self) -> list[int]:

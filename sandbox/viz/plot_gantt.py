@@ -14,10 +14,11 @@ import math
 
 import numpy as np
 from matplotlib.backends.backend_agg import RendererAgg
-from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, PathPatch
+from matplotlib.path import Path
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from sandbox.core.errors import describe
@@ -192,17 +193,24 @@ def _colour_codes(tl: Timeline, colour_by: str):
         for kind in style.KIND_COLOURS:
             code_of(("k", style.KIND_LABELS.get(kind, kind)), style.KIND_LABELS.get(kind, kind),
                     style.kind_colour(kind), BAR_HEIGHT)
-    codes = np.empty(len(tl.bars), dtype=np.int64)
-    for i, b in enumerate(tl.bars):
-        h = BLOCKED_HEIGHT if b.kind == "blocked" else BAR_HEIGHT
-        if colour_by == STREAM and b.task:
-            rank = ranks.setdefault(b.stream, len(ranks))
-            label = stream_names.get(b.stream, f"stream {b.stream}")
-            codes[i] = code_of(("s", b.stream), label, style.stream_colour(rank), h)
-        else:
-            kind = style.colour_kind(b.kind, b.engine)
-            label = style.KIND_LABELS.get(kind, kind)
-            codes[i] = code_of(("k", label), label, style.kind_colour(kind), h)
+    by_key: dict[tuple, int] = {}
+
+    def code(key) -> int:
+        kind, engine, stream, task = key
+        h = BLOCKED_HEIGHT if kind == "blocked" else BAR_HEIGHT
+        if colour_by == STREAM and task:
+            rank = ranks.setdefault(stream, len(ranks))
+            label = stream_names.get(stream, f"stream {stream}")
+            return code_of(("s", stream), label, style.stream_colour(rank), h)
+        ck = style.colour_kind(kind, engine)
+        label = style.KIND_LABELS.get(ck, ck)
+        return code_of(("k", label), label, style.kind_colour(ck), h)
+
+    # one look-up per distinct (kind, engine, stream, has task), not one per bar
+    by_stream = colour_by == STREAM
+    keys = ((b.kind, b.engine, b.stream if by_stream else 0, bool(b.task)) for b in tl.bars)
+    codes = np.fromiter((by_key[k] if k in by_key else by_key.setdefault(k, code(k))
+                         for k in keys), np.int64, len(tl.bars))
     return codes, legend
 
 
@@ -224,9 +232,16 @@ def _bar_labels(ax, tl: Timeline, ns_per_px: float) -> None:
 def _arrows(ax, tl: Timeline) -> None:
     if not tl.arrows:
         return
-    if len(tl.arrows) > ARROW_LIMIT:
-        segs = [((a.src_t, a.src_row), (a.dst_t, a.dst_row)) for a in tl.arrows]
-        ax.add_collection(LineCollection(segs, colors="#333333", linewidths=0.6, zorder=3))
+    if len(tl.arrows) > ARROW_LIMIT:      # one path of many segments: one artist, one draw
+        n = len(tl.arrows)
+        xy = np.empty((2 * n, 2), dtype=float)
+        xy[0::2, 0] = [a.src_t for a in tl.arrows]
+        xy[0::2, 1] = [a.src_row for a in tl.arrows]
+        xy[1::2, 0] = [a.dst_t for a in tl.arrows]
+        xy[1::2, 1] = [a.dst_row for a in tl.arrows]
+        codes = np.tile(np.array([Path.MOVETO, Path.LINETO], dtype=np.uint8), n)
+        ax.add_patch(PathPatch(Path(xy, codes), facecolor="none", edgecolor="#333333",
+                               lw=0.6, zorder=3))
         return
     for a in tl.arrows:
         ax.annotate("", xy=(a.dst_t, a.dst_row), xytext=(a.src_t, a.src_row),

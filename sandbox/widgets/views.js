@@ -55,7 +55,9 @@ function decode(data) {
   }
   D.meta = m;
   D.pal = m.palette;
-  D.args = m.args ? m.args.split("\n") : [];
+  // each call's arguments as Python wrote its tuple: "(('count', 4096), ('kind', 1))"
+  D.args = (m.args ? m.args.split("\n") : []).map((a) =>
+    a.replace(/^\(|,?\)$/g, "").replace(/\('([^']*)', /g, "$1=").replace(/\)(, |$)/g, "$1"));
   const n = m.n_tasks;
   // the tasks of each row, sorted by start, per view
   D.rowTasks = {};
