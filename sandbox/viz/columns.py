@@ -156,7 +156,9 @@ def _columns(ix) -> tuple[dict, dict]:
             row(rows_l, at_l, key, f"Host thread {c.tid}", "Host")
     c_row = [at_l[k] for k in zip(repeat("host"), map(attrgetter("pid"), calls),
                                   map(attrgetter("tid"), calls))]
-    c_name = [strings.code(x) for x in map(attrgetter("name"), calls)]
+    call_names = list(map(attrgetter("name"), calls))
+    call_code = {x: strings.code(x) for x in sorted(set(call_names))}
+    c_name = [call_code[x] for x in call_names]
     call_of: dict[int, int] = {}
     for i, ts in enumerate(map(attrgetter("tasks"), calls)):
         for n in ts:
@@ -180,13 +182,13 @@ def _columns(ix) -> tuple[dict, dict]:
 
     kinds, engines = Strings(), Strings()
     pair_code: dict[tuple, tuple] = {}
-    for pair in set(zip(get["kind"], get["engine"])):
+    for pair in sorted(set(zip(get["kind"], get["engine"]))):
         k, e = pair
         pair_code[pair] = (kinds.code(k), kinds.code(style.colour_kind(k, e)))
     pairs = [pair_code[p] for p in zip(get["kind"], get["engine"])]
-    eng_code = {e: (engines.code(e) if e else -1) for e in set(get["engine"])}
-    name_code = {x: strings.code(x) for x in set(get["name"])}
-    ev_code = {ev: (strings.code(ix.event_label(ev)) if ev else -1) for ev in set(get["event"])}
+    eng_code = {e: (engines.code(e) if e else -1) for e in sorted(set(get["engine"]))}
+    name_code = {x: strings.code(x) for x in sorted(set(get["name"]))}
+    ev_code = {ev: (strings.code(ix.event_label(ev)) if ev else -1) for ev in sorted(set(get["event"]))}
     stream_row = {s.stream: at_l.get(("stream", s.device, s.stream), -1) for s in order_s}
     cols = {
         "task": get["task"],

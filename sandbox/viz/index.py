@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sandbox.core import trace as tr
 
 
-@dataclass(frozen=True, slots=True)
-class Task:
-    """A device task with its three moments; ``start``/``end`` are None until they happen."""
+class Task(NamedTuple):
+    """A device task with its three moments; ``start``/``end`` are None until they happen.
+
+    A named tuple, not a frozen dataclass: a 100k-task log makes 100k of them, and a frozen
+    dataclass sets each of its 20 fields through object.__setattr__."""
     task: int
     device: int
     stream: int

@@ -8,6 +8,7 @@ each blocking call spent waiting for the device.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -203,12 +204,18 @@ def assign_lanes(tasks, ix) -> dict[int, int]:
     for t in tasks:
         by_engine.setdefault((t.device, t.engine), []).append(t)
     lane_of: dict[int, int] = {}
+    t_end = ix.t_end
     for group in by_engine.values():
         free_at: list[int] = []
-        for t in sorted(group, key=lambda t: (t.start, t.task)):
-            end = _end(t, ix)
+        for t in sorted(group, key=attrgetter("start", "task")):
+            start = t.start
+            end = t.end if t.end is not None else max(start, t_end)
+            if free_at and free_at[0] <= start:      # the usual case: lane 0 is free
+                free_at[0] = end
+                lane_of[t.task] = 0
+                continue
             for lane, f in enumerate(free_at):
-                if f <= t.start:
+                if f <= start:
                     free_at[lane] = end
                     lane_of[t.task] = lane
                     break
