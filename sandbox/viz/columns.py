@@ -181,11 +181,17 @@ def _columns(ix) -> tuple[dict, dict]:
         return np.where(ok, found, -1)
 
     kinds, engines = Strings(), Strings()
+    try:                    # details are few shared tuples: read each once
+        details = {d: style.copy_direction(d) for d in set(map(attrgetter("detail"), tasks))}
+        directions = [details[t.detail] if t.kind == "memcpy" else "" for t in tasks]
+    except TypeError:       # a detail holding something unhashable
+        directions = [style.copy_direction(t.detail) if t.kind == "memcpy" else "" for t in tasks]
     pair_code: dict[tuple, tuple] = {}
-    for pair in sorted(set(zip(get["kind"], get["engine"]))):
-        k, e = pair
-        pair_code[pair] = (kinds.code(k), kinds.code(style.colour_kind(k, e)))
-    pairs = [pair_code[p] for p in zip(get["kind"], get["engine"])]
+    triples = list(zip(get["kind"], get["engine"], directions))
+    for triple in sorted(set(triples)):
+        k, e, d = triple
+        pair_code[triple] = (kinds.code(k), kinds.code(style.colour_kind(k, e, d)))
+    pairs = [pair_code[p] for p in triples]
     eng_code = {e: (engines.code(e) if e else -1) for e in sorted(set(get["engine"]))}
     name_code = {x: strings.code(x) for x in sorted(set(get["name"]))}
     ev_code = {ev: (strings.code(ix.event_label(ev)) if ev else -1) for ev in sorted(set(get["event"]))}

@@ -196,19 +196,20 @@ def _colour_codes(tl: Timeline, colour_by: str):
     by_key: dict[tuple, int] = {}
 
     def code(key) -> int:
-        kind, engine, stream, task = key
+        kind, engine, direction, stream, task = key
         h = BLOCKED_HEIGHT if kind == "blocked" else BAR_HEIGHT
         if colour_by == STREAM and task:
             rank = ranks.setdefault(stream, len(ranks))
             label = stream_names.get(stream, f"stream {stream}")
             return code_of(("s", stream), label, style.stream_colour(rank), h)
-        ck = style.colour_kind(kind, engine)
+        ck = style.colour_kind(kind, engine, direction)
         label = style.KIND_LABELS.get(ck, ck)
         return code_of(("k", label), label, style.kind_colour(ck), h)
 
     # one look-up per distinct (kind, engine, stream, has task), not one per bar
     by_stream = colour_by == STREAM
-    keys = ((b.kind, b.engine, b.stream if by_stream else 0, bool(b.task)) for b in tl.bars)
+    keys = ((b.kind, b.engine, b.direction, b.stream if by_stream else 0, bool(b.task))
+            for b in tl.bars)
     codes = np.fromiter((by_key[k] if k in by_key else by_key.setdefault(k, code(k))
                          for k in keys), np.int64, len(tl.bars))
     return codes, legend
@@ -222,7 +223,7 @@ def _bar_labels(ax, tl: Timeline, ns_per_px: float) -> None:
         if b.kind in ("blocked", "api"):
             continue
         start, end = max(b.start, lo), min(b.end, hi)
-        name = style.bar_label(b.kind, b.name, b.engine)
+        name = style.bar_label(b.kind, b.name, b.engine, b.direction)
         if (end - start) / ns_per_px >= 6.5 * len(name) + 6:
             dark = b.kind in ("memset",) or b.kind.startswith("event")
             ax.text((start + end) / 2, b.row, name, ha="center", va="center",

@@ -40,17 +40,17 @@ def draw_queues(q: Queues, width: float = 10.0) -> Figure:
         ax.text(0.1, i, done, ha="left", va="center", fontsize=7, color="#555555")
         x = 1.1
         for e in s.running:
-            colour = style.kind_colour(style.colour_kind(e.kind, e.engine))
+            colour = style.kind_colour(style.colour_kind(e.kind, e.engine, e.direction))
             dark = colour in (style.YELLOW, style.KIND_COLOURS["api"], style.KIND_COLOURS["event_wait"])
-            _box(ax, x, i, colour, (f"task {e.task}", style.bar_label(e.kind, e.name, e.engine),
+            _box(ax, x, i, colour, (f"task {e.task}", style.bar_label(e.kind, e.name, e.engine, e.direction),
                                     "running"), text="black" if dark else "white")
             x += BOX_W + 0.1
         if not s.running:
             _box(ax, x, i, "white", ("idle",), edge="#BBBBBB", text="#888888")
             x += BOX_W + 0.1
         for e in s.waiting[:SHOWN]:
-            colour = style.kind_colour(style.colour_kind(e.kind, e.engine))
-            _box(ax, x, i, "white", (f"task {e.task}", style.bar_label(e.kind, e.name, e.engine),
+            colour = style.kind_colour(style.colour_kind(e.kind, e.engine, e.direction))
+            _box(ax, x, i, "white", (f"task {e.task}", style.bar_label(e.kind, e.name, e.engine, e.direction),
                                      f"waits: {e.reason}"),
                  edge=colour, text="black", ls=style.REASON_STYLES.get(e.reason, "solid"), lw=1.8)
             x += BOX_W + 0.1

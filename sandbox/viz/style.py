@@ -57,7 +57,10 @@ KIND_LABELS = {
     "host_callback": "callback",
 }
 STREAM_PALETTE = (BLUE, ORANGE, GREEN, PURPLE, SKY_BLUE, VERMILLION, YELLOW, "#6E6E6E")
-DIRECTIONS = {"DMA H2D": "h2d", "DMA D2H": "d2h", "DMA D2D": "d2d"}
+DIRECTIONS = {"DMA H2D": "h2d", "DMA D2H": "d2h", "DMA D2D": "d2d",
+              "host to device": "h2d", "device to host": "d2h", "device to device": "d2d",
+              "ACL_MEMCPY_HOST_TO_DEVICE": "h2d", "ACL_MEMCPY_DEVICE_TO_HOST": "d2h",
+              "ACL_MEMCPY_DEVICE_TO_DEVICE": "d2d"}
 SHORT = {"h2d": "H2D", "d2h": "D2H", "d2d": "D2D"}
 
 PAGE_COLOURS = {"huge": SKY_BLUE, "normal": SKY_BLUE, "huge1g": SKY_BLUE, "pinned": SKY_BLUE}
@@ -84,20 +87,33 @@ def stream_colour(rank: int) -> str:
     return STREAM_PALETTE[rank % len(STREAM_PALETTE)]
 
 
-def colour_kind(kind: str, engine: str) -> str:
-    """The key a task is coloured by: its kind, with a copy's direction from its engine
-    ("memcpy_h2d", "memcpy_d2h", "memcpy_d2d"; a peer link copies device to device)."""
+def colour_kind(kind: str, engine: str, direction: str = "") -> str:
+    """The key a task is coloured by: its kind, with a copy's direction ("memcpy_h2d",
+    "memcpy_d2h", "memcpy_d2d") from the task's own words (its detail's "direction") or
+    else from its engine (one engine per direction on the 910B; a peer link copies device
+    to device; the 310B's one "DMA H2D/D2H" engine says nothing)."""
     if kind != "memcpy":
         return kind
-    d = DIRECTIONS.get(engine)
+    d = DIRECTIONS.get(direction) or DIRECTIONS.get(engine)
     if d is None and engine.startswith("Peer"):
         d = "d2d"
     return f"memcpy_{d}" if d else kind
 
 
-def bar_label(kind: str, name: str, engine: str) -> str:
+def copy_direction(detail) -> str:
+    """The "direction" (or else the "kind") a copy task's detail names, "" if none."""
+    found = ""
+    for k, v in detail:
+        if k == "direction":
+            return str(v)
+        if k == "kind":
+            found = str(v)
+    return found
+
+
+def bar_label(kind: str, name: str, engine: str, direction: str = "") -> str:
     """What a bar says: its name, and for a copy its direction ('MEMCPY_ASYNC H2D')."""
-    ck = colour_kind(kind, engine)
+    ck = colour_kind(kind, engine, direction)
     if ck.startswith("memcpy_"):
         return f"{name} {SHORT[ck[7:]]}"
     return name

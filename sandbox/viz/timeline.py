@@ -15,6 +15,7 @@ import numpy as np
 
 from sandbox.core.errors import describe
 from sandbox.viz.index import build_index
+from sandbox.viz.style import copy_direction
 
 LOGICAL = "logical"
 PHYSICAL = "physical"
@@ -41,7 +42,8 @@ class Bar(NamedTuple):
     name: str
     stream: int       # stream handle (0 on host rows), for colouring by stream
     task: int         # 0 on host rows
-    engine: str = ""  # the task's engine (a copy's direction), "" on host rows
+    engine: str = ""  # the task's engine, "" on host rows
+    direction: str = ""   # a copy's direction in its own words ("host to device"), else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +162,8 @@ def _stream_rows(ix, row, bars) -> dict[int, int]:
         i = task_row[t.task] = at[t.stream]
         if t.start is not None:
             append(Bar(i, t.start, t.end if t.end is not None else max(t.start, t_end), t.kind,
-                       t.name, t.stream, t.task, t.engine))
+                       t.name, t.stream, t.task, t.engine,
+                       copy_direction(t.detail) if t.kind == "memcpy" else ""))
     return task_row
 
 
@@ -185,7 +188,8 @@ def _engine_rows(ix, row, bars) -> None:
         i = at.get(key)
         if i is None:
             i = at[key] = row(("engine", *key), "", "")
-        bars.append(Bar(i, t.start, _end(t, ix), t.kind, t.name, t.stream, t.task, t.engine))
+        bars.append(Bar(i, t.start, _end(t, ix), t.kind, t.name, t.stream, t.task, t.engine,
+                        copy_direction(t.detail) if t.kind == "memcpy" else ""))
 
 
 def engine_lanes(ix) -> dict[int, int]:
