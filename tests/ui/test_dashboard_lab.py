@@ -73,9 +73,14 @@ dash.t = dash.t_range[0]
 dash'''
 
 
+ASK = "print(dash.clock)\nprint(dash.queues_text())"
+
+
 def _notebook(path: Path) -> None:
     nb = {"cells": [{"cell_type": "code", "execution_count": None, "id": "dash",
-                     "metadata": {}, "outputs": [], "source": PROGRAM}],
+                     "metadata": {}, "outputs": [], "source": PROGRAM},
+                    {"cell_type": "code", "execution_count": None, "id": "ask",
+                     "metadata": {}, "outputs": [], "source": ASK}],
           "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
                                       "name": "python3"}},
           "nbformat": 4, "nbformat_minor": 5}
@@ -154,12 +159,12 @@ def _run_cell(page) -> None:
 
 
 
-def _open(p, base):
+def _open(p, base, name="dashboard.ipynb"):
     browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
     page = browser.new_page(viewport={"width": 1300, "height": 1400})
     page.set_default_timeout(30_000)
     with page.expect_websocket(lambda ws: "/api/kernels/" in ws.url):
-        page.goto(f"{base}/lab/tree/dashboard.ipynb")
+        page.goto(f"{base}/lab/tree/{name}")
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']")
     return browser, page
@@ -255,6 +260,16 @@ def test_the_browser_timeline_zooms_hovers_selects_and_moves_every_panel(lab):
             assert "0 waiting" in queues.inner_text() and "running nothing" in queues.inner_text()
             assert max(times) < 100, times
 
+            # the kernel hears of the cursor (Dashboard.t), and its queue text is the panel's
+            browser_queues, clock = queues.inner_text(), page.locator(".sbx-clock").inner_text()
+            time.sleep(0.5)
+            ask = page.locator(".jp-Cell").nth(1)
+            ask.locator(".jp-InputArea-editor").click()
+            page.keyboard.press("Control+Enter")
+            answer = ask.locator(".jp-OutputArea-output")
+            sync_api.expect(answer).to_contain_text("Stream queues at")
+            assert answer.inner_text().strip() == f"{clock}\n{browser_queues}".strip()
+
             # at the end: step forward is disabled and says why; the kernel hears of t
             forward = page.locator(".sbx-forward")
             sync_api.expect(forward).to_be_disabled()
@@ -294,13 +309,29 @@ def test_the_browser_timeline_zooms_hovers_selects_and_moves_every_panel(lab):
         saved = json.loads((root / "dashboard.ipynb").read_text())
         assert "application/vnd.jupyter.widget-state+json" in saved["metadata"].get("widgets", {})
         (out,) = saved["cells"][0]["outputs"]
+        assert "".join(out["data"]["text/plain"]).startswith("Dashboard at ")
         assert {"image/png", "text/plain"} <= set(out["data"])
         browser, page = _open(p, base)
         try:
             page.wait_for_selector("canvas.sbx-gantt-canvas", timeout=30_000)
-            assert "model not found" not in page.locator(".jp-OutputArea").inner_text()
+            assert "model not found" not in page.locator(".jp-OutputArea").first.inner_text()
             page.wait_for_function("document.querySelector('.sbx-dash').dataset.frames >= 1")
             assert page.locator("pre.sandbox-queues").inner_text().startswith("Stream queues at")
             _shot(page, "reopened")
+        finally:
+            browser.close()
+
+        # the same notebook as another tool wrote it (no widget state, not signed by this
+        # server: nbval, git, nbconvert): Lab shows the PNG snapshot, not an error
+        del saved["metadata"]["widgets"]
+        (root / "static.ipynb").write_text(json.dumps(saved))
+        browser, page = _open(p, base, "static.ipynb?reset")
+        try:
+            out = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell").first.locator(
+                ".jp-OutputArea-output")
+            sync_api.expect(out.locator("img")).to_be_visible()
+            assert "static.ipynb" in page.title()
+            assert "model not found" not in out.inner_text()
+            _shot(page, "static")
         finally:
             browser.close()
