@@ -55,6 +55,7 @@ function decode(data) {
   }
   D.meta = m;
   D.pal = m.palette;
+  D.times = D.times.filter((x) => x >= m.t_start && x <= m.t_end);   // the slider's stops
   // each call's arguments as Python wrote its tuple: "(('count', 4096), ('kind', 1))"
   D.args = (m.args ? m.args.split("\n") : []).map((a) =>
     a.replace(/^\(|,?\)$/g, "").replace(/\('([^']*)', /g, "$1=").replace(/\)(, |$)/g, "$1"));
