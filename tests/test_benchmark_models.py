@@ -26,3 +26,18 @@ def test_benchmark_models_match_the_sandbox_schedule(bench, model):
     end = bench.last_finish()
     assert getattr(bench, model)(bench.host_program(rounds)) == (tasks, end)
     sandbox.configure()
+
+
+def test_views_benchmark_prints_every_figure_with_its_verdict(capsys, monkeypatch):
+    path = os.path.join(os.path.dirname(BENCH), "bench_views.py")
+    spec = importlib.util.spec_from_file_location("bench_views", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr("sys.argv", ["bench_views.py", "--rounds", "3", "--repeat", "1"])
+    assert module.main() == 0
+    out = capsys.readouterr().out
+    for line in ("dashboard (index + columns + widget)", "Gantt chart to PNG", "summary",
+                 "Chrome-trace export", "one cursor move on the server", "bytes per task"):
+        assert line in out
+    assert out.count("PASS") + out.count("MISS") == 6
+    sandbox.configure()

@@ -29,7 +29,7 @@ def machine():
 
 def test_show_defaults_to_the_current_machine(machine):
     d = api.show()
-    assert isinstance(d, Dashboard) and d.t == d.slider.max
+    assert isinstance(d, Dashboard) and d.t == d.t_range[1]
     assert ": 1 task, total" in repr(d)
 
 

@@ -1,4 +1,5 @@
-"""The dashboard: panels drawn through widget state, a scrubber that moves them, toggles."""
+"""The dashboard: columns of the log sent once, a cursor the browser moves, the kernel's
+handles on it (t, t_range, step), and a PNG snapshot with stable text for static viewers."""
 from __future__ import annotations
 
 import pytest
@@ -12,90 +13,92 @@ def dash():
     return Dashboard(two_stream_log(), t=100000)
 
 
-def shown(out):
-    """The single display_data an Output widget holds: (text/plain, PNG base64)."""
-    (item,) = out.outputs
-    assert item["output_type"] == "display_data"
-    return item["data"]["text/plain"], item["data"]["image/png"]
+def test_the_log_goes_to_the_browser_once_as_binary_columns(dash):
+    meta, buffers = dash.data["meta"], dash.data["buffers"]
+    assert meta["n_tasks"] == 7 and all(isinstance(b, memoryview) for b in buffers.values())
+    assert len(buffers["task_start"]) == 7 * 8          # float64 per task
+    state = dash.get_state()
+    assert state["data"]["meta"]["t_end"] == 921500
 
 
-def test_each_panel_holds_one_png_with_its_summary_in_widget_state(dash):
-    for out in (dash.gantt_out, dash.memory_out, dash.queues_out):
-        text, png = shown(out)
-        assert text and png.startswith("iVBORw0KGgo")         # base64 of the PNG magic
-    assert shown(dash.queues_out)[0].startswith("Stream queues at 100.000 µs")
+def test_moving_the_cursor_sends_only_the_time(dash):
+    data = dash.data
+    sent = []
+    dash.observe(lambda change: sent.append(change["name"]), names=traits(dash))
+    dash.t = 500000
+    assert sent == ["t"] and dash.data is data
 
 
-def test_building_and_scrubbing_print_nothing_to_the_cell(capsys):
+def traits(d):
+    return [n for n in d.trait_names() if d.trait_metadata(n, "sync")]
+
+
+def test_building_and_moving_print_nothing_to_the_cell(capsys):
     d = Dashboard(two_stream_log(), t=100000)
     d.t = 500000
-    d.view.value = "physical"
+    d.view = "physical"
     assert capsys.readouterr() == ("", "")
 
 
-def test_moving_the_scrubber_redraws_memory_and_queues(dash):
-    before = shown(dash.memory_out)[0], shown(dash.queues_out)[0]
+def test_the_panels_in_words_follow_the_cursor(dash):
+    assert dash.queues_text().startswith("Stream queues at 100.000 µs")
     dash.t = 921500
-    after = shown(dash.memory_out)[0], shown(dash.queues_out)[0]
-    assert after[0].startswith("Device memory at 921.500 µs") and "block 1" not in after[0]
-    assert "running task" not in after[1] and before != after
-
-
-def test_gantt_cursor_follows_the_scrubber(dash):
-    png_before = shown(dash.gantt_out)[1]
-    dash.t = 500000
-    assert list(dash._cursor.get_xdata()) == [500000, 500000]
-    assert shown(dash.gantt_out)[1] != png_before
-
-
-def test_queue_text_panel_follows_the_scrubber(dash):
-    assert "Stream queues at 100.000 µs" in dash.queues_text.value
-    dash.t = 500000
-    assert "Stream queues at 500.000 µs" in dash.queues_text.value
+    assert dash.memory_text().startswith("Device memory at 921.500 µs")
+    assert "block 1" not in dash.memory_text() and "running task" not in dash.queues_text()
 
 
 def test_clock_label_reads_the_time(dash):
-    assert dash.clock.value == "t = 100.000 µs of 921.500 µs"
+    assert dash.clock == "t = 100.000 µs of 921.500 µs"
 
 
-def test_step_buttons_jump_between_changes(dash):
-    dash.forward.click()
-    assert dash.t == 220000
-    dash.back.click()
-    assert dash.t == 33000
+def test_step_jumps_between_changes(dash):
+    assert dash.step(+1) == 220000
+    assert dash.step(-1) == 33000
 
 
 def test_step_stops_at_the_ends(dash):
-    dash.t = dash.slider.max
-    assert dash.step(+1) == dash.slider.max
-    dash.t = dash.slider.min
-    assert dash.step(-1) == dash.slider.min
+    dash.t = dash.t_range[1]
+    assert dash.step(+1) == dash.t_range[1] and dash.at_end()
+    dash.t = dash.t_range[0]
+    assert dash.step(-1) == dash.t_range[0]
 
 
-def test_scrubber_spans_the_device_activity(dash):
-    assert (dash.slider.min, dash.slider.max) == (14000, 921500)
-    assert (dash.play.min, dash.play.max) == (14000, 921500)
+def test_t_is_kept_inside_t_range(dash):
+    assert dash.t_range == (14000, 921500)
+    dash.t = 0
+    assert dash.t == 14000
+    dash.t = 10 ** 12
+    assert dash.t == 921500
 
 
-def test_view_toggle_switches_the_gantt_rows(dash):
-    dash.view.value = "physical"
-    assert shown(dash.gantt_out)[0].startswith("Timeline (physical view)")
-    assert "NPU 0 DMA H2D" in shown(dash.gantt_out)[0]
+def test_both_row_layouts_are_sent(dash):
+    rows = dash.data["meta"]["rows"]
+    assert [r[0] for r in rows["logical"]][1:] == ["NPU 0 Stream 0", "NPU 0 Stream 1", "NPU 0 Stream 2"]
+    assert "NPU 0 DMA H2D" in [r[0] for r in rows["physical"]]
 
 
-def test_colour_toggle_redraws_the_gantt(dash):
-    png = shown(dash.gantt_out)[1]
-    dash.colour.value = "stream"
-    assert shown(dash.gantt_out)[1] != png
+def test_view_and_colour_are_checked(dash):
+    dash.view = "physical"
+    with pytest.raises(ValueError, match="view must be"):
+        dash.view = "sideways"
+    with pytest.raises(ValueError, match="colour_by must be"):
+        dash.colour = "rainbow"
 
 
-def test_refresh_shows_a_longer_log_at_its_end(dash):
+def test_colour_by_stream_changes_the_snapshot(dash):
+    png = dash.snapshot_png()
+    dash.colour = "stream"
+    assert dash.snapshot_png() != png
+
+
+def test_refresh_shows_a_longer_log_at_its_end():
     log = two_stream_log()
     longer = type(log)(log.records[: len(log.records) // 2])
     d = Dashboard(longer)
     d.refresh(log)
-    assert d.t == d.slider.max == 921500
-    assert shown(d.queues_out)[0].startswith("Stream queues at 921.500 µs")
+    assert d.t == d.t_range[1] == 921500
+    assert d.queues_text().startswith("Stream queues at 921.500 µs")
+    assert d.data["meta"]["n_tasks"] == 7
 
 
 def test_repr_is_stable_text(dash):
@@ -113,7 +116,7 @@ def test_mimebundle_has_text_snapshot_and_widget_view(dash):
 
 
 def test_change_times_include_every_task_moment_and_memory_change():
-    times = change_times(Dashboard(two_stream_log())._ix)
+    times = change_times(two_stream_log())
     assert {14000, 19000, 20000, 220000, 620000, 920000, 921500} <= set(times)
     assert times == sorted(set(times))
 
@@ -124,6 +127,6 @@ def test_dashboard_of_an_idle_machine_says_nothing_has_run():
     log.append(tr.MachineConfigured(0, "Ascend910B", "Ascend910B1", 1, 24, 1 << 36, 1000.0, ()))
     d = Dashboard(log)
     assert repr(d) == "Dashboard: nothing has run yet (logical view, colour by kind)"
-    assert d.clock.value == "nothing has run yet"
+    assert d.clock == "nothing has run yet" and d.data["meta"] is None
     d.refresh(two_stream_log(), t=100000)
     assert repr(d).startswith("Dashboard at 100.000 µs of 921.500 µs ")

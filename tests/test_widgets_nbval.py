@@ -19,7 +19,7 @@ CELLS = [
     "acl.rt.memcpy_async(d, 1 << 20, h, 1 << 20, acl.ACL_MEMCPY_HOST_TO_DEVICE, s)\n"
     "acl.rt.synchronize_stream(s)",
     "dash = api.show()\ndash",
-    "dash.t = dash.slider.min\ndash.clock.value",
+    "dash.t = dash.t_range[0]\ndash.clock",
     "api.gantt(view='physical')",
     "api.memory_map()",
     "print(api.queues())",

@@ -31,7 +31,7 @@ def stepper():
 
 
 def memory_text(st):
-    return st.dashboard.memory_out.outputs[0]["data"]["text/plain"]
+    return st.dashboard.memory_text()
 
 
 def test_each_step_runs_up_to_the_next_yield(stepper):
@@ -48,7 +48,7 @@ def test_panels_update_after_each_step(stepper):
     stepper.step()
     assert "1 block," in memory_text(stepper)
     stepper.step()
-    assert "MEMCPY_ASYNC" in stepper.dashboard.queues_text.value
+    assert "MEMCPY_ASYNC" in stepper.dashboard.queues_text()
 
 
 def test_status_names_the_last_step(stepper):
@@ -63,6 +63,7 @@ def test_run_finishes_the_program_and_disables_the_buttons(stepper):
     assert stepper.finished and stepper.step() is None
     assert stepper.next_button.disabled and stepper.rest_button.disabled
     assert stepper.done_steps == ["open device", "allocate", "copy in", "synchronize"]
+    assert stepper.next_button.tooltip == "the program has run to its end: no step left"
 
 
 def test_next_button_runs_one_step(stepper):

@@ -28,6 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from notebook_sources import ROOT, SOURCES, editions, learner_notebook, target
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
 def coalesce_streams(outputs: list) -> list:
     """One output per run of stdout (or stderr) text: how the kernel happened to flush its
     buffer must not change the committed notebook."""
@@ -42,6 +45,18 @@ def coalesce_streams(outputs: list) -> list:
     return merged
 
 
+def stable_widget_ids(nb, name: str) -> None:
+    """Widget views name their model by a random id; number them per notebook instead, so a
+    rebuild of unchanged sources writes the same file (no widget state is saved, so the id
+    refers to nothing once the kernel is gone and the PNG snapshot shows)."""
+    ids: dict[str, str] = {}
+    for cell in nb.cells:
+        for out in cell.get("outputs", ()):
+            view = out.get("data", {}).get(WIDGET_VIEW)
+            if view and "model_id" in view:
+                view["model_id"] = ids.setdefault(view["model_id"], f"{name}-widget-{len(ids) + 1}")
+
+
 def build(source: Path, lang: str = "en") -> Path:
     nb = learner_notebook(source, lang)
     out = target(source, lang)
@@ -53,6 +68,7 @@ def build(source: Path, lang: str = "en") -> Path:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
             cell.outputs = coalesce_streams(cell.outputs)
+    stable_widget_ids(nb, f"{lang}-{out.stem}")
     nbformat.write(nb, out)
     return out
 

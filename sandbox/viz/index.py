@@ -6,14 +6,18 @@ the views cheap and keeps them pure: they read only this index, never the live r
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sandbox.core import trace as tr
 
 
-@dataclass(frozen=True, slots=True)
-class Task:
-    """A device task with its three moments; ``start``/``end`` are None until they happen."""
+class Task(NamedTuple):
+    """A device task with its three moments; ``start``/``end`` are None until they happen.
+
+    A named tuple, not a frozen dataclass: a 100k-task log makes 100k of them, and a frozen
+    dataclass sets each of its 20 fields through object.__setattr__."""
     task: int
     device: int
     stream: int
@@ -96,6 +100,16 @@ class Index:
     notes: list = field(default_factory=list)       # Note
     t_end: int = 0                                  # last moment anything happened
     t_start: int = 0                                # first task submitted or block allocated
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
+    # ^ what views derive from this index (activity, lanes, layouts), computed once each
+
+    def derived(self, key, make):
+        """``make()`` computed once per index and ``key``: views of one log share it."""
+        try:
+            return self.memo[key]
+        except KeyError:
+            value = self.memo[key] = make()
+            return value
 
     @property
     def devices(self) -> list[int]:
@@ -135,10 +149,34 @@ _LEAK = getattr(tr, "LeakReport", None)
 _FREE_CALLS = ("aclrtFree", "aclrtFreeHost", "aclrtFreeAsync", "aclrtFreePhysical")
 
 
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def build_index(log) -> Index:
-    """Join the records of ``log`` (a TraceLog or any iterable of records) into an Index."""
+    """Join the records of ``log`` (a TraceLog or any iterable of records) into an Index.
+
+    The log is append-only, so its length says which records it holds: the index of a log
+    is kept (weakly, beside the log) until the log grows, and every view of one log shares
+    one pass over it.  Treat the result as read-only."""
     if isinstance(log, Index):
         return log
+    try:
+        size = len(log)
+        hit = _CACHE.get(log)
+    except TypeError:                 # a plain iterable, or a log that cannot be weakly held
+        size, hit = None, None
+    if hit is not None and hit[0] == size:
+        return hit[1]
+    ix = _build_index(log)
+    if size is not None:
+        try:
+            _CACHE[log] = (size, ix)
+        except TypeError:
+            pass
+    return ix
+
+
+def _build_index(log) -> Index:
     ix = Index()
     submitted: dict[int, tr.TaskSubmitted] = {}
     started: dict[int, tr.TaskStarted] = {}

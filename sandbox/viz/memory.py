@@ -66,13 +66,25 @@ class MemoryMap:
         raise KeyError(n)
 
 
-def memory_map(log, t: int) -> MemoryMap:
-    """Live allocations of every device (and pinned host memory) at time ``t``."""
+@dataclass(frozen=True, slots=True)
+class Lifetime:
+    """One block's life with the names the map gives it (the same at every t)."""
+    block: object         # index.Block
+    offset: int
+    kind: str
+    pool: int
+    policy: str
+    label: str
+    owner: str
+
+
+def lifetimes(log) -> list[Lifetime]:
+    """Every block, pool segment and pool block of the log, named and placed, in
+    allocation order (device blocks first, then pool blocks)."""
     ix = build_index(log)
     ordinal: dict[int, int] = {}
-    live: dict[int, list[MemBlock]] = {}
-    reach: dict[int, int] = {}
     pool_ordinal: dict[int, int] = {}
+    out = []
     tagged = [(b, False) for b in ix.blocks] + [(b, True) for b in ix.pool_blocks]
     for b, from_pool in tagged:
         pool = 0
@@ -92,16 +104,28 @@ def memory_map(log, t: int) -> MemoryMap:
                        f"pool {pool} segment" if kind == "pool segment" else f"block {n}")
         space = ix.spaces.get(b.device)
         base = space.base if space else 0
-        reach[b.device] = max(reach.get(b.device, 0), b.ptr - base + b.reserved)
+        out.append(Lifetime(b, b.ptr - base, kind, pool, policy, b.label or default,
+                            ix.stream_label(b.stream) if b.stream else ""))
+    return out
+
+
+def memory_map(log, t: int) -> MemoryMap:
+    """Live allocations of every device (and pinned host memory) at time ``t``."""
+    ix = build_index(log)
+    live: dict[int, list[MemBlock]] = {}
+    reach: dict[int, int] = {}
+    for life in lifetimes(ix):
+        b = life.block
+        reach[b.device] = max(reach.get(b.device, 0), life.offset + b.reserved)
         if not (b.allocated <= t and (b.freed is None or b.freed > t)):
             continue
         pending = b.free_called is not None and b.free_called <= t
         live.setdefault(b.device, []).append(MemBlock(
-            b.ptr, b.ptr - base if b.device >= 0 else 0, b.size, b.reserved, policy,
-            b.page, b.label or default, pool, b.stream, pending, b.allocated, kind,
-            ix.stream_label(b.stream) if b.stream else ""))
+            b.ptr, life.offset if b.device >= 0 else 0, b.size, b.reserved, life.policy,
+            b.page, life.label, life.pool, b.stream, pending, b.allocated, life.kind,
+            life.owner))
     devices = []
-    for d in _opened_devices(ix):
+    for d in opened_devices(ix):
         space = ix.spaces.get(d)
         total = space.size if space else (ix.machine.memory_bytes if ix.machine else 0)
         base = space.base if space else 0
@@ -124,10 +148,10 @@ def _figures(device, base, total, blocks, reach) -> DeviceMemory:
         gaps.append(total - cursor)
     return DeviceMemory(device, base, total, blocks, used, sum(b.size for b in held),
                         max(0, total - used), max(gaps, default=0), len(gaps),
-                        _window(reach, total))
+                        window(reach, total))
 
 
-def _window(reach: int, total: int) -> int:
+def window(reach: int, total: int) -> int:
     """The address range worth drawing: everything ever allocated plus room, in whole MiB
     rounded to a power of two, so small programs are not a sliver of a 64 GiB bar."""
     if reach <= 0:
@@ -154,7 +178,7 @@ def peak_reserved(log, device: int | None = None) -> int:
     return peak
 
 
-def _opened_devices(ix) -> list[int]:
+def opened_devices(ix) -> list[int]:
     """Devices the program has used (a stream, a task or memory): an 8-device server where one
     device ran shows one bar, not seven empty ones.  With nothing used yet, every device."""
     used = {s.device for s in ix.streams.values() if not s.label}

@@ -1,25 +1,31 @@
 """Draw the Gantt chart of a Timeline with matplotlib.
 
-Bars go out as one PolyCollection per colour, not one artist per task, and bars that
-touch within a pixel are merged first: a 100k-task trace then costs a few thousand
-rectangles, and nothing narrower than a pixel disappears (every bar is at least 1 px).
+Bars go out as one PolyCollection per colour, not one artist per task, and runs of bars
+narrower than a few pixels that touch within a pixel are merged first: a 100k-task trace
+then costs a few thousand rectangles, and nothing disappears (every bar is at least
+``style.MIN_BAR_PX`` wide).  A bar wide enough keeps a one-pixel gap at its end, so two
+back-to-back copies read as two.  The time axis reads absolute virtual time in the units
+of the dashboard's clock ("1050.2 ms"), so the cursor's label and the axis agree.
 Figures are plain ``matplotlib.figure.Figure`` objects, so nothing auto-displays.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from matplotlib.backends.backend_agg import RendererAgg
-from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, PathPatch
+from matplotlib.path import Path
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from sandbox.core.errors import describe
 from sandbox.viz import style
 from sandbox.viz.index import build_index
 from sandbox.viz.timeline import LOGICAL, Timeline, activity, timeline
-from sandbox.viz.units import fmt_time, time_unit
+from sandbox.viz.units import MICRO, fmt_time
 
 KIND = "kind"
 STREAM = "stream"
@@ -31,6 +37,7 @@ TICK_CHARS = 28            # longest row label on the axis; longer ones end in a
 TICK_FONT = 8
 LABEL_PAD_PX = 20          # tick length and gap between the label and the axes
 PLOT_RIGHT = 0.8           # the legend sits to the right of this
+MERGE_PX = 4               # bars narrower than this may merge with their neighbours
 
 
 def gantt_figure(log, view: str = LOGICAL, colour_by: str = KIND, t: int | None = None,
@@ -101,11 +108,12 @@ def draw_gantt(ax, tl: Timeline, colour_by: str = KIND, t: int | None = None):
             if not mask.any():
                 continue
             x0, x1, r = merge_bars(row[mask], start[mask], end[mask], ns_per_px)
-            x1 = np.maximum(x1, x0 + ns_per_px)
+            wide = (x1 - x0) > 3 * style.GAP_PX * ns_per_px + ns_per_px
+            x1 = np.where(wide, x1 - style.GAP_PX * ns_per_px, x1)
+            x1 = np.maximum(x1, x0 + style.MIN_BAR_PX * ns_per_px)
             verts = _rectangles(x0, x1, r, height)
-            edges = "white" if n <= LABEL_LIMIT else "none"
-            ax.add_collection(PolyCollection(verts, facecolors=colour, edgecolors=edges,
-                                             linewidths=0.5, label=label))
+            ax.add_collection(PolyCollection(verts, facecolors=colour, edgecolors="none",
+                                             linewidths=0, label=label))
         if n <= LABEL_LIMIT:
             _bar_labels(ax, tl, ns_per_px)
     _arrows(ax, tl)
@@ -119,11 +127,13 @@ def draw_gantt(ax, tl: Timeline, colour_by: str = KIND, t: int | None = None):
                   frameon=False)
     if t is None:
         return None
-    return ax.axvline(t, color=style.CURSOR, lw=1.2, zorder=5)
+    return ax.axvline(t, color=style.CURSOR, lw=1.2, ls=(0, (4, 2)), zorder=5)
 
 
 def merge_bars(row, start, end, tol):
-    """Merge bars of one colour on one row whose gap is under ``tol`` ns (one pixel).
+    """Merge bars of one colour on one row whose gap is under ``tol`` ns (one pixel),
+    when both are narrower than ``MERGE_PX`` pixels: wider bars stay apart, so that
+    back-to-back tasks keep their own bars and the gap drawn between them.
 
     Rows are kept apart by offsetting each row's times far beyond the trace, so one
     running maximum over the sorted bars finds every merge in a single vectorised pass.
@@ -135,9 +145,10 @@ def merge_bars(row, start, end, tol):
     offset = int(max(end.max(), 1) * 4 + tol * 4 + 1)
     s = start + row * offset
     cm = np.maximum.accumulate(end + row * offset)
+    narrow = (end - start) < MERGE_PX * tol
     brk = np.empty(len(s), dtype=bool)
     brk[0] = True
-    brk[1:] = s[1:] > cm[:-1] + tol
+    brk[1:] = (s[1:] > cm[:-1] + tol) | ~narrow[1:] | ~narrow[:-1]
     first = np.flatnonzero(brk)
     last = np.append(first[1:] - 1, len(s) - 1)
     return start[first], cm[last] - row[first] * offset, row[first]
@@ -180,18 +191,27 @@ def _colour_codes(tl: Timeline, colour_by: str):
             code_of(("s", h), label, style.stream_colour(ranks[h]), BAR_HEIGHT)
     else:
         for kind in style.KIND_COLOURS:
-            code_of(("k", kind), style.KIND_LABELS.get(kind, kind), style.kind_colour(kind),
-                    BAR_HEIGHT)
-    codes = np.empty(len(tl.bars), dtype=np.int64)
-    for i, b in enumerate(tl.bars):
-        h = BLOCKED_HEIGHT if b.kind == "blocked" else BAR_HEIGHT
-        if colour_by == STREAM and b.task:
-            rank = ranks.setdefault(b.stream, len(ranks))
-            label = stream_names.get(b.stream, f"stream {b.stream}")
-            codes[i] = code_of(("s", b.stream), label, style.stream_colour(rank), h)
-        else:
-            codes[i] = code_of(("k", b.kind), style.KIND_LABELS.get(b.kind, b.kind),
-                               style.kind_colour(b.kind), h)
+            code_of(("k", style.KIND_LABELS.get(kind, kind)), style.KIND_LABELS.get(kind, kind),
+                    style.kind_colour(kind), BAR_HEIGHT)
+    by_key: dict[tuple, int] = {}
+
+    def code(key) -> int:
+        kind, engine, direction, stream, task = key
+        h = BLOCKED_HEIGHT if kind == "blocked" else BAR_HEIGHT
+        if colour_by == STREAM and task:
+            rank = ranks.setdefault(stream, len(ranks))
+            label = stream_names.get(stream, f"stream {stream}")
+            return code_of(("s", stream), label, style.stream_colour(rank), h)
+        ck = style.colour_kind(kind, engine, direction)
+        label = style.KIND_LABELS.get(ck, ck)
+        return code_of(("k", label), label, style.kind_colour(ck), h)
+
+    # one look-up per distinct (kind, engine, stream, has task), not one per bar
+    by_stream = colour_by == STREAM
+    keys = ((b.kind, b.engine, b.direction, b.stream if by_stream else 0, bool(b.task))
+            for b in tl.bars)
+    codes = np.fromiter((by_key[k] if k in by_key else by_key.setdefault(k, code(k))
+                         for k in keys), np.int64, len(tl.bars))
     return codes, legend
 
 
@@ -200,20 +220,29 @@ def _bar_labels(ax, tl: Timeline, ns_per_px: float) -> None:
     placed millions of pixels away overflows the font rasteriser)."""
     lo, hi = ax.get_xlim()
     for b in tl.bars:
-        if b.kind == "blocked":
+        if b.kind in ("blocked", "api"):
             continue
         start, end = max(b.start, lo), min(b.end, hi)
-        if (end - start) / ns_per_px >= 6.5 * len(b.name) + 6:
-            ax.text((start + end) / 2, b.row, b.name, ha="center", va="center",
-                    fontsize=7, color="white", clip_on=True, zorder=4)
+        name = style.bar_label(b.kind, b.name, b.engine, b.direction)
+        if (end - start) / ns_per_px >= 6.5 * len(name) + 6:
+            dark = b.kind in ("memset",) or b.kind.startswith("event")
+            ax.text((start + end) / 2, b.row, name, ha="center", va="center",
+                    fontsize=7, color="black" if dark else "white", clip_on=True, zorder=4)
 
 
 def _arrows(ax, tl: Timeline) -> None:
     if not tl.arrows:
         return
-    if len(tl.arrows) > ARROW_LIMIT:
-        segs = [((a.src_t, a.src_row), (a.dst_t, a.dst_row)) for a in tl.arrows]
-        ax.add_collection(LineCollection(segs, colors="#333333", linewidths=0.6, zorder=3))
+    if len(tl.arrows) > ARROW_LIMIT:      # one path of many segments: one artist, one draw
+        n = len(tl.arrows)
+        xy = np.empty((2 * n, 2), dtype=float)
+        xy[0::2, 0] = [a.src_t for a in tl.arrows]
+        xy[0::2, 1] = [a.src_row for a in tl.arrows]
+        xy[1::2, 0] = [a.dst_t for a in tl.arrows]
+        xy[1::2, 1] = [a.dst_row for a in tl.arrows]
+        codes = np.tile(np.array([Path.MOVETO, Path.LINETO], dtype=np.uint8), n)
+        ax.add_patch(PathPatch(Path(xy, codes), facecolor="none", edgecolor="#333333",
+                               lw=0.6, zorder=3))
         return
     for a in tl.arrows:
         ax.annotate("", xy=(a.dst_t, a.dst_row), xytext=(a.src_t, a.src_row),
@@ -221,13 +250,25 @@ def _arrows(ax, tl: Timeline) -> None:
                                     shrinkA=0, shrinkB=0, mutation_scale=8), zorder=6)
 
 
+def axis_unit(at: float) -> tuple[str, int]:
+    """The unit the clock label uses for a time: ms from 1 ms, µs from 1 µs, else ns."""
+    a = abs(at)
+    return ("ms", 1_000_000) if a >= 1_000_000 else (f"{MICRO}s", 1_000) if a >= 1_000 else ("ns", 1)
+
+
 def _axes(ax, tl: Timeline, origin: int, span: int) -> None:
-    """Ticks count from ``origin`` in the unit that suits the span (ns, µs or ms)."""
-    unit, scale = time_unit(span)
-    ax.xaxis.set_major_locator(_OffsetLocator(origin, scale))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{(x - origin) / scale:g}"))
-    since = f" from {fmt_time(origin)}" if origin else ""
-    ax.set_xlabel(f"virtual time ({unit}){since}", fontsize=8)
+    """Ticks at round absolute times, labelled in the clock's unit with as many decimals
+    as the tick step needs ("1050.1", "1050.2" ms), so the axis and the clock agree."""
+    unit, scale = axis_unit(max(abs(origin), abs(tl.t_end)))
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=10, steps=[1, 2, 2.5, 5, 10]))
+
+    def label(x, _pos):
+        locs = ax.xaxis.get_majorticklocs()
+        step = (locs[1] - locs[0]) if len(locs) > 1 else max(1, span)
+        decimals = max(0, min(6, math.ceil(-math.log10(step / scale) - 1e-9)))
+        return f"{x / scale:.{decimals}f}"
+    ax.xaxis.set_major_formatter(FuncFormatter(label))
+    ax.set_xlabel(f"virtual time ({unit})", fontsize=8)
     ax.set_yticks(range(len(tl.rows)))
     ax.set_yticklabels([tick_label(r) for r in tl.rows], fontsize=TICK_FONT)
     ax.tick_params(axis="x", labelsize=8)
@@ -238,14 +279,3 @@ def _axes(ax, tl: Timeline, origin: int, span: int) -> None:
     ax.set_axisbelow(True)
 
 
-class _OffsetLocator(MaxNLocator):
-    """Round tick positions relative to ``origin``, so the labels read 0, 100, 200..."""
-
-    def __init__(self, origin: int, scale: int):
-        super().__init__(nbins=10, steps=[1, 2, 2.5, 5, 10])
-        self.origin, self.scale = origin, scale
-
-    def tick_values(self, vmin, vmax):
-        rel = super().tick_values((vmin - self.origin) / self.scale,
-                                  (vmax - self.origin) / self.scale)
-        return rel * self.scale + self.origin

@@ -1,7 +1,9 @@
 """Draw a MemoryMap: one bar per device over its address space, allocations as blocks.
 
 The solid part of a block is what was asked for; the pale tail is what the allocator
-added (page rounding); hatching marks a block whose free is still pending.
+added (page rounding).  Huge pages are plain sky blue, normal pages cross-hatched; black
+diagonal hatching marks a block whose free is still pending.  A block is never drawn
+narrower than ``style.MIN_BLOCK_PX``, so an 8 KiB block in a 4 MiB window still shows.
 """
 from __future__ import annotations
 
@@ -35,9 +37,10 @@ def draw_memory(mm: MemoryMap, width: float = 10.0) -> Figure:
             f"{fmt_bytes(mm.host_bytes)}")
     fig.text(0.01, 0.12 / height, host, fontsize=8, va="center")
     handles = [Patch(facecolor=style.PAGE_COLOURS["huge"], label="huge pages (2 MiB)"),
-               Patch(facecolor=style.PAGE_COLOURS["normal"], label="normal pages (4 KiB)"),
+               Patch(facecolor=style.PAGE_COLOURS["normal"], edgecolor="white",
+                     hatch=style.PAGE_HATCH["normal"], label="normal pages (4 KiB)"),
                Patch(facecolor=style.PAGE_COLOURS["huge"], alpha=0.35, label="rounding"),
-               Patch(facecolor="white", edgecolor=style.KIND_COLOURS["blocked"], hatch="///",
+               Patch(facecolor="white", edgecolor=style.BLACK, hatch=style.PENDING_HATCH,
                      label="free pending"),
                Patch(facecolor=style.POOL, edgecolor="#777777", hatch="..",
                      label="pool (held, not in use)"),
@@ -50,30 +53,34 @@ def draw_memory(mm: MemoryMap, width: float = 10.0) -> Figure:
 def _device(ax, d, axis_px: float) -> None:
     window = max(1, d.window)
     per_px = window / axis_px
+    least = style.MIN_BLOCK_PX * per_px
     ax.add_patch(Rectangle((0, 0), window, 1, facecolor=style.FREE, edgecolor="#999999",
                            lw=0.6))
     for b in d.blocks:
         if b.offset >= window:
             continue
         if b.kind == "pool segment":
-            ax.add_patch(Rectangle((b.offset, 0), max(b.reserved, per_px), 1,
+            ax.add_patch(Rectangle((b.offset, 0), max(b.reserved, least), 1,
                                    facecolor=style.POOL, edgecolor="#777777", lw=0.6,
                                    hatch=".."))
             continue
         colour = style.PAGE_COLOURS.get(b.page, style.OTHER_KIND)
-        solid = max(b.size, per_px)
-        ax.add_patch(Rectangle((b.offset, 0), solid, 1, facecolor=colour, lw=0))
-        if b.reserved > b.size:
-            ax.add_patch(Rectangle((b.offset + b.size, 0), b.reserved - b.size, 1,
+        solid = max(b.size, least)
+        inner = (0.18, 0.64) if b.kind == "pool block" else (0, 1)
+        ax.add_patch(Rectangle((b.offset, inner[0]), solid, inner[1], facecolor=colour,
+                               edgecolor="white", lw=0, hatch=style.PAGE_HATCH.get(b.page)))
+        if b.reserved > solid:
+            ax.add_patch(Rectangle((b.offset + solid, 0), b.reserved - solid, 1,
                                    facecolor=colour, alpha=0.35, lw=0))
-        edge = style.KIND_COLOURS["blocked"] if b.pending_free else "white"
-        ax.add_patch(Rectangle((b.offset, 0), max(b.reserved, per_px), 1, facecolor="none",
-                               edgecolor=edge, lw=0.8, hatch="///" if b.pending_free else None))
+        edge = style.BLACK if b.pending_free else "#1F4E79"
+        ax.add_patch(Rectangle((b.offset, 0), max(b.reserved, least), 1, facecolor="none",
+                               edgecolor=edge, lw=0.8,
+                               hatch=style.PENDING_HATCH if b.pending_free else None))
         size = fmt_size(b.size)
         label = f"{b.label}\n{size}"
         if b.reserved / per_px >= 6 * max(len(b.label), len(size), 8) + 6:
             ax.text(b.offset + b.reserved / 2, 0.5, label, ha="center", va="center",
-                    fontsize=7, color="white", clip_on=True, linespacing=1.0)
+                    fontsize=7, color="black", clip_on=True, linespacing=1.0)
     ax.set_xlim(0, window)
     ax.set_ylim(0, 1)
     ax.set_yticks([])

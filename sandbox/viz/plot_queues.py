@@ -1,7 +1,10 @@
 """Draw the stream queues at time t: finished count, the running task, the waiting line.
 
-Waiting tasks are coloured by why they wait, so "my copy is stuck behind the other
-stream's copy" (engine busy) looks different from "my kernel waits for the event".
+A box is coloured by what its task does (the Gantt chart's colours): filled while it
+runs, outlined while it waits, the outline's pattern saying why (dashed: its predecessor
+in the stream, dotted: an event, solid: its engine is busy), with the reason written in
+the box, so "my copy is stuck behind the other stream's copy" (engine busy) looks
+different from "my kernel waits for the event" without telling colours apart.
 """
 from __future__ import annotations
 
@@ -37,27 +40,33 @@ def draw_queues(q: Queues, width: float = 10.0) -> Figure:
         ax.text(0.1, i, done, ha="left", va="center", fontsize=7, color="#555555")
         x = 1.1
         for e in s.running:
-            _box(ax, x, i, style.RUNNING, (f"task {e.task}", e.name, "running"))
+            colour = style.kind_colour(style.colour_kind(e.kind, e.engine, e.direction))
+            dark = colour in (style.YELLOW, style.KIND_COLOURS["api"], style.KIND_COLOURS["event_wait"])
+            _box(ax, x, i, colour, (f"task {e.task}", style.bar_label(e.kind, e.name, e.engine, e.direction),
+                                    "running"), text="black" if dark else "white")
             x += BOX_W + 0.1
         if not s.running:
             _box(ax, x, i, "white", ("idle",), edge="#BBBBBB", text="#888888")
             x += BOX_W + 0.1
         for e in s.waiting[:SHOWN]:
-            _box(ax, x, i, style.REASON_COLOURS.get(e.reason, style.OTHER_KIND),
-                 (f"task {e.task}", e.name, e.reason))
+            colour = style.kind_colour(style.colour_kind(e.kind, e.engine, e.direction))
+            _box(ax, x, i, "white", (f"task {e.task}", style.bar_label(e.kind, e.name, e.engine, e.direction),
+                                     f"waits: {e.reason}"),
+                 edge=colour, text="black", ls=style.REASON_STYLES.get(e.reason, "solid"), lw=1.8)
             x += BOX_W + 0.1
         if len(s.waiting) > SHOWN:
             ax.text(x, i, f"+{len(s.waiting) - SHOWN} more", va="center", fontsize=7)
-    handles = [Patch(facecolor=style.RUNNING, label="running")] + [
-        Patch(facecolor=c, label=f"waiting: {r}") for r, c in style.REASON_COLOURS.items()]
+    handles = [Patch(facecolor="#777777", label="running (filled)")] + [
+        Patch(facecolor="white", edgecolor="#333333", linestyle=ls, lw=1.5, label=f"waiting: {r}")
+        for r, ls in style.REASON_STYLES.items() if r != "ready"]
     fig.legend(handles=handles, loc="upper right", ncol=len(handles), fontsize=7,
                frameon=False, bbox_to_anchor=(0.995, 1 - 0.05 / height))
     return fig
 
 
-def _box(ax, x, y, colour, lines, edge="none", text="white") -> None:
+def _box(ax, x, y, colour, lines, edge="none", text="white", ls="solid", lw=0.8) -> None:
     ax.add_patch(FancyBboxPatch((x, y - 0.38), BOX_W, 0.76, boxstyle="round,pad=0.02",
-                                facecolor=colour, edgecolor=edge, lw=0.8))
+                                facecolor=colour, edgecolor=edge, lw=lw, linestyle=ls))
     ax.text(x + BOX_W / 2, y, "\n".join(_clip(s, 17) for s in lines), ha="center",
             va="center", fontsize=6.5, color=text, linespacing=1.1)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sandbox.viz.index import build_index
+from sandbox.viz.style import copy_direction
 
 PREDECESSOR = "predecessor"
 EVENT = "event"
@@ -25,6 +26,7 @@ class QueueEntry:
     reason: str           # "" for a running task
     blocker: int          # the task in the way (0 if none)
     why: str              # the reason in words, e.g. "after task 3"
+    direction: str = ""   # a copy's direction in its own words, else ""
 
 
 @dataclass(frozen=True)
@@ -83,14 +85,18 @@ def stream_queues(log, t: int) -> Queues:
                 failed += task.status != 0
             elif task.start is not None and task.start <= t:
                 running.append(QueueEntry(task.task, task.kind, task.name, task.engine,
-                                          "", 0, "running"))
+                                          "", 0, "running", _direction(task)))
             else:
                 reason, blocker, why = _reason(task, t, tasks, ix, busy)
                 waiting.append(QueueEntry(task.task, task.kind, task.name, task.engine,
-                                          reason, blocker, why))
+                                          reason, blocker, why, _direction(task)))
         out.append(StreamQueue(s.device, s.stream, s.stream_id, s.priority, tuple(running),
                                tuple(waiting), finished, failed))
     return Queues(t, tuple(out))
+
+
+def _direction(task) -> str:
+    return copy_direction(task.detail) if task.kind == "memcpy" else ""
 
 
 def _done(task, t) -> bool:

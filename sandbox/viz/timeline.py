@@ -8,9 +8,14 @@ each blocking call spent waiting for the device.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
+from typing import NamedTuple
+
+import numpy as np
 
 from sandbox.core.errors import describe
 from sandbox.viz.index import build_index
+from sandbox.viz.style import copy_direction
 
 LOGICAL = "logical"
 PHYSICAL = "physical"
@@ -28,8 +33,8 @@ class Row:
     tick: str = ""    # a shorter label for the chart's axis ("" means use ``label``)
 
 
-@dataclass(frozen=True, slots=True)
-class Bar:
+class Bar(NamedTuple):
+    """One bar (a named tuple: a 100k-task log makes a few hundred thousand of them)."""
     row: int
     start: int
     end: int
@@ -37,6 +42,8 @@ class Bar:
     name: str
     stream: int       # stream handle (0 on host rows), for colouring by stream
     task: int         # 0 on host rows
+    engine: str = ""  # the task's engine, "" on host rows
+    direction: str = ""   # a copy's direction in its own words ("host to device"), else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +85,10 @@ def timeline(log, view: str = LOGICAL) -> Timeline:
     if type(view) is not str or view not in (LOGICAL, PHYSICAL):
         raise ValueError(f"view must be {LOGICAL!r} or {PHYSICAL!r}, not {describe(view)}")
     ix = build_index(log)
+    return ix.derived(("timeline", view), lambda: _timeline(ix, view))
+
+
+def _timeline(ix, view: str) -> Timeline:
     rows: list[Row] = []
     bars: list[Bar] = []
     row_at: dict[tuple, int] = {}
@@ -119,11 +130,16 @@ def _host_rows(ix, row, bars) -> None:
             f" · {th.name}" if th.name else "")
         row(("host", th.pid, tid), f"{who} {tid}{name}",
             f"Host process {th.pid}" if several else "Host", short)
+    at: dict[tuple, int] = {}
+    append = bars.append
     for c in ix.calls:
-        i = row(("host", c.pid, c.tid), "", "")
-        bars.append(Bar(i, c.start, c.end, "api", c.name, 0, 0))
+        key = (c.pid, c.tid)
+        i = at.get(key)
+        if i is None:
+            i = at[key] = row(("host", c.pid, c.tid), "", "")
+        append(Bar(i, c.start, c.end, "api", c.name, 0, 0))
         if c.blocked_from is not None and c.blocked_from < c.end:
-            bars.append(Bar(i, c.blocked_from, c.end, "blocked", c.name, 0, 0))
+            append(Bar(i, c.blocked_from, c.end, "blocked", c.name, 0, 0))
     for cb in ix.callbacks:          # host callbacks run on a host thread, drawn on top
         th = ix.threads.get(cb.tid)
         i = row(("host", th.pid if th else 1, cb.tid), f"Host thread {cb.tid}", "Host")
@@ -139,19 +155,22 @@ def _stream_rows(ix, row, bars) -> dict[int, int]:
     for s in order:
         row(("stream", s.device, s.stream), stream_label(s), f"NPU {s.device}")
     task_row: dict[int, int] = {}
+    at = {s.stream: row(("stream", s.device, s.stream), "", "") for s in order}
+    append = bars.append
+    t_end = ix.t_end
     for t in ix.tasks.values():
-        s = ix.streams[t.stream]
-        i = row(("stream", s.device, s.stream), "", "")
-        task_row[t.task] = i
+        i = task_row[t.task] = at[t.stream]
         if t.start is not None:
-            bars.append(Bar(i, t.start, _end(t, ix), t.kind, t.name, t.stream, t.task))
+            append(Bar(i, t.start, t.end if t.end is not None else max(t.start, t_end), t.kind,
+                       t.name, t.stream, t.task, t.engine,
+                       copy_direction(t.detail) if t.kind == "memcpy" else ""))
     return task_row
 
 
 def _engine_rows(ix, row, bars) -> None:
     engine_order = list(ix.machine.engines) if ix.machine else []
     ran = [t for t in ix.tasks.values() if t.start is not None and t.engine]
-    lanes = assign_lanes(ran, ix)
+    lanes = engine_lanes(ix)
     used = sorted({(t.device, t.engine) for t in ran},
                   key=lambda k: (k[0], _rank(engine_order, k[1]), k[1]))
     counts = {}
@@ -163,9 +182,20 @@ def _engine_rows(ix, row, bars) -> None:
         for lane in range(n):
             label = f"NPU {device} {engine}" + (f" #{lane + 1}" if n > 1 else "")
             row(("engine", device, engine, lane), label, f"NPU {device}")
+    at: dict[tuple, int] = {}
     for t in ran:
-        i = row(("engine", t.device, t.engine, lanes[t.task]), "", "")
-        bars.append(Bar(i, t.start, _end(t, ix), t.kind, t.name, t.stream, t.task))
+        key = (t.device, t.engine, lanes[t.task])
+        i = at.get(key)
+        if i is None:
+            i = at[key] = row(("engine", *key), "", "")
+        bars.append(Bar(i, t.start, _end(t, ix), t.kind, t.name, t.stream, t.task, t.engine,
+                        copy_direction(t.detail) if t.kind == "memcpy" else ""))
+
+
+def engine_lanes(ix) -> dict[int, int]:
+    """``assign_lanes`` of every task that ran on an engine, once per index."""
+    return ix.derived("lanes", lambda: assign_lanes(
+        [t for t in ix.tasks.values() if t.start is not None and t.engine], ix))
 
 
 def assign_lanes(tasks, ix) -> dict[int, int]:
@@ -178,12 +208,18 @@ def assign_lanes(tasks, ix) -> dict[int, int]:
     for t in tasks:
         by_engine.setdefault((t.device, t.engine), []).append(t)
     lane_of: dict[int, int] = {}
+    t_end = ix.t_end
     for group in by_engine.values():
         free_at: list[int] = []
-        for t in sorted(group, key=lambda t: (t.start, t.task)):
-            end = _end(t, ix)
+        for t in sorted(group, key=attrgetter("start", "task")):
+            start = t.start
+            end = t.end if t.end is not None else max(start, t_end)
+            if free_at and free_at[0] <= start:      # the usual case: lane 0 is free
+                free_at[0] = end
+                lane_of[t.task] = 0
+                continue
             for lane, f in enumerate(free_at):
-                if f <= t.start:
+                if f <= start:
                     free_at[lane] = end
                     lane_of[t.task] = lane
                     break
@@ -231,22 +267,42 @@ def activity(log) -> Activity:
     """Busy time of copies and of kernels (each as a union of intervals), the span of all
     device work, how long copy and compute ran at the same time, and host time blocked."""
     ix = build_index(log)
-    copies, kernels, spans = [], [], []
-    for t in ix.tasks.values():
-        if t.start is None:
-            continue
-        iv = (t.start, _end(t, ix))
-        spans.append(iv)
-        if t.kind in COPY_KINDS:
-            copies.append(iv)
-        elif t.kind in COMPUTE_KINDS:
-            kernels.append(iv)
-    cu, ku = union(copies), union(kernels)
-    first = min((s for s, _ in spans), default=0)
-    last = max((e for _, e in spans), default=0)
+    return ix.derived("activity", lambda: _activity(ix))
+
+
+def _activity(ix) -> Activity:
+    """Vectorised: the union of intervals by a running maximum over the sorted starts, and
+    the overlap by inclusion-exclusion, |copy| + |compute| - |copy or compute|."""
+    ran = [t for t in ix.tasks.values() if t.start is not None]
+    start = np.fromiter((t.start for t in ran), np.int64, len(ran))
+    end = np.fromiter((t.end if t.end is not None else max(t.start, ix.t_end) for t in ran),
+                      np.int64, len(ran))
+    kinds = [t.kind for t in ran]
+    copy = np.fromiter((k in COPY_KINDS for k in kinds), bool, len(ran))
+    compute = np.fromiter((k in COMPUTE_KINDS for k in kinds), bool, len(ran))
+    cu = union_length(start[copy], end[copy])
+    ku = union_length(start[compute], end[compute])
+    both = union_length(start[copy | compute], end[copy | compute])
+    first = int(start.min()) if len(ran) else 0
+    last = int(end.max()) if len(ran) else 0
     blocked = sum(c.end - c.blocked_from for c in ix.calls if c.blocked_from is not None)
-    return Activity(_length(cu), _length(ku), last - first, _length(intersect(cu, ku)),
-                    blocked, first, last)
+    return Activity(cu, ku, last - first, cu + ku - both, blocked, first, last)
+
+
+def union_length(start, end) -> int:
+    """The total length of the union of the intervals [start, end)."""
+    if len(start) == 0:
+        return 0
+    order = np.argsort(start, kind="stable")
+    s, e = start[order], end[order]
+    reach = np.maximum.accumulate(e)
+    # an interval begins a new piece when it starts after everything before it ended
+    new = np.empty(len(s), dtype=bool)
+    new[0] = True
+    new[1:] = s[1:] > reach[:-1]
+    firsts = np.flatnonzero(new)
+    lasts = np.append(firsts[1:] - 1, len(s) - 1)
+    return int((reach[lasts] - s[firsts]).sum())
 
 
 def union(intervals) -> list[tuple[int, int]]:

@@ -1,192 +1,165 @@
-"""The dashboard: Gantt chart, memory map and stream queues under one time scrubber.
+"""The dashboard: Gantt chart, memory map and stream queues under one time cursor.
 
-Moving the scrubber redraws the memory map and the queues at the new time and moves the
-Gantt chart's cursor; the Gantt bars are drawn again only when the view or colouring
-changes.  Everything shown comes from the log given at construction (or at ``refresh``).
+The panels are drawn in the browser (views.js, an anywidget module) from the columns of
+the log (sandbox/viz/columns.py), sent once per log: zooming, panning, hovering, moving the
+cursor, stepping and playing redraw every panel in the same frame, with no round trip to
+the kernel.  The cursor's time comes back to the kernel as ``Dashboard.t``, and setting
+``Dashboard.t`` here moves it there.
+
+Where no widget can run (nbval, GitHub, a notebook reopened without its widget state), the
+display carries a PNG snapshot of the three panels at ``t`` and a line of stable text
+beside the widget view; both are drawn only when the dashboard is displayed.
 """
 from __future__ import annotations
 
 import base64
-import html
 from bisect import bisect_left, bisect_right
+from pathlib import Path
 
-import ipywidgets as widgets
+import anywidget
+import traitlets
 
+from sandbox.core.errors import describe
+from sandbox.viz.columns import change_times, columns
 from sandbox.viz.index import build_index
-from sandbox.viz.plot_gantt import KIND, STREAM, gantt_plot
+from sandbox.viz.plot_gantt import KIND, STREAM, gantt_figure
 from sandbox.viz.plot_memory import memory_figure
 from sandbox.viz.plot_queues import queues_figure
-from sandbox.viz.summary import memory_summary, queues_summary, timeline_summary
+from sandbox.viz.summary import memory_summary, queues_summary
+from sandbox.viz.picture import figure_png
 from sandbox.viz.timeline import LOGICAL, PHYSICAL, activity
 from sandbox.viz.units import fmt_time
-from sandbox.widgets.panel import show_figure, stack_png
+from sandbox.widgets.panel import stack_png
 
-PLAY_FRAMES = 100
 NOTHING_YET = "nothing has run yet"
+HERE = Path(__file__).parent
+
+__all__ = ["Dashboard", "change_times", "NOTHING_YET"]
 
 
-def change_times(ix) -> list[int]:
-    """Moments at which a panel changes: task submitted/started/finished, memory
-    allocated/freed.  The step buttons jump between these."""
-    times = {0, ix.t_end}
-    for t in ix.tasks.values():
-        times.add(t.submit)
-        if t.start is not None:
-            times.add(t.start)
-        if t.end is not None:
-            times.add(t.end)
-    for b in ix.blocks:
-        times.add(b.allocated)
-        for x in (b.freed, b.free_called):
-            if x is not None:
-                times.add(x)
-    return sorted(times)
+class Dashboard(anywidget.AnyWidget):
+    """Three views of one trace log with a time cursor (slider, play, step buttons).
 
+    ``t`` is the cursor's time (settable; kept inside ``t_range``), ``t_range`` the
+    (start, end) it moves over, ``view`` "logical" (rows per stream) or "physical" (rows
+    per engine), ``colour`` "kind" or "stream"; ``selected`` is the task number clicked
+    in the browser (0: none)."""
 
-class Dashboard(widgets.VBox):
-    """Three views of one trace log with a time scrubber (slider, play, step buttons)."""
+    _esm = (HERE / "views.js").read_text(encoding="utf-8")
+    _css = (HERE / "views.css").read_text(encoding="utf-8")
+    data = traitlets.Dict().tag(sync=True)
+    t = traitlets.Int(0).tag(sync=True)
+    view = traitlets.Unicode(LOGICAL).tag(sync=True)
+    colour = traitlets.Unicode(KIND).tag(sync=True)
+    selected = traitlets.Int(0).tag(sync=True)
 
     def __init__(self, log, t: int | None = None, view: str = LOGICAL,
                  colour_by: str = KIND, width: float = 10.0):
         self._width = width
-        self._quiet = False
-        self._gantt_fig = None
-        self._cursor = None
-        self._pngs: dict[str, bytes] = {}
-        self.slider = widgets.IntSlider(description="time", readout=False,
-                                        continuous_update=False,
-                                        layout=widgets.Layout(width="420px"))
-        self.play = widgets.Play(interval=300, description="play")
-        widgets.jslink((self.play, "value"), (self.slider, "value"))
-        self.back = widgets.Button(description="◀ step", tooltip="previous change",
-                                   layout=widgets.Layout(width="80px"))
-        self.forward = widgets.Button(description="step ▶", tooltip="next change",
-                                      layout=widgets.Layout(width="80px"))
-        self.clock = widgets.Label(layout=widgets.Layout(width="260px"))
-        self.view = widgets.ToggleButtons(
-            options=[("streams", LOGICAL), ("engines", PHYSICAL)], value=view,
-            tooltips=["logical view: a row per stream", "physical view: a row per engine"],
-            style={"button_width": "90px"})
-        self.colour = widgets.ToggleButtons(
-            options=[("by kind", KIND), ("by stream", STREAM)], value=colour_by,
-            tooltips=["colour by task kind", "colour by stream"],
-            style={"button_width": "90px"})
-        self.gantt_out = widgets.Output()
-        self.memory_out = widgets.Output()
-        self.queues_out = widgets.Output()
-        self.queues_text = widgets.HTML()
+        self._range = (0, 1)
+        self._times: list[int] = [0]
+        self._ix = build_index(log)
+        super().__init__(view=view, colour=colour_by)
         self._set_log(log, t)
-        self.slider.observe(self._on_time, names="value")
-        self.view.observe(self._on_style, names="value")
-        self.colour.observe(self._on_style, names="value")
-        self.back.on_click(lambda _b: self.step(-1))
-        self.forward.on_click(lambda _b: self.step(+1))
-        controls = widgets.HBox([self.play, self.back, self.slider, self.forward, self.clock])
-        toggles = widgets.HBox([self.view, self.colour])
-        super().__init__([controls, toggles, self.gantt_out, self.memory_out,
-                          self.queues_out, self.queues_text])
-        self._draw_gantt()
-        self._draw_at_time()
+
+    @traitlets.validate("view")
+    def _check_view(self, proposal):
+        v = proposal["value"]
+        if v not in (LOGICAL, PHYSICAL):
+            raise ValueError(f"view must be {LOGICAL!r} or {PHYSICAL!r}, not {describe(v)}")
+        return v
+
+    @traitlets.validate("colour")
+    def _check_colour(self, proposal):
+        v = proposal["value"]
+        if v not in (KIND, STREAM):
+            raise ValueError(f"colour_by must be {KIND!r} or {STREAM!r}, not {describe(v)}")
+        return v
+
+    @traitlets.validate("t")
+    def _clamp_t(self, proposal):
+        lo, hi = self._range
+        return max(lo, min(int(proposal["value"]), hi))
 
     # -- state -------------------------------------------------------------------------
     @property
-    def t(self) -> int:
-        return self.slider.value
+    def t_range(self) -> tuple[int, int]:
+        """(start, end): the first device activity and the end of the log."""
+        return self._range
 
-    @t.setter
-    def t(self, value: int) -> None:
-        self.slider.value = max(self.slider.min, min(int(value), self.slider.max))
+    @property
+    def times(self) -> list[int]:
+        """The moments at which a panel changes; the step buttons move between these."""
+        return list(self._times)
+
+    @property
+    def clock(self) -> str:
+        """The clock label: 't = 100.000 µs of 921.500 µs'."""
+        return f"t = {fmt_time(self.t)} of {fmt_time(self._ix.t_end)}" if self._ix.t_end else NOTHING_YET
 
     def refresh(self, log, t: int | None = None) -> None:
         """Show a newer log (e.g. after more runtime calls); ``t`` defaults to its end."""
-        self._quiet = True                # the slider moves below; draw once, after
-        try:
-            self._set_log(log, t)
-        finally:
-            self._quiet = False
-        self._draw_gantt()
-        self._draw_at_time()
+        self._set_log(log, t)
 
     def step(self, direction: int) -> int:
         """Move to the next (+1) or previous (-1) moment at which a panel changes."""
-        times, t = self._times, self.slider.value
+        times, t = self._times, self.t
         if direction > 0:
             i = bisect_right(times, t)
-            self.t = times[i] if i < len(times) else self.slider.max
+            self.t = times[i] if i < len(times) else self._range[1]
         else:
             i = bisect_left(times, t)
-            self.t = times[i - 1] if i > 0 else self.slider.min
-        return self.slider.value
+            self.t = times[i - 1] if i > 0 else self._range[0]
+        return self.t
+
+    def at_end(self) -> bool:
+        return self.t >= self._range[1]
 
     def _set_log(self, log, t) -> None:
         self._ix = build_index(log)
-        self._times = change_times(self._ix)
         end = max(1, self._ix.t_end)
         start = min(self._ix.t_start, end - 1)
-        value = end if t is None else max(start, min(int(t), end))
-        if self.slider.max < start:         # keep min <= max while both move
-            self.slider.max = end
-        self.slider.min = start
-        self.slider.max = end
-        self.play.max = end
-        self.play.min = start
-        self.play.step = max(1, (end - start) // PLAY_FRAMES)
-        self.slider.value = value
-
-    # -- drawing -------------------------------------------------------------------------
-    def _on_time(self, _change=None) -> None:
-        if not self._quiet:
-            self._draw_at_time()
-
-    def _on_style(self, _change=None) -> None:
-        self._draw_gantt()
-        self._show_gantt()
-
-    def _draw_gantt(self) -> None:
-        self._gantt_fig, self._cursor = gantt_plot(self._ix, self.view.value,
-                                                   self.colour.value, t=self.slider.value,
-                                                   width=self._width)
-
-    def _show_gantt(self) -> None:
-        if self._cursor is not None:
-            self._cursor.set_xdata([self.slider.value, self.slider.value])
-        text = timeline_summary(self._ix, self.view.value)
-        self._pngs["gantt"] = show_figure(self.gantt_out, self._gantt_fig, text)
-
-    def _draw_at_time(self) -> None:
-        t = self.slider.value
-        self.clock.value = (f"t = {fmt_time(t)} of {fmt_time(self._ix.t_end)}"
-                            if self._ix.t_end else NOTHING_YET)
-        self._show_gantt()
-        self._pngs["memory"] = show_figure(self.memory_out,
-                                           memory_figure(self._ix, t, self._width),
-                                           memory_summary(self._ix, t))
-        queues = queues_summary(self._ix, t)
-        self._pngs["queues"] = show_figure(self.queues_out,
-                                           queues_figure(self._ix, t, self._width), queues)
-        self.queues_text.value = ("<pre class='sandbox-queues' style='font-size:11px'>"
-                                  f"{html.escape(queues)}</pre>")
+        self._range = (start, end)
+        self._times = [x for x in change_times(self._ix) if start <= x <= end]
+        meta, buffers = columns(log)
+        with self.hold_sync():
+            self.data = {"meta": meta if self._ix.t_end else None,
+                         "buffers": {k: memoryview(v) for k, v in buffers.items()}}
+            self.t = end if t is None else t
 
     # -- notebook display ------------------------------------------------------------------
     def snapshot_png(self) -> bytes:
-        """The three panels as one PNG, for viewers that cannot run widgets."""
-        return stack_png([self._pngs["gantt"], self._pngs["memory"], self._pngs["queues"]])
+        """The three panels at ``t`` as one PNG, for viewers that cannot run widgets."""
+        t = self.t
+        return stack_png([figure_png(gantt_figure(self._ix, self.view, self.colour, t=t,
+                                                  width=self._width)),
+                          figure_png(memory_figure(self._ix, t, self._width)),
+                          figure_png(queues_figure(self._ix, t, self._width))])
+
+    def queues_text(self) -> str:
+        """The stream queues at ``t`` in words (what the browser panel shows)."""
+        return queues_summary(self._ix, self.t)
+
+    def memory_text(self) -> str:
+        """The device memory at ``t`` in words."""
+        return memory_summary(self._ix, self.t)
 
     def _repr_mimebundle_(self, **kwargs):
         data = super()._repr_mimebundle_(**kwargs) or {}
+        if isinstance(data, tuple):
+            data = data[0]
         data["text/plain"] = repr(self)
         data["image/png"] = base64.b64encode(self.snapshot_png()).decode("ascii")
         return data
 
     def __repr__(self) -> str:
-        style = f"({self.view.value} view, colour by {self.colour.value})"
-        if not self._ix.t_end:              # the slider needs a range of at least 1 ns
+        style = f"({self.view} view, colour by {self.colour})"
+        if not self._ix.t_end:              # the cursor needs a range of at least 1 ns
             return f"Dashboard: {NOTHING_YET} {style}"
         a = activity(self._ix)
-        return (f"Dashboard at {fmt_time(self.slider.value)} of {fmt_time(self._ix.t_end)} "
+        return (f"Dashboard at {fmt_time(self.t)} of {fmt_time(self._ix.t_end)} "
                 f"{style}: "
                 f"{len(self._ix.tasks)} task{'' if len(self._ix.tasks) == 1 else 's'}, "
                 f"total {fmt_time(a.total)}, "
                 f"copy {fmt_time(a.copy)}, compute {fmt_time(a.compute)}, "
                 f"overlap {fmt_time(a.overlap)}")
-

@@ -74,6 +74,13 @@ class StepThrough(widgets.VBox):
             state = f"stopped by {self.error}"
         self.status.value = state + last
         self.next_button.disabled = self.rest_button.disabled = self.finished
+        if self.finished:
+            why = (f"stopped: the last step raised {self.error}" if self.error
+                   else "the program has run to its end: no step left")
+            self.next_button.tooltip = self.rest_button.tooltip = why
+        else:
+            self.next_button.tooltip = "run the next step"
+            self.rest_button.tooltip = "run every remaining step"
 
     def __repr__(self) -> str:
         return f"StepThrough({self.status.value}); {self.dashboard!r}"

@@ -1,14 +1,23 @@
 """The dashboard in a real browser: JupyterLab on loopback, headless Debian Chromium.
 
-Opens a notebook that runs a vector-add program and shows the dashboard, runs it,
-moves the time scrubber with the keyboard and checks that the panels changed.  Skips
-with the reason when Chromium or Playwright is missing (.ci/run installs both).
+Opens a notebook that runs a vector-add program and shows the dashboard, runs it, then
+drives the browser timeline: it renders, the wheel zooms, hovering a task shows its
+details, a click selects it and names its dependencies, the slider's keys move the
+cursor between change times and the memory map and queues follow in the same frame (the
+latency is measured in the page), play keeps 10 frames a second, the step buttons stop
+at the end and say why.  Then the notebook is saved, its kernel shut down and the page
+reloaded without running anything: the dashboard must come back from the saved widget
+state, not as "Error displaying widget: model not found".  JupyterLab gets the package's
+settings default (sandbox/widgets/jupyterlab-settings, installed into
+share/jupyter/lab/settings/overrides.d) through its app settings directory.  Skips with the
+reason when Chromium or Playwright is missing (.ci/run installs both).
 """
 from __future__ import annotations
 
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -22,6 +31,7 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 REPO = Path(__file__).resolve().parents[2]
+OVERRIDES = REPO / "sandbox" / "widgets" / "jupyterlab-settings" / "npu-runtime-sandbox.json"
 
 if not Path(CHROMIUM).exists():
     pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium)",
@@ -59,13 +69,18 @@ vector_add[8, compute_stream](a, b, c, n)
 acl.rt.memcpy_async(host, n * 4, c, n * 4, acl.ACL_MEMCPY_DEVICE_TO_HOST, compute_stream)
 acl.rt.synchronize_stream(compute_stream)
 dash = show(sandbox.trace())
-dash.t = dash.slider.min
+dash.t = dash.t_range[0]
 dash'''
+
+
+ASK = "print(dash.clock)\nprint(dash.queues_text())"
 
 
 def _notebook(path: Path) -> None:
     nb = {"cells": [{"cell_type": "code", "execution_count": None, "id": "dash",
-                     "metadata": {}, "outputs": [], "source": PROGRAM}],
+                     "metadata": {}, "outputs": [], "source": PROGRAM},
+                    {"cell_type": "code", "execution_count": None, "id": "ask",
+                     "metadata": {}, "outputs": [], "source": ASK}],
           "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
                                       "name": "python3"}},
           "nbformat": 4, "nbformat_minor": 5}
@@ -83,8 +98,11 @@ def lab(tmp_path_factory):
     """JupyterLab on 127.0.0.1 with a temp root, workspace, settings and runtime dir."""
     tmp = tmp_path_factory.mktemp("lab")
     root, work, settings, runtime = (tmp / d for d in ("root", "work", "settings", "runtime"))
-    for d in (root, work, settings / "@jupyterlab" / "apputils-extension", runtime):
+    app_settings = tmp / "app-settings"
+    for d in (root, work, settings / "@jupyterlab" / "apputils-extension", runtime,
+              app_settings / "overrides.d"):
         d.mkdir(parents=True)
+    shutil.copy(OVERRIDES, app_settings / "overrides.d" / OVERRIDES.name)
     (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
      ).write_text('{"fetchNews": "false", "checkForUpdates": false}')
     _notebook(root / "dashboard.ipynb")
@@ -97,7 +115,7 @@ def lab(tmp_path_factory):
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
          "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--allow-root",
          f"--ServerApp.root_dir={root}", f"--LabApp.workspaces_dir={work}",
-         f"--LabApp.user_settings_dir={settings}"],
+         f"--LabApp.user_settings_dir={settings}", f"--LabApp.app_settings_dir={app_settings}"],
         env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -111,7 +129,7 @@ def lab(tmp_path_factory):
                     log.flush()
                     pytest.fail("JupyterLab did not start:\n" + (tmp / "lab.log").read_text())
                 time.sleep(0.3)
-        yield base, tmp
+        yield base, tmp, root
     finally:
         proc.terminate()
         try:
@@ -140,36 +158,219 @@ def _run_cell(page) -> None:
     pytest.fail("the notebook's cell never started running")
 
 
-def test_scrubbing_the_dashboard_in_jupyterlab_changes_its_panels(lab):
-    base, _tmp = lab
+
+def _open(p, base, name="dashboard.ipynb"):
+    browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    page = browser.new_page(viewport={"width": 1300, "height": 1400})
+    page.set_default_timeout(30_000)
+    with page.expect_websocket(lambda ws: "/api/kernels/" in ws.url):
+        page.goto(f"{base}/lab/tree/{name}")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+    return browser, page
+
+
+def _shot(page, name: str) -> None:
+    """A screenshot into $UI_SCREENSHOTS, when set (to look at what the test saw)."""
+    where = os.environ.get("UI_SCREENSHOTS")
+    if where:
+        page.screenshot(path=str(Path(where) / f"{name}.png"), full_page=True)
+
+
+def _hover_task(page, canvas, row: int):
+    """Move the mouse along a row of the Gantt until the tooltip shows a task."""
+    box = canvas.bounding_box()
+    y = box["y"] + 18 + row * 18 + 9
+    for x in range(195, int(box["width"]) - 10, 3):
+        page.mouse.move(box["x"] + x, y)
+        tip = page.locator(".sbx-tip")
+        if tip.is_visible() and tip.get_attribute("data-kind") == "task":
+            return box["x"] + x, y, tip.inner_text()
+    pytest.fail(f"no task under the mouse on row {row}")
+
+
+def _latency(page, key: str) -> float:
+    """ms from a key press on the slider to the queue panel's new text (same frame as the
+    memory map: one draw() sets both)."""
+    return page.evaluate("""key => new Promise(resolve => {
+        const q = document.querySelector('pre.sandbox-queues'), before = q.textContent;
+        const s = document.querySelector('.sbx-slider');
+        const obs = new MutationObserver(() => {
+            if (q.textContent !== before) { obs.disconnect(); resolve(performance.now() - t0); }
+        });
+        obs.observe(q, {childList: true, characterData: true, subtree: true});
+        s.focus();
+        const t0 = performance.now();
+        s.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true}));
+        // a synthetic key does not move a range input: do what the browser does for it
+        const v = Number(s.value), max = Number(s.max);
+        s.value = String(key === 'End' ? max : key === 'Home' ? 0 :
+                         key === 'ArrowRight' ? Math.min(max, v + 1) : Math.max(0, v - 1));
+        s.dispatchEvent(new Event('input', {bubbles: true}));
+    })""", key)
+
+
+def test_the_browser_timeline_zooms_hovers_selects_and_moves_every_panel(lab):
+    base, tmp, root = lab
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        browser, page = _open(p, base)
         try:
-            page = browser.new_page(viewport={"width": 1300, "height": 1400})
-            page.set_default_timeout(30_000)
-            with page.expect_websocket(lambda ws: "/api/kernels/" in ws.url):
-                page.goto(f"{base}/lab/tree/dashboard.ipynb")
-            page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
-            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']")
             _run_cell(page)
-
+            canvas = page.locator("canvas.sbx-gantt-canvas")
+            canvas.wait_for()
+            dash = page.locator(".sbx-dash")
+            page.wait_for_function("document.querySelector('.sbx-dash').dataset.frames >= 1")
             queues = page.locator("pre.sandbox-queues")
-            queues.wait_for(state="attached")
-            page.wait_for_function(
-                "document.querySelectorAll('.widget-output img').length >= 3")
-            before_text = queues.inner_text()
-            before_png = page.locator(".widget-output img").nth(1).get_attribute("src")
-            assert "Stream queues at" in before_text
+            memory = page.locator(".sbx-mem-title")
+            assert queues.inner_text().startswith("Stream queues at")
+            start_text, start_memory = queues.inner_text(), memory.inner_text()
 
-            handle = page.locator(".widget-slider .noUi-handle").first
-            handle.scroll_into_view_if_needed()
-            handle.focus()
-            page.keyboard.press("End")
-            sync_api.expect(queues).not_to_have_text(before_text)
+            # hover: a task's details, with the call that submitted it
+            x, y, text = _hover_task(page, canvas, 1)
+            _shot(page, "hover")
+            assert re.search(r"task \d+: MEMCPY_ASYNC H2D", text), text
+            assert "submitted by aclrtMemcpyAsync" in text and "engine DMA H2D" in text
+            assert "4 MiB" in text
+
+            # zoom: the wheel narrows the visible range around the mouse
+            v0, v1 = float(dash.get_attribute("data-view0")), float(dash.get_attribute("data-view1"))
+            page.mouse.move(x, y)
+            page.mouse.wheel(0, -600)
             page.wait_for_function(
-                "src => document.querySelectorAll('.widget-output img')[1].src !== src",
-                arg=before_png)
-            after_text = queues.inner_text()
-            assert "0 waiting" in after_text and "running nothing" in after_text
+                f"(document.querySelector('.sbx-dash').dataset.view1 - "
+                f"document.querySelector('.sbx-dash').dataset.view0) < {(v1 - v0) * 0.7}")
+            page.locator(".sbx-reset").click()
+            page.wait_for_function(
+                f"Math.abs(document.querySelector('.sbx-dash').dataset.view0 - {v0}) < 1")
+
+            # click: the task is selected and its dependencies are named
+            page.mouse.click(x, y)
+            details = page.locator(".sbx-details")
+            sync_api.expect(details).to_contain_text("waited on by:")
+            _shot(page, "selected")
+            assert "stream order" in details.inner_text()
+
+            # the cursor: keys move between change times; memory and queues follow at once
+            times = []
+            for _ in range(3):
+                times.append(_latency(page, "ArrowRight"))
+            assert queues.inner_text() != start_text or memory.inner_text() != start_memory
+            latency = _latency(page, "End")
+            times.append(latency)
+            assert "0 waiting" in queues.inner_text() and "running nothing" in queues.inner_text()
+            assert max(times) < 100, times
+
+            # the kernel hears of the cursor (Dashboard.t), and its queue text is the panel's
+            browser_queues, clock = queues.inner_text(), page.locator(".sbx-clock").inner_text()
+            time.sleep(0.5)
+            ask = page.locator(".jp-Cell").nth(1)
+            ask.locator(".jp-InputArea-editor").click()
+            page.keyboard.press("Control+Enter")
+            answer = ask.locator(".jp-OutputArea-output")
+            sync_api.expect(answer).to_contain_text("Stream queues at")
+            assert answer.inner_text().strip() == f"{clock}\n{browser_queues}".strip()
+
+            # at the end: step forward is disabled and says why; the kernel hears of t
+            forward = page.locator(".sbx-forward")
+            sync_api.expect(forward).to_be_disabled()
+            assert "end of the trace" in forward.get_attribute("title")
+            assert "end of the trace" in page.locator(".sbx-why").inner_text()
+
+            # play: from the start, at least 10 frames a second, every panel each frame
+            page.locator(".sbx-play").click()
+            page.wait_for_function("document.querySelector('.sbx-dash').dataset.fps !== undefined",
+                                   timeout=30_000)
+            fps = float(dash.get_attribute("data-fps"))
+            print(f"cursor move to redrawn panels: {' '.join(f'{t:.1f}' for t in times)} ms; "
+                  f"play {fps:.1f} frames/s")
+            assert fps >= 10, fps
+
+            # rows per engine
+            page.locator(".sbx-view-physical").click()
+            _x, _y, text = _hover_task(page, canvas, 1)
+            assert "task" in text
+
+            # save, shut the kernel down, reload without running: the dashboard comes back
+            page.keyboard.press("Control+s")
+            page.wait_for_function(
+                "!document.querySelector('.jp-NotebookPanel-toolbar .jp-mod-dirty') && "
+                "!document.title.startsWith('*')", timeout=10_000)
+            time.sleep(1.0)
+            # shut the kernel down (with the page's XSRF token, as Lab's own menu does)
+            page.evaluate("""async () => {
+                const xsrf = (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || '';
+                const ks = await (await fetch('/api/kernels')).json();
+                for (const k of ks) await fetch('/api/kernels/' + k.id,
+                    {method: 'DELETE', headers: {'X-XSRFToken': xsrf}});
+            }""")
+        finally:
+            browser.close()
+        assert json.loads(urllib.request.urlopen(f"{base}/api/kernels").read()) == []
+        saved = json.loads((root / "dashboard.ipynb").read_text())
+        assert "application/vnd.jupyter.widget-state+json" in saved["metadata"].get("widgets", {})
+        (out,) = saved["cells"][0]["outputs"]
+        assert "".join(out["data"]["text/plain"]).startswith("Dashboard at ")
+        assert {"image/png", "text/plain"} <= set(out["data"])
+        browser, page = _open(p, base)
+        try:
+            page.wait_for_selector("canvas.sbx-gantt-canvas", timeout=30_000)
+            assert "model not found" not in page.locator(".jp-OutputArea").first.inner_text()
+            page.wait_for_function("document.querySelector('.sbx-dash').dataset.frames >= 1")
+            assert page.locator("pre.sandbox-queues").inner_text().startswith("Stream queues at")
+            _shot(page, "reopened")
+        finally:
+            browser.close()
+
+        # the same notebook as another tool wrote it (no widget state, not signed by this
+        # server: nbval, git, nbconvert): Lab shows the PNG snapshot, not an error
+        del saved["metadata"]["widgets"]
+        (root / "static.ipynb").write_text(json.dumps(saved))
+        browser, page = _open(p, base, "static.ipynb?reset")
+        try:
+            out = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell").first.locator(
+                ".jp-OutputArea-output")
+            sync_api.expect(out.locator("img")).to_be_visible()
+            assert "static.ipynb" in page.title()
+            assert "model not found" not in out.inner_text()
+            _shot(page, "static")
+        finally:
+            browser.close()
+
+
+BIG = '''\
+from sandbox.viz.samples import synthetic_log
+from sandbox.widgets.api import show
+big = show(synthetic_log(100_000, streams=4))
+big'''
+
+
+def test_the_browser_timeline_of_100k_tasks_stays_responsive(lab):
+    """Zoomed out over 100k tasks, sub-pixel bars aggregate: a redraw of every panel
+    (Gantt, memory, queues) after a wheel zoom or a cursor move stays well under 100 ms."""
+    base, _tmp, root = lab
+    nb = json.loads((root / "dashboard.ipynb").read_text())
+    nb["cells"] = [{"cell_type": "code", "execution_count": None, "id": "big", "metadata": {},
+                    "outputs": [], "source": BIG}]
+    nb["metadata"].pop("widgets", None)
+    (root / "big.ipynb").write_text(json.dumps(nb))
+    with sync_api.sync_playwright() as p:
+        browser, page = _open(p, base, "big.ipynb?reset")
+        try:
+            _run_cell(page)
+            page.wait_for_function("(document.querySelector('.sbx-dash') || {dataset: {}})"
+                                   ".dataset.n > 0", timeout=120_000)
+            canvas = page.locator("canvas.sbx-gantt-canvas")
+            box = canvas.bounding_box()
+            draws = []
+            for dy in (-300, 300, -300):
+                before = int(page.locator(".sbx-dash").get_attribute("data-frames"))
+                page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 40)
+                page.mouse.wheel(0, dy)
+                page.wait_for_function(
+                    f"document.querySelector('.sbx-dash').dataset.frames > {before}")
+                draws.append(float(page.locator(".sbx-dash").get_attribute("data-draw-ms")))
+            draws.append(_latency(page, "Home"))
+            print(f"100k tasks: redraw {' '.join(f'{d:.0f}' for d in draws)} ms")
+            assert max(draws) < 150, draws
         finally:
             browser.close()
