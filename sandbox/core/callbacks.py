@@ -66,14 +66,13 @@ from .tasks import Task
 
 class Job:
     """One callback task: what to run, where, and how it ended."""
-    __slots__ = ("kind", "fn", "data", "block", "task", "stream", "thread", "status", "message", "ran")
+    __slots__ = ("kind", "fn", "data", "block", "task", "stream", "thread", "status", "message")
 
     def __init__(self, kind, fn, data, block, stream):
         self.kind, self.fn, self.data, self.block, self.stream = kind, fn, data, block, stream
         self.task = None
         self.thread = None          # HostThread it was delivered to
         self.status, self.message = 0, ""
-        self.ran = False
 
     def outcome(self):
         return (self.status, self.message) if self.status else 0
@@ -168,10 +167,7 @@ class CallbackState:
 
     def _call(self, job: Job, tid: int, kind: str) -> str:
         """Run the user's function; what it raises becomes text, never a crash of the sandbox."""
-        try:
-            return usercode.run(self.m, kind, tid, job.fn, job.data)
-        finally:
-            job.ran = True
+        return usercode.run(self.m, kind, tid, job.fn, job.data)
 
 
 def state(m) -> CallbackState:

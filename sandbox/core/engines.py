@@ -22,8 +22,7 @@ class Engine:
     def __init__(self, name: str, device: int):
         self.name = name
         self.device = device
-        self.waiting: list = []          # heap of (priority, ready_t, order, task)
-        self.busy_until = 0
+        self.waiting: list = []          # heap of (priority, ready_t, task id, task)
         self.running = 0
 
     def capacity_for(self, task) -> int:

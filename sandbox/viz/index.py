@@ -138,14 +138,6 @@ class Index:
         return f"pool {n}" if n else "a pool not in the log"
 
 
-# Records added to the contract later; looked up by name so an older core still works.
-_POOL_NEW = getattr(tr, "PoolCreated", None)
-_POOL_ALLOC = getattr(tr, "PoolBlockAllocated", None)
-_POOL_FREE = getattr(tr, "PoolBlockFreed", None)
-_CALLBACK = getattr(tr, "CallbackRun", None)
-_HAZARD = getattr(tr, "Hazard", None)
-_LEAK = getattr(tr, "LeakReport", None)
-
 _FREE_CALLS = ("aclrtFree", "aclrtFreeHost", "aclrtFreeAsync", "aclrtFreePhysical")
 
 
@@ -253,22 +245,22 @@ def _build_index(log) -> Index:
         elif k is tr.Note:
             ix.notes.append(r)
             t = r.t
-        elif k is _POOL_NEW:
+        elif k is tr.PoolCreated:
             ix.pools.setdefault(r.pool, len(ix.pools) + 1)
             t = r.t
-        elif k is _POOL_ALLOC:
+        elif k is tr.PoolBlockAllocated:
             pool_allocs.append(r)
             t = r.t
-        elif k is _POOL_FREE:
+        elif k is tr.PoolBlockFreed:
             pool_frees.setdefault((r.pool, r.ptr), []).append(r)
             t = r.t
-        elif k is _CALLBACK:
+        elif k is tr.CallbackRun:
             ix.callbacks.append(r)
             t = r.end
-        elif k is _HAZARD:
+        elif k is tr.Hazard:
             ix.hazards.append(r)
             t = r.t
-        elif k is _LEAK:
+        elif k is tr.LeakReport:
             ix.leaks.append(r)
             t = r.t
         else:
@@ -278,7 +270,7 @@ def _build_index(log) -> Index:
 
     for h, c in stream_created.items():
         ix.streams[h] = StreamInfo(h, c.stream_id, c.device, c.priority, c.is_default,
-                                   c.t, stream_destroyed.get(h), getattr(c, "label", ""))
+                                   c.t, stream_destroyed.get(h), c.label)
     for tid, s in thread_started.items():
         ix.threads[tid] = ThreadInfo(tid, s.pid, s.name, s.t, thread_ended.get(tid))
     for c in ix.calls:      # threads seen only through their calls still get a row
@@ -306,9 +298,7 @@ def _build_index(log) -> Index:
         called = _first_between(free_calls.get(a.ptr, []), a.t, freed)
         ix.blocks.append(Block(
             a.device, a.ptr, a.size, a.reserved, a.policy, a.page, a.pid, a.tid, a.t, freed,
-            called if called is not None else freed,
-            str(getattr(a, "label", "") or ""), int(getattr(a, "pool", 0) or 0),
-            int(getattr(a, "stream", 0) or 0)))
+            called if called is not None else freed, "", 0, 0))
     _pool_blocks(ix, pool_allocs, pool_frees)
     ix.t_end = t_end
     firsts = [t.submit for t in ix.tasks.values()] + [b.allocated for b in ix.blocks]
