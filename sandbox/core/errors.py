@@ -231,7 +231,7 @@ def _describe_object(value, t, limit: int) -> str:
         name = "an ndarray" if t is np.ndarray else _a(t.__name__)
         return f"{name} of shape {value.shape} and dtype {value.dtype}"
     if np is not None and isinstance(value, np.generic):
-        return f"numpy.{t.__name__} {describe(value.item()) if isinstance(value, (str, bytes)) else value}"
+        return f"numpy.{t.__name__} {describe(value.item()) if isinstance(value, (str, bytes)) else value}"  # type: ignore[union-attr]  # numpy.str_ is both
     if t in (list, tuple, dict, set, frozenset):
         n = len(value)
         if t not in (set, frozenset) and _plain(value) and len(text := repr(value)) <= limit:

@@ -225,7 +225,7 @@ def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
     if plan.peer:
         plan.device = _peer_queue_device(plan, ctx.device)
     th.clock += m.profile.host_costs.memcpy_sync_setup
-    task = m.submit(th, m.sync_stream(plan.device), Task.new(
+    task = m.submit(th, m.sync_stream(plan.device), Task.new(  # type: ignore[arg-type]  # only H2H has no device
         "memcpy", "MEMCPY", plan.engine, duration=copy_duration(m, plan), effect=copy_effect(plan), nbytes=count,
         detail=_copy_detail(plan, kind), access=_copy_access(plan)))
     m.block_until(th, lambda: task.done, "aclrtMemcpy", learns=(task,))

@@ -58,7 +58,7 @@ class Task:
     block_dim: int
     event: Event | None
     detail: tuple
-    access: tuple
+    access: tuple | list
     id: int
     stream: Stream
     device: int
@@ -77,7 +77,7 @@ class Task:
     @staticmethod
     def new(kind: str, name: str, engine=None, duration: Callable[[int], int] | int = 0,
             effect: Callable[[], object] | None = None, waits_on: Task | None = None, nbytes: int = 0,
-            block_dim: int = 0, event=None, detail: tuple = (), access: tuple = ()) -> Task:
+            block_dim: int = 0, event=None, detail: tuple = (), access: tuple | list = ()) -> Task:
         """A task as a runtime call specifies it, not submitted yet.  (A function, not
         ``__init__``: Python passes keyword arguments to a class through a dict, to a
         function without one, and this runs for every task.)"""
