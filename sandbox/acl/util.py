@@ -125,7 +125,7 @@ def start_thread(m, th, func, args_list):
     if not callable(func):
         fail(ACL_ERROR_INVALID_PARAM, f"start_thread: func must be callable, got {type(func).__name__}")
     thread = threading.Thread(target=func, args=(args_list,), name=f"acl thread ({getattr(func, '__name__', 'func')})")
-    thread._sandbox_takes_part = True
+    thread._sandbox_takes_part = True  # type: ignore[attr-defined]  # the sandbox's mark on a Python thread
     thread.start()
     started = m.util_threads
     if started is None:
