@@ -216,3 +216,12 @@ def test_an_acl_util_helper_refused_returns_its_failure_value_leaves_its_message
     with pytest.raises(sandbox.AclError) as caught:
         acl.util.ptr_to_bytes(0x1234, 4)
     assert caught.value.code == acl.ACL_ERROR_INVALID_PARAM and len(_refusals("acl.util.ptr_to_bytes")) == 2
+
+
+def test_every_code_is_an_int_attribute_by_its_c_name_and_other_names_are_missing():
+    from sandbox.core import errors
+    assert all(getattr(errors, name) == code and getattr(acl, name) == code
+               for name, code in errors.ALL_CODES.items())
+    for module in (errors, acl):
+        with pytest.raises(AttributeError):
+            _ = module.ACL_ERROR_NO_SUCH_CODE

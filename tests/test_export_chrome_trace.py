@@ -188,6 +188,12 @@ def test_validator_reports_string_pids(good):
     assert any("must be integers" in p for p in validate_chrome_trace(bad))
 
 
+def test_validator_reports_a_metadata_event_whose_name_is_not_a_string(good):
+    bad = copy.deepcopy(good)
+    first(bad, ph="M")["name"] = ["thread_name"]        # unhashable: once a TypeError, now a problem
+    assert any("unknown metadata ['thread_name']" in p for p in validate_chrome_trace(bad))
+
+
 def test_validator_reports_unnamed_rows(good):
     bad = copy.deepcopy(good)
     bad["traceEvents"] = [e for e in bad["traceEvents"]

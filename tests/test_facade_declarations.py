@@ -15,6 +15,12 @@ def _calls(name):
     return [r for r in sandbox.trace().of(T.ApiCall) if r.name == name]
 
 
+def test_a_status_only_call_is_declared_to_return_the_int_code_whatever_its_body_returns():
+    assert inspect.signature(acl.rt.set_device).return_annotation == "int"      # body: -> None
+    assert inspect.signature(acl.rt.synchronize_stream).return_annotation == "int"
+    assert inspect.signature(acl.init).return_annotation == "int"
+
+
 def test_a_declared_call_has_the_public_parameters_only_and_takes_them_by_keyword(device0):
     assert list(inspect.signature(acl.rt.memcpy_async).parameters) == \
         ["dst", "dest_max", "src", "count", "kind", "stream"]

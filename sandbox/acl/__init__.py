@@ -15,19 +15,25 @@ from ..core.machine import current as _current
 from . import mdl, rt, util  # noqa: F401
 from ._declare import api
 
-globals().update(_ALL_CODES)
+globals().update(_ALL_CODES)   # every error code by its C name: acl.ACL_ERROR_RT_STREAM_CONTEXT
+
+
+def __getattr__(name: str) -> int:
+    """Only reached for a name that is neither a code nor defined here: it tells type checkers
+    that the codes set from ALL_CODES above are ints."""
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 VERSION = (1, 17, 0)   # the ACL version the facade follows (acl_rt.h of the runtime snapshot)
 
 
 @api("aclInit", cost="init", needs_init=False)
-def init(m, th, config_path=None) -> int:
+def init(m, th, config_path=None) -> None:
     """aclInit: must come before the other calls of a process."""
     return devices.init(m, th)
 
 
 @api("aclFinalize", needs_init=False)
-def finalize(m, th) -> int:
+def finalize(m, th) -> None:
     """aclFinalize: releases what the process still holds."""
     return devices.finalize(m, th)
 

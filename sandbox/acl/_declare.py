@@ -33,6 +33,7 @@ does, an int passes its check inline and no converter function is called for it.
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.errors import ACL_ERROR_RT_PARAM_INVALID, fail
 from ..core.gate import as_int, as_ptr, as_size, call, local
@@ -66,17 +67,29 @@ def _timeout(value, what: str) -> int:
 
 _INT = "type({v}) is int"
 integer = Kind(as_int, _INT)                       # what an ``int`` annotation means
-ptr = Kind(as_ptr, _INT)
-handle = Kind(as_ptr, _INT)                        # stream, event, context, pool: 0 or None = the default/null one
-size = Kind(as_size, _INT + " and {v} >= 0")
-positive_size = Kind(_positive_size, _INT + " and {v} > 0")
-timeout = Kind(_timeout, _INT + " and {v} >= -1")
+if TYPE_CHECKING:      # to a type checker, a kind is the type the body gets: each of these converts to an int
+    ptr = int
+    handle = int
+    size = int
+    positive_size = int
+    timeout = int
+else:
+    ptr = Kind(as_ptr, _INT)
+    handle = Kind(as_ptr, _INT)                    # stream, event, context, pool: 0 or None = the default/null one
+    size = Kind(as_size, _INT + " and {v} >= 0")
+    positive_size = Kind(_positive_size, _INT + " and {v} > 0")
+    timeout = Kind(_timeout, _INT + " and {v} >= -1")
+
+
+# A body takes (m, th, converted...) and may return anything (a status-only call's body returns
+# None: the gate returns the code); the public call takes the public parameters only.
+Declaration = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 def api(c_name: str, *, cost: int | str = "default", defaults: tuple = (), needs_init: bool = True,
-        trace=None, convert=None, before=None):
+        trace=None, convert=None, before=None) -> Declaration:
     """Declare a runtime call (see the module docstring)."""
-    options = {"cost": cost}
+    options: dict[str, Any] = {"cost": cost}
     if defaults:
         options["defaults"] = defaults
     if not needs_init:
@@ -85,7 +98,7 @@ def api(c_name: str, *, cost: int | str = "default", defaults: tuple = (), needs
                                  trace, convert, before)
 
 
-def helper(name: str, *, defaults: tuple = (None,), code: bool = False, convert=None):
+def helper(name: str, *, defaults: tuple = (None,), code: bool = False, convert=None) -> Declaration:
     """Declare an acl.util helper: ``name`` in messages and records, ``defaults`` on failure."""
     options = {"defaults": defaults, "code": code}
     return lambda body: _declare(body, name, "_local({run}, _name, _defaults, code=_code)", options,
@@ -162,5 +175,7 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
     fn = ns[body.__name__]
     fn.__module__, fn.__qualname__, fn.__doc__ = body.__module__, body.__qualname__, body.__doc__
     fn.__annotations__ = {k: v for k, v in body.__annotations__.items() if k not in ("m", "th")}
+    if not is_helper and "defaults" not in options:
+        fn.__annotations__["return"] = "int"    # a status-only call returns the code, whatever its body returns
     fn.__source__ = "\n".join(lines)            # what was generated, for reading
     return fn

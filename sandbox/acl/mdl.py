@@ -17,6 +17,8 @@ profile's support for graphs (``before=_supported``) where the call checks it.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..core.gate import as_int, as_ptr
 from ..core.graph import CAPTURE_CALL_NS, GRAPH_LAUNCH_NS
 from ._declare import Kind, api
@@ -24,10 +26,16 @@ from ._declare import Kind, api
 ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY = 0x0
 ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE = 0x1
 
-model = Kind(lambda m, th, value, what, c_name: m.graphs.ri(as_int(value, what)), resolve=True)
-stream_here = Kind(lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), api=c_name), resolve=True)
-any_stream = Kind(lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), check_context=False),
-                  resolve=True)                     # of any context
+if TYPE_CHECKING:      # to a type checker, a kind is the type the body gets: the object looked up
+    from ..core.graph import ModelRI as model
+    from ..core.objects import Stream as any_stream
+    from ..core.objects import Stream as stream_here
+else:
+    model = Kind(lambda m, th, value, what, c_name: m.graphs.ri(as_int(value, what)), resolve=True)
+    stream_here = Kind(lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), api=c_name),
+                       resolve=True)
+    any_stream = Kind(lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), check_context=False),
+                      resolve=True)                     # of any context
 
 
 def _supported(m, th, c_name: str) -> None:
@@ -35,7 +43,7 @@ def _supported(m, th, c_name: str) -> None:
 
 
 @api("aclmdlRICaptureBegin", cost=CAPTURE_CALL_NS, before=_supported)
-def ri_capture_begin(m, th, stream: stream_here, mode: int) -> int:
+def ri_capture_begin(m, th, stream: stream_here, mode: int) -> None:
     """aclmdlRICaptureBegin: tasks issued to ``stream`` from now on are recorded, not run."""
     m.graphs.begin(th, stream, mode)
 
@@ -64,24 +72,24 @@ def ri_capture_end(m, th, stream: stream_here):
 
 
 @api("aclmdlRIExecuteAsync", cost=GRAPH_LAUNCH_NS, before=_supported)
-def ri_execute_async(m, th, ri: model, stream: stream_here) -> int:
+def ri_execute_async(m, th, ri: model, stream: stream_here) -> None:
     """aclmdlRIExecuteAsync: submit every recorded task onto ``stream`` for one host call."""
     m.graphs.execute_async(th, ri, stream)
 
 
 @api("aclmdlRIExecute", cost=CAPTURE_CALL_NS)
-def ri_execute(m, th, ri: model, timeout: int) -> int:
+def ri_execute(m, th, ri: model, timeout: int) -> None:
     """aclmdlRIExecute: the blocking form, documented as unusable with captured instances."""
     m.graphs.execute(th, ri, timeout)
 
 
 @api("aclmdlRIDestroy", cost=CAPTURE_CALL_NS)
-def ri_destroy(m, th, ri: model) -> int:
+def ri_destroy(m, th, ri: model) -> None:
     """aclmdlRIDestroy: free the instance (107037 while a launch of it is still running)."""
     m.graphs.destroy(th, ri)
 
 
 @api("aclmdlRIDebugJsonPrint", cost=CAPTURE_CALL_NS)
-def ri_debug_json_print(m, th, ri: model, path, flags: int = ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY) -> int:
+def ri_debug_json_print(m, th, ri: model, path, flags: int = ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY) -> None:
     """aclmdlRIDebugJsonPrint: write the instance's streams and tasks to ``path`` as JSON."""
     m.graphs.debug_json(ri, path, flags)

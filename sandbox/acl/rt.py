@@ -7,6 +7,8 @@ declared once (``_declare.api``): its signature, the kinds of its parameters, on
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..core import devices, events, memops, peer, streams
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
@@ -35,25 +37,31 @@ def _thread_level(value, what: str) -> int:
     return 0
 
 
-callback = Kind(show=_fn_label)                                      # a Python function, shown by its name
-thread_id = Kind(show=lambda value: _callbacks().thread_label(value))  # shown as the sandbox thread
-pool_props = Kind(show=lambda value: describe(value, limit=200))
-thread_level = Kind(_thread_level)
+if TYPE_CHECKING:      # to a type checker, a kind is the type the body gets
+    callback = Any
+    thread_id = Any
+    pool_props = Any
+    thread_level = int
+else:
+    callback = Kind(show=_fn_label)                                      # a Python function, shown by its name
+    thread_id = Kind(show=lambda value: _callbacks().thread_label(value))  # shown as the sandbox thread
+    pool_props = Kind(show=lambda value: describe(value, limit=200))
+    thread_level = Kind(_thread_level)
 
 
 # -- devices and contexts ----------------------------------------------------------------------
 @api("aclrtSetDevice", cost="set_device")
-def set_device(m, th, device_id: int) -> int:
+def set_device(m, th, device_id: int) -> None:
     return devices.set_device(m, th, device_id)
 
 
 @api("aclrtResetDevice")
-def reset_device(m, th, device_id: int) -> int:
+def reset_device(m, th, device_id: int) -> None:
     return devices.reset_device(m, th, device_id, force=False)
 
 
 @api("aclrtResetDeviceForce")
-def reset_device_force(m, th, device_id: int) -> int:
+def reset_device_force(m, th, device_id: int) -> None:
     return devices.reset_device(m, th, device_id, force=True)
 
 
@@ -78,12 +86,12 @@ def get_run_mode(m, th):
 
 
 @api("aclrtSynchronizeDevice")
-def synchronize_device(m, th) -> int:
+def synchronize_device(m, th) -> None:
     return devices.synchronize_device(m, th)
 
 
 @api("aclrtSynchronizeDeviceWithTimeout")
-def synchronize_device_with_timeout(m, th, timeout: timeout) -> int:
+def synchronize_device_with_timeout(m, th, timeout: timeout) -> None:
     with m.deadline(th, timeout, "device"):
         devices.synchronize_device(m, th)
 
@@ -94,12 +102,12 @@ def create_context(m, th, device_id: int):
 
 
 @api("aclrtDestroyContext")
-def destroy_context(m, th, context: handle) -> int:
+def destroy_context(m, th, context: handle) -> None:
     return devices.destroy_context(m, th, context)
 
 
 @api("aclrtSetCurrentContext")
-def set_context(m, th, context: handle) -> int:
+def set_context(m, th, context: handle) -> None:
     return devices.set_context(m, th, context)
 
 
@@ -120,17 +128,17 @@ def create_stream_with_config(m, th, priority: int, flag: int):
 
 
 @api("aclrtDestroyStream", cost="destroy_stream")
-def destroy_stream(m, th, stream: handle) -> int:
+def destroy_stream(m, th, stream: handle) -> None:
     return streams.destroy(m, th, stream)
 
 
 @api("aclrtSynchronizeStream")
-def synchronize_stream(m, th, stream: handle) -> int:
+def synchronize_stream(m, th, stream: handle) -> None:
     return streams.synchronize(m, th, stream)
 
 
 @api("aclrtSynchronizeStreamWithTimeout", convert=("timeout", "stream"))
-def synchronize_stream_with_timeout(m, th, stream: handle, timeout: timeout) -> int:
+def synchronize_stream_with_timeout(m, th, stream: handle, timeout: timeout) -> None:
     with m.deadline(th, timeout, "stream"):
         streams.synchronize(m, th, stream)
 
@@ -141,12 +149,12 @@ def stream_query(m, th, stream: handle):
 
 
 @api("aclrtStreamWaitEvent", cost="stream_wait_event")
-def stream_wait_event(m, th, stream: handle, event: handle) -> int:
+def stream_wait_event(m, th, stream: handle, event: handle) -> None:
     return events.stream_wait(m, th, stream, event)
 
 
 @api("aclrtSetStreamFailureMode")
-def set_stream_failure_mode(m, th, stream: handle, mode: int) -> int:
+def set_stream_failure_mode(m, th, stream: handle, mode: int) -> None:
     return streams.set_failure_mode(m, th, stream, mode)
 
 
@@ -173,22 +181,22 @@ def create_event_with_flag(m, th, flag: int):
 
 
 @api("aclrtRecordEvent", cost="event_record")
-def record_event(m, th, event: handle, stream: handle) -> int:
+def record_event(m, th, event: handle, stream: handle) -> None:
     return events.record(m, th, event, stream)
 
 
 @api("aclrtResetEvent", cost="event_record")
-def reset_event(m, th, event: handle, stream: handle) -> int:
+def reset_event(m, th, event: handle, stream: handle) -> None:
     return events.reset(m, th, event, stream)
 
 
 @api("aclrtSynchronizeEvent")
-def synchronize_event(m, th, event: handle) -> int:
+def synchronize_event(m, th, event: handle) -> None:
     return events.synchronize(m, th, event)
 
 
 @api("aclrtSynchronizeEventWithTimeout", convert=("timeout", "event"))
-def synchronize_event_with_timeout(m, th, event: handle, timeout: timeout) -> int:
+def synchronize_event_with_timeout(m, th, event: handle, timeout: timeout) -> None:
     with m.deadline(th, timeout, "event"):
         events.synchronize(m, th, event)
 
@@ -204,7 +212,7 @@ def event_elapsed_time(m, th, start: handle, end: handle):
 
 
 @api("aclrtDestroyEvent")
-def destroy_event(m, th, event: handle) -> int:
+def destroy_event(m, th, event: handle) -> None:
     return events.destroy(m, th, event)
 
 
@@ -220,32 +228,32 @@ def malloc_host(m, th, size: positive_size):
 
 
 @api("aclrtFree", cost="free")
-def free(m, th, dev_ptr: ptr) -> int:
+def free(m, th, dev_ptr: ptr) -> None:
     return memops.free(m, th, dev_ptr)
 
 
 @api("aclrtFreeHost", cost="free_host")
-def free_host(m, th, host_ptr: ptr) -> int:
+def free_host(m, th, host_ptr: ptr) -> None:
     return memops.free_host(m, th, host_ptr)
 
 
 @api("aclrtMemcpy", trace=("count", "kind"))
-def memcpy(m, th, dst: ptr, dest_max: size, src: ptr, count: size, kind: int) -> int:
+def memcpy(m, th, dst: ptr, dest_max: size, src: ptr, count: size, kind: int) -> None:
     return memops.memcpy(m, th, dst, dest_max, src, count, kind)
 
 
 @api("aclrtMemcpyAsync", cost="memcpy_async", trace=("count", "kind", "stream"))
-def memcpy_async(m, th, dst: ptr, dest_max: size, src: ptr, count: size, kind: int, stream: handle) -> int:
+def memcpy_async(m, th, dst: ptr, dest_max: size, src: ptr, count: size, kind: int, stream: handle) -> None:
     return memops.memcpy_async(m, th, dst, dest_max, src, count, kind, stream)
 
 
 @api("aclrtMemset", trace=("count", "value"))
-def memset(m, th, dev_ptr: ptr, max_count: size, value: int, count: size) -> int:
+def memset(m, th, dev_ptr: ptr, max_count: size, value: int, count: size) -> None:
     return memops.memset(m, th, dev_ptr, max_count, value, count)
 
 
 @api("aclrtMemsetAsync", cost="memset_async", trace=("count", "value", "stream"))
-def memset_async(m, th, dev_ptr: ptr, max_count: size, value: int, count: size, stream: handle) -> int:
+def memset_async(m, th, dev_ptr: ptr, max_count: size, value: int, count: size, stream: handle) -> None:
     return memops.memset_async(m, th, dev_ptr, max_count, value, count, stream)
 
 
@@ -286,13 +294,13 @@ def device_can_access_peer(m, th, device_id: int, peer_device_id: int):
 
 
 @api("aclrtDeviceEnablePeerAccess")
-def device_enable_peer_access(m, th, peer_device_id: int, flags: int) -> int:
+def device_enable_peer_access(m, th, peer_device_id: int, flags: int) -> None:
     """Open the direction current device -> peer_device_id (one-directional; flags must be 0)."""
     return peer.enable(m, th, peer_device_id, flags)
 
 
 @api("aclrtDeviceDisablePeerAccess")
-def device_disable_peer_access(m, th, peer_device_id: int) -> int:
+def device_disable_peer_access(m, th, peer_device_id: int) -> None:
     """Close the direction current device -> peer_device_id."""
     return peer.disable(m, th, peer_device_id)
 

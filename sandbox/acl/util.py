@@ -12,6 +12,7 @@ Each helper is declared once (``_declare.helper``), as the runtime calls are.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int, as_size
 from ._declare import Kind, helper, size
 
-_TYPENUMS = {np.dtype(t).num: np.dtype(t) for t in
+_TYPENUMS: dict[int, np.dtype] = {np.dtype(t).num: np.dtype(t) for t in
              (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
               np.float16, np.float32, np.float64, np.complex64, np.complex128)}
 
@@ -78,8 +79,12 @@ def _dims(shape, what: str) -> tuple:
     return tuple(as_size(d, what) for d in dims)
 
 
-dtype = Kind(_dtype)          # a numpy dtype, or its type number
-dims = Kind(_dims)            # an int or a sequence of sizes
+if TYPE_CHECKING:      # to a type checker, a kind is the type the body gets
+    dtype = np.dtype
+    dims = tuple
+else:
+    dtype = Kind(_dtype)          # a numpy dtype, or its type number
+    dims = Kind(_dims)            # an int or a sequence of sizes
 
 
 @helper("acl.util.ptr_to_numpy", convert=("dtype", "shape", "ptr"))
@@ -120,7 +125,7 @@ def start_thread(m, th, func, args_list):
     if not callable(func):
         fail(ACL_ERROR_INVALID_PARAM, f"start_thread: func must be callable, got {type(func).__name__}")
     thread = threading.Thread(target=func, args=(args_list,), name=f"acl thread ({getattr(func, '__name__', 'func')})")
-    thread._sandbox_takes_part = True
+    thread._sandbox_takes_part = True  # type: ignore[attr-defined]  # the sandbox's mark on a Python thread
     thread.start()
     started = m.util_threads
     if started is None:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 _current: Machine | None = None
 _current_lock = threading.Lock()
 _bound: dict[int, Machine] = {}     # thread ident -> the machine it runs on, whatever is current
-_factory: Callable[..., Machine] | None = None
+_factory: Callable[..., Machine] = None  # type: ignore[assignment]  # machine.py registers it when imported
 
 
 def use_factory(factory: Callable[..., Machine]) -> None:

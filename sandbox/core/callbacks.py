@@ -70,7 +70,7 @@ class Job:
 
     def __init__(self, kind, fn, data, block, stream):
         self.kind, self.fn, self.data, self.block, self.stream = kind, fn, data, block, stream
-        self.task = None
+        self.task: Task = None  # type: ignore[assignment]  # the submitted task, set right after the job is made
         self.thread = None          # HostThread it was delivered to
         self.status, self.message = 0, ""
 

@@ -95,7 +95,7 @@ class _Flow:
         self.rate = 0.0
         self.prev_rate = 0.0
         self.active_from = active_from
-        self.next_t = None
+        self.next_t: int | None = None
         self.waking = False
 
 

@@ -6,6 +6,8 @@ asked for exceptions with ``sandbox.raise_on_error(True)``).
 """
 from __future__ import annotations
 
+from typing import NoReturn
+
 ACL_CODES: dict[str, int] = {
     "ACL_SUCCESS": 0,
     "ACL_ERROR_NONE": 0,
@@ -144,6 +146,13 @@ ALL_CODES["ACL_ERROR_RT_DEVIDE_OOM"] = ALL_CODES["ACL_ERROR_RT_DEVICE_OOM"]
 globals().update(ALL_CODES)   # codes importable by name: from sandbox.core.errors import ACL_ERROR_...
 
 
+def __getattr__(name: str) -> int:
+    """Only reached for a name that is no code (the codes are module attributes, set just above):
+    it tells type checkers that every ACL_ERROR_* name of ALL_CODES is an int, without a
+    second list of them."""
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def code_name(code: int) -> str:
     return CODE_NAMES.get(code, f"UNKNOWN_ERROR_{code}")
 
@@ -167,7 +176,7 @@ class RunAborted(BaseException):
     cannot swallow it."""
 
 
-def fail(code: int, message: str):
+def fail(code: int, message: str) -> NoReturn:
     """Raise the runtime's error ``code`` with a message for get_recent_err_msg()."""
     raise AclError(code, message)
 
@@ -222,7 +231,7 @@ def _describe_object(value, t, limit: int) -> str:
         name = "an ndarray" if t is np.ndarray else _a(t.__name__)
         return f"{name} of shape {value.shape} and dtype {value.dtype}"
     if np is not None and isinstance(value, np.generic):
-        return f"numpy.{t.__name__} {describe(value.item()) if isinstance(value, (str, bytes)) else value}"
+        return f"numpy.{t.__name__} {describe(value.item()) if isinstance(value, (str, bytes)) else value}"  # type: ignore[union-attr]  # numpy.str_ is both
     if t in (list, tuple, dict, set, frozenset):
         n = len(value)
         if t not in (set, frozenset) and _plain(value) and len(text := repr(value)) <= limit:

@@ -36,16 +36,16 @@ KNOWN_FLAGS = (C.ACL_EVENT_SYNC | C.ACL_EVENT_CAPTURE_STREAM_PROGRESS | C.ACL_EV
 def create(m: Machine, th: HostThread, flags: int | None) -> int:
     ctx = m.current_context(th)
     plain = flags is None
-    if not plain and (flags <= 0 or flags & ~KNOWN_FLAGS):
+    if flags is not None and (flags <= 0 or flags & ~KNOWN_FLAGS):
         fail(ACL_ERROR_INVALID_PARAM, f"event flag {flags!r} is not a combination of ACL_EVENT_* flags")
-    if not plain and flags & C.ACL_EVENT_EXTERNAL and flags != C.ACL_EVENT_EXTERNAL:
+    if flags is not None and flags & C.ACL_EVENT_EXTERNAL and flags != C.ACL_EVENT_EXTERNAL:
         fail(ACL_ERROR_INVALID_PARAM, "ACL_EVENT_EXTERNAL cannot be combined with other flags")
     dev = m.devices[ctx.device]
     if dev.live_events >= m.profile.max_events:
         fail(ACL_ERROR_RT_NO_EVENT_RESOURCE,
              f"device {ctx.device} already has {dev.live_events} events, the most a "
              f"{m.profile.soc_name} allows ({m.profile.max_events})")
-    ev = Event(m.new_handle(), ctx, 0 if plain else flags, plain)
+    ev = Event(m.new_handle(), ctx, 0 if flags is None else flags, plain)
     dev.live_events += 1
     ctx.events[ev.handle] = ev
     m.events[ev.handle] = ev
@@ -125,7 +125,7 @@ def elapsed_time(m: Machine, th: HostThread, start_handle, end_handle) -> float:
         if not ev.record_task.done:
             fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE,
                  f"the {which} event has not completed yet: synchronize it (aclrtSynchronizeEvent) first")
-    diff = ticks(m, end.record_task.end_t) - ticks(m, start.record_task.end_t)
+    diff = ticks(m, end.record_task.end_t) - ticks(m, start.record_task.end_t)  # type: ignore[union-attr]  # both checked above
     return diff / m.profile.timer_ticks_per_ms
 
 

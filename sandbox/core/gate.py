@@ -42,7 +42,7 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
         try:
             if needs_init and not th.process.initialized:
                 fail(ACL_ERROR_UNINITIALIZE, f"{c_name}: call acl.init() first")
-            th.clock += cost if type(cost) is int else getattr(m.profile.host_costs, cost)
+            th.clock += cost if type(cost) is int else getattr(m.profile.host_costs, cost)  # type: ignore[arg-type]  # type() is int, not isinstance: no narrowing
             values = body(m, th)
             ret = 0
         except AclError as exc:

@@ -101,7 +101,7 @@ class ModelRI:
         self.streams = [origin]               # captured streams in join order (origin first)
         self.records: list[Recorded] = []
         self.last: dict[int, Recorded] = {}   # stream handle -> its last recorded task
-        self.side_streams = []                # internal replay streams, one per captured side stream
+        self.side_streams: list = []          # internal replay streams, one per captured side stream
         self.launches: list[list] = []        # tasks of each launch
         self.sink = None                      # last replayed origin task of the latest launch
         self.alive = True
@@ -255,9 +255,9 @@ class Graphs:
             if stream.is_default:
                 fail(ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT,
                      "the default stream cannot join a capture: use an explicitly created stream")
-            if ri.status == ACTIVE:
+            if ri.status == ACTIVE:  # type: ignore[union-attr]  # ri or joined is set: both None returned above
                 stream.capture = ri
-                ri.streams.append(stream)
+                ri.streams.append(stream)  # type: ignore[union-attr]  # (as above)
         elif joined is not None and joined is not ri:
             fail(ACL_ERROR_STREAM_CAPTURE_CONFLICT,
                  f"stream {stream.stream_id} is capturing into model run instance {ri.number} but the event was "
@@ -391,7 +391,7 @@ class Graphs:
         if previous is not None and not previous.done and previous.stream is not stream:
             tasks.append(m.submit(th, stream, Task.new("event_wait", "MODEL_RI_SERIAL", waits_on=previous,
                                                        detail=(("graph", ri.handle),))))
-        replayed = {}
+        replayed: dict = {}
         for r in ri.records:
             dep = replayed[r.waits_on.index] if r.waits_on is not None else None
             detail = r.spec.detail + (("graph", ri.handle), ("graph_task", r.index))

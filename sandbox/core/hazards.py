@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 import warnings
 
 from . import trace as T
@@ -49,7 +50,7 @@ class HazardWarning(UserWarning):
 def emit(message: str, category) -> None:
     """Warn at the first frame outside the sandbox package, every time (no once-registry),
     so a notebook cell shows the same warnings on every run."""
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
         frame = frame.f_back
     if frame is None:

@@ -35,6 +35,13 @@ class Hooks:
     """One machine's registered hook functions (see the module docstring)."""
     __slots__ = ("intercept", "submitted", "before_sync", "after_sync", "task_fault", "task_finished",
                  "process_ending")
+    intercept: list
+    submitted: list
+    before_sync: list
+    after_sync: list
+    task_fault: list
+    task_finished: list
+    process_ending: list
 
     def __init__(self):
         for name in self.__slots__:

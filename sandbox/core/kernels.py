@@ -234,7 +234,7 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
                 span += extent
                 if count is not None:
                     n = args[k.param_index[count]] if isinstance(count, str) else count
-                    if (type(n) is int or isinstance(n, numbers.Integral)) and n >= 0:
+                    if (type(n) is int or isinstance(n, numbers.Integral)) and n >= 0:  # type: ignore[operator]  # an Integral compares with ints
                         extent = min(extent, int(n) * dtype.itemsize)
                 access.append((buf, address - buf.ptr, extent, writes))
         elif type(value) not in (int, float) and not isinstance(value, (numbers.Number, np.generic)):

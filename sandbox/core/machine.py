@@ -153,7 +153,7 @@ class Machine:
     # -- resolving what the learner holds ---------------------------------------------------
     def device(self, device_id) -> Device:
         if (isinstance(device_id, bool) or not isinstance(device_id, numbers.Integral)
-                or not 0 <= device_id < len(self.devices)):
+                or not 0 <= device_id < len(self.devices)):  # type: ignore[operator]  # an Integral compares with ints
             fail(ACL_ERROR_RT_INVALID_DEVICEID,
                  f"device id {describe(device_id)} is invalid: this machine has devices 0..{len(self.devices) - 1}")
         return self.devices[int(device_id)]

@@ -17,7 +17,7 @@ Copies (RT-API 11-03, RT-DG 02-01):
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import functools
 
@@ -31,6 +31,7 @@ from .tasks import Task
 
 if TYPE_CHECKING:
     from .machine import Machine
+    from .memory import Buffer
     from .objects import HostThread
 
 KIND_DIRECTIONS = {
@@ -93,6 +94,17 @@ class CopyPlan:
     """Where a copy reads and writes, which engine moves it and how long it takes."""
     __slots__ = ("dst", "doff", "src", "soff", "count", "direction", "device", "engine", "pageable", "bandwidth",
                  "peer")
+    dst: Buffer
+    src: Buffer
+    doff: int
+    soff: int
+    count: int
+    direction: str
+    device: int | None
+    engine: Any
+    pageable: bool
+    bandwidth: float
+    peer: bool
 
 
 def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: int,
@@ -186,7 +198,7 @@ def _detail(direction: str, kind: int, pageable: bool) -> tuple:
 def _copy_detail(plan: CopyPlan, kind: int):
     detail = _detail(plan.direction, kind, plan.pageable)    # the same few tuples, made once
     if plan.peer:
-        p2p = all(buf.policy.endswith("_P2P") for buf in (plan.src, plan.dst))
+        p2p = all(buf.policy.endswith("_P2P") for buf in (plan.src, plan.dst))  # type: ignore[attr-defined]  # a peer copy is between DeviceAllocations
         detail += (("src_device", plan.src.device), ("dst_device", plan.dst.device), ("p2p_buffers", p2p))
     return detail
 
@@ -213,7 +225,7 @@ def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
     if plan.peer:
         plan.device = _peer_queue_device(plan, ctx.device)
     th.clock += m.profile.host_costs.memcpy_sync_setup
-    task = m.submit(th, m.sync_stream(plan.device), Task.new(
+    task = m.submit(th, m.sync_stream(plan.device), Task.new(  # type: ignore[arg-type]  # only H2H has no device
         "memcpy", "MEMCPY", plan.engine, duration=copy_duration(m, plan), effect=copy_effect(plan), nbytes=count,
         detail=_copy_detail(plan, kind), access=_copy_access(plan)))
     m.block_until(th, lambda: task.done, "aclrtMemcpy", learns=(task,))

@@ -246,7 +246,7 @@ class Buffer:
         """Bytes of the chunks over [offset, offset+nbytes) that have no storage yet (sparse buffers)."""
         chunks, need = self._chunks, 0
         for index in range(offset // CHUNK, (offset + nbytes + CHUNK - 1) // CHUNK):
-            if index not in chunks:
+            if index not in chunks:  # type: ignore[operator]  # called for sparse buffers only
                 need += min(CHUNK, self.size - index * CHUNK)
         return need
 

@@ -8,6 +8,10 @@ A *host thread* has its own virtual clock, current context and error state.
 from __future__ import annotations
 
 from collections import deque
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .tasks import Task
 
 
 class Process:
@@ -66,7 +70,7 @@ class Context:
         self.device = device
         self.process = process
         self.is_default = is_default
-        self.default_stream: Stream | None = None
+        self.default_stream: Stream = None  # type: ignore[assignment]  # made right after the context (devices.py)
         self.streams: dict[int, Stream] = {}           # explicit streams, by handle
         self.events: dict[int, Event] = {}
         self.alive = True
@@ -88,7 +92,7 @@ class Stream:
         self.is_default = is_default
         self.label = label
         self.queue: deque = deque()       # tasks not finished yet, head first
-        self.last_task = None             # most recently submitted task (event snapshots)
+        self.last_task: Task | None = None  # most recently submitted task (event snapshots)
         self.failure_mode = 0             # ACL_CONTINUE_ON_FAILURE
         self.pending_error = 0            # first device error not yet reported by a sync
         self.pending_message = ""
@@ -133,5 +137,5 @@ class Event:
         self.device = context.device
         self.flags = flags
         self.plain = plain                # aclrtCreateEvent (not ...WithFlag)
-        self.record_task = None           # the snapshot of the last record, or None
+        self.record_task: Task | None = None  # the snapshot of the last record, or None
         self.alive = True

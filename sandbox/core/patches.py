@@ -192,7 +192,7 @@ def _patched_submit(self, fn, /, *args, **kwargs):
     thread started there: it starts at the submitter's clock, whichever pool thread runs it."""
     m = _current_machine()
     parent = m.threads.get(threading.get_ident()) if m is not None else None
-    if parent is None or parent.finished or not _own_code(fn):
+    if m is None or parent is None or parent.finished or not _own_code(fn):
         return _original_submit(self, fn, *args, **kwargs)
     with m.lock:
         child = _spawn(m, parent, f"pool task ({getattr(fn, '__name__', 'task')})", None)
@@ -203,7 +203,7 @@ def _patched_submit(self, fn, /, *args, **kwargs):
 
 
 def _sandbox_futures(fs):
-    entries = [getattr(f, "_sandbox_thread", None) for f in fs]
+    entries: list = [getattr(f, "_sandbox_thread", None) for f in fs]
     entries = [e for e in entries if e is not None]
     return (entries[0][0], [e[1] for e in entries]) if entries else (None, [])
 
@@ -272,7 +272,7 @@ def _main_thread_done() -> None:
     if m is None:
         return
     with m.lock:
-        th = m.threads.get(threading.main_thread().ident)
+        th = m.threads.get(threading.main_thread().ident)  # type: ignore[arg-type]  # the main thread has started: it has an ident
         if th is not None and not th.finished:
             thread_finished(m, th)
 
@@ -283,7 +283,7 @@ def _cell_finished(*_args) -> None:
     if m is None:
         return
     with m.lock:
-        th = m.threads.get(threading.main_thread().ident)
+        th = m.threads.get(threading.main_thread().ident)  # type: ignore[arg-type]  # the main thread has started: it has an ident
         if th is not None and any(not t.finished and t is not th for t in m.scheduler.threads):
             m.scheduler.step_aside(th)
 
@@ -294,7 +294,7 @@ def _cell_starting(*_args) -> None:
     m = _current_machine()
     if m is None:
         return
-    th = m.threads.get(threading.main_thread().ident)
+    th = m.threads.get(threading.main_thread().ident)  # type: ignore[arg-type]  # the main thread has started: it has an ident
     if th is None or not th.idle:
         return
     deadline = time.monotonic() + SETTLE_BETWEEN_CELLS_S

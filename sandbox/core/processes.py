@@ -72,6 +72,6 @@ def spawn_process(fn, *args, name: str | None = None) -> SimProcess:
         m.scheduler.wait_turn(parent)
         proc = m.new_process(name or f"process {len(m.processes) + 1}", parent.clock)
     thread = threading.Thread(target=fn, args=args, name=f"{proc.name}/main")
-    thread._sandbox_process = proc
+    thread._sandbox_process = proc  # type: ignore[attr-defined]  # the sandbox's mark on a Python thread
     thread.start()
     return SimProcess(proc, thread)

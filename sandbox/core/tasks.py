@@ -10,9 +10,12 @@ done.  Then it queues for its engine.  Its data effect runs at its completion ti
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-_new_object = object.__new__
+if TYPE_CHECKING:
+    from .objects import Event, Stream
+
+_new_object: Callable[[type], Any] = object.__new__
 
 # Every kind of task, and who submits it (TaskSubmitted.kind, TaskCaptured.kind).
 KINDS = {
@@ -45,16 +48,40 @@ class Task:
                  "detail", "access",
                  "id", "stream", "device", "submit_t", "priority", "ready_t", "end_t", "done", "status", "waiters",
                  "cores", "version", "vc")
+    kind: str
+    name: str
+    engine: Any
+    duration: Callable[[int], int] | int
+    effect: Callable[[], object] | None
+    waits_on: Task | None
+    nbytes: int
+    block_dim: int
+    event: Event | None
+    detail: tuple
+    access: tuple | list
+    id: int
+    stream: Stream
+    device: int
+    submit_t: int
+    priority: int
+    ready_t: int
+    end_t: int
+    done: bool
+    status: int
+    waiters: list[Task] | None
+    cores: int
+    version: int
+    vc: dict | None
     capture = None                  # a submitted task belongs to no capture (a graph's Recorded does)
 
     @staticmethod
     def new(kind: str, name: str, engine=None, duration: Callable[[int], int] | int = 0,
             effect: Callable[[], object] | None = None, waits_on: Task | None = None, nbytes: int = 0,
-            block_dim: int = 0, event=None, detail: tuple = (), access: tuple = ()) -> Task:
+            block_dim: int = 0, event=None, detail: tuple = (), access: tuple | list = ()) -> Task:
         """A task as a runtime call specifies it, not submitted yet.  (A function, not
         ``__init__``: Python passes keyword arguments to a class through a dict, to a
         function without one, and this runs for every task.)"""
-        self = _new_object(Task)
+        self: Task = _new_object(Task)
         self.kind = kind
         self.name = name
         self.engine = engine

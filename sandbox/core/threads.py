@@ -74,8 +74,9 @@ class Scheduler:
         """Run device events before the horizon, waking parked threads whose wait is over."""
         sim = self.m.sim
         threads = self.threads
+        horizon: int | None
         if len(threads) == 1 and not (threads[0].parked or threads[0].joining or threads[0].finished):
-            horizon, parked = threads[0].clock, ()
+            horizon, parked = threads[0].clock, []
         else:
             horizon = self.horizon()
             parked = [t for t in threads if t.parked]
@@ -107,7 +108,7 @@ class Scheduler:
                 sim.now = max(sim.now, deadline)
             woke = False
             for t in parked:
-                if t.wake_when():
+                if t.wake_when():  # type: ignore[misc]  # a parked thread has its wake condition
                     t.parked, t.clock, woke = False, max(t.clock, sim.now), True
                 elif t.deadline is not None and t.deadline <= sim.now:
                     t.parked, t.clock, t.timed_out, woke = False, max(t.clock, t.deadline), True, True

@@ -6,6 +6,8 @@ checker says so: it returns every broken rule as one line of text.
 """
 from __future__ import annotations
 
+from typing import TypeGuard
+
 PHASES = set("XBEiICbnestfMPO")
 METADATA = {"process_name": "name", "thread_name": "name", "process_labels": "labels",
             "process_sort_index": "sort_index", "thread_sort_index": "sort_index"}
@@ -41,7 +43,8 @@ def validate_chrome_trace(doc) -> list[str]:
         if ph == "M":
             if seen_non_meta:
                 problems.append(f"{where}: metadata after timed events")
-            key = METADATA.get(e.get("name"))
+            name = e.get("name")
+            key = METADATA.get(name) if isinstance(name, str) else None    # a list name is no key: report it
             if key is None or not isinstance(e.get("args"), dict) or key not in e["args"]:
                 problems.append(f"{where}: unknown metadata {e.get('name')!r} or missing args.{key}")
                 continue
@@ -70,10 +73,10 @@ def validate_chrome_trace(doc) -> list[str]:
             used_rows.add((pid, tid))
         elif ph in "sf":
             problems += _flow_fields(e, where)
-            key = (e.get("id"), e.get("cat"), e.get("name"))
-            if ph in flows.setdefault(key, {}):
+            flow = (e.get("id"), e.get("cat"), e.get("name"))
+            if ph in flows.setdefault(flow, {}):
                 problems.append(f"{where}: second flow '{ph}' with id {e.get('id')!r}")
-            flows[key][ph] = e
+            flows[flow][ph] = e
             used_rows.add((pid, tid))
         elif ph in "iI" and e.get("s", "t") == "t":
             used_rows.add((pid, tid))
@@ -91,8 +94,8 @@ def validate_chrome_trace(doc) -> list[str]:
             if s1 < e0 - EPS:
                 problems.append(f"row pid {row[0]} tid {row[1]}: X event {i1} starts at {s1} "
                                 f"inside event {i0} ({s0}..{e0})")
-    for key, pair in sorted(flows.items(), key=lambda kv: str(kv[0])):
-        problems += _flow_pair(key, pair, slices)
+    for flow, pair in sorted(flows.items(), key=lambda kv: str(kv[0])):
+        problems += _flow_pair(flow, pair, slices)
     return problems
 
 
@@ -122,9 +125,9 @@ def _flow_pair(key, pair, slices) -> list[str]:
     return out
 
 
-def _is_int(v) -> bool:
+def _is_int(v) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _is_num(v) -> bool:
+def _is_num(v) -> TypeGuard[int | float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool)

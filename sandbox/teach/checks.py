@@ -14,6 +14,7 @@ A ``Check`` prints as one stable line, for example::
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -97,7 +98,7 @@ def window(log=None, start: str | None = None, end: str | None = None) -> tuple[
     """The stretch of virtual time to grade: between the Notes named ``start`` and ``end``
     (see ``sandbox.teach.mark``), else from the first device task's start to the last one's end."""
     ix = build_index(_log(log))
-    notes = {}
+    notes: dict = {}
     for n in ix.notes:
         notes.setdefault(n.text, n.t)
     ran = [t for t in ix.tasks.values() if t.start is not None]
@@ -151,10 +152,10 @@ def bytes_moved(log=None) -> dict:
 
 
 def _direction(task: tr.TaskSubmitted) -> str:
-    detail = dict(task.detail)
+    detail: dict[str, Any] = dict(task.detail)
     if "src_device" in detail or task.engine.startswith("Peer"):
         return "peer"
-    return _WORDS.get(detail.get("direction"), _ENGINES.get(task.engine, "D2D"))
+    return _WORDS.get(detail.get("direction", ""), _ENGINES.get(task.engine, "D2D"))
 
 
 def sync_calls(log=None) -> dict:

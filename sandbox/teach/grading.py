@@ -321,7 +321,7 @@ def check(exercise_id: str, solution) -> Grade:
     outcome = _Outcome()
     worker = threading.Thread(target=_run, args=(m, exercise, solution, inputs, outcome),
                               name="main", daemon=True)
-    worker._sandbox_grading = True      # its threads take part in the turn order (core/threads.py)
+    worker._sandbox_grading = True  # type: ignore[attr-defined]  # its threads take part in the turn order (core/threads.py)
     crashed: list[tuple[str, BaseException]] = []  # threads of the run that raised: graded, not printed
     learner_hook = threading.excepthook
 
@@ -385,7 +385,7 @@ def _wait_for_threads(m: Machine, seconds: float = 2.0) -> None:
 
 
 def _run_lines(exercise: Exercise, outcome: _Outcome, timed_out: bool, configured: bool,
-               leftover: list[str], crashed: list = ()) -> list[Check]:
+               leftover: list[str], crashed: list | tuple = ()) -> list[Check]:
     lines = []
     err = outcome.error
     if timed_out or outcome.aborted:

@@ -46,8 +46,8 @@ class Origins:
             out.append((at, hi, UNWRITTEN))
         return out
 
-    def set(self, lo: int, hi: int, origin: int) -> None:
-        kept = []
+    def set(self, lo: int, hi: int, origin: Writer | int) -> None:
+        kept: list[list] = []
         for s, e, o in self.pieces:
             if e <= lo or s >= hi:
                 kept.append([s, e, o])

@@ -135,7 +135,7 @@ def _columns(ix) -> tuple[dict, dict]:
     for t in tasks:
         lane = lanes.get(t.task)
         if lane is not None:
-            key = (t.device, t.engine)
+            key: tuple = (t.device, t.engine)
             if counts.get(key, 0) <= lane:
                 counts[key] = lane + 1
     for device, engine in sorted(counts, key=lambda k: (k[0], engine_order.index(k[1])
@@ -189,8 +189,8 @@ def _columns(ix) -> tuple[dict, dict]:
     pair_code: dict[tuple, tuple] = {}
     triples = list(zip(get["kind"], get["engine"], directions))
     for triple in sorted(set(triples)):
-        k, e, d = triple
-        pair_code[triple] = (kinds.code(k), kinds.code(style.colour_kind(k, e, d)))
+        k, e, direction = triple
+        pair_code[triple] = (kinds.code(k), kinds.code(style.colour_kind(k, e, direction)))
     pairs = [pair_code[p] for p in triples]
     eng_code = {e: (engines.code(e) if e else -1) for e in sorted(set(get["engine"]))}
     name_code = {x: strings.code(x) for x in sorted(set(get["name"]))}

@@ -271,8 +271,8 @@ def _build_index(log) -> Index:
     for h, c in stream_created.items():
         ix.streams[h] = StreamInfo(h, c.stream_id, c.device, c.priority, c.is_default,
                                    c.t, stream_destroyed.get(h), c.label)
-    for tid, s in thread_started.items():
-        ix.threads[tid] = ThreadInfo(tid, s.pid, s.name, s.t, thread_ended.get(tid))
+    for tid, started_at in thread_started.items():
+        ix.threads[tid] = ThreadInfo(tid, started_at.pid, started_at.name, started_at.t, thread_ended.get(tid))
     for c in ix.calls:      # threads seen only through their calls still get a row
         if c.tid not in ix.threads:
             ix.threads[c.tid] = ThreadInfo(c.tid, c.pid, "", c.start, None)

@@ -7,6 +7,7 @@ learner can see what rounding to huge pages cost.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from sandbox.viz.index import build_index, pool_handle
 
@@ -69,7 +70,7 @@ class MemoryMap:
 @dataclass(frozen=True, slots=True)
 class Lifetime:
     """One block's life with the names the map gives it (the same at every t)."""
-    block: object         # index.Block
+    block: Any            # index.Block or a pool's block
     offset: int
     kind: str
     pool: int

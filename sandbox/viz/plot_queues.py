@@ -57,7 +57,7 @@ def draw_queues(q: Queues, width: float = 10.0) -> Figure:
         if len(s.waiting) > SHOWN:
             ax.text(x, i, f"+{len(s.waiting) - SHOWN} more", va="center", fontsize=7)
     handles = [Patch(facecolor="#777777", label="running (filled)")] + [
-        Patch(facecolor="white", edgecolor="#333333", linestyle=ls, lw=1.5, label=f"waiting: {r}")
+        Patch(facecolor="white", edgecolor="#333333", linestyle=ls, lw=1.5, label=f"waiting: {r}")  # type: ignore[arg-type]  # REASON_STYLES: matplotlib line styles
         for r, ls in style.REASON_STYLES.items() if r != "ready"]
     fig.legend(handles=handles, loc="upper right", ncol=len(handles), fontsize=7,
                frameon=False, bbox_to_anchor=(0.995, 1 - 0.05 / height))

@@ -129,7 +129,7 @@ def synthetic_log(n_tasks: int, streams: int = 4, devices: int = 1, seed: int = 
     rng = random.Random(seed)
     log = tr.TraceLog()
     _machine(log, devices)
-    handles = []
+    handles: list[tuple[int, int]] = []     # (handle, device)
     for d in range(devices):
         for s in range(streams):
             h = len(handles) + 1
@@ -139,7 +139,7 @@ def synthetic_log(n_tasks: int, streams: int = 4, devices: int = 1, seed: int = 
                ("memcpy", "MEMCPY_ASYNC", "DMA D2H"))
     host_t = 1000
     last: dict[int, tuple[int, int]] = {}           # stream -> (task, end)
-    records = []
+    records: list = []
     for n in range(1, n_tasks + 1):
         h, d = handles[(n - 1) % len(handles)]
         kind, name, engine = pattern[((n - 1) // len(handles)) % 3]

@@ -103,7 +103,7 @@ def _timeline(ix, view: str) -> Timeline:
     _host_rows(ix, row, bars)
     if view == LOGICAL:
         task_row = _stream_rows(ix, row, bars)
-        arrows = _arrows(ix, task_row)
+        arrows: list | tuple = _arrows(ix, task_row)
     else:
         _engine_rows(ix, row, bars)
         arrows = ()
@@ -173,9 +173,9 @@ def _engine_rows(ix, row, bars) -> None:
     lanes = engine_lanes(ix)
     used = sorted({(t.device, t.engine) for t in ran},
                   key=lambda k: (k[0], _rank(engine_order, k[1]), k[1]))
-    counts = {}
+    counts: dict[tuple, int] = {}
     for t in ran:
-        key = (t.device, t.engine)
+        key: tuple = (t.device, t.engine)
         counts[key] = max(counts.get(key, 0), lanes[t.task] + 1)
     for device, engine in used:
         n = counts[(device, engine)]

@@ -13,6 +13,7 @@ beside the widget view; both are drawn only when the dashboard is displayed.
 from __future__ import annotations
 
 import base64
+from typing import Any
 from bisect import bisect_left, bisect_right
 from pathlib import Path
 
@@ -145,7 +146,7 @@ class Dashboard(anywidget.AnyWidget):
         return memory_summary(self._ix, self.t)
 
     def _repr_mimebundle_(self, **kwargs):
-        data = super()._repr_mimebundle_(**kwargs) or {}
+        data: Any = super()._repr_mimebundle_(**kwargs) or {}
         if isinstance(data, tuple):
             data = data[0]
         data["text/plain"] = repr(self)

@@ -147,7 +147,7 @@ def body_time(rng: np.random.Generator) -> dict:
     return {"ns": int(rng.integers(200, 2_000)) * 1_000}
 
 
-def _last_record(run, event: int, before_seq: int):
+def _last_record(run, event: int | None, before_seq: int):
     recs = [t for t in run.index.tasks.values()
             if t.kind == "event_record" and t.event == event and t.api_seq < before_seq]
     return recs[-1] if recs else None
@@ -180,7 +180,7 @@ def judge_event_timing(run):
         around = (kernel is not None and start is not None and end is not None
                   and start.stream == end.stream == kernel.stream and start.task < kernel.task < end.task)
         yield Check("events around the kernel", around,
-                    f"the start and end events were recorded on {ix.stream_label(kernel.stream)} before and "
+                    f"the start and end events were recorded on {ix.stream_label(kernel.stream)} before and "  # type: ignore[union-attr]  # only if around: kernel is set
                     f"after the kernel" if around else
                     "the events given to aclrtEventElapsedTime were not recorded before and after the kernel "
                     "on its stream",

@@ -35,7 +35,7 @@ def _address(value) -> int | None:
     return None
 
 
-def device_range(run, ptr, nbytes: int, what: str, device: int = 0):
+def device_range(run, ptr, nbytes: int, what: str, device: int = 0) -> tuple[Check, tuple | None]:
     """(Check, (buffer, offset) or None): [ptr, ptr + nbytes) lies in one live allocation on ``device``."""
     address = _address(ptr)
     if address is None:
@@ -165,7 +165,7 @@ def judge_budget(run):
         return
     yield Check("what came back", True, "three addresses")
     names = ("weights", "table", "flags")
-    places = []
+    places: list = []
     for name, ptr in zip(names, r):
         check, place = device_range(run, ptr, run.inputs[name].nbytes, name)
         yield check

@@ -47,7 +47,8 @@ def check_content(places, expected: dict, hint: str) -> Check:
     """Each device buffer holds, at the end of the run, the bytes it should."""
     wrong = []
     for d, place in places.items():
-        count, first = differences(*place, expected[d][0])
+        buf, offset = place
+        count, first = differences(buf, offset, expected[d][0])
         if count:
             wrong.append(f"device {d}'s buffer has {count} bytes that are not {expected[d][1]} "
                          f"(first at byte {first})")

@@ -166,7 +166,7 @@ def _each_process_one_chunk(run) -> Check:
     each chunk was copied back by a different one."""
     main = _solution_tid(run)
     main_pid = run.index.threads[main].pid if main in run.index.threads else None
-    pids = {}
+    pids: dict = {}
     for t in _kernels(run):
         info = run.index.threads.get(t.tid)
         pids.setdefault(info.pid if info else None, []).append(t)

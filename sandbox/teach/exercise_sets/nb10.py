@@ -22,6 +22,7 @@ What every exercise checks besides the time:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -51,17 +52,17 @@ H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST
 
 # -- the model: the notebook's three kernels, with the same declared costs -------------------------
 @sandbox.kernel(bytes=lambda x, y, n: 8 * n, flops=lambda x, y, n: 2 * n, writes=("y",))
-def normalize(x: "float32*", y: "float32*", n: int):
+def normalize(x: "float32*", y: "float32*", n: int):  # type: ignore[valid-type]  # pyACL type strings, read by @sandbox.kernel
     y[:n] = (x[:n] - 0.5) * 2.0
 
 
 @sandbox.kernel(bytes=lambda y, z, n: 8 * n, flops=lambda y, z, n: 2 * WIDTH * n, writes=("z",))
-def layer(y: "float32*", z: "float32*", n: int):
+def layer(y: "float32*", z: "float32*", n: int):  # type: ignore[valid-type]  # pyACL type strings, read by @sandbox.kernel
     z[:n] = np.maximum(y[:n], 0.0) * 0.5
 
 
 @sandbox.kernel(bytes=lambda z, out, n: 5 * n, flops=lambda z, out, n: n, writes=("out",))
-def pool(z: "float32*", out: "float32*", n: int):
+def pool(z: "float32*", out: "float32*", n: int):  # type: ignore[valid-type]  # pyACL type strings, read by @sandbox.kernel
     out[:n // 4] = z[:n].reshape(-1, 4).sum(axis=1)
 
 
@@ -199,10 +200,10 @@ def check_speedup(run, base_ix, at_least: float, hint: str) -> Check:
     if span is None:
         return Check("speed-up over the baseline", False, "no copy or kernel ran, so nothing was timed",
                      "do the work on the device", None)
-    ratio = base / span if span else math.inf
+    ratio = base / span if span else math.inf  # type: ignore[operator]  # the baseline (the reference) runs tasks
     ok = ratio >= at_least
     detail = (f"{fmt_time(span)} from the first copy queued to the last one's end; the baseline "
-              f"on the same inputs: {fmt_time(base)}; {ratio:.2f}x"
+              f"on the same inputs: {fmt_time(base)}; {ratio:.2f}x"  # type: ignore[arg-type]  # (as above)
               + ("" if ok else f", want at least {at_least:g}x"))
     return Check("speed-up over the baseline", ok, detail, hint, ratio)
 
@@ -249,7 +250,7 @@ def check_streams(run, device: int, at_least: int) -> Check:
 
 def check_waits_at_the_end(run) -> Check:
     """No host thread queues a copy or kernel after its first synchronize: it waits at the end only."""
-    first: dict[int, object] = {}
+    first: dict[int, Any] = {}
     for c in run.calls(*SYNC_CALLS):
         first.setdefault(c.tid, c)
     late = [t for t in data_tasks(run.index) if t.tid in first and t.api_seq > first[t.tid].seq]
