@@ -175,3 +175,46 @@ def test_hazard_messages_are_the_same_on_every_run():
         return [str(w.message) for w in caught], [h.message for h in sandbox.hazards()]
     first, second = run(), run()
     assert first == second and len(first[0]) == 1      # shown again on the second run, too
+
+
+# -- use after a full reset ------------------------------------------------------------------------
+def test_device_memory_used_after_its_device_was_fully_reset_is_a_hazard(machine):
+    assert acl.rt.set_device(0) == 0
+    old = dev_alloc(4096)
+    host, _ = pinned(4096)
+    assert acl.rt.reset_device(0) == 0
+    assert acl.rt.set_device(0) == 0
+    with pytest.warns(sandbox.HazardWarning, match=r"allocated before device 0 was fully reset"):
+        assert acl.rt.memcpy(host, 4096, old, 4096, D2H) == 0     # undefined on hardware: no code
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert acl.rt.memset(old, 4096, 0, 4096) == 0            # reported once per buffer
+    assert kinds() == ["use_after_reset"]
+
+
+def test_a_kernel_on_device_memory_kept_over_a_force_reset_is_a_hazard(machine):
+    assert acl.rt.set_device(0) == 0
+    assert acl.rt.set_device(0) == 0
+    old = dev_alloc(4096)
+    assert acl.rt.reset_device_force(0) == 0
+    assert acl.rt.set_device(0) == 0
+    stream, _ = acl.rt.create_stream()
+    with pytest.warns(sandbox.HazardWarning, match=r"scale.*on Stream .* allocated before device 0"):
+        scale[1, stream](old, 1024)
+    assert kinds() == ["use_after_reset"]
+
+
+def test_memory_allocated_after_the_reset_or_kept_over_a_partial_reset_is_no_hazard(machine):
+    assert acl.rt.set_device(0) == 0
+    assert acl.rt.set_device(0) == 0
+    kept = dev_alloc(4096)
+    assert acl.rt.reset_device(0) == 0                 # one reference left: nothing released
+    host, _ = pinned(4096)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert acl.rt.memcpy(host, 4096, kept, 4096, D2H) == 0
+        assert acl.rt.reset_device(0) == 0
+        assert acl.rt.set_device(0) == 0
+        fresh = dev_alloc(4096)
+        assert acl.rt.memcpy(host, 4096, fresh, 4096, D2H) == 0
+    assert kinds() == []

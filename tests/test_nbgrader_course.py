@@ -19,7 +19,7 @@ from traitlets.config import Config
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 from make_course import make_course  # noqa: E402
-from notebook_sources import sources  # noqa: E402
+from notebook_sources import editions, sources, target  # noqa: E402
 
 
 def _api(course: Path) -> NbGraderAPI:
@@ -33,15 +33,16 @@ def _sources(path: Path) -> list[str]:
     return ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
 
 
-def test_generate_assignment_yields_exactly_the_committed_notebooks(tmp_path):
-    names = make_course(tmp_path)
-    assert names == [s.stem for s in sources()]
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_generate_assignment_yields_exactly_the_committed_notebooks(tmp_path, lang):
+    names = make_course(tmp_path, lang=lang)
+    assert names == [s.stem for s in sources() if lang in editions(s)]
     api = _api(tmp_path)
     for name in names:
         result = api.generate_assignment(name, force=True)
         assert result["success"], result.get("error")
         released = _sources(tmp_path / "release" / name / f"{name}.ipynb")
-        assert released == _sources(ROOT / "notebooks" / f"{name}.ipynb"), name
+        assert released == _sources(target(ROOT / "notebooks" / "src" / f"{name}.py", lang)), name
 
 
 def _submit(course: Path, name: str, student: str, fill) -> None:
@@ -63,9 +64,10 @@ HOST_COMPUTED = '''def solution(a, b):
 '''
 
 
-def test_autograde_gives_the_reference_full_marks_and_wrong_work_none(tmp_path):
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_autograde_gives_the_reference_full_marks_and_wrong_work_none(tmp_path, lang):
     name = "01_quickstart"
-    make_course(tmp_path, ["01"])
+    make_course(tmp_path, ["01"], lang)
     api = _api(tmp_path)
     assert api.generate_assignment(name, force=True)["success"]
     _submit(tmp_path, name, "reference", lambda gid, mine, ref: ref)

@@ -98,6 +98,25 @@ def test_every_exercise_title_and_generic_criterion_has_a_chinese_text():
     assert all(CJK.search(t) for t in WHAT.values())
 
 
+def test_the_exercise_list_follows_the_language():
+    import sandbox
+    from sandbox import i18n
+    from sandbox.teach import exercises
+    english = exercises()
+    assert [e.practises for e in english if not i18n.known(e.practises)] == []
+    try:
+        sandbox.set_language("zh")
+        chinese = exercises()
+        text = str(chinese)
+    finally:
+        sandbox.set_language("en")
+    assert [e.id for e in chinese] == [e.id for e in english]
+    assert all(CJK.search(e.title) and CJK.search(e.practises) for e in chinese)
+    assert [e.signature for e in chinese] == [e.signature for e in english]
+    assert text.splitlines()[0].startswith("01.1  让它正确：")
+    assert not CJK.search(str(exercises()))
+
+
 def test_the_language_is_stored_where_the_views_can_read_it():
     import sandbox
     from sandbox import i18n
@@ -136,7 +155,7 @@ def test_a_chinese_title_renders_with_a_cjk_font():
         i18n.set_language("en")
 
 
-SKIP_KEYWORDS = ("practises", "signature")          # shown by teach.exercises(), not in verdicts
+SKIP_KEYWORDS = ("practises", "signature")          # teach.exercises(): tested below, and code
 
 
 def _grader_texts() -> list[str]:

@@ -114,3 +114,82 @@ def test_gantt_draws_when_a_long_call_reaches_far_before_the_window(tmp_path):
     log.append(tr.MemAllocated(1_000_010_000, 0, 0, 4096, 4096, "p", "normal", 1, 1))
     log.append(tr.ApiCall(1_000_000_000, 1_000_010_000, 1, 1, "aclrtMalloc", 0))
     saved(gantt_figure(log), tmp_path / "far.png")
+
+
+def test_gantt_window_limits_the_axis_to_that_stretch_of_time(log):
+    ax = gantt_figure(log, window=(200_000, 400_000)).axes[0]
+    lo, hi = ax.get_xlim()
+    assert 190_000 <= lo < 200_000 and 400_000 < hi <= 410_000
+    with pytest.raises(ValueError):
+        gantt_figure(log, window=(400_000, 200_000))
+
+
+def test_min_bar_px_widens_the_narrowest_bars(log):
+    def narrowest(fig):
+        ax = fig.axes[0]
+        fig.canvas.draw()
+        per_px = (ax.get_xlim()[1] - ax.get_xlim()[0]) / ax.get_window_extent().width
+        widths = [p[:, 0].max() - p[:, 0].min() for c in ax.collections if isinstance(c, PolyCollection)
+                  for p in (path.vertices for path in c.get_paths())]
+        return min(widths) / per_px
+    assert narrowest(gantt_figure(log, min_bar_px=12)) >= 11.5 > narrowest(gantt_figure(log))
+
+
+def test_min_block_px_widens_a_small_block_enough_for_its_label():
+    import sandbox
+    from sandbox import acl
+    from sandbox.viz.memory import memory_map
+    sandbox.configure(device_count=1)
+    acl.init()
+    acl.rt.set_device(0)
+    big, _ = acl.rt.malloc(8 << 20, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    small, _ = acl.rt.malloc(4065, acl.ACL_MEM_MALLOC_NORMAL_ONLY)
+    log = sandbox.trace()
+    texts = [t.get_text() for ax in memory_figure(log, sandbox.now()).axes for t in ax.texts]
+    assert not any("065" in t for t in texts)                              # too thin for its label
+    texts = [t.get_text() for ax in memory_figure(log, sandbox.now(), min_block_px=80).axes
+             for t in ax.texts]
+    assert any("065" in t for t in texts) and any("8 MiB" in t for t in texts)   # both labelled
+    mm = memory_map(log, sandbox.now())
+    assert {b.ptr for b in mm.devices[0].blocks} >= {big, small}
+
+
+def test_blocks_at_one_address_get_one_label_saying_how_many():
+    import sandbox
+    from sandbox import acl
+    sandbox.configure(device_count=1)
+    acl.init()
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+    props = {"allocType": acl.ACL_MEM_ALLOCATION_TYPE_PINNED, "handleType": acl.ACL_MEM_HANDLE_TYPE_NONE,
+             "location": {"id": 0, "type": acl.ACL_MEM_LOCATION_TYPE_DEVICE}, "maxSize": 0}
+    pool = acl.rt.mem_pool_create(props)[0]
+    host, _ = acl.rt.malloc_host(8 << 20)
+    for _ in range(3):         # each copy takes longer than the host needs to queue the next step
+        buf, _ = acl.rt.mem_pool_malloc_async(8 << 20, pool, stream)
+        acl.rt.memcpy_async(buf, 8 << 20, host, 8 << 20, acl.ACL_MEMCPY_HOST_TO_DEVICE, stream)
+        acl.rt.mem_pool_free_async(buf, stream)
+    texts = [t.get_text() for ax in memory_figure(sandbox.trace(), sandbox.now()).axes for t in ax.texts]
+    assert [t for t in texts if "at one address" in t] == ["3 blocks at one address\n8 MiB each"]
+
+
+def test_stream_legend_names_each_streams_process_when_several_processes_ran():
+    import sandbox
+    from sandbox import acl
+    from sandbox.viz.timeline import timeline
+
+    def worker():
+        acl.init()
+        acl.rt.set_device(0)
+        stream, _ = acl.rt.create_stream()
+        buf, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        acl.rt.memset_async(buf, 4096, 0, 4096, stream)
+        acl.rt.synchronize_stream(stream)
+        acl.rt.free(buf)
+        acl.rt.reset_device(0)
+        acl.finalize()
+    sandbox.configure(device_count=1)
+    for p in [sandbox.spawn_process(worker, name=f"P{i}") for i in (1, 2)]:
+        p.join()
+    labels = [label for _h, label in timeline(sandbox.trace()).streams]
+    assert [label.split(" · ")[-1] for label in labels] == ["P1", "P2"]

@@ -2,9 +2,12 @@
 
     python tools/make_course.py ~/course            # every notebook, one assignment each
     python tools/make_course.py ~/course 01 02      # only these
+    python tools/make_course.py ~/course --lang zh  # the Chinese edition (notebooks/zh/)
 
 writes ``nbgrader_config.py`` and ``source/NN_topic/NN_topic.ipynb`` (the instructor
-notebooks, reference solutions and hidden tests included).  Then, in that folder:
+notebooks, reference solutions and hidden tests included), of one edition: English by
+default, Chinese with ``--lang zh`` (its first code cell sets the grader's language, so the
+verdicts are in Chinese too; a source without a Chinese edition is left out).  Then, in that folder:
 
     nbgrader generate_assignment 01_quickstart     # release/: exactly the committed stubs
     nbgrader autograde 01_quickstart               # grades submitted/<student>/01_quickstart/
@@ -14,13 +17,14 @@ Each exercise's check cell is worth one point; its hidden test asserts that
 """
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from notebook_sources import instructor_notebook, sources
+from notebook_sources import LANGUAGES, editions, instructor_notebook, sources
 
 CONFIG = '''\
 c = get_config()  # noqa: F821 - nbgrader's config object
@@ -30,8 +34,10 @@ c.Execute.timeout = 300
 '''
 
 
-def make_course(root: Path, prefixes: list[str] = ()) -> list[str]:
-    """Write the course; returns the assignment names."""
+def make_course(root: Path, prefixes: list[str] = (), lang: str = "en") -> list[str]:
+    """Write the course of edition ``lang``; returns the assignment names."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {LANGUAGES}")
     root.mkdir(parents=True, exist_ok=True)
     config = root / "nbgrader_config.py"
     if not config.exists():
@@ -40,15 +46,20 @@ def make_course(root: Path, prefixes: list[str] = ()) -> list[str]:
     for source in sources():
         if prefixes and not any(source.name.startswith(p) for p in prefixes):
             continue
+        if lang not in editions(source):
+            continue
         folder = root / "source" / source.stem
         folder.mkdir(parents=True, exist_ok=True)
-        nbformat.write(instructor_notebook(source), folder / f"{source.stem}.ipynb")
+        nbformat.write(instructor_notebook(source, lang), folder / f"{source.stem}.ipynb")
         names.append(source.stem)
     return names
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    for name in make_course(Path(sys.argv[1]).expanduser(), sys.argv[2:]):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("course", help="the course folder to write")
+    parser.add_argument("prefixes", nargs="*", help="only the notebooks whose names start so (01 02)")
+    parser.add_argument("--lang", choices=LANGUAGES, default="en", help="the edition (default: en)")
+    args = parser.parse_args()
+    for name in make_course(Path(args.course).expanduser(), args.prefixes, args.lang):
         print(f"source/{name}/{name}.ipynb")

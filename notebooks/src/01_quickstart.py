@@ -320,11 +320,14 @@ sandbox.gantt()
 # %% [markdown]
 # `sandbox.show()` is the dashboard: the same Gantt chart, the memory map and the queues, with
 # a time slider to scrub through the run (in JupyterLab; the saved notebook shows a snapshot).
-# Here it opens at the moment just after the synchronize, before the clean-up freed the buffers.
+# Here it opens at the moment the synchronize returned. The host's next call, the clean-up's
+# first `aclrtFree`, began at that same nanosecond, so block 1 is already hatched ("free
+# pending": the host has asked to free it), while blocks 2 and 3 are still allocated.
 
 # %% [markdown] lang="zh"
 # `sandbox.show()` 是仪表盘：同样的甘特图、内存图和队列，外加一个时间滑块来回查看这次运行
-# （在 JupyterLab 中；保存的 notebook 显示的是快照）。这里它停在同步刚结束、清理释放缓冲区之前的时刻。
+# （在 JupyterLab 中；保存的 notebook 显示的是快照）。这里它停在同步返回的时刻。Host 的下一个调用——清理中的第一个
+# `aclrtFree`——在同一纳秒开始，所以块 1 已经画上了斜线（“free pending”：Host 已要求释放它），而块 2 和块 3 仍在分配中。
 
 # %%
 sandbox.show(t=synced)
@@ -334,13 +337,16 @@ sandbox.show(t=synced)
 #
 # `sandbox.step_through(program)` runs a program one step per click of **next step**, the
 # dashboard following. The program is a generator that yields the name of each step once it is
-# done. Run the cell, then click through the five steps (or call `walk.step()`).
+# done. The cell below takes the first three steps itself (initialise, device and stream,
+# memory and copies in), so the dashboard opens with the two copies queued and the buffers in
+# the memory map; click **next step** for the last two (or call `walk.step()`).
 
 # %% [markdown] lang="zh"
 # ## 单步执行
 #
 # `sandbox.step_through(program)` 每点击一次 **next step** 运行程序的一步，仪表盘随之更新。程序是一个
-# 生成器，每完成一步就 yield 该步的名字。运行这个单元，然后逐个点过五个步骤（或调用 `walk.step()`）。
+# 生成器，每完成一步就 yield 该步的名字。下面的单元自己先走前三步（初始化、设备和流、内存和拷入），所以仪表盘打开时
+# 两个拷贝已在队列中，内存图里有各块缓冲区；再点击 **next step** 走完最后两步（或调用 `walk.step()`）。
 
 # %%
 def five_steps():
@@ -374,21 +380,21 @@ def five_steps():
 
 sandbox.configure("ascend310b")
 walk = sandbox.step_through(five_steps)
+print(walk.step())
+print(walk.step())
+print(walk.step())
 walk
 
 # %% [markdown]
-# Each `step()` runs one step and returns its name; the dashboard above redraws.
+# Each `step()` runs one step and returns its name; the dashboard above redraws. The launch:
 
 # %% [markdown] lang="zh"
-# 每次 `step()` 运行一步并返回它的名字；上面的仪表盘随之重绘。
+# 每次 `step()` 运行一步并返回它的名字；上面的仪表盘随之重绘。下发核函数：
 
 # %%
 print(walk.step())
-print(walk.step())
-print(walk.step())
 
 # %%
-print(walk.step())
 print(walk.step())
 print("finished:", walk.step() is None)
 walk

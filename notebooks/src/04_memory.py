@@ -178,7 +178,10 @@ for size in sizes:
 # page size, and a big buffer on normal pages costs the device more address translations.
 #
 # Now keep one block of each kind alive and look at the memory map. Each bar is a block;
-# the text beside the picture lists requested and reserved sizes.
+# the text beside the picture lists requested and reserved sizes. At true scale the 8 KiB
+# normal-page block would be a hair beside 2 MiB pages, so the picture draws every block at
+# least 70 pixels wide (`min_block_px=70`): block 24, cross-hatched, is that 8 KiB, not a
+# wider one.
 
 # %% [markdown] lang="zh"
 # 逐行阅读这张表：
@@ -196,13 +199,15 @@ for size in sizes:
 # 页在一小块内存**内部**浪费得少（见表：一个字节占 4 KiB 而不是 2 MiB），但块与块**之间**的空洞来自释放的顺序（第 4 节），
 # 与页大小无关；而且大缓冲区放在普通页上会让设备做更多地址转换。
 #
-# 现在让每种块各保留一个，看看内存图。每个条形是一块内存；图旁的文字列出申请的大小和保留的大小。
+# 现在让每种块各保留一个，看看内存图。每个条形是一块内存；图旁的文字列出申请的大小和保留的大小。按真实比例，
+# 8 KiB 的普通页块在 2 MiB 的大页旁只有一根细线，所以这张图把每个块至少画成 70 像素宽（`min_block_px=70`）：
+# 交叉阴影的块 24 就是这 8 KiB，并不更大。
 
 # %%
 kept = [acl.rt.malloc(1, acl.ACL_MEM_MALLOC_HUGE_ONLY)[0],
         acl.rt.malloc(4065, acl.ACL_MEM_MALLOC_NORMAL_ONLY)[0],
         acl.rt.malloc(3 * MiB, acl.ACL_MEM_MALLOC_HUGE_FIRST)[0]]
-sandbox.memory_map()
+sandbox.memory_map(min_block_px=70)
 
 # %%
 _ = [acl.rt.free(p) for p in kept]
@@ -484,7 +489,9 @@ sandbox.memory_map(t_queued)
 # device work is the same, and the four steps share **one** segment: 8 MiB plus the padding
 # in 2 MiB pages, so 10 MiB reserved, of which 8 MiB + 64 bytes are in use at a time. The
 # memory map at the moment the host finished queueing shows that segment, labelled with its
-# pool. With the default release threshold of 0 the pool gives the segment back to the
+# pool, and in it the four steps' blocks at **one** address ("4 blocks at one address"): the
+# pool hands the same bytes to each step in stream order, each free still pending when the
+# host stopped queueing. With the default release threshold of 0 the pool gives the segment back to the
 # device at the synchronize (`RESERVED_MEM_CURRENT` is 0 afterwards);
 # `ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD` keeps that much memory in the pool instead.
 #
@@ -503,7 +510,8 @@ sandbox.memory_map(t_queued)
 # %% [markdown] lang="zh"
 # 没有内存池时，Host 在每一步都要等待，只在最后才拿回线程。有了内存池，它在几十微秒内把四步全部放入队列，
 # 只等待一次；设备任务相同，而四步共享**一个**段：8 MiB 加上填充，按 2 MiB 页计，共保留 10 MiB，其中同一时刻
-# 使用 8 MiB + 64 字节。Host 刚放完队列时的内存图显示了这个段，标有它所属的内存池。默认释放阈值为 0 时，内存池
+# 使用 8 MiB + 64 字节。Host 刚放完队列时的内存图显示了这个段，标有它所属的内存池；段中四步的块位于**同一个**地址
+（“4 blocks at one address”）：内存池按流的顺序把同一段字节依次交给每一步，Host 放完队列时每次释放都还在等待执行。默认释放阈值为 0 时，内存池
 # 在同步时把这个段还给设备（之后 `RESERVED_MEM_CURRENT` 为 0）；`ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD` 则让
 # 内存池保留这么多内存。
 #

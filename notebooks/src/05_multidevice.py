@@ -466,15 +466,20 @@ for pairs in ([(0, 1)], [(0, 1), (0, 1)], [(0, 1), (1, 0)], [(0, 1), (0, 2)]):
 # %% [markdown]
 # One copy: 64 MiB / 56 GB/s ≈ 1.2 ms. Two on the same link: ≈ 2.4 ms. Opposite directions
 # or different links: ≈ 1.2 ms, as if alone. The physical view of the Gantt chart has one row
-# per link; here are the two copies sharing the 0→1 link:
+# per link; here are the two copies sharing the 0→1 link. The picture shows only the window
+# from just before the copies to their end (`window=(t0, t1)`): the whole run would be
+# dominated by the 20 ms of the first `aclrtSetDevice`, with the copies a sliver at its end.
 
 # %% [markdown] lang="zh"
 # 一个拷贝：64 MiB / 56 GB/s ≈ 1.2 ms。同一链路上两个：≈ 2.4 ms。相反方向或不同链路：≈ 1.2 ms，就像单独运行一样。
-# 甘特图的物理视图每条链路一行；下面是共享 0→1 链路的两个拷贝：
+# 甘特图的物理视图每条链路一行；下面是共享 0→1 链路的两个拷贝。图中只画从拷贝开始前一点到拷贝结束的时间窗口
+# （`window=(t0, t1)`）：整个运行会被第一次 `aclrtSetDevice` 的 20 ms 占满，拷贝只剩末尾的一条细线。
 
 # %%
-peer_copies([(0, 1), (0, 1)])
-sandbox.gantt(view="physical")
+took_ms = peer_copies([(0, 1), (0, 1)])
+t1 = sandbox.now()
+t0 = t1 - round(took_ms * 1e6)
+sandbox.gantt(view="physical", window=(t0 - 100_000, t1))
 
 # %% [markdown]
 # ### Compute while the devices talk

@@ -55,6 +55,7 @@ import threading
 
 import sandbox
 from sandbox import acl
+from sandbox.core import trace as T
 
 DEVICES = (0, 1, 2, 3)
 
@@ -86,6 +87,14 @@ def finish(device, stream, buf):
 def thread_program(device):
     finish(device, *drive(device))
 
+
+def work_span():
+    """(when the first kernel started, from the first kernel's start to the last one's end), in ns."""
+    log = sandbox.trace()
+    starts = [r.t for r in log.of(T.TaskStarted)]
+    ends = [r.t for r in log.of(T.TaskFinished)]
+    return min(starts), max(ends) - min(starts)
+
 # %% [markdown]
 # ## Pattern 1 · One thread, several devices
 #
@@ -105,7 +114,7 @@ acl.init()
 work = {d: drive(d) for d in DEVICES}
 for d in DEVICES:
     finish(d, *work[d])
-one_thread_end = sandbox.now()
+one_thread_end, one_thread_span = sandbox.now(), work_span()
 sandbox.gantt()
 
 # %% [markdown]
@@ -133,7 +142,7 @@ for t in threads:
     t.start()
 for t in threads:
     t.join()
-threads_end = sandbox.now()
+threads_end, threads_span = sandbox.now(), work_span()
 sandbox.gantt()
 
 # %% [markdown]
@@ -167,7 +176,7 @@ sandbox.configure(device_count=4)
 procs = [sandbox.spawn_process(single_threaded_process, d, name=f"proc{d}") for d in DEVICES]
 for p in procs:
     p.join()
-processes_end = sandbox.now()
+processes_end, processes_span = sandbox.now(), work_span()
 sandbox.gantt()
 
 # %% [markdown]
@@ -201,27 +210,41 @@ procs = [sandbox.spawn_process(process_with_threads, devs, name=f"proc{i}")
          for i, devs in enumerate(((0, 1), (2, 3)))]
 for p in procs:
     p.join()
-mixed_end = sandbox.now()
+mixed_end, mixed_span = sandbox.now(), work_span()
 sandbox.gantt()
 
 # %% [markdown]
 # Within each process the second thread's device opens 20 ms after the first (it waits for
-# its process's start-up); the two processes start up side by side. Side by side, in virtual time from the start of the
-# program to the last thread's end:
+# its process's start-up); the two processes start up side by side.
+#
+# Side by side: the end time of each program is mostly the same 1 s of runtime start-up
+# (the first `aclrtSetDevice` of a process), which every pattern pays once before any work, so
+# comparing end times says little. What differs is what comes after it: the first column is
+# when the first kernel started, the second the **span of the work**, from the first kernel's
+# start to the last kernel's end (4 devices × 2 kernels of 100 ms, 200 ms if all four start
+# together):
 
 # %% [markdown] lang="zh"
-# 在每个进程内部，第二个线程的设备比第一个晚 20 ms 打开（它要等自己进程的启动）；两个进程并行启动。把它们并排比较，
-# 以从程序开始到最后一个线程结束的虚拟时间计：
+# 在每个进程内部，第二个线程的设备比第一个晚 20 ms 打开（它要等自己进程的启动）；两个进程并行启动。
+#
+# 把它们并排比较：每个程序的结束时间主要是同样 1 s 的运行时启动（进程的第一次 `aclrtSetDevice`），每种模式都在任何工作
+# 之前付出一次，所以比较结束时间说明不了什么。不同的是它之后的部分：第一列是第一个核函数开始的时刻，第二列是**工作的跨度**，
+# 从第一个核函数开始到最后一个核函数结束（4 个设备 × 2 个 100 ms 的核函数，四个设备同时开始时为 200 ms）：
 
 # %%
-for name, end in (("1 thread, 4 devices", one_thread_end), ("4 threads", threads_end),
-                  ("4 processes", processes_end), ("2 processes x 2 threads", mixed_end)):
-    print(f"{name:<26} {end / 1e6:9.3f} ms")
+print(f"{'':<26} {'first kernel at':>15} {'work span':>10} {'end':>11}")
+for name, (first, span), end in (("1 thread, 4 devices", one_thread_span, one_thread_end),
+                                 ("4 threads", threads_span, threads_end),
+                                 ("4 processes", processes_span, processes_end),
+                                 ("2 processes x 2 threads", mixed_span, mixed_end)):
+    print(f"{name:<26} {first / 1e6:12.3f} ms {span / 1e6:7.3f} ms {end / 1e6:8.3f} ms")
 
 # %% [markdown]
 # Every pattern keeps all four devices busy at once; they differ in how long the host
-# spends getting there (device openings in one process follow each other) and in what the
-# program has to manage (one thread switching devices vs. one device per thread or process).
+# spends getting there, which is the work span beyond 200 ms (device openings in one process
+# follow each other: 3 × 20 ms for one thread, 20 ms when threads open them side by side,
+# nothing for a process per device) and in what the program has to manage (one thread
+# switching devices vs. one device per thread or process).
 #
 # ### Which pattern when
 #
@@ -247,7 +270,8 @@ for name, end in (("1 thread, 4 devices", one_thread_end), ("4 threads", threads
 # Run pattern 2 twice and compare everything the trace says:
 
 # %% [markdown] lang="zh"
-# 每种模式都让四个设备同时忙碌；它们的区别在于 Host 要花多长时间才能做到这一点（一个进程中的设备打开是相继进行的），
+# 每种模式都让四个设备同时忙碌；它们的区别在于 Host 要花多长时间才能做到这一点，也就是工作跨度超出 200 ms 的部分
+# （一个进程中的设备打开是相继进行的：一个线程时为 3 × 20 ms，多个线程并行打开时为 20 ms，每个设备一个进程时为 0），
 # 以及程序需要管理什么（一个线程切换设备，还是每个线程或进程一个设备）。
 #
 # ### 什么时候用哪种模式
@@ -291,13 +315,15 @@ print(first)
 # Processes can also share a device. They then share its 24 AI Cores: a kernel launched
 # with `block_dim` 24 takes all of them, so two such kernels from two processes cannot run
 # at the same time. The physical view (one row per engine) shows the AI Core of device 0
-# running one kernel after the other:
+# running one kernel after the other; the bars are coloured by stream, and the legend names
+# each stream's process (`colour_by="stream"`), so the turns of P1 and P2 can be told apart:
 
 # %% [markdown] lang="zh"
 # ## 多个进程共享一个设备
 #
 # 多个进程也可以共享一个设备。这时它们共享设备的 24 个 AI Core：以 `block_dim` 24 下发的核函数占用全部核，所以来自两个
-# 进程的两个这样的核函数无法同时运行。物理视图（每个引擎一行）显示设备 0 的 AI Core 一个接一个地运行核函数：
+# 进程的两个这样的核函数无法同时运行。物理视图（每个引擎一行）显示设备 0 的 AI Core 一个接一个地运行核函数；条形按流着色，
+# 图例写出每条流所属的进程（`colour_by="stream"`），于是能分清 P1 和 P2 轮流使用的次序：
 
 # %%
 def on_device_0(block_dim):
@@ -322,7 +348,7 @@ def two_processes_on_device_0(block_dim):
 
 
 end_full = two_processes_on_device_0(24)
-sandbox.gantt(view="physical")
+sandbox.gantt(view="physical", colour_by="stream")      # a colour per stream, each named with its process
 
 # %% [markdown]
 # With `block_dim` 12 each kernel takes half the cores (and, with a fixed 100 ms per
@@ -335,7 +361,7 @@ sandbox.gantt(view="physical")
 # %%
 end_half = two_processes_on_device_0(12)
 print(f"block_dim 24: {end_full / 1e6:.3f} ms, block_dim 12: {end_half / 1e6:.3f} ms")
-sandbox.gantt(view="physical")
+sandbox.gantt(view="physical", colour_by="stream")
 
 # %% [markdown]
 # On real hardware a kernel with fewer blocks usually takes longer, since each core does

@@ -200,7 +200,7 @@ work[1, stream](buf, 4)
 print("aclrtLaunchCallback  ->", acl.rt.launch_callback(after_first, [520], BLOCK, stream))
 work[1, stream](buf, 4)
 print("aclrtSynchronizeStream ->", acl.rt.synchronize_stream(stream))
-picture = sandbox.gantt()           # drawn now: the report thread's next wait has not ended yet
+picture = sandbox.gantt(min_bar_px=6)   # drawn now: the report thread's next wait has not ended yet
 server.stop()
 print("aclrtUnSubscribeReport ->", acl.rt.unsubscribe_report(server.thread.ident, stream))
 print("the callback saw:", seen)
@@ -210,14 +210,17 @@ callback_runs()
 # %% [markdown]
 # The Gantt chart, drawn right after the synchronize (so the report thread's last wait, which
 # runs out its 10 ms timeout, is not in it): the report thread's row has one `aclrtProcessReport`,
-# red while it waited, ending with the 1 µs in which it ran the callback. The stream's row has
-# the first kernel, the callback task (1 µs, too thin to see), then the second kernel, which
-# started only when the callback had returned, because the callback was BLOCK.
+# black while it waited, ending with the 1 µs in which it ran the callback (green). The stream's
+# row has the first kernel, the callback task (green), then the second kernel, which started
+# only when the callback had returned, because the callback was BLOCK. At true scale a 1 µs bar
+# is a fraction of a pixel in this 400 µs picture; `min_bar_px=6` draws every bar at least 6
+# pixels wide, so the two callbacks show (wider than they last).
 
 # %% [markdown] lang="zh"
 # 甘特图在同步之后立即绘制（所以上报线程最后一次等满 10 ms 超时的等待不在其中）：上报线程那一行有一次
-# `aclrtProcessReport`，等待期间为红色，以它运行回调的 1 µs 结束。流那一行有第一个核函数、回调任务（1 µs，细得看不见），
-# 然后是第二个核函数——它只在回调返回后才开始，因为回调是 BLOCK 的。
+# `aclrtProcessReport`，等待期间为黑色，以它运行回调的 1 µs（绿色）结束。流那一行有第一个核函数、回调任务（绿色），
+# 然后是第二个核函数——它只在回调返回后才开始，因为回调是 BLOCK 的。按真实比例，1 µs 的条形在这张 400 µs 的图里
+# 不到一个像素；`min_bar_px=6` 让每个条形至少 6 像素宽，于是两个回调都看得见（比它们实际持续的时间宽）。
 
 # %%
 picture
@@ -287,13 +290,15 @@ blocked_gantt
 
 # %% [markdown]
 # With NO_BLOCK the second kernel follows the first at once; the callback still runs late on
-# the host, but nothing on the device waits for it.
+# the host, but nothing on the device waits for it: its 1 µs task on the stream (green, drawn
+# 6 pixels wide again) sits between the two kernels.
 
 # %% [markdown] lang="zh"
-# 使用 NO_BLOCK 时，第二个核函数紧跟在第一个之后；回调仍然在 Host 上较晚运行，但设备上没有任何东西等待它。
+# 使用 NO_BLOCK 时，第二个核函数紧跟在第一个之后；回调仍然在 Host 上较晚运行，但设备上没有任何东西等待它：
+# 它在流上 1 µs 的任务（绿色，同样画成 6 像素宽）位于两个核函数之间。
 
 # %%
-sandbox.gantt()
+sandbox.gantt(min_bar_px=6)
 
 # %% [markdown]
 # Use BLOCK when later device work must not start before the callback is done (the callback

@@ -360,8 +360,9 @@ print(acl.get_recent_err_msg())
 # says what a reset releases: the device's default context, its default stream and every
 # stream created in that context. It also gives the order to release things in before a reset:
 # memory first (`aclrtFree`, `aclrtFreeHost`), then events and streams, and only then
-# `aclrtResetDevice`. A pointer from before a full reset must not be used after it (on
-# hardware that is undefined, whatever this simulation happens to keep). So recovery frees
+# `aclrtResetDevice`. A pointer from before a full reset must not be used after it: on
+# hardware that is undefined and the runtime has no error code for it, so the sandbox reports
+# its first use as a `HazardWarning` (`use_after_reset`) and keeps going. So recovery frees
 # what it holds, resets, sets the device again, and then allocates new buffers and uploads the
 # inputs again before redoing the work that failed. The inputs are still on the host: we keep
 # a copy in numpy before freeing the pinned buffer.
@@ -371,7 +372,8 @@ print(acl.get_recent_err_msg())
 #
 # 出路是复位设备（`aclrtResetDevice`）并重新设置它。文档说明了复位释放什么：设备的默认上下文、默认流，以及在该上下文中创建的
 # 每条流。它还给出了复位前释放资源的顺序：先释放内存（`aclrtFree`、`aclrtFreeHost`），再释放事件和流，然后才 `aclrtResetDevice`。
-# 完全复位之前的指针在复位之后不得再使用（在硬件上那是未定义行为，不管这个模拟碰巧保留了什么）。所以恢复时先释放它持有的
+# 完全复位之前的指针在复位之后不得再使用：在硬件上那是未定义行为，运行时也没有对应的错误码，所以沙箱在第一次使用时报告一个
+# `HazardWarning`（`use_after_reset`），然后继续运行。所以恢复时先释放它持有的
 # 东西，复位，重新设置设备，然后申请新的缓冲区、重新上传输入，再重做失败的工作。输入仍在 Host 上：我们在释放锁页缓冲区之前
 # 在 numpy 中保留了一份副本。
 

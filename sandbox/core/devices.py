@@ -124,6 +124,7 @@ def _release_device(m: Machine, th: HostThread, proc: Process, device_id: int, c
     """Free the default context (idle by now: the callers waited) with its streams and events."""
     ctx = proc.default_contexts.pop(device_id)
     proc.device_refs.pop(device_id, None)
+    proc.device_resets[device_id] = proc.device_resets.get(device_id, 0) + 1    # older memory is stale
     if charge:
         th.clock += m.profile.host_costs.reset_device
     _release_context(m, th, ctx)

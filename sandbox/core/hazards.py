@@ -23,6 +23,13 @@ kernel declares ``reads``/``writes``).  The checks:
 3. ``free_in_use``: aclrtFree / aclrtFreeHost / a pool free of memory that work not known
    complete still uses.
 4. ``peer_access``: a copy between devices without peer access (the call fails, too).
+5. ``use_after_reset``: a task or a host access touches device memory allocated before the
+   last full reset of its device by its process (aclrtResetDevice to a count of 0, or
+   aclrtResetDeviceForce).  The reset releases the default context and its streams, and the
+   docs ask for memory to be freed before it (teardown order: free, destroy events, streams,
+   contexts, then reset); what such a pointer does afterwards is undefined on hardware, and
+   the runtime has no code for it, so it is a hazard and not a failed call.  The sandbox
+   keeps the bytes (the program runs on, as on hardware it might), and says so once per buffer.
 
 Each hazard is reported once per (kind, streams, buffer): a ``HazardWarning`` naming the
 streams, tasks and the fix, and a ``trace.Hazard`` record.  The bookkeeping is a short list
@@ -100,6 +107,8 @@ class Checker:
         self.stream_vc[stream.handle] = vc
         for buf, offset, nbytes, write in task.access:
             if nbytes > 0:
+                if buf.kind == "device":
+                    stale(self.m, th, buf, describe_task(task) + f" on {stream_name(stream)}", (task.id,))
                 _device_access(self.m, self, th, buf, offset, offset + nbytes, write, task)
 
 
@@ -193,6 +202,8 @@ def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> 
     """
     if m.user_code == "host_func":
         return
+    if buf.kind == "device":
+        stale(m, th, buf, f"{api} on host thread {th.name!r}", ())
     c = checker(m)
     old = c.accesses.get(buf)
     if not old or nbytes <= 0:
@@ -253,6 +264,20 @@ def freeing_on_stream(m, th, buf, free_task) -> None:
                    f"aclrtStreamWaitEvent) before the free, or free on {stream_name(s)}.")
         report(m, th, "free_in_use", message, (a.id, free_task.id), (s.handle, fs.handle),
                key=("free_in_use", s.handle, fs.handle, buf.ptr))
+
+
+def stale(m, th, buf, who: str, tasks) -> None:
+    """Device memory allocated before its device's last full reset by its owner is used."""
+    owner = next((p for p in m.processes if p.pid == buf.pid), None)
+    resets = owner.device_resets.get(buf.device, 0) if owner is not None else 0
+    if resets <= buf.resets:
+        return
+    message = (f"{who} uses the {buf.size}-byte device buffer at {buf.ptr:#x}, allocated before device "
+               f"{buf.device} was fully reset (aclrtResetDevice): the reset released the device's default "
+               f"context and streams, and memory allocated before it must not be used after it (undefined "
+               f"on hardware). Fix: free device memory (aclrtFree) before resetting the device, and "
+               f"allocate again after aclrtSetDevice.")
+    report(m, th, "use_after_reset", message, tasks, (), key=("use_after_reset", buf.device, buf.ptr, resets))
 
 
 def peer_copy_denied(m, th, src: int, dst: int) -> None:

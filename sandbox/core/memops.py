@@ -54,6 +54,7 @@ def malloc(m: Machine, th: HostThread, size: int, policy: int) -> int:
     if policy in C.MALLOC_HUGE1G_POLICIES and not m.profile.huge1g_pages_supported:
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"1 GiB pages are not supported on {m.profile.soc_name}")
     alloc = mem.allocate(size, policy, name, th.process.pid, th.tid)
+    alloc.resets = th.process.device_resets.get(ctx.device, 0)
     m.log.append(T.MemAllocated(th.clock, ctx.device, alloc.ptr, size, alloc.reserved, name, alloc.page,
                                 th.process.pid, th.tid))
     return alloc.ptr

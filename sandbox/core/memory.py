@@ -275,7 +275,7 @@ class Buffer:
 
 
 class DeviceAllocation(Buffer):
-    __slots__ = ("device", "reserved", "block", "page", "policy", "pid", "tid", "freed")
+    __slots__ = ("device", "reserved", "block", "page", "policy", "pid", "tid", "freed", "resets")
     kind = "device"
 
     def __init__(self, device, ptr, size, block, reserved, page, policy, pid, tid):
@@ -288,6 +288,7 @@ class DeviceAllocation(Buffer):
         self.pid = pid
         self.tid = tid
         self.freed = False
+        self.resets = 0               # the owner's full resets of the device before the allocation
 
 
 class PinnedBuffer(Buffer):

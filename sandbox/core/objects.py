@@ -23,6 +23,7 @@ class Process:
         self.device_refs: dict[int, int] = {}          # SetDevice reference counts
         self.default_contexts: dict[int, "Context"] = {}
         self.opened_devices: set[int] = set()          # devices this process has ever opened
+        self.device_resets: dict[int, int] = {}        # full resets of each device so far
         self.runtime_ready_at = 0                      # when the process's first SetDevice finished
         self.contexts: dict[int, "Context"] = {}       # every live context, by handle
         self.ended = False

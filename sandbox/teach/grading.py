@@ -97,7 +97,8 @@ class ExerciseInfo:
     signature: str
 
     def __str__(self) -> str:
-        return f"{self.id}  {self.title}: {self.practises}"
+        colon = "：" if i18n.language() == "zh" else ": "
+        return f"{self.id}  {self.title}{colon}{self.practises}"
 
 
 class ExerciseList(list):
@@ -110,9 +111,11 @@ class ExerciseList(list):
 
 
 def exercises() -> ExerciseList:
-    """Every exercise in the notebooks, in order: id (``"02.1"``), title, what it practises."""
+    """Every exercise in the notebooks, in order: id (``"02.1"``), title, what it practises,
+    in the language of ``sandbox.set_language`` (the signature is code and stays as it is)."""
     reg = _load()
-    return ExerciseList(ExerciseInfo(e.id, e.title, e.practises, e.signature)
+    t = i18n.translate
+    return ExerciseList(ExerciseInfo(e.id, t(e.title), t(e.practises), e.signature)
                         for e in sorted(reg.values(), key=lambda e: _key(e.id)))
 
 

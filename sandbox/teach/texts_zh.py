@@ -469,7 +469,63 @@ HINTS = {
         '没有重放任何图',
 }
 
-TEXTS = {**FRAME, **TITLES, **WHAT, **DETAILS, **HINTS}
+# -- what each exercise practises (sandbox.teach.exercises()) ---------------------------------------
+PRACTISES = {
+    'reading a result only after the host has learnt the copy finished':
+        '只在 Host 得知拷贝已完成之后才读取结果',
+    'a whole runtime program: initialise, device and stream, memory and copies, launch, one synchronize, clean-up in reverse order':
+        '一个完整的运行时程序：初始化、设备和流、内存和内存拷贝、下发、一次同步、按相反顺序清理',
+    'asynchronous calls return at once, so the host can do its own work while the device runs':
+        '异步调用立即返回，因此设备运行时 Host 可以做自己的工作',
+    'double buffering: chunks on two streams, ordered by events, so copies overlap compute':
+        '双缓冲：数据块分在两条流上，用事件排序，使内存拷贝与计算重叠',
+    'streams run independently: four kernels on four streams share the AI Cores at once':
+        '流相互独立地运行：四条流上的四个核函数同时共享 AI Core',
+    'aclrtRecordEvent / aclrtStreamWaitEvent: one stream waits for another on the device':
+        'aclrtRecordEvent / aclrtStreamWaitEvent：在设备上让一条流等待另一条流',
+    'event timing, and querying an event instead of synchronising while the host works':
+        '用事件计时，并在 Host 工作时查询事件而不是同步',
+    'what an allocation really reserves: padding, page size and the allocation policy':
+        '一次分配实际占用多少：对齐填充、页大小和分配策略',
+    'pinned host memory: an asynchronous copy that really is asynchronous, beside a kernel':
+        '锁页内存：真正异步的异步拷贝，与核函数并行',
+    'stream-ordered memory: reusing device memory step after step without stopping the host':
+        '按流排序的内存：一步接一步地重用设备内存，而不让 Host 停下',
+    'stream and event affinity: which calls may cross devices, and ordering two devices from the host':
+        '流和事件的设备归属：哪些调用可以跨设备，以及从 Host 为两个设备排序',
+    'peer access and device-to-device copies: one source, three links used at once':
+        '设备间访问和设备到设备的内存拷贝：一个源，同时使用三条链路',
+    'one-directional peer access: both directions enabled, both links used at once':
+        '单向的设备间访问：开启两个方向，同时使用两条链路',
+    'driving several devices from one host thread: switch with set_device, queue on every device before waiting for any':
+        '用一个 Host 线程驱动多个设备：用 set_device 切换，在等待任何设备之前先向每个设备下发任务',
+    'starting one host thread per device, set_device in that thread, joining them all':
+        '每个设备启动一个 Host 线程，在该线程中调用 set_device，最后 join 全部线程',
+    "sandbox.spawn_process: processes that share one device's AI Cores at the same time":
+        'sandbox.spawn_process：同时共享一个设备 AI Core 的多个进程',
+    'aclrtLaunchHostFunc: host work queued on the stream behind the copy it needs, one synchronize':
+        'aclrtLaunchHostFunc：把 Host 工作排在流上它所需的内存拷贝之后，只同步一次',
+    'aclrtLaunchCallback with a report thread: subscribe it, launch a callback per batch after its copy back, serve them with aclrtProcessReport, stop, join and unsubscribe':
+        'aclrtLaunchCallback 与上报线程：订阅它，每个批次在拷回之后下发一个回调，用 aclrtProcessReport 处理回调，然后停止、join 并取消订阅',
+    'capturing a step of small kernels once and replaying it, so the host makes one call per step':
+        '把由小核函数组成的一步捕获一次再重放，使 Host 每步只调用一次',
+    'capturing copies from pinned host memory with the kernels, and feeding a graph new data through the buffers it was captured with':
+        '把来自锁页内存的内存拷贝与核函数一起捕获，并通过捕获时使用的缓冲区为图提供新数据',
+    'cross-stream capture: a side stream joins the capture through an event and rejoins the origin before the end, so one replay runs both streams side by side':
+        '跨流捕获：旁路流通过事件加入捕获，并在结束前汇合回原始流，使一次重放让两条流并行运行',
+    'checking the code of a synchronize, and recovering from a stopped context: release, reset, set the device again, allocate, upload and redo':
+        '检查同步的返回码，并从停止的上下文中恢复：释放、复位、重新设置设备、分配、上传并重做',
+    "reading a hazard report and fixing it: events order a stream's work after another's, one synchronize before the host reads":
+        '读懂数据竞争（hazard）报告并修正它：用事件让一条流的工作排在另一条流之后，在 Host 读取前同步一次',
+    'steps 1 and 2 of the tuning: pinned host memory, copies on the stream, one synchronize':
+        '调优的第 1、2 步：锁页内存、流上的内存拷贝、一次同步',
+    "step 3: two buffer sets and two streams, so one batch's copy runs under another's kernels":
+        '第 3 步：两组缓冲区和两条流，使一个批次的内存拷贝在另一个批次的核函数运行时进行',
+    'the whole tuning: pinned memory, asynchronous copies, double buffering on every device, four devices busy at once':
+        '完整的调优：锁页内存、异步拷贝、每个设备上的双缓冲，四个设备同时忙碌',
+}
+
+TEXTS = {**FRAME, **TITLES, **WHAT, **DETAILS, **HINTS, **PRACTISES}
 
 PATTERNS = [
     # the headline of a verdict

@@ -6,6 +6,9 @@ then costs a few thousand rectangles, and nothing disappears (every bar is at le
 ``style.MIN_BAR_PX`` wide).  A bar wide enough keeps a one-pixel gap at its end, so two
 back-to-back copies read as two.  The time axis reads absolute virtual time in the units
 of the dashboard's clock ("1050.2 ms"), so the cursor's label and the axis agree.
+Two options for a picture in a notebook: ``window=(t0, t1)`` draws only that stretch of
+virtual time (a 20 ms start-up then does not squeeze 2 ms of copies into a sliver), and
+``min_bar_px`` makes the narrowest bar wider (1 µs callbacks beside 100 µs kernels).
 Figures are plain ``matplotlib.figure.Figure`` objects, so nothing auto-displays.
 """
 from __future__ import annotations
@@ -41,14 +44,16 @@ MERGE_PX = 4               # bars narrower than this may merge with their neighb
 
 
 def gantt_figure(log, view: str = LOGICAL, colour_by: str = KIND, t: int | None = None,
-                 width: float = 10.0) -> Figure:
+                 width: float = 10.0, window: tuple[int, int] | None = None,
+                 min_bar_px: float | None = None) -> Figure:
     """A titled Gantt chart of ``log``: the seed's figures (total, copy, compute, overlap)
     in the title, a legend, and a cursor at ``t`` if given."""
-    return gantt_plot(log, view, colour_by, t, width)[0]
+    return gantt_plot(log, view, colour_by, t, width, window, min_bar_px)[0]
 
 
 def gantt_plot(log, view: str = LOGICAL, colour_by: str = KIND, t: int | None = None,
-               width: float = 10.0):
+               width: float = 10.0, window: tuple[int, int] | None = None,
+               min_bar_px: float | None = None):
     """``gantt_figure`` plus its cursor line (None without ``t``), for callers that move
     the cursor later without drawing the bars again."""
     ix = build_index(log)
@@ -57,7 +62,7 @@ def gantt_plot(log, view: str = LOGICAL, colour_by: str = KIND, t: int | None = 
     fig = Figure(figsize=(width, height), dpi=style.DPI)
     left = label_margin([tick_label(r) for r in tl.rows], width)
     ax = fig.add_axes((left, 0.58 / height, PLOT_RIGHT - left, 1 - 0.9 / height))
-    cursor = draw_gantt(ax, tl, colour_by=colour_by, t=t)
+    cursor = draw_gantt(ax, tl, colour_by=colour_by, t=t, window=window, min_bar_px=min_bar_px)
     a = activity(ix)
     ax.set_title(f"Task timeline ({view} view)   total {fmt_time(a.total)} · "
                  f"copy {fmt_time(a.copy)} · compute {fmt_time(a.compute)} · "
@@ -81,16 +86,22 @@ def label_margin(labels, width: float) -> float:
     return min(0.45, max(0.06, (widest + LABEL_PAD_PX) / (width * style.DPI)))
 
 
-def draw_gantt(ax, tl: Timeline, colour_by: str = KIND, t: int | None = None):
-    """Draw ``tl`` into ``ax``; returns the cursor line (None without ``t``) so a caller
-    can move it without redrawing the bars."""
+def draw_gantt(ax, tl: Timeline, colour_by: str = KIND, t: int | None = None,
+               window: tuple[int, int] | None = None, min_bar_px: float | None = None):
+    """Draw ``tl`` into ``ax`` (only ``window`` = (t0, t1) ns of it if given); returns the
+    cursor line (None without ``t``) so a caller can move it without redrawing the bars."""
     if type(colour_by) is not str or colour_by not in (KIND, STREAM):
         raise ValueError(f"colour_by must be {KIND!r} or {STREAM!r}, not {describe(colour_by)}")
     n_rows = max(1, len(tl.rows))
-    origin = tl.t_start
-    span = max(1, tl.t_end - origin)
+    origin, t_end = tl.t_start, tl.t_end
+    if window is not None:
+        origin, t_end = (int(x) for x in window)
+        if t_end <= origin:
+            raise ValueError(f"window must be (t0, t1) with t0 < t1, not {describe(window)}")
+    least = style.MIN_BAR_PX if min_bar_px is None else max(style.MIN_BAR_PX, float(min_bar_px))
+    span = max(1, t_end - origin)
     pad = span * 0.02
-    ax.set_xlim(origin - pad, tl.t_end + pad)
+    ax.set_xlim(origin - pad, t_end + pad)
     ax.set_ylim(n_rows - 0.5, -0.5)
     fig = ax.figure
     axis_px = max(1.0, ax.get_position().width * fig.get_figwidth() * fig.dpi)
@@ -110,14 +121,14 @@ def draw_gantt(ax, tl: Timeline, colour_by: str = KIND, t: int | None = None):
             x0, x1, r = merge_bars(row[mask], start[mask], end[mask], ns_per_px)
             wide = (x1 - x0) > 3 * style.GAP_PX * ns_per_px + ns_per_px
             x1 = np.where(wide, x1 - style.GAP_PX * ns_per_px, x1)
-            x1 = np.maximum(x1, x0 + style.MIN_BAR_PX * ns_per_px)
+            x1 = np.maximum(x1, x0 + least * ns_per_px)
             verts = _rectangles(x0, x1, r, height)
             ax.add_collection(PolyCollection(verts, facecolors=colour, edgecolors="none",
                                              linewidths=0, label=label))
         if n <= LABEL_LIMIT:
             _bar_labels(ax, tl, ns_per_px)
     _arrows(ax, tl)
-    _axes(ax, tl, origin, span)
+    _axes(ax, tl, origin, span, t_end)
     present = sorted(set(codes.tolist())) if len(codes) else []
     handles = [Patch(facecolor=legend[c][1], label=legend[c][0]) for c in present]
     if tl.arrows:
@@ -256,10 +267,10 @@ def axis_unit(at: float) -> tuple[str, int]:
     return ("ms", 1_000_000) if a >= 1_000_000 else (f"{MICRO}s", 1_000) if a >= 1_000 else ("ns", 1)
 
 
-def _axes(ax, tl: Timeline, origin: int, span: int) -> None:
+def _axes(ax, tl: Timeline, origin: int, span: int, t_end: int | None = None) -> None:
     """Ticks at round absolute times, labelled in the clock's unit with as many decimals
     as the tick step needs ("1050.1", "1050.2" ms), so the axis and the clock agree."""
-    unit, scale = axis_unit(max(abs(origin), abs(tl.t_end)))
+    unit, scale = axis_unit(max(abs(origin), abs(tl.t_end if t_end is None else t_end)))
     ax.xaxis.set_major_locator(MaxNLocator(nbins=10, steps=[1, 2, 2.5, 5, 10]))
 
     def label(x, _pos):

@@ -3,7 +3,10 @@
 The solid part of a block is what was asked for; the pale tail is what the allocator
 added (page rounding).  Huge pages are plain sky blue, normal pages cross-hatched; black
 diagonal hatching marks a block whose free is still pending.  A block is never drawn
-narrower than ``style.MIN_BLOCK_PX``, so an 8 KiB block in a 4 MiB window still shows.
+narrower than ``style.MIN_BLOCK_PX`` (or ``min_block_px``, for a picture whose point is a
+small block: it is then wide enough for its label), so an 8 KiB block in a 4 MiB window still
+shows.  Blocks at one address (a pool's block reused in stream order, each free still pending)
+get one label that says how many there are, not labels drawn over each other.
 """
 from __future__ import annotations
 
@@ -18,12 +21,12 @@ from sandbox.viz.units import fmt_bytes, fmt_percent, fmt_size, fmt_time
 ROW_IN = 1.05
 
 
-def memory_figure(log, t: int, width: float = 10.0) -> Figure:
+def memory_figure(log, t: int, width: float = 10.0, min_block_px: float | None = None) -> Figure:
     """The memory map of ``log`` at time ``t``."""
-    return draw_memory(memory_map(log, t), width)
+    return draw_memory(memory_map(log, t), width, min_block_px)
 
 
-def draw_memory(mm: MemoryMap, width: float = 10.0) -> Figure:
+def draw_memory(mm: MemoryMap, width: float = 10.0, min_block_px: float | None = None) -> Figure:
     n = max(1, len(mm.devices))
     height = 0.75 + ROW_IN * n
     fig = Figure(figsize=(width, height), dpi=style.DPI)
@@ -32,7 +35,7 @@ def draw_memory(mm: MemoryMap, width: float = 10.0) -> Figure:
     for i, d in enumerate(mm.devices):
         bottom = (height - 0.45 - ROW_IN * (i + 1) + 0.45) / height
         ax = fig.add_axes((0.06, bottom, 0.74, 0.3 / height))
-        _device(ax, d, width * 0.74 * style.DPI)
+        _device(ax, d, width * 0.74 * style.DPI, min_block_px)
     host = (f"Host pinned memory: {len(mm.host)} block{'s' if len(mm.host) != 1 else ''}, "
             f"{fmt_bytes(mm.host_bytes)}")
     fig.text(0.01, 0.12 / height, host, fontsize=8, va="center")
@@ -50,10 +53,14 @@ def draw_memory(mm: MemoryMap, width: float = 10.0) -> Figure:
     return fig
 
 
-def _device(ax, d, axis_px: float) -> None:
+def _device(ax, d, axis_px: float, min_block_px: float | None = None) -> None:
     window = max(1, d.window)
     per_px = window / axis_px
-    least = style.MIN_BLOCK_PX * per_px
+    least = (style.MIN_BLOCK_PX if min_block_px is None else max(style.MIN_BLOCK_PX, float(min_block_px))) * per_px
+    at_offset: dict[int, list] = {}
+    for b in d.blocks:
+        if b.kind != "pool segment":
+            at_offset.setdefault(b.offset, []).append(b)
     ax.add_patch(Rectangle((0, 0), window, 1, facecolor=style.FREE, edgecolor="#999999",
                            lw=0.6))
     for b in d.blocks:
@@ -65,7 +72,8 @@ def _device(ax, d, axis_px: float) -> None:
                                    hatch=".."))
             continue
         colour = style.PAGE_COLOURS.get(b.page, style.OTHER_KIND)
-        solid = max(b.size, least)
+        floor = least if b.reserved < least else style.MIN_BLOCK_PX * per_px
+        solid = max(b.size, floor)    # a block widened to the minimum is widened whole
         inner = (0.18, 0.64) if b.kind == "pool block" else (0, 1)
         ax.add_patch(Rectangle((b.offset, inner[0]), solid, inner[1], facecolor=colour,
                                edgecolor="white", lw=0, hatch=style.PAGE_HATCH.get(b.page)))
@@ -76,11 +84,18 @@ def _device(ax, d, axis_px: float) -> None:
         ax.add_patch(Rectangle((b.offset, 0), max(b.reserved, least), 1, facecolor="none",
                                edgecolor=edge, lw=0.8,
                                hatch=style.PENDING_HATCH if b.pending_free else None))
+        same = at_offset[b.offset]
+        if b is not same[0]:
+            continue                 # one label per address
         size = fmt_size(b.size)
-        label = f"{b.label}\n{size}"
-        if b.reserved / per_px >= 6 * max(len(b.label), len(size), 8) + 6:
-            ax.text(b.offset + b.reserved / 2, 0.5, label, ha="center", va="center",
-                    fontsize=7, color="black", clip_on=True, linespacing=1.0)
+        name = b.label if len(same) == 1 else f"{len(same)} blocks at one address"
+        label = f"{name}\n{size}" if len(same) == 1 else f"{name}\n{size} each"
+        shown = max(b.reserved, least)
+        if shown / per_px >= 6 * max(len(name), len(size) + 5 * (len(same) > 1), 8) + 6:
+            ax.text(b.offset + shown / 2, 0.5, label, ha="center", va="center",
+                    fontsize=7, color="black", clip_on=True, linespacing=1.0,
+                    bbox=dict(facecolor="white", alpha=0.75, lw=0, pad=1.0)
+                    if len(same) > 1 or b.pending_free or style.PAGE_HATCH.get(b.page) else None)
     ax.set_xlim(0, window)
     ax.set_ylim(0, 1)
     ax.set_yticks([])

@@ -107,9 +107,21 @@ def _timeline(ix, view: str) -> Timeline:
     else:
         _engine_rows(ix, row, bars)
         arrows = ()
-    used = {t.stream for t in ix.tasks.values()}
-    streams = tuple((s.stream, stream_label(s))
-                    for s in sorted((s for s in ix.streams.values() if s.stream in used),
+    owner: dict[int, int] = {}         # stream -> pid of the thread that first submitted to it
+    for t in ix.tasks.values():
+        if t.stream not in owner:
+            th = ix.threads.get(t.tid)
+            owner[t.stream] = th.pid if th is not None else 0
+    several = len(set(owner.values())) > 1      # the legend then names each stream's process
+
+    def legend_label(s) -> str:
+        if not several:
+            return stream_label(s)
+        pid = owner[s.stream]
+        name = ix.processes.get(pid) or f"pid {pid}"
+        return f"{stream_label(s)} · {name}"
+    streams = tuple((s.stream, legend_label(s))
+                    for s in sorted((s for s in ix.streams.values() if s.stream in owner),
                                     key=lambda s: (s.device, s.stream_id, s.stream)))
     return Timeline(view, tuple(rows), tuple(bars), tuple(arrows), ix.t_end, streams,
                     ix.t_start)

@@ -43,17 +43,22 @@ def step_through(program, log_source=None) -> StepThrough:
     return StepThrough(program, log_source or current_log)
 
 
-def gantt(log=None, view: str = LOGICAL, colour_by: str = KIND, t: int | None = None) -> Picture:
-    """The Gantt chart; shows as a PNG with the timeline summary as its text."""
+def gantt(log=None, view: str = LOGICAL, colour_by: str = KIND, t: int | None = None,
+          window: tuple[int, int] | None = None, min_bar_px: float | None = None) -> Picture:
+    """The Gantt chart; shows as a PNG with the timeline summary as its text.
+    ``window=(t0, t1)`` (ns) draws only that stretch of time; ``min_bar_px`` widens the
+    narrowest bars (short callbacks) so they show."""
     ix = build_index(_log(log))
-    return Picture(gantt_figure(ix, view, colour_by, t), timeline_summary(ix, view))
+    return Picture(gantt_figure(ix, view, colour_by, t, window=window, min_bar_px=min_bar_px),
+                   timeline_summary(ix, view))
 
 
-def memory_map(t: int | None = None, log=None) -> Picture:
-    """The device memory map at ``t`` (default: the end of the log)."""
+def memory_map(t: int | None = None, log=None, min_block_px: float | None = None) -> Picture:
+    """The device memory map at ``t`` (default: the end of the log); ``min_block_px``
+    widens the narrowest blocks (an 8 KiB block beside MiB ones) so they show with a label."""
     ix = build_index(_log(log))
     t = _at(ix, t)
-    return Picture(memory_figure(ix, t), memory_summary(ix, t))
+    return Picture(memory_figure(ix, t, min_block_px=min_block_px), memory_summary(ix, t))
 
 
 def queues(t: int | None = None, log=None) -> Picture:
