@@ -9,7 +9,7 @@ import numpy as np
 
 from sandbox import acl
 from _common import check, info
-from _kernel_ops import read_do, write_do
+from _kernel_ops import write_do
 
 
 def main():
