@@ -290,8 +290,11 @@ class Generator:
         elif r < 0.87:
             mode = self.rng.choice(["acl.ACL_CONTINUE_ON_FAILURE", "acl.ACL_STOP_ON_FAILURE", "5"])
             self.emit(f'C("rt.set_stream_failure_mode", {self.pick(scope, "stream")}, {mode})')
-        else:
+        elif r < 0.93:
             self.emit(f'C("rt.stream_get_priority", {self.pick(scope, "stream")})')
+        else:
+            call = self.rng.choice(["stream_get_id", "stream_get_flags"])
+            self.emit(f'C("rt.{call}", {self.pick(scope, "stream")})')
 
     def op_event(self, scope):
         r = self.rng.random()

@@ -66,3 +66,41 @@ def test_destroy_stream_force_leaves_the_handle_dead(device0):
     assert acl.rt.destroy_stream_force(device0) == 0
     assert acl.rt.destroy_stream_force(device0) == 100000
     assert acl.rt.synchronize_stream(device0) == 100000
+
+
+def test_stream_get_id_gives_the_device_stream_id_and_0_for_the_default_stream(device0):
+    assert acl.rt.stream_get_id(0) == (0, 0)
+    assert acl.rt.stream_get_id(device0) == (1, 0)
+    assert acl.rt.stream_get_id(12345)[1] == 100000
+
+
+def test_stream_get_flags_gives_the_flags_the_stream_was_created_with(device0):
+    assert acl.rt.stream_get_flags(device0) == (0, 0)
+    fast, _ = acl.rt.create_stream_with_config(3, acl.ACL_STREAM_FAST_LAUNCH | acl.ACL_STREAM_FAST_SYNC)
+    assert acl.rt.stream_get_flags(fast) == (3, 0)
+    assert acl.rt.stream_get_flags(0) == (0, 0)
+
+
+def test_create_stream_v2_takes_the_flag_and_priority_of_its_config_handle(device0):
+    config, ret = acl.rt.create_stream_config_handle()
+    assert ret == 0 and config
+    assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_FLAG, acl.ACL_STREAM_FAST_LAUNCH, 8) == 0
+    assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_PRIORITY, 5, 4) == 0
+    stream, ret = acl.rt.create_stream_v2(config)
+    assert ret == 0
+    assert acl.rt.stream_get_flags(stream) == (acl.ACL_STREAM_FAST_LAUNCH, 0)
+    assert acl.rt.stream_get_priority(stream) == (5, 0)
+    assert acl.rt.destroy_stream_config_handle(config) == 0
+    assert acl.rt.destroy_stream_config_handle(config) == 100000
+    plain, ret = acl.rt.create_stream_v2(0)                 # a null config: flag 0, priority 0
+    assert ret == 0 and acl.rt.stream_get_priority(plain) == (0, 0)
+
+
+def test_set_stream_config_opt_refuses_a_wrong_attr_size_or_priority_with_100000(device0):
+    config, _ = acl.rt.create_stream_config_handle()
+    assert acl.rt.set_stream_config_opt(config, 4, 0, 8) == 100000              # no such attr
+    assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_FLAG, 0, 4) == 100000   # size_t wanted
+    assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_PRIORITY, 0, 8) == 100000  # uint32_t wanted
+    assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_PRIORITY, 8, 4) == 100000  # above 7
+    assert acl.rt.set_stream_config_opt(0, acl.ACL_RT_STREAM_PRIORITY, 1, 4) == 100000
+    assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_PRIORITY, None, 4) == 100000

@@ -160,6 +160,36 @@ def stream_get_priority(m, th, stream: handle):
     return streams.get_priority(m, th, stream)
 
 
+@api("aclrtStreamGetId", cost="query", defaults=(0,))
+def stream_get_id(m, th, stream: handle):
+    return streams.get_id(m, th, stream)
+
+
+@api("aclrtStreamGetFlags", cost="query", defaults=(0,))
+def stream_get_flags(m, th, stream: handle):
+    return streams.get_flags(m, th, stream)
+
+
+@api("aclrtCreateStreamConfigHandle", defaults=(0,))
+def create_stream_config_handle(m, th):
+    return streams.create_config(m, th)
+
+
+@api("aclrtDestroyStreamConfigHandle")
+def destroy_stream_config_handle(m, th, handle: handle) -> int:
+    return streams.destroy_config(m, th, handle)
+
+
+@api("aclrtSetStreamConfigOpt")
+def set_stream_config_opt(m, th, handle: handle, attr: int, attr_value: int, value_size: size) -> int:
+    return streams.set_config_opt(m, th, handle, attr, attr_value, value_size)
+
+
+@api("aclrtCreateStreamV2", cost="create_stream", defaults=(0,))
+def create_stream_v2(m, th, handle: handle):
+    return streams.create_v2(m, th, handle)
+
+
 @api("aclrtDeviceGetStreamPriorityRange", defaults=(0, 0))
 def device_get_stream_priority_range(m, th):
     """(least, greatest, ret): 7 is the lowest priority, 0 the highest."""
