@@ -127,9 +127,23 @@ def test_with_flag_event_needs_sync_flag_to_be_waited_on_and_time_line_to_be_tim
     assert acl.rt.event_elapsed_time(sync_only, sync_only)[1] == acl.ACL_ERROR_INVALID_PARAM
 
 
-def test_only_sync_flagged_events_can_be_reset(device0):
+def test_plain_events_reset_on_an_ordinary_stream(device0):
     plain, _ = acl.rt.create_event()
-    assert acl.rt.reset_event(plain, device0) == acl.ACL_ERROR_INVALID_PARAM
+    acl.rt.record_event(plain, device0)
+    assert acl.rt.reset_event(plain, device0) == 0
+    acl.rt.synchronize_stream(device0)
+    assert acl.rt.query_event_status(plain)[0] == acl.ACL_EVENT_RECORDED_STATUS_NOT_READY
+
+
+def test_resetting_a_with_flag_event_without_a_wait_task_is_207000(device0):
+    for flag in (acl.ACL_EVENT_TIME_LINE, acl.ACL_EVENT_CAPTURE_STREAM_PROGRESS, acl.ACL_EVENT_IPC):
+        ev, _ = acl.rt.create_event_with_flag(flag)
+        assert acl.rt.reset_event(ev, device0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT == 207000
+    both, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_SYNC | acl.ACL_EVENT_TIME_LINE)
+    assert acl.rt.reset_event(both, device0) == 0
+
+
+def test_sync_flagged_events_can_be_reset(device0):
     ev, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_SYNC)
     acl.rt.record_event(ev, device0)
     acl.rt.synchronize_stream(device0)

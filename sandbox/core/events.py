@@ -6,8 +6,12 @@
   the moment of the call; a later record does not move a wait already issued.
 * Record and wait fail (107003) when event and stream are on different devices;
   Synchronize and Query of another device's event succeed (seed 000).
-* Plain events (aclrtCreateEvent) time and synchronise but cannot be reset; WithFlag events
-  need ACL_EVENT_SYNC to be waited on or reset and ACL_EVENT_TIME_LINE to be timed.
+* WithFlag events need ACL_EVENT_SYNC to be waited on and ACL_EVENT_TIME_LINE to be timed.
+* Reset (runtime api_error.cc EventReset, event.hpp IsEventWithoutWaitTask): plain events
+  carry the runtime's default flags, which include a sync bit, and reset on any ordinary
+  stream; a WithFlag event is refused with 207000 when its flags are exactly ACL_EVENT_IPC or
+  hold none of ACL_EVENT_SYNC, ACL_EVENT_EXTERNAL, ACL_EVENT_IPC (the docs' rule, "only
+  ACL_EVENT_SYNC events", is stricter than the code).
 * Elapsed time is read from the device's timestamp counter: ticks = floor(t / resolution),
   ms = (ticks_end - ticks_start) / ticks_per_ms (RT-SRC event.cc).
 """
@@ -18,7 +22,8 @@ from typing import TYPE_CHECKING
 from . import constants as C
 from . import hazards
 from . import trace as T
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_NOT_COMPLETE, ACL_ERROR_RT_INTERNAL_ERROR,
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_NOT_COMPLETE, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     ACL_ERROR_RT_INTERNAL_ERROR,
                      ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_STREAM_CONTEXT, fail)
 from .objects import Event
 from .sync import Sync
@@ -76,13 +81,16 @@ def stream_wait(m: Machine, th: HostThread, stream_handle, handle) -> None:
     m.submit(th, stream, Task.new("event_wait", "EVENT_WAIT", waits_on=ev.record_task, event=ev))
 
 
+_WAITABLE = C.ACL_EVENT_SYNC | C.ACL_EVENT_EXTERNAL | C.ACL_EVENT_IPC
+
+
 def reset(m: Machine, th: HostThread, handle, stream_handle) -> None:
     ev = m.event(handle)
     stream = m.stream(th, stream_handle, api="aclrtResetEvent")
     _same_device(ev, stream, "aclrtResetEvent")
-    if ev.plain or not ev.flags & C.ACL_EVENT_SYNC:
-        fail(ACL_ERROR_INVALID_PARAM,
-             "only events from aclrtCreateEventWithFlag with ACL_EVENT_SYNC can be reset")
+    if not ev.plain and (ev.flags == C.ACL_EVENT_IPC or not ev.flags & _WAITABLE):
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"aclrtResetEvent: an event created with flags {ev.flags:#x} has no "
+             "wait task, there is no need to reset it (create it with ACL_EVENT_SYNC to reset it)")
 
     snapshot = ev.record_task
 
