@@ -163,3 +163,21 @@ def test_destroyed_event_handles_are_rejected(device0):
 @pytest.mark.parametrize("flag", [0, 0x80, -1])
 def test_unknown_event_flags_are_invalid(device0, flag):
     assert acl.rt.create_event_with_flag(flag) == (0, acl.ACL_ERROR_INVALID_PARAM)
+
+
+def test_event_get_timestamp_is_when_the_recorded_work_finished_in_microseconds(device0):
+    start, _ = acl.rt.create_event()
+    end, _ = acl.rt.create_event()
+    assert acl.rt.event_get_timestamp(start)[1] == acl.ACL_ERROR_RT_INTERNAL_ERROR     # never recorded
+    acl.rt.record_event(start, device0)
+    work[1, device0](dev_alloc(64))
+    acl.rt.record_event(end, device0)
+    assert acl.rt.event_get_timestamp(end)[1] == acl.ACL_ERROR_RT_EVENT_NOT_COMPLETE
+    acl.rt.synchronize_stream(device0)
+    t0, ret0 = acl.rt.event_get_timestamp(start)
+    t1, ret1 = acl.rt.event_get_timestamp(end)
+    assert ret0 == ret1 == 0 and type(t0) is int
+    ms, _ = acl.rt.event_elapsed_time(start, end)
+    assert abs((t1 - t0) / 1000 - ms) < 0.01 and t1 - t0 >= 50
+    timing_off, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_SYNC)
+    assert acl.rt.event_get_timestamp(timing_off)[1] == acl.ACL_ERROR_INVALID_PARAM

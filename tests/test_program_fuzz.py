@@ -313,8 +313,10 @@ class Generator:
             self.emit(f'C("rt.reset_event", {self.pick(scope, "event")}, {self.pick(scope, "stream")})')
         elif r < 0.78:
             self.emit(f'C("rt.query_event_status", {self.pick(scope, "event")})')
-        elif r < 0.86:
+        elif r < 0.83:
             self.emit(f'C("rt.event_elapsed_time", {self.pick(scope, "event")}, {self.pick(scope, "event")})')
+        elif r < 0.86:
+            self.emit(f'C("rt.event_get_timestamp", {self.pick(scope, "event")})')
         else:
             self.emit(f'C("rt.destroy_event", {self.pick(scope, "event")})')
 

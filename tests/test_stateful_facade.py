@@ -289,6 +289,12 @@ class FacadeMachine(RuleBasedStateMachine):
         if ret == 0:
             assert ms == 0.0
 
+    @rule(event=INDEX, wrong=WRONG)
+    def event_get_timestamp(self, event, wrong):
+        us, ret = self.facade(acl.rt.event_get_timestamp, self.pick("event", event), values=1, wrong=wrong)
+        if ret == 0:
+            assert type(us) is int and us >= 0
+
     @rule(start=INDEX, end=INDEX, wrong=WRONG)
     def event_elapsed_time(self, start, end, wrong):
         ms, ret = self.facade(acl.rt.event_elapsed_time, self.pick("event", start), self.pick("event", end),

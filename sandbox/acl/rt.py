@@ -233,6 +233,11 @@ def query_event_status(m, th, event: handle):
     return events.query_status(m, th, event)
 
 
+@api("aclrtEventGetTimestamp", cost="query", defaults=(0,))
+def event_get_timestamp(m, th, event: handle):
+    return events.get_timestamp(m, th, event)
+
+
 @api("aclrtEventElapsedTime", cost="query", defaults=(0.0,))
 def event_elapsed_time(m, th, start: handle, end: handle):
     return events.elapsed_time(m, th, start, end)

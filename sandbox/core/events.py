@@ -121,18 +121,32 @@ def ticks(m: Machine, t: int) -> int:
     return t * m.profile.timer_ticks_per_ms // 1_000_000
 
 
+def _timed(ev: Event, which: str) -> None:
+    if not ev.plain and not ev.flags & C.ACL_EVENT_TIME_LINE:
+        fail(ACL_ERROR_INVALID_PARAM, f"{which} was created without ACL_EVENT_TIME_LINE")
+    if ev.record_task is None:
+        fail(ACL_ERROR_RT_INTERNAL_ERROR, f"{which} has not been recorded")
+    if not ev.record_task.done:
+        fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE,
+             f"{which} has not completed yet: synchronize it (aclrtSynchronizeEvent) first")
+
+
+def get_timestamp(m: Machine, th: HostThread, handle) -> int:
+    """aclrtEventGetTimestamp (RT-API 07): when the event's recorded work finished, in us since
+    the device booted (the sandbox's boot is t = 0), read from the same timestamp counter as
+    aclrtEventElapsedTime; refused as that call refuses each of its events (the sandbox's choice)."""
+    ev = m.event(handle)
+    m.graphs.refuse_event(ev, "aclrtEventGetTimestamp", query=True)
+    _timed(ev, "the event")
+    return ticks(m, ev.record_task.end_t) * 1000 // m.profile.timer_ticks_per_ms
+
+
 def elapsed_time(m: Machine, th: HostThread, start_handle, end_handle) -> float:
     start, end = m.event(start_handle), m.event(end_handle)
     for ev in (start, end):
         m.graphs.refuse_event(ev, "aclrtEventElapsedTime", query=True)
     for ev, which in ((start, "start"), (end, "end")):
-        if not ev.plain and not ev.flags & C.ACL_EVENT_TIME_LINE:
-            fail(ACL_ERROR_INVALID_PARAM, f"the {which} event was created without ACL_EVENT_TIME_LINE")
-        if ev.record_task is None:
-            fail(ACL_ERROR_RT_INTERNAL_ERROR, f"the {which} event has not been recorded")
-        if not ev.record_task.done:
-            fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE,
-                 f"the {which} event has not completed yet: synchronize it (aclrtSynchronizeEvent) first")
+        _timed(ev, f"the {which} event")
     diff = ticks(m, end.record_task.end_t) - ticks(m, start.record_task.end_t)
     return diff / m.profile.timer_ticks_per_ms
 
