@@ -104,3 +104,19 @@ def test_set_stream_config_opt_refuses_a_wrong_attr_size_or_priority_with_100000
     assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_PRIORITY, 8, 4) == 100000  # above 7
     assert acl.rt.set_stream_config_opt(0, acl.ACL_RT_STREAM_PRIORITY, 1, 4) == 100000
     assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_PRIORITY, None, 4) == 100000
+
+
+def test_tasks_dropped_by_a_forced_destroy_show_in_the_export_with_their_code(device0):
+    from sandbox.export.chrome_trace import to_chrome_trace
+    from sandbox.export.validate import validate_chrome_trace
+    buf = dev_alloc(64)
+    slow[1, device0](buf)
+    work[1, device0](buf)                                  # queued behind the running kernel: dropped
+    assert acl.rt.destroy_stream_force(device0) == 0
+    later, _ = acl.rt.create_stream()
+    slow[1, later](dev_alloc(64))
+    assert acl.rt.synchronize_stream(later) == 0
+    doc = to_chrome_trace(sandbox.trace())
+    assert validate_chrome_trace(doc) == []
+    dropped = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("args", {}).get("status") == 107023]
+    assert [e["name"] for e in dropped] == ["work"]
