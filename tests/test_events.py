@@ -127,9 +127,23 @@ def test_with_flag_event_needs_sync_flag_to_be_waited_on_and_time_line_to_be_tim
     assert acl.rt.event_elapsed_time(sync_only, sync_only)[1] == acl.ACL_ERROR_INVALID_PARAM
 
 
-def test_only_sync_flagged_events_can_be_reset(device0):
+def test_plain_events_reset_on_an_ordinary_stream(device0):
     plain, _ = acl.rt.create_event()
-    assert acl.rt.reset_event(plain, device0) == acl.ACL_ERROR_INVALID_PARAM
+    acl.rt.record_event(plain, device0)
+    assert acl.rt.reset_event(plain, device0) == 0
+    acl.rt.synchronize_stream(device0)
+    assert acl.rt.query_event_status(plain)[0] == acl.ACL_EVENT_RECORDED_STATUS_NOT_READY
+
+
+def test_resetting_a_with_flag_event_without_a_wait_task_is_207000(device0):
+    for flag in (acl.ACL_EVENT_TIME_LINE, acl.ACL_EVENT_CAPTURE_STREAM_PROGRESS, acl.ACL_EVENT_IPC):
+        ev, _ = acl.rt.create_event_with_flag(flag)
+        assert acl.rt.reset_event(ev, device0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT == 207000
+    both, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_SYNC | acl.ACL_EVENT_TIME_LINE)
+    assert acl.rt.reset_event(both, device0) == 0
+
+
+def test_sync_flagged_events_can_be_reset(device0):
     ev, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_SYNC)
     acl.rt.record_event(ev, device0)
     acl.rt.synchronize_stream(device0)
@@ -149,3 +163,21 @@ def test_destroyed_event_handles_are_rejected(device0):
 @pytest.mark.parametrize("flag", [0, 0x80, -1])
 def test_unknown_event_flags_are_invalid(device0, flag):
     assert acl.rt.create_event_with_flag(flag) == (0, acl.ACL_ERROR_INVALID_PARAM)
+
+
+def test_event_get_timestamp_is_when_the_recorded_work_finished_in_microseconds(device0):
+    start, _ = acl.rt.create_event()
+    end, _ = acl.rt.create_event()
+    assert acl.rt.event_get_timestamp(start)[1] == acl.ACL_ERROR_RT_INTERNAL_ERROR     # never recorded
+    acl.rt.record_event(start, device0)
+    work[1, device0](dev_alloc(64))
+    acl.rt.record_event(end, device0)
+    assert acl.rt.event_get_timestamp(end)[1] == acl.ACL_ERROR_RT_EVENT_NOT_COMPLETE
+    acl.rt.synchronize_stream(device0)
+    t0, ret0 = acl.rt.event_get_timestamp(start)
+    t1, ret1 = acl.rt.event_get_timestamp(end)
+    assert ret0 == ret1 == 0 and type(t0) is int
+    ms, _ = acl.rt.event_elapsed_time(start, end)
+    assert abs((t1 - t0) / 1000 - ms) < 0.01 and t1 - t0 >= 50
+    timing_off, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_SYNC)
+    assert acl.rt.event_get_timestamp(timing_off)[1] == acl.ACL_ERROR_INVALID_PARAM

@@ -283,13 +283,18 @@ class Generator:
             scope.add("stream", name)
         elif r < 0.6:
             self.emit(f'C("rt.destroy_stream", {self.pick(scope, "stream")})')
+        elif r < 0.65:
+            self.emit(f'C("rt.destroy_stream_force", {self.pick(scope, "stream")})')
         elif r < 0.75:
             self.emit(f'C("rt.stream_query", {self.pick(scope, "stream")})')
         elif r < 0.87:
             mode = self.rng.choice(["acl.ACL_CONTINUE_ON_FAILURE", "acl.ACL_STOP_ON_FAILURE", "5"])
             self.emit(f'C("rt.set_stream_failure_mode", {self.pick(scope, "stream")}, {mode})')
-        else:
+        elif r < 0.93:
             self.emit(f'C("rt.stream_get_priority", {self.pick(scope, "stream")})')
+        else:
+            call = self.rng.choice(["stream_get_id", "stream_get_flags"])
+            self.emit(f'C("rt.{call}", {self.pick(scope, "stream")})')
 
     def op_event(self, scope):
         r = self.rng.random()
@@ -308,8 +313,10 @@ class Generator:
             self.emit(f'C("rt.reset_event", {self.pick(scope, "event")}, {self.pick(scope, "stream")})')
         elif r < 0.78:
             self.emit(f'C("rt.query_event_status", {self.pick(scope, "event")})')
-        elif r < 0.86:
+        elif r < 0.83:
             self.emit(f'C("rt.event_elapsed_time", {self.pick(scope, "event")}, {self.pick(scope, "event")})')
+        elif r < 0.86:
+            self.emit(f'C("rt.event_get_timestamp", {self.pick(scope, "event")})')
         else:
             self.emit(f'C("rt.destroy_event", {self.pick(scope, "event")})')
 

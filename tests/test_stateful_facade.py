@@ -189,6 +189,34 @@ class FacadeMachine(RuleBasedStateMachine):
         self.facade(acl.rt.destroy_stream, self.pick("stream", stream), wrong=wrong)
 
     @rule(stream=INDEX, wrong=WRONG)
+    def stream_get_id_and_flags(self, stream, wrong):
+        handle = self.pick("stream", stream)
+        sid, ret = self.facade(acl.rt.stream_get_id, handle, values=1, wrong=wrong)
+        if ret == 0:
+            assert type(sid) is int and sid >= 0
+        flags, ret = self.facade(acl.rt.stream_get_flags, handle, values=1, wrong=wrong)
+        if ret == 0:
+            assert type(flags) is int and flags >= 0
+
+    @rule(attr=st.integers(-1, 4), value=st.integers(-1, 9), size=st.sampled_from([0, 4, 8]), wrong=WRONG)
+    def create_stream_v2(self, attr, value, size, wrong):
+        config, ret = self.facade(acl.rt.create_stream_config_handle, values=1)
+        if ret != 0:
+            return
+        self.facade(acl.rt.set_stream_config_opt, config, attr, value, size, wrong=wrong)
+        handle, ret = self.facade(acl.rt.create_stream_v2, config, values=1)
+        if ret == 0:
+            self.pools["stream"].append(handle)
+        assert self.facade(acl.rt.destroy_stream_config_handle, config) == 0
+
+    @rule(stream=INDEX, wrong=WRONG)
+    def destroy_stream_force(self, stream, wrong):
+        handle = self.pick("stream", stream)
+        ret = self.facade(acl.rt.destroy_stream_force, handle, wrong=wrong)
+        if wrong is None and handle == 0:
+            assert ret == acl.ACL_ERROR_INVALID_PARAM
+
+    @rule(stream=INDEX, wrong=WRONG)
     def synchronize_stream(self, stream, wrong):
         self.facade(acl.rt.synchronize_stream, self.pick("stream", stream), wrong=wrong)
 
@@ -260,6 +288,12 @@ class FacadeMachine(RuleBasedStateMachine):
         ms, ret = self.facade(acl.rt.event_elapsed_time, handle, handle, values=1)
         if ret == 0:
             assert ms == 0.0
+
+    @rule(event=INDEX, wrong=WRONG)
+    def event_get_timestamp(self, event, wrong):
+        us, ret = self.facade(acl.rt.event_get_timestamp, self.pick("event", event), values=1, wrong=wrong)
+        if ret == 0:
+            assert type(us) is int and us >= 0
 
     @rule(start=INDEX, end=INDEX, wrong=WRONG)
     def event_elapsed_time(self, start, end, wrong):

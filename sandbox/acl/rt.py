@@ -132,6 +132,11 @@ def destroy_stream(m, th, stream: handle) -> None:
     return streams.destroy(m, th, stream)
 
 
+@api("aclrtDestroyStreamForce", cost="destroy_stream")
+def destroy_stream_force(m, th, stream: handle) -> None:
+    return streams.destroy_force(m, th, stream)
+
+
 @api("aclrtSynchronizeStream")
 def synchronize_stream(m, th, stream: handle) -> None:
     return streams.synchronize(m, th, stream)
@@ -161,6 +166,36 @@ def set_stream_failure_mode(m, th, stream: handle, mode: int) -> None:
 @api("aclrtStreamGetPriority", defaults=(0,))
 def stream_get_priority(m, th, stream: handle):
     return streams.get_priority(m, th, stream)
+
+
+@api("aclrtStreamGetId", cost="query", defaults=(0,))
+def stream_get_id(m, th, stream: handle):
+    return streams.get_id(m, th, stream)
+
+
+@api("aclrtStreamGetFlags", cost="query", defaults=(0,))
+def stream_get_flags(m, th, stream: handle):
+    return streams.get_flags(m, th, stream)
+
+
+@api("aclrtCreateStreamConfigHandle", defaults=(0,))
+def create_stream_config_handle(m, th):
+    return streams.create_config(m, th)
+
+
+@api("aclrtDestroyStreamConfigHandle")
+def destroy_stream_config_handle(m, th, handle: handle) -> None:
+    return streams.destroy_config(m, th, handle)
+
+
+@api("aclrtSetStreamConfigOpt")
+def set_stream_config_opt(m, th, handle: handle, attr: int, attr_value: int, value_size: size) -> None:
+    return streams.set_config_opt(m, th, handle, attr, attr_value, value_size)
+
+
+@api("aclrtCreateStreamV2", cost="create_stream", defaults=(0,))
+def create_stream_v2(m, th, handle: handle):
+    return streams.create_v2(m, th, handle)
 
 
 @api("aclrtDeviceGetStreamPriorityRange", defaults=(0, 0))
@@ -204,6 +239,11 @@ def synchronize_event_with_timeout(m, th, event: handle, timeout: timeout) -> No
 @api("aclrtQueryEventStatus", cost="query", defaults=(0,))
 def query_event_status(m, th, event: handle):
     return events.query_status(m, th, event)
+
+
+@api("aclrtEventGetTimestamp", cost="query", defaults=(0,))
+def event_get_timestamp(m, th, event: handle):
+    return events.get_timestamp(m, th, event)
 
 
 @api("aclrtEventElapsedTime", cost="query", defaults=(0.0,))

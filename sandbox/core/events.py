@@ -6,8 +6,12 @@
   the moment of the call; a later record does not move a wait already issued.
 * Record and wait fail (107003) when event and stream are on different devices;
   Synchronize and Query of another device's event succeed (seed 000).
-* Plain events (aclrtCreateEvent) time and synchronise but cannot be reset; WithFlag events
-  need ACL_EVENT_SYNC to be waited on or reset and ACL_EVENT_TIME_LINE to be timed.
+* WithFlag events need ACL_EVENT_SYNC to be waited on and ACL_EVENT_TIME_LINE to be timed.
+* Reset (runtime api_error.cc EventReset, event.hpp IsEventWithoutWaitTask): plain events
+  carry the runtime's default flags, which include a sync bit, and reset on any ordinary
+  stream; a WithFlag event is refused with 207000 when its flags are exactly ACL_EVENT_IPC or
+  hold none of ACL_EVENT_SYNC, ACL_EVENT_EXTERNAL, ACL_EVENT_IPC (the docs' rule, "only
+  ACL_EVENT_SYNC events", is stricter than the code).
 * Elapsed time is read from the device's timestamp counter: ticks = floor(t / resolution),
   ms = (ticks_end - ticks_start) / ticks_per_ms (RT-SRC event.cc).
 """
@@ -18,7 +22,8 @@ from typing import TYPE_CHECKING
 from . import constants as C
 from . import hazards
 from . import trace as T
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_NOT_COMPLETE, ACL_ERROR_RT_INTERNAL_ERROR,
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_NOT_COMPLETE, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                     ACL_ERROR_RT_INTERNAL_ERROR,
                      ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_STREAM_CONTEXT, fail)
 from .objects import Event
 from .sync import Sync
@@ -76,13 +81,16 @@ def stream_wait(m: Machine, th: HostThread, stream_handle, handle) -> None:
     m.submit(th, stream, Task.new("event_wait", "EVENT_WAIT", waits_on=ev.record_task, event=ev))
 
 
+_WAITABLE = C.ACL_EVENT_SYNC | C.ACL_EVENT_EXTERNAL | C.ACL_EVENT_IPC
+
+
 def reset(m: Machine, th: HostThread, handle, stream_handle) -> None:
     ev = m.event(handle)
     stream = m.stream(th, stream_handle, api="aclrtResetEvent")
     _same_device(ev, stream, "aclrtResetEvent")
-    if ev.plain or not ev.flags & C.ACL_EVENT_SYNC:
-        fail(ACL_ERROR_INVALID_PARAM,
-             "only events from aclrtCreateEventWithFlag with ACL_EVENT_SYNC can be reset")
+    if not ev.plain and (ev.flags == C.ACL_EVENT_IPC or not ev.flags & _WAITABLE):
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"aclrtResetEvent: an event created with flags {ev.flags:#x} has no "
+             "wait task, there is no need to reset it (create it with ACL_EVENT_SYNC to reset it)")
 
     snapshot = ev.record_task
 
@@ -113,19 +121,33 @@ def ticks(m: Machine, t: int) -> int:
     return t * m.profile.timer_ticks_per_ms // 1_000_000
 
 
+def _timed(ev: Event, which: str) -> Task:
+    """The finished task that recorded ``ev``, or the refusal of a call that reads its time."""
+    if not ev.plain and not ev.flags & C.ACL_EVENT_TIME_LINE:
+        fail(ACL_ERROR_INVALID_PARAM, f"{which} was created without ACL_EVENT_TIME_LINE")
+    if ev.record_task is None:
+        fail(ACL_ERROR_RT_INTERNAL_ERROR, f"{which} has not been recorded")
+    if not ev.record_task.done:
+        fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE,
+             f"{which} has not completed yet: synchronize it (aclrtSynchronizeEvent) first")
+    return ev.record_task
+
+
+def get_timestamp(m: Machine, th: HostThread, handle) -> int:
+    """aclrtEventGetTimestamp (RT-API 07): when the event's recorded work finished, in us since
+    the device booted (the sandbox's boot is t = 0), read from the same timestamp counter as
+    aclrtEventElapsedTime; refused as that call refuses each of its events (the sandbox's choice)."""
+    ev = m.event(handle)
+    m.graphs.refuse_event(ev, "aclrtEventGetTimestamp", query=True)
+    return ticks(m, _timed(ev, "the event").end_t) * 1000 // m.profile.timer_ticks_per_ms
+
+
 def elapsed_time(m: Machine, th: HostThread, start_handle, end_handle) -> float:
     start, end = m.event(start_handle), m.event(end_handle)
     for ev in (start, end):
         m.graphs.refuse_event(ev, "aclrtEventElapsedTime", query=True)
-    for ev, which in ((start, "start"), (end, "end")):
-        if not ev.plain and not ev.flags & C.ACL_EVENT_TIME_LINE:
-            fail(ACL_ERROR_INVALID_PARAM, f"the {which} event was created without ACL_EVENT_TIME_LINE")
-        if ev.record_task is None:
-            fail(ACL_ERROR_RT_INTERNAL_ERROR, f"the {which} event has not been recorded")
-        if not ev.record_task.done:
-            fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE,
-                 f"the {which} event has not completed yet: synchronize it (aclrtSynchronizeEvent) first")
-    diff = ticks(m, end.record_task.end_t) - ticks(m, start.record_task.end_t)  # type: ignore[union-attr]  # both checked above
+    started, ended = (_timed(ev, f"the {which} event") for ev, which in ((start, "start"), (end, "end")))
+    diff = ticks(m, ended.end_t) - ticks(m, started.end_t)
     return diff / m.profile.timer_ticks_per_ms
 
 

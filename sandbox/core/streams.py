@@ -13,7 +13,8 @@ from . import constants as C
 from . import hazards
 from .sync import Sync
 from .sync import synchronize as synchronize_on
-from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, fail
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_ABORT,
+                     ACL_ERROR_RT_STREAM_CAPTURED, fail)
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -27,6 +28,7 @@ def create(m: Machine, th: HostThread, priority: int = 0, flags: int = 0) -> int
     ctx = m.current_context(th)
     priority = min(max(priority, 0), LOWEST_PRIORITY)
     stream = m.create_stream(ctx, priority, t=th.clock)
+    stream.flags = flags
     ctx.streams[stream.handle] = stream
     return stream.handle
 
@@ -40,6 +42,26 @@ def destroy(m: Machine, th: HostThread, handle) -> None:
             break
         m.block_until(th, lambda stream=stream: stream.idle, f"destroying stream {stream.stream_id}")
     hazards.learn(m, th, (stream,))      # the destroy waited for the stream's work: the host knows it is done
+    stream.context.streams.pop(stream.handle, None)
+    m.retire_stream(stream, th.clock)
+
+
+def destroy_force(m: Machine, th: HostThread, handle) -> None:
+    """aclrtDestroyStreamForce (RT-API 06; acl src/acl/aclrt_impl/stream.cpp, runtime
+    api_error.cc StreamDestroy): destroys without waiting.  Null -> 100000 (the acl layer);
+    a capturing stream -> 107027.  The stream's tasks that have not started never run: the
+    trace shows each finishing at once with 107023 ACL_ERROR_RT_STREAM_ABORT (a marker: no
+    call can report it, the stream is gone); a task already running runs to its end.
+    The host learns nothing about the dropped work (no hazards.learn)."""
+    if handle == 0 or handle is None:
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStreamForce: the stream must not be null (the default "
+             "stream cannot be destroyed; it goes with aclrtResetDevice)")
+    stream = m.stream(th, handle, api="aclrtDestroyStreamForce")
+    if stream.capture is not None:
+        fail(ACL_ERROR_RT_STREAM_CAPTURED, f"aclrtDestroyStreamForce: stream {stream.stream_id} is capturing; "
+             "end the capture (aclmdlRICaptureEnd) first")
+    m.settle()                   # the device side catches up first: what started before the call runs on
+    m.sim.drop(stream, ACL_ERROR_RT_STREAM_ABORT, th.clock)
     stream.context.streams.pop(stream.handle, None)
     m.retire_stream(stream, th.clock)
 
@@ -78,3 +100,71 @@ def set_failure_mode(m: Machine, th: HostThread, handle, mode: int) -> None:
 
 def get_priority(m: Machine, th: HostThread, handle) -> int:
     return m.stream(th, handle, check_context=False).priority
+
+
+def get_id(m: Machine, th: HostThread, handle) -> int:
+    """aclrtStreamGetId (RT-API 06): the stream's id on its device; 0/None is the default stream."""
+    return m.stream(th, handle, check_context=False).stream_id
+
+
+def get_flags(m: Machine, th: HostThread, handle) -> int:
+    """aclrtStreamGetFlags (RT-API 06): the flags the stream was created with; the default
+    stream's vary by product, the sandbox's are 0."""
+    return m.stream(th, handle, check_context=False).flags
+
+
+class StreamConfigs:
+    """aclrtStreamConfigHandle objects (src/acl/aclrt_c/runtime/stream.c): plain host records
+    of a flag, a priority and a work buffer (kept, not used: the sandbox's streams need no
+    work memory), read by aclrtCreateStreamV2."""
+
+    # attr -> (name, the value size the acl layer requires: uint32_t for the priority, else 8)
+    ATTRS = {C.ACL_RT_STREAM_WORK_ADDR_PTR: ("work_ptr", 8), C.ACL_RT_STREAM_WORK_SIZE: ("work_size", 8),
+             C.ACL_RT_STREAM_FLAG: ("flag", 8), C.ACL_RT_STREAM_PRIORITY: ("priority", 4)}
+
+    def __init__(self, m):
+        self.m = m
+        self.handles: dict[int, dict] = {}
+
+    def get(self, handle) -> dict:
+        config = self.handles.get(handle) if handle else None
+        if config is None:
+            fail(ACL_ERROR_INVALID_PARAM, f"{handle!r} is not a live aclrtStreamConfigHandle "
+                 "(make one with aclrtCreateStreamConfigHandle)")
+        return config
+
+
+def create_config(m: Machine, th: HostThread) -> int:
+    handle = m.new_handle()
+    m.feature(StreamConfigs).handles[handle] = dict(work_ptr=0, work_size=0, flag=0, priority=0)
+    return handle
+
+
+def destroy_config(m: Machine, th: HostThread, handle) -> None:
+    configs = m.feature(StreamConfigs)
+    configs.get(handle)
+    del configs.handles[handle]
+
+
+def set_config_opt(m: Machine, th: HostThread, handle, attr: int, value, value_size: int) -> None:
+    """aclrtSetStreamConfigOpt: null handle or value, an attr outside 0..3, a value size other
+    than the C type's (priority: 4, the others: 8) or a priority above 7 -> 100000."""
+    config = m.feature(StreamConfigs).get(handle)
+    if value is None:
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtSetStreamConfigOpt: attrValue is null")
+    if attr not in StreamConfigs.ATTRS:
+        fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetStreamConfigOpt: attr {attr} is not an aclrtStreamConfigAttr (0..3)")
+    name, need = StreamConfigs.ATTRS[attr]
+    if value_size != need:
+        fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetStreamConfigOpt: valueSize {value_size} is invalid for {name}, "
+             f"it should be {need}")
+    value = int(value)
+    if name == "priority" and not 0 <= value <= LOWEST_PRIORITY:
+        fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetStreamConfigOpt: priority {value} is invalid, it should be in [0, 7]")
+    config[name] = value
+
+
+def create_v2(m: Machine, th: HostThread, handle) -> int:
+    """aclrtCreateStreamV2: a stream with the config's flag and priority (a null config: both 0)."""
+    config = m.feature(StreamConfigs).get(handle) if handle else dict(flag=0, priority=0)
+    return create(m, th, config["priority"], config["flag"])
