@@ -80,7 +80,8 @@ def test_no_python_exception_escapes_any_facade_function(seed):
                 values = out if isinstance(out, tuple) else (out,)
                 if isinstance(out, tuple) or isinstance(out, int):
                     ret = values[-1]
-                    if isinstance(ret, int) and not isinstance(ret, bool) and name.split(".")[0] != "util":
+                    if isinstance(ret, int) and not isinstance(ret, bool) and name.split(".")[0] != "util" \
+                            and not name.endswith("_from_exception_info"):      # a uint32 value, no code
                         assert ret == 0 or ret in KNOWN, f"acl.{name} returned undocumented {ret}"
                 for v in values:
                     if isinstance(v, int) and not isinstance(v, bool) and v > 1000 and len(handles) < 40:

@@ -232,8 +232,8 @@ class Generator:
     def step(self, scope: Scope, top: bool = False) -> None:
         ops = [(self.op_stream, 10), (self.op_event, 9), (self.op_memory, 10), (self.op_copy, 10),
                (self.op_kernel, 9), (self.op_device, 6), (self.op_context, 3), (self.op_sync, 7),
-               (self.op_callback, 4), (self.op_host_func, 3), (self.op_pool, 5), (self.op_peer, 3),
-               (self.op_fault, 2), (self.op_misc, 2)]
+               (self.op_callback, 4), (self.op_host_func, 3), (self.op_exception, 2), (self.op_pool, 5),
+               (self.op_peer, 3), (self.op_fault, 2), (self.op_misc, 2)]
         if top and self.blocks < 3:
             ops += [(self.op_capture, 2), (self.op_thread, 2), (self.op_process, 1), (self.op_cb_server, 1)]
         fns, weights = zip(*ops)
@@ -406,6 +406,16 @@ class Generator:
             return
         fn = self.rng.choice(["f_plain", "f_plain", "f_raise", "f_calls", "None"])
         self.emit(f'C("rt.launch_host_func", {self.pick(scope, "stream")}, {fn}, {self.rng.choice(["None", "1"])})')
+
+    def op_exception(self, scope):
+        r = self.rng.random()
+        if r < 0.4:
+            fn = self.rng.choice(["f_plain", "f_raise", "f_calls", "None", "3"])
+            self.emit(f'C("rt.set_exception_info_callback", {fn})')
+        elif r < 0.7:
+            self.emit('C("rt.get_thread_last_task_id")')
+        else:
+            self.emit(f'C("rt.get_error_verbose", {self.dev()})')
 
     # -- pools, peers, faults ---------------------------------------------------------------------------
     def op_pool(self, scope):

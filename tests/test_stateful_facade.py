@@ -355,6 +355,24 @@ class FacadeMachine(RuleBasedStateMachine):
             launcher, args = bump[block_dim, stream], ((ptr,) if extra_arg else (ptr, scalar))
         self.facade(launcher, *args, wrong=wrong)
 
+    # -- task exceptions ------------------------------------------------------------------------
+    @rule(kind=st.sampled_from(["record", "raise", "none", "wrong"]))
+    def set_exception_info_callback(self, kind):
+        seen = self.exception_ids = getattr(self, "exception_ids", [])
+        fn = {"record": lambda info: seen.append(acl.rt.get_error_code_from_exception_info(info)),
+              "raise": lambda info: 1 // 0, "none": None, "wrong": 3}[kind]
+        ret = self.facade(acl.rt.set_exception_info_callback, fn)
+        assert (ret != 0) == (kind == "wrong")
+        assert all(code >= 500000 and code != 0xFFFFFFFF for code in seen), "a callback read a bad info"
+
+    @rule(device=DEVICE_IDS)
+    def exception_queries(self, device):
+        task, ret = self.facade(acl.rt.get_thread_last_task_id, values=1)
+        assert ret == 0 and type(task) is int and task >= 0
+        info, ret = self.facade(acl.rt.get_error_verbose, device, values=1)
+        if ret == 0:
+            assert info["errorType"] in (0, 0xFFFF)
+
     # -- invariants -----------------------------------------------------------------------------
     @invariant()
     def allocator_is_consistent(self):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..core import devices, events, memops, peer, streams
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
-from ._declare import Kind, api, handle, positive_size, ptr, size, timeout
+from ._declare import Kind, api, handle, helper, positive_size, ptr, size, timeout
 
 
 def _fn_label(fn) -> str:
@@ -381,3 +381,43 @@ def mem_pool_free_async(m, th, ptr: ptr, stream: handle) -> int:
 def mem_pool_trim_to(m, th, mem_pool: handle, min_bytes_to_keep: int) -> int:
     """Give the pool's free memory back to the device, keeping at least min_bytes_to_keep."""
     return _pools().trim_to(m, th, mem_pool, min_bytes_to_keep)
+
+
+# -- task exceptions (see core/exceptions.py for the rules and codes) ------------------------------------
+def _exceptions():
+    from ..core import exceptions
+    return exceptions
+
+
+@api("aclrtSetExceptionInfoCallback")
+def set_exception_info_callback(m, th, callback: callback) -> int:
+    """Register fn(info), run by the runtime when a task of this process fails on the device."""
+    return _exceptions().set_callback(m, th, callback)
+
+
+@api("aclrtGetThreadLastTaskId", cost="query", defaults=(0,))
+def get_thread_last_task_id(m, th):
+    """(task_id, ret): the last task this thread submitted to a created stream."""
+    return th.last_task_id
+
+
+@api("aclrtGetErrorVerbose", cost="query", defaults=(None,))
+def get_error_verbose(m, th, device_id: int):
+    """(info, ret): {"errorType", "tryRepair", "hasDetail"} of the device's held error."""
+    return _exceptions().error_verbose(m, th, device_id)
+
+
+def _reader(c_name: str, field: str):
+    @helper(c_name, defaults=(0xFFFFFFFF,))
+    def read(m, th, info):
+        return _exceptions().read(m, th, info, field)
+    read.__name__ = read.__qualname__ = c_name
+    read.__doc__ = f"The {field.replace('_', ' ')} of the exception info the callback got (0xFFFFFFFF: no info)."
+    return read
+
+
+get_task_id_from_exception_info = _reader("aclrtGetTaskIdFromExceptionInfo", "task_id")
+get_stream_id_from_exception_info = _reader("aclrtGetStreamIdFromExceptionInfo", "stream_id")
+get_thread_id_from_exception_info = _reader("aclrtGetThreadIdFromExceptionInfo", "thread_id")
+get_device_id_from_exception_info = _reader("aclrtGetDeviceIdFromExceptionInfo", "device_id")
+get_error_code_from_exception_info = _reader("aclrtGetErrorCodeFromExceptionInfo", "error_code")

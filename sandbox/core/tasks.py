@@ -44,7 +44,7 @@ class Task:
     __slots__ = ("kind", "name", "engine", "duration", "effect", "waits_on", "nbytes", "block_dim", "event",
                  "detail", "access",
                  "id", "stream", "device", "submit_t", "priority", "ready_t", "end_t", "done", "status", "waiters",
-                 "cores", "version", "vc")
+                 "cores", "version", "vc", "tid")
     capture = None                  # a submitted task belongs to no capture (a graph's Recorded does)
 
     @staticmethod
