@@ -19,7 +19,10 @@ bools, not strings) or functions of the launch arguments returning one; a figure
 (a constant or a computed one alike) fails the launch with 100000 ACL_ERROR_INVALID_PARAM, so
 a program sees the code as for any other bad argument.  A launch whose time would exceed
 ``MAX_KERNEL_NS`` fails the same way (see ``max_kernel_ns``).  ``k[block_dim]`` and ``k[block_dim, stream]`` are the only
-launch forms; any other configuration fails the launch with 100000.
+launch forms; any other configuration fails the launch with 100000.  A block_dim of 0 or above
+65535 fails with the runtime's 107000 ACL_ERROR_RT_PARAM_INVALID: the acl layer passes it on
+unchecked and the runtime refuses it (hicann/runtime src/runtime/api/impl/api_error.cc,
+ApiErrorDecorator::KernelLaunch, the route of ``<<<>>>``: "coreDim is defined uint16_t by sqe").
 
 For the hazard checks (core/hazards.py) a launch reads and writes every pointer view, unless
 the kernel declares ``writes=("out",)`` (and optionally ``reads=...``): then only the named
@@ -34,7 +37,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, AclError, describe, fail
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_PARAM_INVALID, AclError,
+                     describe, fail)
 from . import usercode
 from .gate import as_int, call
 from .memory import check_dense
@@ -213,8 +217,9 @@ class Launch:
 
 def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args) -> None:
     block_dim = as_int(block_dim, "block_dim")
-    if not 1 <= block_dim <= MAX_BLOCK_DIM:
-        fail(ACL_ERROR_INVALID_PARAM, f"block_dim must be 1..{MAX_BLOCK_DIM}, got {block_dim}")
+    if not 1 <= block_dim <= MAX_BLOCK_DIM:         # the runtime's check, not the acl layer's: 107000
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"block_dim must be 1..{MAX_BLOCK_DIM} (the task's core count is a "
+             f"uint16), got {block_dim}")
     stream = m.stream(th, 0 if stream_handle is None else as_int(stream_handle, "stream"),
                       api=f"launching {k.name}")
     if len(args) != len(k.param_names):
