@@ -254,8 +254,28 @@ class Generator:
             self.emit('C("rt.get_device")')
         elif r < 0.9:
             self.emit(f'C("rt.get_device_info", {self.dev()}, {self.rng.choice(["1", "3", "4", "99"])})')
-        else:
+        elif r < 0.95:
             self.emit(f'C("rt.get_mem_info", {self.rng.choice(["0", "1", "2", "6", "-1"])})')
+        else:
+            self.op_resources()
+
+    def op_resources(self):
+        kind = self.rng.choice(["0", "1", "2"])
+        r = self.rng.random()
+        if r < 0.3:
+            self.emit(f'C("rt.set_device_res_limit", {self.dev()}, {kind}, {self.rng.choice(["1", "8", "0", "99"])})')
+        elif r < 0.45:
+            self.emit(f'C("rt.reset_device_res_limit", {self.dev()})')
+        elif r < 0.6:
+            self.emit(f'C("rt.get_device_res_limit", {self.dev()}, {kind})')
+        elif r < 0.7:
+            self.emit(f'C("rt.get_res_in_current_thread", {kind})')
+        elif r < 0.8:
+            self.emit('C("rt.ctx_get_current_default_stream")')
+        elif r < 0.9:
+            self.emit(f'C("rt.query_device_status", {self.dev()})')
+        else:
+            self.emit(f'C("rt.get_device_utilization_rate", {self.dev()})')
 
     def op_context(self, scope):
         r = self.rng.random()

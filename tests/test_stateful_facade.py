@@ -373,6 +373,22 @@ class FacadeMachine(RuleBasedStateMachine):
         if ret == 0:
             assert info["errorType"] in (0, 0xFFFF)
 
+    @rule(device=DEVICE_IDS, res_type=st.sampled_from([0, 1, 1, 2]), value=st.sampled_from([1, 8, 0, 99]),
+          reset=st.booleans())
+    def res_limits(self, device, res_type, value, reset):
+        before, _ = self.facade(acl.rt.get_device_res_limit, device, res_type, values=1)
+        ret = self.facade(acl.rt.set_device_res_limit, device, res_type, value)
+        after, _ = self.facade(acl.rt.get_device_res_limit, device, res_type, values=1)
+        assert after == (value if ret == 0 else before), "a refused limit changed the limit"
+        if reset:
+            self.facade(acl.rt.reset_device_res_limit, device)
+        status, ret = self.facade(acl.rt.query_device_status, device, values=1)
+        rate, ret = self.facade(acl.rt.get_device_utilization_rate, device, values=1)
+        if ret == 0:
+            assert 0 <= rate["cubeUtilization"] <= 100
+        self.facade(acl.rt.get_res_in_current_thread, res_type, values=1)
+        self.facade(acl.rt.ctx_get_current_default_stream, values=1)
+
     # -- invariants -----------------------------------------------------------------------------
     @invariant()
     def allocator_is_consistent(self):

@@ -7,7 +7,7 @@ declared once (``_declare.api``): its signature, the kinds of its parameters, on
 """
 from __future__ import annotations
 
-from ..core import devices, events, memops, peer, streams
+from ..core import devices, devres, events, memops, peer, streams
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
 from ._declare import Kind, api, handle, helper, positive_size, ptr, size, timeout
@@ -421,3 +421,45 @@ get_stream_id_from_exception_info = _reader("aclrtGetStreamIdFromExceptionInfo",
 get_thread_id_from_exception_info = _reader("aclrtGetThreadIdFromExceptionInfo", "thread_id")
 get_device_id_from_exception_info = _reader("aclrtGetDeviceIdFromExceptionInfo", "device_id")
 get_error_code_from_exception_info = _reader("aclrtGetErrorCodeFromExceptionInfo", "error_code")
+
+
+# -- device resources (see core/devres.py) ----------------------------------------------------------------
+@api("aclrtCtxGetCurrentDefaultStream", cost="query", defaults=(0,))
+def ctx_get_current_default_stream(m, th):
+    """(stream, ret): the handle of the current context's default stream."""
+    return devres.default_stream(m, th)
+
+
+@api("aclrtGetResInCurrentThread", cost="query", defaults=(0,))
+def get_res_in_current_thread(m, th, res_type: int):
+    """(value, ret): the cube or vector cores this thread may use on its current device."""
+    return devres.in_current_thread(m, th, res_type)
+
+
+@api("aclrtSetDeviceResLimit", cost="query")
+def set_device_res_limit(m, th, device_id: int, res_type: int, value: int) -> int:
+    """Limit the process's kernels on a device to ``value`` cube or vector cores."""
+    return devres.set_limit(m, th, device_id, res_type, value)
+
+
+@api("aclrtGetDeviceResLimit", cost="query", defaults=(0,))
+def get_device_res_limit(m, th, device_id: int, res_type: int):
+    """(value, ret): the process's limit, or the hardware figure."""
+    return devres.get_limit(m, th, device_id, res_type)
+
+
+@api("aclrtResetDeviceResLimit", cost="query")
+def reset_device_res_limit(m, th, device_id: int) -> int:
+    return devres.reset_limit(m, th, device_id)
+
+
+@api("aclrtQueryDeviceStatus", cost="query", defaults=(0,))
+def query_device_status(m, th, device_id: int):
+    """(status, ret): ACL_RT_DEVICE_STATUS_NORMAL (0) or ..._ABNORMAL (1)."""
+    return devres.device_status(m, th, device_id)
+
+
+@api("aclrtGetDeviceUtilizationRate", cost="query", defaults=(None,))
+def get_device_utilization_rate(m, th, device_id: int):
+    """(info, ret): {"cubeUtilization", "vectorUtilization", "aicpuUtilization", "memoryUtilization"} in %."""
+    return devres.utilization(m, th, device_id)

@@ -39,7 +39,7 @@ import numpy as np
 
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_PARAM_INVALID, AclError,
                      describe, fail)
-from . import usercode
+from . import devres, usercode
 from .gate import as_int, call
 from .memory import check_dense
 from .tasks import Task
@@ -250,7 +250,7 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
     duration = k.duration(m, args, block_dim, span)
     m.submit(th, stream, Task.new("kernel", k.name, m.devices[device].aicore, duration=duration,
                                   effect=lambda: run_body(m, k, device, args, resolved), block_dim=block_dim,
-                                  access=access))
+                                  access=access, core_limit=devres.core_limit(m, th, device)))
 
 
 def run_body(m: Machine, k: Kernel, device: int, args, resolved=None):

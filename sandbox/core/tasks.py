@@ -42,7 +42,7 @@ class Task:
     ``priority``; a task not submitted (a graph's recorded one) has none of them.
     """
     __slots__ = ("kind", "name", "engine", "duration", "effect", "waits_on", "nbytes", "block_dim", "event",
-                 "detail", "access",
+                 "detail", "access", "core_limit",
                  "id", "stream", "device", "submit_t", "priority", "ready_t", "end_t", "done", "status", "waiters",
                  "cores", "version", "vc", "tid")
     capture = None                  # a submitted task belongs to no capture (a graph's Recorded does)
@@ -50,7 +50,7 @@ class Task:
     @staticmethod
     def new(kind: str, name: str, engine=None, duration: Callable[[int], int] | int = 0,
             effect: Callable[[], object] | None = None, waits_on: Task | None = None, nbytes: int = 0,
-            block_dim: int = 0, event=None, detail: tuple = (), access: tuple = ()) -> Task:
+            block_dim: int = 0, event=None, detail: tuple = (), access: tuple = (), core_limit: int = 0) -> Task:
         """A task as a runtime call specifies it, not submitted yet.  (A function, not
         ``__init__``: Python passes keyword arguments to a class through a dict, to a
         function without one, and this runs for every task.)"""
@@ -66,6 +66,7 @@ class Task:
         self.event = event
         self.detail = detail
         self.access = access
+        self.core_limit = core_limit      # most AI cores a kernel may take (0: no limit; core/devres.py)
         self.ready_t = -1
         self.end_t = -1
         self.done = False
@@ -87,4 +88,4 @@ class Task:
         return f"<Task {getattr(self, 'id', '-')} {self.kind} {self.name!r} {state}>"
 
 
-SPEC_FIELDS = Task.__slots__[:11]
+SPEC_FIELDS = Task.__slots__[:12]
