@@ -147,6 +147,8 @@ def test_refused_releases_change_nothing(on_device0):
     assert acl.rt.destroy_context(12345) == acl.ACL_ERROR_INVALID_PARAM
     assert acl.rt.destroy_stream(0) == acl.ACL_ERROR_INVALID_PARAM
     assert acl.rt.destroy_stream(12345) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.destroy_stream_force(0) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.destroy_stream_force(12345) == acl.ACL_ERROR_INVALID_PARAM
     assert acl.rt.destroy_event(12345) == acl.ACL_ERROR_INVALID_PARAM
     assert state() == before
 

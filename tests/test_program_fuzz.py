@@ -303,6 +303,8 @@ class Generator:
             scope.add("stream", name)
         elif r < 0.6:
             self.emit(f'C("rt.destroy_stream", {self.pick(scope, "stream")})')
+        elif r < 0.65:
+            self.emit(f'C("rt.destroy_stream_force", {self.pick(scope, "stream")})')
         elif r < 0.75:
             self.emit(f'C("rt.stream_query", {self.pick(scope, "stream")})')
         elif r < 0.87:

@@ -189,6 +189,13 @@ class FacadeMachine(RuleBasedStateMachine):
         self.facade(acl.rt.destroy_stream, self.pick("stream", stream), wrong=wrong)
 
     @rule(stream=INDEX, wrong=WRONG)
+    def destroy_stream_force(self, stream, wrong):
+        handle = self.pick("stream", stream)
+        ret = self.facade(acl.rt.destroy_stream_force, handle, wrong=wrong)
+        if wrong is None and handle == 0:
+            assert ret == acl.ACL_ERROR_INVALID_PARAM
+
+    @rule(stream=INDEX, wrong=WRONG)
     def synchronize_stream(self, stream, wrong):
         self.facade(acl.rt.synchronize_stream, self.pick("stream", stream), wrong=wrong)
 

@@ -124,6 +124,11 @@ def destroy_stream(m, th, stream: handle) -> int:
     return streams.destroy(m, th, stream)
 
 
+@api("aclrtDestroyStreamForce", cost="destroy_stream")
+def destroy_stream_force(m, th, stream: handle) -> int:
+    return streams.destroy_force(m, th, stream)
+
+
 @api("aclrtSynchronizeStream")
 def synchronize_stream(m, th, stream: handle) -> int:
     return streams.synchronize(m, th, stream)

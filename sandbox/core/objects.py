@@ -96,6 +96,7 @@ class Stream:
         self.pending_message = ""
         self.failure_mode_set = False     # aclrtSetStreamFailureMode may be called once per stream
         self.capture = None               # the model run instance it records into (core/graph.py)
+        self.dropped = 0                  # aclrtDestroyStreamForce: the code its unstarted tasks end with
         self.alive = True
 
     @property

@@ -78,7 +78,7 @@ class Simulator:
     def _head_arrived(self, task) -> None:
         """The task is at the head of its stream and submitted: check its event dependency."""
         dep = task.waits_on
-        if dep is not None and not dep.done:
+        if dep is not None and not dep.done and not task.stream.dropped:
             if dep.waiters is None:
                 dep.waiters = [task]
             else:
@@ -88,7 +88,9 @@ class Simulator:
 
     def _ready(self, task) -> None:
         task.ready_t = self.now
-        if task.stream.context.failure and task.stream.error_stop:
+        if task.stream.dropped:
+            task.engine, task.status = None, task.stream.dropped      # dropped: never runs
+        elif task.stream.context.failure and task.stream.error_stop:
             task.engine = None                    # stop-on-failure: discarded without using its engine
         engine = task.engine
         if engine is None:
@@ -100,6 +102,27 @@ class Simulator:
             return
         engine.enqueue(task)
         self._start_waiting(engine)
+
+    def drop(self, stream, code: int, t: int) -> None:
+        """aclrtDestroyStreamForce: the stream's tasks that have not started never run; each
+        finishes at once with ``code`` and without its effect.  A running task runs to its end."""
+        stream.dropped = code
+        if not stream.queue:
+            return
+        head = stream.queue[0]
+        dep = head.waits_on
+        if head.ready_t < 0:
+            if dep is not None and dep.waiters and head in dep.waiters:   # parked on an event
+                dep.waiters.remove(head)
+                self._push(t, ARRIVE, head)
+            return
+        engine = head.engine
+        if engine is not None and any(entry[3] is head for entry in engine.waiting):
+            engine.waiting = [entry for entry in engine.waiting if entry[3] is not head]
+            heapq.heapify(engine.waiting)
+            head.engine, head.status = None, code
+            self._push(t, FINISH, head)
+            self.log.append(task_started_row(t, head.id))
 
     def _start_waiting(self, engine) -> None:
         while (task := engine.start_next()) is not None:
@@ -124,7 +147,10 @@ class Simulator:
         stream = task.stream
         status, message = 0, ""
         hooks = self.hooks
-        if stream.context.failure and stream.error_stop:
+        dropped = task.status
+        if dropped:
+            status = dropped                      # the stream was destroyed by force before it started
+        elif stream.context.failure and stream.error_stop:
             status = stream.error_stop            # stop-on-failure: later tasks are discarded
             message = ("discarded: the context stopped on an earlier failure (ACL_STOP_ON_FAILURE): "
                        + stream.context.failure_message)
@@ -142,7 +168,7 @@ class Simulator:
                 finished(task, status)
         task.status = status
         task.done = True
-        if status:
+        if status and not dropped:
             stream.record_failure(task, status, message)
         engine = task.engine
         if engine is not None:

@@ -13,7 +13,8 @@ from . import constants as C
 from . import hazards
 from .sync import Sync
 from .sync import synchronize as synchronize_on
-from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, fail
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_ABORT,
+                     ACL_ERROR_RT_STREAM_CAPTURED, fail)
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -40,6 +41,25 @@ def destroy(m: Machine, th: HostThread, handle) -> None:
             break
         m.block_until(th, lambda stream=stream: stream.idle, f"destroying stream {stream.stream_id}")
     hazards.learn(m, th, (stream,))      # the destroy waited for the stream's work: the host knows it is done
+    stream.context.streams.pop(stream.handle, None)
+    m.retire_stream(stream, th.clock)
+
+
+def destroy_force(m: Machine, th: HostThread, handle) -> None:
+    """aclrtDestroyStreamForce (RT-API 06; acl src/acl/aclrt_impl/stream.cpp, runtime
+    api_error.cc StreamDestroy): destroys without waiting.  Null -> 100000 (the acl layer);
+    a capturing stream -> 107027.  The stream's tasks that have not started never run: the
+    trace shows each finishing at once with 107023 ACL_ERROR_RT_STREAM_ABORT (a marker: no
+    call can report it, the stream is gone); a task already running runs to its end.
+    The host learns nothing about the dropped work (no hazards.learn)."""
+    if handle == 0 or handle is None:
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStreamForce: the stream must not be null (the default "
+             "stream cannot be destroyed; it goes with aclrtResetDevice)")
+    stream = m.stream(th, handle, api="aclrtDestroyStreamForce")
+    if stream.capture is not None:
+        fail(ACL_ERROR_RT_STREAM_CAPTURED, f"aclrtDestroyStreamForce: stream {stream.stream_id} is capturing; "
+             "end the capture (aclmdlRICaptureEnd) first")
+    m.sim.drop(stream, ACL_ERROR_RT_STREAM_ABORT, th.clock)
     stream.context.streams.pop(stream.handle, None)
     m.retire_stream(stream, th.clock)
 
