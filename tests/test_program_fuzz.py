@@ -232,7 +232,7 @@ class Generator:
     def step(self, scope: Scope, top: bool = False) -> None:
         ops = [(self.op_stream, 10), (self.op_event, 9), (self.op_memory, 10), (self.op_copy, 10),
                (self.op_kernel, 9), (self.op_device, 6), (self.op_context, 3), (self.op_sync, 7),
-               (self.op_callback, 4), (self.op_host_func, 3), (self.op_exception, 2), (self.op_pool, 5),
+               (self.op_callback, 4), (self.op_host_func, 3), (self.op_exception, 2), (self.op_reduce, 2), (self.op_pool, 5),
                (self.op_peer, 3), (self.op_fault, 2), (self.op_misc, 2)]
         if top and self.blocks < 3:
             ops += [(self.op_capture, 2), (self.op_thread, 2), (self.op_process, 1), (self.op_cb_server, 1)]
@@ -428,6 +428,13 @@ class Generator:
             return
         fn = self.rng.choice(["f_plain", "f_plain", "f_raise", "f_calls", "None"])
         self.emit(f'C("rt.launch_host_func", {self.pick(scope, "stream")}, {fn}, {self.rng.choice(["None", "1"])})')
+
+    def op_reduce(self, scope):
+        (dst, size), (src, _) = self.pick_info(scope, "dev"), self.pick_info(scope, "dev")
+        count = self.rng.choice([str(size or 16), "16", "0", "8"])
+        kind = self.rng.choice(["acl.ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM"] * 3 + ["11"])
+        dtype = self.rng.choice(["acl.ACL_FLOAT", "acl.ACL_INT32", "acl.ACL_FLOAT16", "acl.ACL_INT64"])
+        self.emit(f'C("rt.reduce_async", {dst}, {src}, {count}, {kind}, {dtype}, {self.pick(scope, "stream")}, None)')
 
     def op_exception(self, scope):
         r = self.rng.random()
@@ -1044,6 +1051,7 @@ def test_random_whole_programs_run_clean_and_deterministically():
 def test_the_fuzz_checks_can_fail(tmp_path):
     """A program breaking each rule the runner checks is reported (the runner is not blind)."""
     source = generate(0, 3) + '''
+acl.init()                                                # (the generated part may end with aclFinalize)
 C("rt.set_device", 0)
 # a "release" that creates a stream and then fails (with a message): it changed state
 acl.rt.broken_release = lambda: (acl.rt.create_stream(), acl.rt.destroy_stream(12345))[1]

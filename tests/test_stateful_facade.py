@@ -396,6 +396,12 @@ class FacadeMachine(RuleBasedStateMachine):
         self.facade(acl.rt.get_res_in_current_thread, res_type, values=1)
         self.facade(acl.rt.ctx_get_current_default_stream, values=1)
 
+    @rule(data=st.data(), stream=INDEX, count=st.sampled_from([4, 16, 0, 1 << 20]),
+          kind=st.sampled_from([10, 10, 11]), dtype=st.sampled_from([0, 1, 3, 9]))
+    def reduce_async(self, data, stream, count, kind, dtype):
+        dst, src = self.pointer(data, "dev"), self.pointer(data, "dev")
+        self.facade(acl.rt.reduce_async, dst, src, count, kind, dtype, self.pick("stream", stream), None)
+
     # -- invariants -----------------------------------------------------------------------------
     @invariant()
     def allocator_is_consistent(self):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..core import devices, devres, events, memops, peer, streams
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
+from . import _types
 from ._declare import Kind, api, handle, helper, positive_size, ptr, size, timeout
 
 
@@ -468,3 +469,29 @@ def query_device_status(m, th, device_id: int):
 def get_device_utilization_rate(m, th, device_id: int):
     """(info, ret): {"cubeUtilization", "vectorUtilization", "aicpuUtilization", "memoryUtilization"} in %."""
     return devres.utilization(m, th, device_id)
+
+
+# -- built-in tasks ----------------------------------------------------------------------------------------
+def _reserve(value, what: str):
+    if value is not None and value != 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} is a reserved parameter and must be None, got {describe(value)}")
+    return None
+
+
+reduce_type = Kind(lambda value, what: _types.reduce_dtype(value, what), show=lambda value: value)
+reserved = Kind(_reserve)
+
+
+@api("aclrtReduceAsync", cost="memcpy_async", trace=("count", "kind", "data_type", "stream"),
+     convert=("dst", "src", "reserve", "data_type", "count", "kind", "stream"))
+def reduce_async(m, th, dst: ptr, src: ptr, count: size, kind: int, data_type: reduce_type, stream: handle,
+                 reserve: reserved = None) -> int:
+    """Queue dst[i] += src[i] over ``count`` bytes of ``data_type`` elements (C: ``type``; kind SUM)."""
+    if dst == 0 or src == 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"{'dst' if dst == 0 else 'src'} must not be a null pointer")
+    return _reduce().reduce_async(m, th, dst, src, count, kind, data_type, stream)
+
+
+def _reduce():
+    from ..core import reduce
+    return reduce

@@ -25,6 +25,7 @@ KINDS = {
     "mem_pool": "a stream-ordered pool allocation or free, no engine (core/pools.py)",
     "callback": "aclrtLaunchCallback, delivered to the subscribed thread (core/callbacks.py)",
     "host_func": "aclrtLaunchHostFunc, run by the runtime's own thread (core/callbacks.py)",
+    "reduce": "aclrtReduceAsync, src added into dst on the D2D DMA engine (core/reduce.py)",
 }
 
 
