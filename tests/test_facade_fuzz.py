@@ -46,9 +46,9 @@ def make_args(rng, name, fn, handles):
         args[0] = rng.choice([lambda data: None, None, 3])
     elif name == "rt.launch_host_func":
         args[1] = rng.choice([lambda data: None, None, 3])
-    elif name == "rt.subscribe_report":
+    elif name in ("rt.subscribe_report", "rt.subscribe_host_func"):
         args[0] = rng.choice([threading.get_ident(), 5, None])
-    elif name == "rt.process_report":
+    elif name in ("rt.process_report", "rt.process_host_func"):
         args = [rng.choice([1, 0, 5, "x"])]              # never -1: nothing would ever arrive
     elif name == "rt.mem_pool_create":
         args = [rng.choice([{}, None, {"allocType": 0, "handleType": 0, "location": {"id": 0, "type": 1},

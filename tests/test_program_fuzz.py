@@ -419,8 +419,12 @@ class Generator:
             block = self.rng.choice(["acl.ACL_CALLBACK_BLOCK", "acl.ACL_CALLBACK_NO_BLOCK", "2"])
             self.emit(f'C("rt.launch_callback", {fn}, {self.rng.choice(["None", "7"])}, {block}, '
                       f'{self.pick(scope, "stream")})')
-        else:
+        elif r < 0.9:
             self.emit(f'C("rt.process_report", {self.rng.choice(["1", "10", "0", "-1"])})')
+        else:
+            call = self.rng.choice(["subscribe_host_func", "unsubscribe_host_func"])
+            self.emit(f'C("rt.{call}", {self.thread_id(scope)}, {self.pick(scope, "stream")})')
+            self.emit(f'C("rt.process_host_func", {self.rng.choice(["1", "10", "0"])})')
 
     def op_host_func(self, scope):
         if self.capturing and "host_func_in_capture" in self.exclude:

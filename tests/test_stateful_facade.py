@@ -7,6 +7,7 @@ stream queues and clocks are still consistent.
 """
 from __future__ import annotations
 
+import threading
 import warnings
 
 import numpy as np
@@ -401,6 +402,12 @@ class FacadeMachine(RuleBasedStateMachine):
     def reduce_async(self, data, stream, count, kind, dtype):
         dst, src = self.pointer(data, "dev"), self.pointer(data, "dev")
         self.facade(acl.rt.reduce_async, dst, src, count, kind, dtype, self.pick("stream", stream), None)
+
+    @rule(stream=INDEX, subscribe=st.booleans(), timeout=st.sampled_from([1, 0, 5]))
+    def host_func_subscription(self, stream, subscribe, timeout):
+        call = acl.rt.subscribe_host_func if subscribe else acl.rt.unsubscribe_host_func
+        self.facade(call, threading.get_ident(), self.pick("stream", stream))
+        self.facade(acl.rt.process_host_func, timeout)
 
     # -- invariants -----------------------------------------------------------------------------
     @invariant()

@@ -345,6 +345,23 @@ def launch_host_func(m, th, stream: handle, fn: callback, args) -> int:
     return _callbacks().launch_host_func(m, th, stream, fn, args)
 
 
+@api("aclrtSubscribeHostFunc")
+def subscribe_host_func(m, th, host_func_thread_id: thread_id, exe_stream: handle) -> int:
+    """Bind a host thread to run the host functions launched on ``exe_stream`` (in aclrtProcessHostFunc)."""
+    return _callbacks().subscribe(m, th, host_func_thread_id, exe_stream, host=True)
+
+
+@api("aclrtUnSubscribeHostFunc")
+def unsubscribe_host_func(m, th, host_func_thread_id: thread_id, exe_stream: handle) -> int:
+    return _callbacks().unsubscribe(m, th, host_func_thread_id, exe_stream, host=True)
+
+
+@api("aclrtProcessHostFunc")
+def process_host_func(m, th, timeout: int) -> int:
+    """Wait up to ``timeout`` ms (-1: forever) for a host function of a subscribed stream and run it."""
+    return _callbacks().process_report(m, th, timeout, host=True)
+
+
 # -- stream-ordered memory pools (aclrtMemPool*, RT-API 11-10; see core/pools.py) ----------------------
 @api("aclrtMemPoolCreate", cost="malloc", defaults=(0,))
 def mem_pool_create(m, th, pool_props: pool_props):
