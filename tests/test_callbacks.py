@@ -345,3 +345,17 @@ def test_host_func_subscription_refusals_follow_the_report_rules(device0):
     assert acl.rt.subscribe_report(me(), stream) == 0              # the report registry is another one
     assert acl.rt.unsubscribe_host_func(me(), stream) == 0
     assert acl.rt.unsubscribe_host_func(me(), stream) == 107011
+
+
+def test_a_stream_with_both_subscriptions_takes_callbacks_and_host_funcs(device0):
+    stream, _ = acl.rt.create_stream()
+    reports, host_funcs = Server(), HostFuncServer()
+    ran = []
+    assert acl.rt.subscribe_report(reports.thread.ident, stream) == 0
+    assert acl.rt.subscribe_host_func(host_funcs.thread.ident, stream) == 0
+    assert acl.rt.launch_callback(lambda d: ran.append("callback"), None, acl.ACL_CALLBACK_BLOCK, stream) == 0
+    assert acl.rt.launch_host_func(stream, lambda d: ran.append("host_func"), None) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    reports.join()
+    host_funcs.join()
+    assert ran == ["callback", "host_func"]

@@ -490,7 +490,7 @@ def get_device_utilization_rate(m, th, device_id: int):
 
 # -- built-in tasks ----------------------------------------------------------------------------------------
 def _reserve(value, what: str):
-    if value is not None and value != 0:
+    if value is not None and not (type(value) is int and value == 0):
         fail(ACL_ERROR_INVALID_PARAM, f"{what} is a reserved parameter and must be None, got {describe(value)}")
     return None
 

@@ -287,12 +287,13 @@ def launch_host_func(m, th, handle, fn, args) -> None:
         fail(ACL_ERROR_INVALID_PARAM, f"fn must be callable, got {describe(fn)}")
     stream = m.stream(th, handle, api="aclrtLaunchHostFunc")
     st = state(m)
-    if stream.handle in st.subs:
+    if stream.handle in st.subs and stream.handle not in st.host_subs:      # (a thread of its own: no mixing)
         fail(ACL_ERROR_RT_STREAM_SUBSCRIBE,
              f"stream {stream.stream_id} is subscribed by thread {st.subs[stream.handle][0].name!r} for "
              "aclrtLaunchCallback; do not mix aclrtLaunchHostFunc and aclrtLaunchCallback on one stream")
     _submit(m, th, st, Job("host_func", fn, args, True, stream))
-    st.host_func_streams.add(stream.handle)      # only once the launch is accepted: a refused one changes nothing
+    if stream.handle not in st.host_subs:       # only once the launch is accepted: a refused one changes nothing
+        st.host_func_streams.add(stream.handle)
 
 
 def _submit(m, th, st: CallbackState, job: Job) -> None:

@@ -16,17 +16,15 @@ Rules (hicann/runtime; include/external/acl/acl_rt.h, docs/zh/api_ref/13_excepti
   except the readers below, which only read the info.
 * ``aclrtGet{Task,Stream,Thread,Device,ErrorCode}IdFromExceptionInfo(info)`` return a uint32, not
   an aclError; a null (or unknown) info gives ACL_ERROR_INVALID_EXCEPTION_INFO 0xFFFFFFFF
-  (callback.cpp:76-100).  The info lives while the callback runs (in C it points to the
-  runtime's own struct); read afterwards it is unknown.  The thread id is the trace's thread id
+  (callback.cpp:76-100).  The info lives while the callback runs; read afterwards it is unknown.  The thread id is the trace's thread id
   of the thread that launched the task (the runtime gives the OS thread id, which is no stable
   number here).  Task ids are the trace's.
 * ``aclrtGetThreadLastTaskId()``: the id of the last task the calling thread submitted to an
   explicitly created stream (docs/zh/api_ref/12_execution_control.md:610); 0 before any.
-* ``aclrtGetErrorVerbose(deviceId)`` (event.cpp:381; api_error.cc:7430): a device id out of range
-  is 107001.  errorType is ACL_RT_NO_ERROR (0) unless a task of the device failed and the error
-  is still held (an unreported stream error, or a context stopped on a failure), then
-  ACL_RT_ERROR_OTHERS (0xFFFF): on A2/A3 only NO_ERROR, MEMORY and OTHERS are reported, and the
-  sandbox's faults are no memory UCEs.  tryRepair and hasDetail are 0.
+* ``aclrtGetErrorVerbose(deviceId)`` (event.cpp:381; api_error.cc:7430): bad device id 107001.
+  errorType is ACL_RT_ERROR_OTHERS (0xFFFF) while a failure of the device is held (unreported, or
+  a stopped context), else ACL_RT_NO_ERROR (0) (A2/A3 report only NO_ERROR, MEMORY and OTHERS;
+  the sandbox's faults are no memory UCEs); tryRepair and hasDetail are 0.
 """
 from __future__ import annotations
 
