@@ -450,7 +450,7 @@ get_error_code_from_exception_info = _reader("aclrtGetErrorCodeFromExceptionInfo
 @api("aclrtCtxGetCurrentDefaultStream", cost="query", defaults=(0,))
 def ctx_get_current_default_stream(m, th):
     """(stream, ret): the handle of the current context's default stream."""
-    return devres.default_stream(m, th)
+    return m.current_context(th).default_stream.handle
 
 
 @api("aclrtGetResInCurrentThread", cost="query", defaults=(0,))

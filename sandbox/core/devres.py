@@ -1,28 +1,22 @@
 """Device resources: core limits, the current default stream, device status and utilisation.
 
-Rules (hicann/runtime include/external/acl/acl_rt.h; docs/zh/api_ref/03_runtime_configuration.md,
-04_device_management.md, 05_context_management.md):
+Rules (hicann/runtime acl_rt.h; docs/zh/api_ref/03_runtime_configuration.md, 04_device_management.md,
+05_context_management.md; src/runtime/api/impl/api_error.cc for the codes):
 
-* ``aclrtSetDeviceResLimit(deviceId, type, value)`` sets the process's limit on a device's cube
-  (ACL_RT_DEV_RES_CUBE_CORE 0) or vector (ACL_RT_DEV_RES_VECTOR_CORE 1) cores; the last call
-  wins and it applies to kernels launched afterwards (a captured kernel keeps the limit of its
-  capture).  ``aclrtGetDeviceResLimit`` reads it (the hardware figure if none was set),
-  ``aclrtResetDeviceResLimit`` drops both.  A type outside [0, 2) is 107000 and a device id out
-  of range 107001 (src/runtime/api/impl/api_error.cc SetDeviceResLimit/GetDeviceResLimit/
-  ResetDeviceResLimit).  Sandbox choice: a value of 0 or above the hardware figure is 107000.
-* ``aclrtGetResInCurrentThread(type)``: what the calling thread may use on its current device:
-  the process's limit, else the hardware figure (stream limits are not modelled); a thread with
-  no context is 107002; a bad type 107000 (api_error.cc GetResInCurrentThread).
-* Timing: the sandbox's kernels run on one pool of AI cores (the cube cores on A2).  A launch
-  takes at most the cube limit, and at most the vector limit scaled to the pool
-  (value * ai_cores // vector_cores, at least 1), so its waves grow as on hardware.
-* ``aclrtCtxGetCurrentDefaultStream()``: the handle of the current context's default stream
-  (107002 without one; context.cpp:188).
-* ``aclrtQueryDeviceStatus(deviceId)``: ACL_RT_DEVICE_STATUS_NORMAL; the sandbox's devices do not
-  go down (an injected fault fails tasks, not the device).  107001 for a bad id.
-* ``aclrtGetDeviceUtilizationRate(deviceId)``: the share of the device's AI cores busy at the
-  caller's time, in percent, as cube and vector utilisation (vector -1 on a SoC without vector
-  cores); AI CPU 0 (no AI CPU work is modelled) and memory -1 (as the docs say of this version).
+* ``aclrtSetDeviceResLimit(deviceId, type, value)``: the process's limit on a device's cube (type 0)
+  or vector (1) cores; the last call wins, for kernels launched (or captured) afterwards.
+  ``aclrtGetDeviceResLimit`` reads it (else the hardware figure), ``aclrtResetDeviceResLimit``
+  drops both.  A type outside [0, 2) is 107000, a bad device id 107001; sandbox choice: a value
+  of 0 or above the hardware figure is 107000.
+* ``aclrtGetResInCurrentThread(type)``: the process's limit on the thread's current device, else
+  the hardware figure (stream limits are not modelled); 107002 without a context, 107000 bad type.
+* Timing: the kernels run on one pool of AI cores (the cube cores on A2); a launch takes at most
+  the cube limit and the vector limit scaled to the pool (value * ai_cores // vector_cores, >= 1).
+* ``aclrtCtxGetCurrentDefaultStream()``: the current context's default stream handle (107002).
+* ``aclrtQueryDeviceStatus(deviceId)``: NORMAL (the sandbox's devices do not go down); 107001.
+* ``aclrtGetDeviceUtilizationRate(deviceId)``: the percentage of the device's AI cores busy at
+  the caller's time as cube and vector figures (vector -1 without vector cores); AI CPU 0 (none
+  is modelled) and memory -1 (as the docs say of this version).
 """
 from __future__ import annotations
 
@@ -92,10 +86,6 @@ def core_limit(m, th, device: int) -> int:
     if vector is not None and p.vector_cores:
         cube = min(cube, max(1, vector * p.ai_cores // p.vector_cores))
     return cube
-
-
-def default_stream(m, th) -> int:
-    return m.current_context(th).default_stream.handle
 
 
 def device_status(m, th, device_id) -> int:

@@ -2,8 +2,11 @@
 
 The body runs once per launch, at the launch's simulated completion time, and does the
 arithmetic of all its blocks together with numpy.  Parameters annotated as pointers
-(``sandbox.ptr(np.float32)`` or the string ``"float32*"``) arrive as typed numpy views that
-start at the pointer and end with its allocation; the others arrive as given.
+(``sandbox.ptr(np.float32)``, the string ``"float32*"``, or Ascend C's ``"GM_ADDR"``, a byte
+pointer) arrive as typed numpy views that start at the pointer and end with its allocation; the
+others arrive as given.  An unannotated parameter given a live memory address is warned about at
+launch (it would arrive as an int and fail later inside numpy), naming the annotation to add;
+it is not guessed to be a pointer, since its type and the bytes it touches would be a guess.
 
 Timing: a launch of block_dim b takes min(b, cores) AI cores and runs ceil(b / cores)
 waves; each block's time is the larger of its share of ``flops`` at one core's rate and
@@ -39,7 +42,7 @@ import numpy as np
 
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_PARAM_INVALID, AclError,
                      describe, fail)
-from . import devres, usercode
+from . import devres, hazards, usercode
 from .gate import as_int, call
 from .memory import check_dense
 from .tasks import Task
@@ -106,8 +109,8 @@ def _pointer_type(annotation, namespace: dict) -> np.dtype | None:
         text = annotation.strip()
         if text[:1] in "'\"" and text[-1:] == text[:1]:
             text = text[1:-1].strip()
-        if text.endswith("*"):
-            return np.dtype(text[:-1].strip())
+        if text.endswith("*") or text == "GM_ADDR":             # Ascend C's GM_ADDR: __gm__ uint8_t*
+            return np.dtype(text[:-1].strip() if text.endswith("*") else np.uint8)
         try:
             annotation = eval(text, namespace)  # a postponed ptr(...) annotation
         except Exception:
@@ -242,6 +245,10 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
                     if (type(n) is int or isinstance(n, numbers.Integral)) and n >= 0:
                         extent = min(extent, int(n) * dtype.itemsize)
                 access.append((buf, address - buf.ptr, extent, writes))
+        elif type(value) is int and value > 0xFFFFFFFF and m.buffer(value) is not None:
+            hazards.emit(f"kernel {k.name}: argument {pname} is a live memory address {value:#x} but the parameter has "
+                         f'no pointer annotation, so the body gets a plain int; write {pname}: "GM_ADDR" (bytes) or '
+                         f'{pname}: "float32*" (a typed view)', UserWarning)
         elif type(value) not in (int, float) and not isinstance(value, (numbers.Number, np.generic)):
             fail(ACL_ERROR_INVALID_PARAM,
                  f"argument {pname} of kernel {k.name} must be a scalar (or annotate it as a pointer), "
