@@ -76,7 +76,7 @@ def test_vector_add_timeline_is_copy_copy_kernel_copy_in_order_then_sync():
 
 def test_a_gm_addr_parameter_is_a_byte_pointer_as_in_ascend_c(device0):
     @sandbox.kernel(ns=1000)
-    def fill(out: "GM_ADDR", value: int):
+    def fill(out: "GM_ADDR", value: int):  # noqa: F821  (a string Ascend C programmers write; ruff reads it as a name)
         out[:4] = value
     buf, _ = acl.rt.malloc(64, 0)
     assert fill[1, device0](buf, 7) == 0
