@@ -74,8 +74,9 @@ class ExceptionState:
             error = usercode.run(m, "exception", tid, fn, handle)
         finally:
             del self.infos[handle]
-        name = getattr(fn, "__name__", type(fn).__name__)
-        m.log.append(T.CallbackRun(now, now, tid, task.id, "exception", name, False, error))
+        name = getattr(fn, "__name__", type(fn).__name__)      # (its run takes a host call's time, as a host func's)
+        m.log.append(T.CallbackRun(now, now + m.profile.host_costs.default, tid, task.id, "exception", name, False,
+                                   error))
 
 
 def set_callback(m, th, fn) -> None:
