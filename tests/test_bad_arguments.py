@@ -293,3 +293,14 @@ def test_configure_refuses_a_device_count_that_is_not_an_int():
     sandbox.configure(device_count=np.int64(2))
     assert acl.init() == 0
     assert acl.rt.get_device_count() == (2, 0)
+
+
+def test_a_block_dim_of_0_or_above_65535_is_the_runtimes_107000(device0):
+    @sandbox.kernel(ns=1000)
+    def k(x: "uint8*"):
+        pass
+    buf, _ = acl.rt.malloc(64, 0)
+    assert k[0, device0](buf) == acl.ACL_ERROR_RT_PARAM_INVALID == 107000
+    assert k[65536, device0](buf) == 107000
+    assert "65535" in acl.get_recent_err_msg()
+    assert k[65535, device0](buf) == 0

@@ -305,3 +305,57 @@ def test_callbacks_cannot_be_captured_into_a_graph_and_the_capture_goes_on(devic
     assert acl.rt.launch_host_func(other, lambda d: None, None) == acl.ACL_ERROR_RT_STREAM_CAPTURED
     ri, ret = acl.mdl.ri_capture_end(other)
     assert ret == 0 and acl.mdl.ri_destroy(ri) == 0
+
+
+class HostFuncServer(Server):
+    """A host thread that loops on process_host_func(timeout) until told to stop."""
+
+    def loop(self, timeout):
+        acl.rt.set_device(0)
+        while not self.stop:
+            self.results.append(acl.rt.process_host_func(timeout))
+
+
+def test_a_host_func_on_a_stream_with_a_subscribed_thread_runs_in_its_process_host_func(device0):
+    stream, _ = acl.rt.create_stream()
+    buf, _ = acl.rt.malloc(64, 0)
+    seen = []
+    server = HostFuncServer()
+    assert acl.rt.subscribe_host_func(server.thread.ident, stream) == 0
+    busy[1, stream](buf)
+    assert acl.rt.launch_host_func(stream, lambda data: seen.append((data, threading.current_thread().name)), 7) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    assert seen == [(7, "cb-server")]
+    assert acl.rt.unsubscribe_host_func(server.thread.ident, stream) == 0
+    server.join()
+    (run,) = [r for r in runs() if r.kind == "host_func"]
+    assert run.tid == tid_of("cb-server")
+    assert 0 in server.results
+
+
+def test_host_func_subscription_refusals_follow_the_report_rules(device0):
+    stream, _ = acl.rt.create_stream()
+    assert acl.rt.subscribe_host_func(me(), 0) == acl.ACL_ERROR_RT_PARAM_INVALID == 107000
+    assert acl.rt.unsubscribe_host_func(me(), 0) == 107000
+    assert acl.rt.process_host_func(10) == acl.ACL_ERROR_RT_THREAD_SUBSCRIBE == 107012
+    assert acl.rt.process_host_func(0) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.subscribe_host_func(me(), stream) == 0
+    assert acl.rt.subscribe_host_func(me(), stream) == acl.ACL_ERROR_RT_STREAM_SUBSCRIBE == 107011
+    assert acl.rt.process_host_func(1) == acl.ACL_ERROR_RT_REPORT_TIMEOUT
+    assert acl.rt.subscribe_report(me(), stream) == 0              # the report registry is another one
+    assert acl.rt.unsubscribe_host_func(me(), stream) == 0
+    assert acl.rt.unsubscribe_host_func(me(), stream) == 107011
+
+
+def test_a_stream_with_both_subscriptions_takes_callbacks_and_host_funcs(device0):
+    stream, _ = acl.rt.create_stream()
+    reports, host_funcs = Server(), HostFuncServer()
+    ran = []
+    assert acl.rt.subscribe_report(reports.thread.ident, stream) == 0
+    assert acl.rt.subscribe_host_func(host_funcs.thread.ident, stream) == 0
+    assert acl.rt.launch_callback(lambda d: ran.append("callback"), None, acl.ACL_CALLBACK_BLOCK, stream) == 0
+    assert acl.rt.launch_host_func(stream, lambda d: ran.append("host_func"), None) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    reports.join()
+    host_funcs.join()
+    assert ran == ["callback", "host_func"]

@@ -121,7 +121,7 @@ def test_stop_on_failure_discards_the_rest_of_the_stream(device0):
 
 def test_kernel_launch_arguments_are_checked(device0):
     buf = dev_alloc(64)
-    assert faulty[0, device0](buf, 1) == acl.ACL_ERROR_INVALID_PARAM
+    assert faulty[0, device0](buf, 1) == acl.ACL_ERROR_RT_PARAM_INVALID        # block_dim: the runtime's check
     assert faulty[1, device0](buf) == acl.ACL_ERROR_INVALID_PARAM
     assert faulty[1, device0]("buf", 1) == acl.ACL_ERROR_INVALID_PARAM
     assert faulty[1, 12345](buf, 1) == acl.ACL_ERROR_INVALID_PARAM

@@ -299,14 +299,14 @@ def _on_worker(fn):
     return out[0]
 
 
-def test_async_copy_with_pageable_host_memory_cannot_be_captured_107041_pinned_can(device0):
+def test_async_copy_with_pageable_host_memory_onto_a_capturing_stream_is_107000_pinned_is_captured(device0):
     buf = zeroed()
     pageable = np.full(4, 7, np.float32)
     host, view = pinned(16, np.float32)
     view[:] = 2
     assert acl.mdl.ri_capture_begin(device0, RELAXED) == 0
     assert acl.rt.memcpy_async(buf, 16, acl.util.numpy_to_ptr(pageable), 16, acl.ACL_MEMCPY_HOST_TO_DEVICE,
-                               device0) == acl.ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC == 107041
+                               device0) == acl.ACL_ERROR_RT_PARAM_INVALID == 107000
     assert "aclrtMallocHost" in acl.get_recent_err_msg()
     assert acl.rt.memcpy_async(buf, 16, host, 16, acl.ACL_MEMCPY_HOST_TO_DEVICE, device0) == 0
     ri, ret = acl.mdl.ri_capture_end(device0)
@@ -323,6 +323,16 @@ def test_pageable_async_copy_on_another_stream_is_an_unsafe_call_in_a_global_cap
     assert acl.mdl.ri_capture_begin(device0, GLOBAL) == 0
     assert acl.rt.memcpy_async(buf, 16, acl.util.numpy_to_ptr(pageable), 16, acl.ACL_MEMCPY_HOST_TO_DEVICE,
                                other) == 107041
+
+
+def test_a_blocking_copy_from_pageable_memory_in_a_global_capture_is_107030_like_a_pinned_one(device0):
+    buf = zeroed()
+    pageable = np.ones(4, np.float32)
+    host, _ = pinned(16, np.float32)
+    assert acl.mdl.ri_capture_begin(device0, GLOBAL) == 0
+    assert acl.rt.memcpy(buf, 16, acl.util.numpy_to_ptr(pageable), 16, acl.ACL_MEMCPY_HOST_TO_DEVICE) \
+        == acl.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT == 107030
+    assert acl.rt.memcpy(buf, 16, host, 16, acl.ACL_MEMCPY_HOST_TO_DEVICE) == 107030
 
 
 # -- cross-stream capture ---------------------------------------------------------------------------------

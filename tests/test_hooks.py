@@ -73,7 +73,7 @@ def test_a_task_is_specified_by_name_and_copied_for_a_replay():
     again = spec.copy(block_dim=8)
     assert again.block_dim == 8 and spec.block_dim == 4 and not hasattr(again, "id")
     assert SPEC_FIELDS == ("kind", "name", "engine", "duration", "effect", "waits_on", "nbytes", "block_dim",
-                           "event", "detail", "access")
+                           "event", "detail", "access", "core_limit")
 
 
 def test_a_machine_that_uses_no_feature_has_no_hook(device0):

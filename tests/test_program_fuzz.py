@@ -232,8 +232,8 @@ class Generator:
     def step(self, scope: Scope, top: bool = False) -> None:
         ops = [(self.op_stream, 10), (self.op_event, 9), (self.op_memory, 10), (self.op_copy, 10),
                (self.op_kernel, 9), (self.op_device, 6), (self.op_context, 3), (self.op_sync, 7),
-               (self.op_callback, 4), (self.op_host_func, 3), (self.op_pool, 5), (self.op_peer, 3),
-               (self.op_fault, 2), (self.op_misc, 2)]
+               (self.op_callback, 4), (self.op_host_func, 3), (self.op_exception, 2), (self.op_reduce, 2), (self.op_pool, 5),
+               (self.op_peer, 3), (self.op_fault, 2), (self.op_misc, 2)]
         if top and self.blocks < 3:
             ops += [(self.op_capture, 2), (self.op_thread, 2), (self.op_process, 1), (self.op_cb_server, 1)]
         fns, weights = zip(*ops)
@@ -254,8 +254,28 @@ class Generator:
             self.emit('C("rt.get_device")')
         elif r < 0.9:
             self.emit(f'C("rt.get_device_info", {self.dev()}, {self.rng.choice(["1", "3", "4", "99"])})')
-        else:
+        elif r < 0.95:
             self.emit(f'C("rt.get_mem_info", {self.rng.choice(["0", "1", "2", "6", "-1"])})')
+        else:
+            self.op_resources()
+
+    def op_resources(self):
+        kind = self.rng.choice(["0", "1", "2"])
+        r = self.rng.random()
+        if r < 0.3:
+            self.emit(f'C("rt.set_device_res_limit", {self.dev()}, {kind}, {self.rng.choice(["1", "8", "0", "99"])})')
+        elif r < 0.45:
+            self.emit(f'C("rt.reset_device_res_limit", {self.dev()})')
+        elif r < 0.6:
+            self.emit(f'C("rt.get_device_res_limit", {self.dev()}, {kind})')
+        elif r < 0.7:
+            self.emit(f'C("rt.get_res_in_current_thread", {kind})')
+        elif r < 0.8:
+            self.emit('C("rt.ctx_get_current_default_stream")')
+        elif r < 0.9:
+            self.emit(f'C("rt.query_device_status", {self.dev()})')
+        else:
+            self.emit(f'C("rt.get_device_utilization_rate", {self.dev()})')
 
     def op_context(self, scope):
         r = self.rng.random()
@@ -404,8 +424,12 @@ class Generator:
             block = self.rng.choice(["acl.ACL_CALLBACK_BLOCK", "acl.ACL_CALLBACK_NO_BLOCK", "2"])
             self.emit(f'C("rt.launch_callback", {fn}, {self.rng.choice(["None", "7"])}, {block}, '
                       f'{self.pick(scope, "stream")})')
-        else:
+        elif r < 0.9:
             self.emit(f'C("rt.process_report", {self.rng.choice(["1", "10", "0", "-1"])})')
+        else:
+            call = self.rng.choice(["subscribe_host_func", "unsubscribe_host_func"])
+            self.emit(f'C("rt.{call}", {self.thread_id(scope)}, {self.pick(scope, "stream")})')
+            self.emit(f'C("rt.process_host_func", {self.rng.choice(["1", "10", "0"])})')
 
     def op_host_func(self, scope):
         if self.capturing and "host_func_in_capture" in self.exclude:
@@ -413,6 +437,23 @@ class Generator:
             return
         fn = self.rng.choice(["f_plain", "f_plain", "f_raise", "f_calls", "None"])
         self.emit(f'C("rt.launch_host_func", {self.pick(scope, "stream")}, {fn}, {self.rng.choice(["None", "1"])})')
+
+    def op_reduce(self, scope):
+        (dst, size), (src, _) = self.pick_info(scope, "dev"), self.pick_info(scope, "dev")
+        count = self.rng.choice([str(size or 16), "16", "0", "8"])
+        kind = self.rng.choice(["acl.ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM"] * 3 + ["11"])
+        dtype = self.rng.choice(["acl.ACL_FLOAT", "acl.ACL_INT32", "acl.ACL_FLOAT16", "acl.ACL_INT64"])
+        self.emit(f'C("rt.reduce_async", {dst}, {src}, {count}, {kind}, {dtype}, {self.pick(scope, "stream")}, None)')
+
+    def op_exception(self, scope):
+        r = self.rng.random()
+        if r < 0.4:
+            fn = self.rng.choice(["f_plain", "f_raise", "f_calls", "None", "3"])
+            self.emit(f'C("rt.set_exception_info_callback", {fn})')
+        elif r < 0.7:
+            self.emit('C("rt.get_thread_last_task_id")')
+        else:
+            self.emit(f'C("rt.get_error_verbose", {self.dev()})')
 
     # -- pools, peers, faults ---------------------------------------------------------------------------
     def op_pool(self, scope):
@@ -1019,6 +1060,7 @@ def test_random_whole_programs_run_clean_and_deterministically():
 def test_the_fuzz_checks_can_fail(tmp_path):
     """A program breaking each rule the runner checks is reported (the runner is not blind)."""
     source = generate(0, 3) + '''
+acl.init()                                                # (the generated part may end with aclFinalize)
 C("rt.set_device", 0)
 # a "release" that creates a stream and then fails (with a message): it changed state
 acl.rt.broken_release = lambda: (acl.rt.create_stream(), acl.rt.destroy_stream(12345))[1]

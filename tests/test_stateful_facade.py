@@ -7,6 +7,7 @@ stream queues and clocks are still consistent.
 """
 from __future__ import annotations
 
+import threading
 import warnings
 
 import numpy as np
@@ -388,6 +389,52 @@ class FacadeMachine(RuleBasedStateMachine):
         else:
             launcher, args = bump[block_dim, stream], ((ptr,) if extra_arg else (ptr, scalar))
         self.facade(launcher, *args, wrong=wrong)
+
+    # -- task exceptions ------------------------------------------------------------------------
+    @rule(kind=st.sampled_from(["record", "raise", "none", "wrong"]))
+    def set_exception_info_callback(self, kind):
+        seen = self.exception_ids = getattr(self, "exception_ids", [])
+        fn = {"record": lambda info: seen.append(acl.rt.get_error_code_from_exception_info(info)),
+              "raise": lambda info: 1 // 0, "none": None, "wrong": 3}[kind]
+        ret = self.facade(acl.rt.set_exception_info_callback, fn)
+        assert (ret != 0) == (kind == "wrong")
+        assert all(code >= 500000 and code != 0xFFFFFFFF for code in seen), "a callback read a bad info"
+
+    @rule(device=DEVICE_IDS)
+    def exception_queries(self, device):
+        task, ret = self.facade(acl.rt.get_thread_last_task_id, values=1)
+        assert ret == 0 and type(task) is int and task >= 0
+        info, ret = self.facade(acl.rt.get_error_verbose, device, values=1)
+        if ret == 0:
+            assert info["errorType"] in (0, 0xFFFF)
+
+    @rule(device=DEVICE_IDS, res_type=st.sampled_from([0, 1, 1, 2]), value=st.sampled_from([1, 8, 0, 99]),
+          reset=st.booleans())
+    def res_limits(self, device, res_type, value, reset):
+        before, _ = self.facade(acl.rt.get_device_res_limit, device, res_type, values=1)
+        ret = self.facade(acl.rt.set_device_res_limit, device, res_type, value)
+        after, _ = self.facade(acl.rt.get_device_res_limit, device, res_type, values=1)
+        assert after == (value if ret == 0 else before), "a refused limit changed the limit"
+        if reset:
+            self.facade(acl.rt.reset_device_res_limit, device)
+        status, ret = self.facade(acl.rt.query_device_status, device, values=1)
+        rate, ret = self.facade(acl.rt.get_device_utilization_rate, device, values=1)
+        if ret == 0:
+            assert 0 <= rate["cubeUtilization"] <= 100
+        self.facade(acl.rt.get_res_in_current_thread, res_type, values=1)
+        self.facade(acl.rt.ctx_get_current_default_stream, values=1)
+
+    @rule(data=st.data(), stream=INDEX, count=st.sampled_from([4, 16, 0, 1 << 20]),
+          kind=st.sampled_from([10, 10, 11]), dtype=st.sampled_from([0, 1, 3, 9]))
+    def reduce_async(self, data, stream, count, kind, dtype):
+        dst, src = self.pointer(data, "dev"), self.pointer(data, "dev")
+        self.facade(acl.rt.reduce_async, dst, src, count, kind, dtype, self.pick("stream", stream), None)
+
+    @rule(stream=INDEX, subscribe=st.booleans(), timeout=st.sampled_from([1, 0, 5]))
+    def host_func_subscription(self, stream, subscribe, timeout):
+        call = acl.rt.subscribe_host_func if subscribe else acl.rt.unsubscribe_host_func
+        self.facade(call, threading.get_ident(), self.pick("stream", stream))
+        self.facade(acl.rt.process_host_func, timeout)
 
     # -- invariants -----------------------------------------------------------------------------
     @invariant()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import sandbox
 from sandbox import acl
@@ -71,3 +72,23 @@ def test_vector_add_timeline_is_copy_copy_kernel_copy_in_order_then_sync():
     assert sync.blocked_from is not None and sync.end >= ordered[-1][1]
     launches = [r.name for r in log if isinstance(r, T.ApiCall)]
     assert launches.index("aclrtLaunchKernel") < launches.index("aclrtSynchronizeStream")
+
+
+def test_a_gm_addr_parameter_is_a_byte_pointer_as_in_ascend_c(device0):
+    @sandbox.kernel(ns=1000)
+    def fill(out: "GM_ADDR", value: int):  # noqa: F821  (a string Ascend C programmers write; ruff reads it as a name)
+        out[:4] = value
+    buf, _ = acl.rt.malloc(64, 0)
+    assert fill[1, device0](buf, 7) == 0
+    host = np.zeros(4, np.uint8)
+    acl.rt.memcpy(acl.util.numpy_to_ptr(host), 4, buf, 4, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    assert host.tolist() == [7, 7, 7, 7]
+
+
+def test_an_unannotated_parameter_given_a_device_address_is_warned_about_naming_the_fix(device0):
+    @sandbox.kernel(ns=1000)
+    def add(x, n: int):
+        pass
+    buf, _ = acl.rt.malloc(64, 0)
+    with pytest.warns(UserWarning, match=r'argument x is a live memory address .* x: "GM_ADDR"'):
+        assert add[1, device0](buf, 3) == 0

@@ -357,8 +357,9 @@ _ = acl.mdl.ri_capture_end(stream)
 
 # %% [markdown]
 # **Host memory must be pinned.** An async copy from pageable memory (a numpy array's address)
-# becomes a synchronous copy inside the runtime, and cannot be captured: 107041. Memory from
-# `aclrtMallocHost` can.
+# cannot be captured: onto the capturing stream it is refused at once with 107000
+# (`ACL_ERROR_RT_PARAM_INVALID`); onto another stream the runtime turns it into a synchronous copy,
+# which a GLOBAL capture forbids: 107041. Memory from `aclrtMallocHost` can be captured.
 #
 # **Capture modes** restrict the "unsafe" calls — blocking `aclrtMemcpy`/`aclrtMemset` —
 # while a capture is active: GLOBAL forbids them to every thread (while any GLOBAL capture
@@ -369,8 +370,9 @@ _ = acl.mdl.ri_capture_end(stream)
 # runs at once and is **not** recorded.
 
 # %% [markdown] lang="zh"
-# **Host 内存必须是锁页的。** 从可分页内存（numpy 数组的地址）发起的异步拷贝在运行时内部变成同步拷贝，无法被捕获：107041。
-# 来自 `aclrtMallocHost` 的内存可以。
+# **Host 内存必须是锁页的。** 从可分页内存（numpy 数组的地址）发起的异步拷贝无法被捕获：下发到正在捕获的流上时立即被拒绝，返回
+# 107000（`ACL_ERROR_RT_PARAM_INVALID`）；下发到其他流上时运行时会把它变成同步拷贝，而 GLOBAL 捕获禁止同步拷贝：107041。
+# 来自 `aclrtMallocHost` 的内存可以被捕获。
 #
 # **捕获模式**在捕获进行时限制“不安全”的调用——阻塞的 `aclrtMemcpy`/`aclrtMemset`：GLOBAL 禁止所有线程使用（只要有 GLOBAL
 # 捕获在进行），THREAD_LOCAL 只禁止进行捕获的线程，RELAXED 谁都不禁止。沙箱对被拒绝的阻塞拷贝返回 107030

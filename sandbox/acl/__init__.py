@@ -14,6 +14,14 @@ from ..core.gate import local
 from ..core.machine import current as _current
 from . import mdl, rt, util  # noqa: F401
 from ._declare import api
+from ._types import (ACL_BF16, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_DOUBLE, ACL_DT_UNDEFINED,  # noqa: F401
+                     ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_STRING, ACL_UINT8,
+                     ACL_UINT16, ACL_UINT32, ACL_UINT64, data_type_size)
+
+ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM = 10      # aclrtReduceKind (acl_rt.h)
+ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX = 11
+ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN = 12
+ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL = 13
 
 globals().update(_ALL_CODES)   # every error code by its C name: acl.ACL_ERROR_RT_STREAM_CONTEXT
 

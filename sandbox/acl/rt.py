@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core import devices, events, memops, peer, streams
+from ..core import devices, devres, events, memops, peer, streams
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
-from ._declare import Kind, api, handle, positive_size, ptr, size, timeout
+from . import _types
+from ._declare import Kind, api, handle, helper, positive_size, ptr, size, timeout
 
 
 def _fn_label(fn) -> str:
@@ -387,6 +388,23 @@ def launch_host_func(m, th, stream: handle, fn: callback, args) -> int:
     return _callbacks().launch_host_func(m, th, stream, fn, args)
 
 
+@api("aclrtSubscribeHostFunc")
+def subscribe_host_func(m, th, host_func_thread_id: thread_id, exe_stream: handle) -> int:
+    """Bind a host thread to run the host functions launched on ``exe_stream`` (in aclrtProcessHostFunc)."""
+    return _callbacks().subscribe(m, th, host_func_thread_id, exe_stream, host=True)
+
+
+@api("aclrtUnSubscribeHostFunc")
+def unsubscribe_host_func(m, th, host_func_thread_id: thread_id, exe_stream: handle) -> int:
+    return _callbacks().unsubscribe(m, th, host_func_thread_id, exe_stream, host=True)
+
+
+@api("aclrtProcessHostFunc")
+def process_host_func(m, th, timeout: int) -> int:
+    """Wait up to ``timeout`` ms (-1: forever) for a host function of a subscribed stream and run it."""
+    return _callbacks().process_report(m, th, timeout, host=True)
+
+
 # -- stream-ordered memory pools (aclrtMemPool*, RT-API 11-10; see core/pools.py) ----------------------
 @api("aclrtMemPoolCreate", cost="malloc", defaults=(0,))
 def mem_pool_create(m, th, pool_props: pool_props):
@@ -429,3 +447,115 @@ def mem_pool_free_async(m, th, ptr: ptr, stream: handle) -> int:
 def mem_pool_trim_to(m, th, mem_pool: handle, min_bytes_to_keep: int) -> int:
     """Give the pool's free memory back to the device, keeping at least min_bytes_to_keep."""
     return _pools().trim_to(m, th, mem_pool, min_bytes_to_keep)
+
+
+# -- task exceptions (see core/exceptions.py for the rules and codes) ------------------------------------
+def _exceptions():
+    from ..core import exceptions
+    return exceptions
+
+
+@api("aclrtSetExceptionInfoCallback")
+def set_exception_info_callback(m, th, callback: callback) -> int:
+    """Register fn(info), run by the runtime when a task of this process fails on the device."""
+    return _exceptions().set_callback(m, th, callback)
+
+
+@api("aclrtGetThreadLastTaskId", cost="query", defaults=(0,))
+def get_thread_last_task_id(m, th):
+    """(task_id, ret): the last task this thread submitted to a created stream."""
+    return th.last_task_id
+
+
+@api("aclrtGetErrorVerbose", cost="query", defaults=(None,))
+def get_error_verbose(m, th, device_id: int):
+    """(info, ret): {"errorType", "tryRepair", "hasDetail"} of the device's held error."""
+    return _exceptions().error_verbose(m, th, device_id)
+
+
+def _reader(c_name: str, field: str):
+    @helper(c_name, defaults=(0xFFFFFFFF,))
+    def read(m, th, info):
+        return _exceptions().read(m, th, info, field)
+    read.__name__ = read.__qualname__ = c_name
+    read.__doc__ = f"The {field.replace('_', ' ')} of the exception info the callback got (0xFFFFFFFF: no info)."
+    return read
+
+
+get_task_id_from_exception_info = _reader("aclrtGetTaskIdFromExceptionInfo", "task_id")
+get_stream_id_from_exception_info = _reader("aclrtGetStreamIdFromExceptionInfo", "stream_id")
+get_thread_id_from_exception_info = _reader("aclrtGetThreadIdFromExceptionInfo", "thread_id")
+get_device_id_from_exception_info = _reader("aclrtGetDeviceIdFromExceptionInfo", "device_id")
+get_error_code_from_exception_info = _reader("aclrtGetErrorCodeFromExceptionInfo", "error_code")
+
+
+# -- device resources (see core/devres.py) ----------------------------------------------------------------
+@api("aclrtCtxGetCurrentDefaultStream", cost="query", defaults=(0,))
+def ctx_get_current_default_stream(m, th):
+    """(stream, ret): the handle of the current context's default stream."""
+    return m.current_context(th).default_stream.handle
+
+
+@api("aclrtGetResInCurrentThread", cost="query", defaults=(0,))
+def get_res_in_current_thread(m, th, res_type: int):
+    """(value, ret): the cube or vector cores this thread may use on its current device."""
+    return devres.in_current_thread(m, th, res_type)
+
+
+@api("aclrtSetDeviceResLimit", cost="query")
+def set_device_res_limit(m, th, device_id: int, res_type: int, value: int) -> None:
+    """Limit the process's kernels on a device to ``value`` cube or vector cores."""
+    return devres.set_limit(m, th, device_id, res_type, value)
+
+
+@api("aclrtGetDeviceResLimit", cost="query", defaults=(0,))
+def get_device_res_limit(m, th, device_id: int, res_type: int):
+    """(value, ret): the process's limit, or the hardware figure."""
+    return devres.get_limit(m, th, device_id, res_type)
+
+
+@api("aclrtResetDeviceResLimit", cost="query")
+def reset_device_res_limit(m, th, device_id: int) -> None:
+    return devres.reset_limit(m, th, device_id)
+
+
+@api("aclrtQueryDeviceStatus", cost="query", defaults=(0,))
+def query_device_status(m, th, device_id: int):
+    """(status, ret): ACL_RT_DEVICE_STATUS_NORMAL (0) or ..._ABNORMAL (1)."""
+    return devres.device_status(m, th, device_id)
+
+
+@api("aclrtGetDeviceUtilizationRate", cost="query", defaults=(None,))
+def get_device_utilization_rate(m, th, device_id: int):
+    """(info, ret): {"cubeUtilization", "vectorUtilization", "aicpuUtilization", "memoryUtilization"} in %."""
+    return devres.utilization(m, th, device_id)
+
+
+# -- built-in tasks ----------------------------------------------------------------------------------------
+def _reserve(value, what: str):
+    if value is not None and not (type(value) is int and value == 0):
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} is a reserved parameter and must be None, got {describe(value)}")
+    return None
+
+
+if TYPE_CHECKING:
+    reduce_type = Any
+    reserved = Any
+else:
+    reduce_type = Kind(lambda value, what: _types.reduce_dtype(value, what), show=lambda value: value)
+    reserved = Kind(_reserve)
+
+
+@api("aclrtReduceAsync", cost="memcpy_async", trace=("count", "kind", "data_type", "stream"),
+     convert=("dst", "src", "reserve", "data_type", "count", "kind", "stream"))
+def reduce_async(m, th, dst: ptr, src: ptr, count: size, kind: int, data_type: reduce_type, stream: handle,
+                 reserve: reserved = None) -> int:
+    """Queue dst[i] += src[i] over ``count`` bytes of ``data_type`` elements (C: ``type``; kind SUM)."""
+    if dst == 0 or src == 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"{'dst' if dst == 0 else 'src'} must not be a null pointer")
+    return _reduce().reduce_async(m, th, dst, src, count, kind, data_type, stream)
+
+
+def _reduce():
+    from ..core import reduce
+    return reduce

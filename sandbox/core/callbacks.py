@@ -30,6 +30,10 @@ Rules and codes:
 * Unsubscribing a stream that has no thread is 107011; naming another thread than the one it
   has is 107012.  A callback that reaches the head of a stream which has no thread any more
   fails on the device with 107015 (reported at the next synchronize).
+* aclrtSubscribeHostFunc / aclrtProcessHostFunc / aclrtUnSubscribeHostFunc (host_func.c, a
+  pass-through to rtSubscribeHostFunc...) do the same for host functions: launched on a stream
+  with a subscribed thread, they run inside its aclrtProcessHostFunc, with the same rules and
+  codes (a NULL stream is 107000); on a stream without one, the runtime's own thread runs them.
 * The two mechanisms do not mix on one stream: launch_host_func registers the runtime's
   thread on the stream for good, so it and subscribe_report refuse each other with 107011.
 
@@ -58,7 +62,7 @@ from . import trace as T
 from . import usercode
 from .binding import current
 from .engines import Engine
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_REPORT_TIMEOUT,
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_REPORT_TIMEOUT,
                      ACL_ERROR_RT_STREAM_NO_CB_REG, ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_THREAD_SUBSCRIBE,
                      AclError, describe, fail)
 from .tasks import Task
@@ -114,8 +118,9 @@ class CallbackState:
         self.m = m
         m.scheduler.hints.append(lambda: deadlock_hint(m))
         self.subs: dict[int, tuple] = {}            # stream handle -> (HostThread, Stream)
+        self.host_subs: dict[int, tuple] = {}       # the same for aclrtSubscribeHostFunc
         self.host_func_streams: set[int] = set()    # streams the runtime's own thread serves
-        self.reports: dict[int, deque] = {}         # thread tid -> delivered jobs, oldest first
+        self.reports: dict[int, deque] = {}         # thread tid -> delivered jobs, oldest first (-tid: host funcs)
         self.jobs: dict[int, Job] = {}              # task id -> job, until it completes
         self.engines: dict[int, CallbackEngine] = {}
         self.runtime_threads: dict[tuple[int, int], int] = {}   # (pid, device) -> trace tid
@@ -132,8 +137,8 @@ class CallbackState:
             q = self.reports[tid] = deque()
         return q
 
-    def served_device(self, th) -> int | None:
-        for thread, stream in self.subs.values():
+    def served_device(self, th, host: bool = False) -> int | None:
+        for thread, stream in (self.host_subs if host else self.subs).values():
             if thread is th and stream.alive:
                 return stream.device
         return None
@@ -141,17 +146,18 @@ class CallbackState:
     # -- the device side reaches a callback task ---------------------------------------------
     def reached(self, task, now: int) -> list:
         job = self.jobs[task.id]
-        if job.kind == "host_func":
+        host = job.kind == "host_func"
+        entry = (self.host_subs if host else self.subs).get(task.stream.handle)
+        if host and entry is None:                  # no subscribed thread: the runtime's own runs it
             self._run_host_func(job, now)
             return [(task, now + self.m.profile.host_costs.default)]
-        entry = self.subs.get(task.stream.handle)
         if entry is None:
             job.status = ACL_ERROR_RT_STREAM_NO_CB_REG
             job.message = (f"callback {_name(job.fn)!r} reached the head of stream {task.stream.stream_id} but no "
                            "thread is subscribed to it any more (aclrtUnSubscribeReport came first)")
             return [(task, now)]
         job.thread = entry[0]
-        self.queue(job.thread.tid).append(job)
+        self.queue(-job.thread.tid if host else job.thread.tid).append(job)
         return [] if job.block else [(task, now)]
 
     def _run_host_func(self, job: Job, now: int) -> None:
@@ -219,38 +225,44 @@ def thread_label(thread_id) -> str:
 
 
 # -- the calls ------------------------------------------------------------------------------------------
-def subscribe(m, th, thread_id, handle) -> None:
+def subscribe(m, th, thread_id, handle, host: bool = False) -> None:
+    if host and handle == 0:
+        fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtSubscribeHostFunc needs a created stream, not NULL")
     stream = m.stream(th, handle, check_context=False)
     target = resolve_thread(m, thread_id)
     st = state(m)
-    if stream.handle in st.host_func_streams:
+    subs = st.host_subs if host else st.subs
+    if not host and stream.handle in st.host_func_streams:
         fail(ACL_ERROR_RT_STREAM_SUBSCRIBE,
              f"stream {stream.stream_id} already has the runtime's host-function thread (aclrtLaunchHostFunc was "
              "used on it); do not mix aclrtLaunchHostFunc and aclrtLaunchCallback on one stream")
-    entry = st.subs.get(stream.handle)
+    entry = subs.get(stream.handle)
     if entry is not None:
         who = "this thread" if entry[0] is target else f"thread {entry[0].name!r}"
         fail(ACL_ERROR_RT_STREAM_SUBSCRIBE,
              f"stream {stream.stream_id} is already subscribed by {who}: a stream can have only one thread")
-    served = st.served_device(target)
+    served = st.served_device(target, host)
     if served is not None and served != stream.device:
         fail(ACL_ERROR_RT_THREAD_SUBSCRIBE,
              f"thread {target.name!r} already serves streams of device {served}; one thread may serve several "
              f"streams of one device only (stream {stream.stream_id} is on device {stream.device})")
-    st.subs[stream.handle] = (target, stream)
+    subs[stream.handle] = (target, stream)
 
 
-def unsubscribe(m, th, thread_id, handle) -> None:
+def unsubscribe(m, th, thread_id, handle, host: bool = False) -> None:
+    if host and handle == 0:
+        fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtUnSubscribeHostFunc needs a created stream, not NULL")
     stream = m.stream(th, handle, check_context=False)
     target = resolve_thread(m, thread_id, allow_finished=True)
     st = state(m)
-    entry = st.subs.get(stream.handle)
+    subs = st.host_subs if host else st.subs
+    entry = subs.get(stream.handle)
     if entry is None:
         fail(ACL_ERROR_RT_STREAM_SUBSCRIBE, f"stream {stream.stream_id} has no subscribed thread")
     if entry[0] is not target:
         fail(ACL_ERROR_RT_THREAD_SUBSCRIBE,
              f"stream {stream.stream_id} is subscribed by thread {entry[0].name!r}, not by {target.name!r}")
-    del st.subs[stream.handle]
+    del subs[stream.handle]
 
 
 def launch_callback(m, th, fn, user_data, block_type, handle) -> None:
@@ -275,12 +287,13 @@ def launch_host_func(m, th, handle, fn, args) -> None:
         fail(ACL_ERROR_INVALID_PARAM, f"fn must be callable, got {describe(fn)}")
     stream = m.stream(th, handle, api="aclrtLaunchHostFunc")
     st = state(m)
-    if stream.handle in st.subs:
+    if stream.handle in st.subs and stream.handle not in st.host_subs:      # (a thread of its own: no mixing)
         fail(ACL_ERROR_RT_STREAM_SUBSCRIBE,
              f"stream {stream.stream_id} is subscribed by thread {st.subs[stream.handle][0].name!r} for "
              "aclrtLaunchCallback; do not mix aclrtLaunchHostFunc and aclrtLaunchCallback on one stream")
     _submit(m, th, st, Job("host_func", fn, args, True, stream))
-    st.host_func_streams.add(stream.handle)      # only once the launch is accepted: a refused one changes nothing
+    if stream.handle not in st.host_subs:       # only once the launch is accepted: a refused one changes nothing
+        st.host_func_streams.add(stream.handle)
 
 
 def _submit(m, th, st: CallbackState, job: Job) -> None:
@@ -298,17 +311,18 @@ def _submit(m, th, st: CallbackState, job: Job) -> None:
     st.jobs[job.task.id] = job
 
 
-def process_report(m, th, timeout: int) -> None:
+def process_report(m, th, timeout: int, host: bool = False) -> None:
     if timeout != -1 and timeout <= 0:
         fail(ACL_ERROR_INVALID_PARAM, f"timeout must be -1 (wait forever) or > 0 ms, got {timeout}")
     st = state(m)
-    queue = st.queue(th.tid)
-    if not queue and st.served_device(th) is None:
-        fail(ACL_ERROR_RT_THREAD_SUBSCRIBE,
-             f"thread {th.name!r} serves no stream: call aclrtSubscribeReport(thread_id, stream) for it first")
+    queue = st.queue(-th.tid if host else th.tid)
+    if not queue and st.served_device(th, host) is None:
+        fail(ACL_ERROR_RT_THREAD_SUBSCRIBE, f"thread {th.name!r} serves no stream: call "
+             f"aclrtSubscribe{'HostFunc' if host else 'Report'}(thread_id, stream) for it first")
     limit = None if timeout == -1 else (th.clock + timeout * 1_000_000, ACL_ERROR_RT_REPORT_TIMEOUT,
                                         f"no callback arrived within {timeout} ms")
-    m.block_until(th, lambda: bool(queue), "aclrtProcessReport", limit=limit, hopeless=ACL_ERROR_RT_REPORT_TIMEOUT)
+    m.block_until(th, lambda: bool(queue), "aclrtProcessHostFunc" if host else "aclrtProcessReport", limit=limit,
+                  hopeless=ACL_ERROR_RT_REPORT_TIMEOUT)
     _run_callback(m, th, st, queue.popleft())
 
 
@@ -319,7 +333,7 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
     error = st._call(job, th.tid, "callback")
     th.call_blocked_from = blocked_from              # calls made inside the callback must not clobber it
     th.clock += m.profile.host_costs.default
-    m.log.append(T.CallbackRun(start, th.clock, th.tid, job.task.id, "callback", _name(job.fn), job.block, error))
+    m.log.append(T.CallbackRun(start, th.clock, th.tid, job.task.id, job.kind, _name(job.fn), job.block, error))
     if error:
         th.err_msgs.append(f"callback {_name(job.fn)!r} raised {error}")
     if job.block:

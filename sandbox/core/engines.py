@@ -64,7 +64,10 @@ class CorePool(Engine):
         self.cores = cores
 
     def capacity_for(self, task) -> int:
-        return max(1, min(task.block_dim, self.cores))
+        n = min(task.block_dim, self.cores)
+        if task.core_limit and task.core_limit < n:          # aclrtSetDeviceResLimit (core/devres.py)
+            n = task.core_limit
+        return max(1, n)
 
     def has_room(self, need: int) -> bool:
         return self.cores - self.running >= need

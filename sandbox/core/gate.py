@@ -77,7 +77,7 @@ def refuse(m, th, c_name: str, exc: AclError, defaults: tuple = (), *, code: boo
     if th is not None:
         th.last_error = exc.code
         th.err_msgs.append(f"{c_name} failed: {exc.message}")
-    if th is None or m.user_code in ("kernel", "host_func"):
+    if th is None or m.user_code in ("kernel", "host_func", "exception"):
         tid, t = m.user_code_tid, m.sim.now
     else:
         tid, t = th.tid, th.clock

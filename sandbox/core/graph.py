@@ -23,14 +23,16 @@ Rules (RT-DG 04-01/04-02, RT-API 15, RT-FAQ ACLGraph, RT-DES aclgraph.md, RT-SRC
   an active capture is illegal in every mode (107041, RT-FAQ); it invalidates the capture
   (status INVALIDATED), later tasks on it fail and End answers 507903.  Querying or timing
   an event recorded inside a capture: 107028.
-* "Unsafe" functions: blocking aclrtMemcpy/aclrtMemset are refused with 107030 (RT-SRC maps
-  RT_ERROR_STREAM_CAPTURE_MODE_NOT_SUPPORT there); an async copy with pageable host memory
-  is turned into a blocking one by the runtime and refused with 107041 (RT-SRC: "converted to
-  a synchronous operation").  A thread is refused when its own mode (see
+* "Unsafe" functions: blocking aclrtMemcpy/aclrtMemset are refused with 107030, from pageable
+  or pinned host memory alike (RT-SRC api_impl.cc MemCopySync checks the capture mode and never
+  the memory); an async copy with pageable host memory is turned into a blocking one by the
+  runtime and refused with 107041 (RT-SRC api_error.cc MemcpyAsync: "converted to a
+  synchronous operation").  A thread is refused when its own mode (see
   aclmdlRICaptureThreadExchangeMode, default GLOBAL) is GLOBAL and any other thread has a
   GLOBAL capture active, or its mode is not RELAXED and it began a non-RELAXED capture that
   is still active.  A pageable async copy onto a captured stream is refused in every mode
-  (only pinned host memory can be captured).
+  with 107000 ACL_ERROR_RT_PARAM_INVALID, before the mode is looked at (api_error.cc
+  MemcpyAsync: only pinned host memory can be captured).
 * Executing an RI that is still capturing: 107026; destroying it while a launch has
   tasks not finished: 107037.  Launches of one RI run one after the other, whatever the
   stream (RT-API 15).
@@ -247,8 +249,10 @@ class Graphs:
                 fail(ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT,
                      f"the default stream cannot be used while stream {self.in_context(stream.context)[0].origin.stream_id}"
                      " is capturing: use an explicitly created stream")
-            if stream.label == "sync copies" or pageable:
-                self.check_unsafe(th, _unsafe_api(spec.name, pageable), pageable)
+            if stream.label == "sync copies":           # blocking: pageable or not, 107030 (api_impl.cc)
+                self.check_unsafe(th, _unsafe_api(spec.name, False))
+            elif pageable:
+                self.check_unsafe(th, _unsafe_api(spec.name, True), True)
             return None
         if ri is None:                                  # a wait on a captured event pulls the stream in
             ri = joined
@@ -266,10 +270,10 @@ class Graphs:
             fail(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
                  f"the capture on stream {ri.origin.stream_id} was invalidated ({ri.invalid_reason}); end it and "
                  "begin again")
-        if pageable:
-            fail(ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC,
-                 "an asynchronous copy from or to pageable host memory becomes a synchronous operation and cannot "
-                 "be captured: use host memory from aclrtMallocHost")
+        if pageable:             # api_error.cc MemcpyAsync: RT_ERROR_INVALID_VALUE before any mode check
+            fail(ACL_ERROR_RT_PARAM_INVALID,
+                 "the pageable memory copy task does not support graph capture: an asynchronous copy from or to "
+                 "pageable host memory cannot be captured; use host memory from aclrtMallocHost")
         if joined is None:
             waits_on = None      # sandbox choice: work recorded before the capture is not part of the graph
         recorded = spec.copy(waits_on=None, detail=tuple(spec.detail), access=tuple(spec.access))

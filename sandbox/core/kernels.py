@@ -2,8 +2,11 @@
 
 The body runs once per launch, at the launch's simulated completion time, and does the
 arithmetic of all its blocks together with numpy.  Parameters annotated as pointers
-(``sandbox.ptr(np.float32)`` or the string ``"float32*"``) arrive as typed numpy views that
-start at the pointer and end with its allocation; the others arrive as given.
+(``sandbox.ptr(np.float32)``, the string ``"float32*"``, or Ascend C's ``"GM_ADDR"``, a byte
+pointer) arrive as typed numpy views that start at the pointer and end with its allocation; the
+others arrive as given.  An unannotated parameter given a live memory address is warned about at
+launch (it would arrive as an int and fail later inside numpy), naming the annotation to add;
+it is not guessed to be a pointer, since its type and the bytes it touches would be a guess.
 
 Timing: a launch of block_dim b takes min(b, cores) AI cores and runs ceil(b / cores)
 waves; each block's time is the larger of its share of ``flops`` at one core's rate and
@@ -19,7 +22,10 @@ bools, not strings) or functions of the launch arguments returning one; a figure
 (a constant or a computed one alike) fails the launch with 100000 ACL_ERROR_INVALID_PARAM, so
 a program sees the code as for any other bad argument.  A launch whose time would exceed
 ``MAX_KERNEL_NS`` fails the same way (see ``max_kernel_ns``).  ``k[block_dim]`` and ``k[block_dim, stream]`` are the only
-launch forms; any other configuration fails the launch with 100000.
+launch forms; any other configuration fails the launch with 100000.  A block_dim of 0 or above
+65535 fails with the runtime's 107000 ACL_ERROR_RT_PARAM_INVALID: the acl layer passes it on
+unchecked and the runtime refuses it (hicann/runtime src/runtime/api/impl/api_error.cc,
+ApiErrorDecorator::KernelLaunch, the route of ``<<<>>>``: "coreDim is defined uint16_t by sqe").
 
 For the hazard checks (core/hazards.py) a launch reads and writes every pointer view, unless
 the kernel declares ``writes=("out",)`` (and optionally ``reads=...``): then only the named
@@ -34,8 +40,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, AclError, describe, fail
-from . import usercode
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_PARAM_INVALID, AclError,
+                     describe, fail)
+from . import devres, hazards, usercode
 from .gate import as_int, call
 from .memory import check_dense
 from .tasks import Task
@@ -102,8 +109,8 @@ def _pointer_type(annotation, namespace: dict) -> np.dtype | None:
         text = annotation.strip()
         if text[:1] in "'\"" and text[-1:] == text[:1]:
             text = text[1:-1].strip()
-        if text.endswith("*"):
-            return np.dtype(text[:-1].strip())
+        if text.endswith("*") or text == "GM_ADDR":             # Ascend C's GM_ADDR: __gm__ uint8_t*
+            return np.dtype(text[:-1].strip() if text.endswith("*") else np.uint8)
         try:
             annotation = eval(text, namespace)  # a postponed ptr(...) annotation
         except Exception:
@@ -213,8 +220,9 @@ class Launch:
 
 def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args) -> None:
     block_dim = as_int(block_dim, "block_dim")
-    if not 1 <= block_dim <= MAX_BLOCK_DIM:
-        fail(ACL_ERROR_INVALID_PARAM, f"block_dim must be 1..{MAX_BLOCK_DIM}, got {block_dim}")
+    if not 1 <= block_dim <= MAX_BLOCK_DIM:         # the runtime's check, not the acl layer's: 107000
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"block_dim must be 1..{MAX_BLOCK_DIM} (the task's core count is a "
+             f"uint16), got {block_dim}")
     stream = m.stream(th, 0 if stream_handle is None else as_int(stream_handle, "stream"),
                       api=f"launching {k.name}")
     if len(args) != len(k.param_names):
@@ -237,6 +245,10 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
                     if (type(n) is int or isinstance(n, numbers.Integral)) and n >= 0:  # type: ignore[operator]  # an Integral compares with ints
                         extent = min(extent, int(n) * dtype.itemsize)
                 access.append((buf, address - buf.ptr, extent, writes))
+        elif type(value) is int and value > 0xFFFFFFFF and m.buffer(value) is not None:
+            hazards.emit(f"kernel {k.name}: argument {pname} is a live memory address {value:#x} but the parameter has "
+                         f'no pointer annotation, so the body gets a plain int; write {pname}: "GM_ADDR" (bytes) or '
+                         f'{pname}: "float32*" (a typed view)', UserWarning)
         elif type(value) not in (int, float) and not isinstance(value, (numbers.Number, np.generic)):
             fail(ACL_ERROR_INVALID_PARAM,
                  f"argument {pname} of kernel {k.name} must be a scalar (or annotate it as a pointer), "
@@ -245,7 +257,7 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
     duration = k.duration(m, args, block_dim, span)
     m.submit(th, stream, Task.new("kernel", k.name, m.devices[device].aicore, duration=duration,
                                   effect=lambda: run_body(m, k, device, args, resolved), block_dim=block_dim,
-                                  access=access))
+                                  access=access, core_limit=devres.core_limit(m, th, device)))
 
 
 def run_body(m: Machine, k: Kernel, device: int, args, resolved=None):

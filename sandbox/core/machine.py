@@ -249,6 +249,9 @@ class Machine:
         stream.queue.append(task)
         stream.last_task = task
         th.call_tasks.append(tid)
+        task.tid = th.tid
+        if not stream.is_default:
+            th.last_task_id = tid             # aclrtGetThreadLastTaskId (core/exceptions.py)
         self.log.append(T.task_submitted_row(th, stream, task, prev))
         self.sim.submit(task)
         self.hazards.task_submitted(th, stream, task)

@@ -32,7 +32,8 @@ class Process:
 class HostThread:
     __slots__ = ("tid", "name", "process", "clock", "context", "last_error", "err_msgs", "ident",
                  "parked", "joining", "finished", "wake_when", "waiting_for", "deadline", "timed_out",
-                 "wake_error", "call_tasks", "call_blocked_from", "call_seq", "joins", "join_any", "idle")
+                 "wake_error", "call_tasks", "call_blocked_from", "call_seq", "joins", "join_any", "idle",
+                 "last_task_id")
 
     def __init__(self, tid: int, name: str, process: Process, clock: int, ident: int | None):
         self.tid = tid
@@ -59,6 +60,7 @@ class HostThread:
         self.call_tasks: list[int] = []
         self.call_blocked_from: int | None = None
         self.call_seq = 0
+        self.last_task_id = 0          # the last task it submitted to a created stream
 
     @property
     def device(self) -> int | None:

@@ -28,6 +28,7 @@ KINDS = {
     "mem_pool": "a stream-ordered pool allocation or free, no engine (core/pools.py)",
     "callback": "aclrtLaunchCallback, delivered to the subscribed thread (core/callbacks.py)",
     "host_func": "aclrtLaunchHostFunc, run by the runtime's own thread (core/callbacks.py)",
+    "reduce": "aclrtReduceAsync, src added into dst on the D2D DMA engine (core/reduce.py)",
 }
 
 
@@ -45,9 +46,9 @@ class Task:
     ``priority``; a task not submitted (a graph's recorded one) has none of them.
     """
     __slots__ = ("kind", "name", "engine", "duration", "effect", "waits_on", "nbytes", "block_dim", "event",
-                 "detail", "access",
+                 "detail", "access", "core_limit",
                  "id", "stream", "device", "submit_t", "priority", "ready_t", "end_t", "done", "status", "waiters",
-                 "cores", "version", "vc")
+                 "cores", "version", "vc", "tid")
     kind: str
     name: str
     engine: Any
@@ -59,6 +60,7 @@ class Task:
     event: Event | None
     detail: tuple
     access: tuple | list
+    core_limit: int
     id: int
     stream: Stream
     device: int
@@ -72,12 +74,13 @@ class Task:
     cores: int
     version: int
     vc: dict | None
+    tid: int
     capture = None                  # a submitted task belongs to no capture (a graph's Recorded does)
 
     @staticmethod
     def new(kind: str, name: str, engine=None, duration: Callable[[int], int] | int = 0,
             effect: Callable[[], object] | None = None, waits_on: Task | None = None, nbytes: int = 0,
-            block_dim: int = 0, event=None, detail: tuple = (), access: tuple | list = ()) -> Task:
+            block_dim: int = 0, event=None, detail: tuple = (), access: tuple | list = (), core_limit: int = 0) -> Task:
         """A task as a runtime call specifies it, not submitted yet.  (A function, not
         ``__init__``: Python passes keyword arguments to a class through a dict, to a
         function without one, and this runs for every task.)"""
@@ -93,6 +96,7 @@ class Task:
         self.event = event
         self.detail = detail
         self.access = access
+        self.core_limit = core_limit      # most AI cores a kernel may take (0: no limit; core/devres.py)
         self.ready_t = -1
         self.end_t = -1
         self.done = False
@@ -114,4 +118,4 @@ class Task:
         return f"<Task {getattr(self, 'id', '-')} {self.kind} {self.name!r} {state}>"
 
 
-SPEC_FIELDS = Task.__slots__[:11]
+SPEC_FIELDS = Task.__slots__[:12]

@@ -58,7 +58,8 @@ def run(m, kind: str, tid: int, fn, *args) -> str:
 def nested_call(m, c_name: str) -> AclError:
     """The refusal of runtime call ``c_name`` made from inside the user code ``m.user_code``."""
     kind = m.user_code
-    where = {"host_func": "a host function (aclrtLaunchHostFunc)", "kernel": "a kernel body"}.get(kind, "a callback")
+    where = {"host_func": "a host function (aclrtLaunchHostFunc)", "kernel": "a kernel body",
+             "exception": "an exception callback (aclrtSetExceptionInfoCallback)"}.get(kind, "a callback")
     whose = "kernel bodies run on the device and" if kind == "kernel" else "callbacks"
     return AclError(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                     f"{c_name} was called from inside {where}: {whose} must not call runtime APIs (allocation, "

@@ -20,10 +20,10 @@ HARDWARE_SORT = 14            # msprof's sort index for the Ascend Hardware laye
 ENGINE_TID = 10_000           # engine lane rows come after every stream row
 CALLBACK_TID = 1_000_000      # + host tid: the row of callbacks run on that thread
 FLOW_CAT = "HostToDevice"     # the msprof flow category
-CATEGORY = {"kernel": "kernel", "memcpy": "memcpy", "memset": "memset",
+CATEGORY = {"kernel": "kernel", "memcpy": "memcpy", "memset": "memset", "reduce": "reduce",
             "event_record": "event_record", "event_wait": "event_wait",
             "event_reset": "event_record", "callback": "callback", "graph": "graph"}
-TASK_TYPE = {"memcpy": "MEMCPY_ASYNC", "memset": "MEMSET", "event_record": "EVENT_RECORD",
+TASK_TYPE = {"memcpy": "MEMCPY_ASYNC", "memset": "MEMSET", "reduce": "REDUCE_ASYNC", "event_record": "EVENT_RECORD",
              "event_wait": "EVENT_WAIT", "event_reset": "EVENT_RESET",
              "callback": "HOST_FUNC", "graph": "MODEL_EXECUTE"}
 DIRECTION = {"DMA H2D": "host to device", "DMA D2H": "device to host",

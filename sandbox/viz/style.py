@@ -31,6 +31,7 @@ KIND_COLOURS = {
     "memcpy_d2d": VERMILLION,
     "memcpy": VERMILLION,        # a copy whose direction the log does not say
     "memset": YELLOW,
+    "reduce": SKY_BLUE,
     "event_record": "#8C8C8C",
     "event_wait": "#8C8C8C",
     "event_reset": "#8C8C8C",
@@ -48,6 +49,7 @@ KIND_LABELS = {
     "memcpy_d2d": "copy device → device",
     "memcpy": "copy",
     "memset": "memset",
+    "reduce": "reduce (src added into dst)",
     "event_record": "event record / wait",
     "event_wait": "event record / wait",
     "event_reset": "event record / wait",
