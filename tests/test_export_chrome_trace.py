@@ -320,3 +320,19 @@ def test_export_is_strict_json_even_with_nan_and_odd_arguments(tmp_path):
     assert size == str(2 ** 70)                      # beyond 2**53: a string, not a rounded number
     assert next(e["args"]["device_id"] for e in strict["traceEvents"]
                 if e.get("name") == "aclrtSetDevice" and e["args"]["ret"]) == "object"
+
+
+def test_trace_json_written_from_templates_is_the_dict_dump_byte_for_byte(rich_log):
+    """The fast writer (templates, one sort on precomputed keys) and the plain dump of
+    to_chrome_trace give the same text, odd arguments and details included."""
+    from sandbox.core import trace as tr
+    from sandbox.export.chrome_trace import dict_json
+    assert trace_json(rich_log) == dict_json(rich_log)
+    log = tr.TraceLog(rich_log.records)
+    log.append(tr.ApiCall(10, 20, 1, 1, "aclrtOdd", 0, (("ret", 5), ("x", float("nan")), ("x", 2 ** 60))))
+    log.append(tr.ApiCall(10, 20, 1, 1, "aclrtOdd2", 0, (("big", 2 ** 60), ("t", (1, "a", None)),
+                                                         ("f", 1.5), ("b", True), ("o", object()))))
+    log.append(tr.TaskSubmitted(30, 99_999, 0, 0, "kernel", "odd", "AI Core", 0, 0,
+                                detail=(("size", 1), ("x", float("inf")), ("x", 2))))
+    log.append(tr.TaskStarted(31, 99_999, 1))
+    assert trace_json(log) == dict_json(log)

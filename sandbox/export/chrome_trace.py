@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 import math
 import numbers
+from operator import attrgetter, itemgetter, sub
+
+import numpy as np
 
 from sandbox.viz.index import build_index
 from sandbox.viz.timeline import engine_lanes
@@ -64,16 +67,29 @@ def trace_json(log) -> str:
     """The trace as JSON text, one event per line, byte-identical for the same log.
 
     Strict JSON (no NaN or Infinity): an event that still holds a value JSON cannot
-    represent is written in its plain form (see ``_plain``) instead of failing."""
+    represent is written in its plain form (see ``_plain``) instead of failing.  The hot
+    events (task and engine slices, API calls, flow arrows) are written from templates and
+    put in order by one sort on precomputed keys: the same text ``to_chrome_trace`` makes
+    dumped event by event (``dict_json``), without a dict per event."""
+    ix = build_index(log)
+    encode = _encoder()
+    return _text(ix, *_fast_events(ix, encode), encode)
+
+
+def dict_json(log) -> str:
+    """``trace_json`` the plain way: ``to_chrome_trace`` dumped event by event."""
     doc = to_chrome_trace(log)
     encode = _encoder()
+    return _text(None, doc["traceEvents"], doc, encode)
 
+
+def _text(ix, events, doc, encode) -> str:
     def dump(o):
         try:
             return encode(o)
         except (TypeError, ValueError):
             return json.dumps(_strict(o), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
-    body = ",\n".join(dump(e) for e in doc["traceEvents"])
+    body = ",\n".join([e if type(e) is str else dump(e) for e in events])
     rest = "".join(f',\n"{k}":{dump(v)}' for k, v in doc.items() if k != "traceEvents")
     return '{"traceEvents":[\n' + body + "\n]" + rest + "}\n"
 
@@ -368,3 +384,330 @@ def _strict(v, depth: int = 0):
         return [_strict(x, depth + 1) for x in v]
     return _plain(v, 4)
 
+
+
+# -- the same events as text ---------------------------------------------------------------
+_ORDER = {"X": 0, "s": 1, "f": 2, "i": 3, "C": 4}
+_US = (1000).__rtruediv__        # ns -> the float of _us
+
+
+def _fast_events(ix, encode):
+    """``to_chrome_trace(ix)`` as (meta and sorted events, each a dict or its JSON text; the
+    document's other fields).  Each hot event is its text with its sort key beside it: ts,
+    phase, pid, tid in four columns, its place among the events the last key."""
+    meta: list = []
+    host_pid = _host_pids(ix)
+    dev_base = 100
+    while dev_base <= max(host_pid.values(), default=0):
+        dev_base += 100
+    _host_rows(ix, host_pid, meta)
+    stream_tid = _device_rows(ix, dev_base, meta)
+    text: list[str] = []
+    ts: list[float] = []
+    ph: list[int] = []
+    pids: list[int] = []
+    tids: list[int] = []
+    string = _strings(encode)
+    where = _task_texts(ix, dev_base, stream_tid, string, encode, text, ts, ph, pids, tids)
+    _engine_texts(ix, dev_base, meta, text, ts, ph, pids, tids, string)
+    _api_texts(ix, host_pid, where, string, encode, text, ts, ph, pids, tids)
+    rest: list[dict] = []
+    _callbacks(ix, host_pid, meta, rest)
+    _instants(ix, host_pid, rest)
+    _counters(ix, host_pid, dev_base, rest)
+    for e in rest:
+        text.append(e)
+        ts.append(e["ts"])
+        ph.append(_ORDER.get(e["ph"], 9))
+        pids.append(e["pid"])
+        tids.append(e["tid"])
+    n = len(text)
+    try:
+        keys = (np.arange(n), np.array(tids, dtype=np.int64), np.array(pids, dtype=np.int64),
+                np.array(ph, dtype=np.int64), np.array(ts, dtype=np.float64))
+        order = np.lexsort(keys).tolist() if n else []
+    except (OverflowError, TypeError, ValueError):      # keys numpy cannot hold: Python's sort
+        order = sorted(range(n), key=lambda i: (ts[i], ph[i], pids[i], tids[i], i))
+    events = meta + [text[i] for i in order]
+    other = {"generator": "npu-runtime-sandbox", "clock": "virtual time, ns"}
+    if ix.machine:
+        other.update(profile=ix.machine.profile, soc=ix.machine.soc_name)
+    return events, {"traceEvents": None, "displayTimeUnit": "ns", "otherData": other}
+
+
+class _Strings(dict):
+    """str(value) -> its JSON text, made once per distinct value."""
+
+    def __init__(self, encode):
+        super().__init__()
+        self.encode = encode
+
+    def __missing__(self, value):
+        out = self[value] = self.encode(str(value))
+        return out
+
+
+def _strings(encode):
+    return _Strings(encode)
+
+
+def _value(v, encode) -> str:
+    """The JSON text of ``_plain(v)``."""
+    if type(v) is int and -MAX_SAFE_INT <= v <= MAX_SAFE_INT:
+        return str(v)
+    p = _plain(v)
+    try:
+        return encode(p)
+    except (TypeError, ValueError):
+        return json.dumps(_strict(p), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def _int(v) -> str:
+    """An int field as the encoder writes it (other types: their JSON text)."""
+    if type(v) is int:
+        return str(v)
+    try:
+        return json.dumps(v, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return json.dumps(_strict(v), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def _task_texts(ix, dev_base, stream_tid, string, encode, text, ts, ph, pids, tids):
+    """Task slices: one template per distinct (name, kind, engine, stream, sizes, status,
+    detail ...), its holes the row, the times and the task's own numbers."""
+    where = {}
+    t_end = ix.t_end
+    templates: dict = {}
+    add, add_ts, add_ph, add_pid, add_tid = text.append, ts.append, ph.append, pids.append, tids.append
+    for t in ix.tasks.values():
+        start = t.start
+        if start is None:
+            continue
+        end = t.end if t.end is not None else max(start, t_end)
+        pid, tid = dev_base + t.device, stream_tid[t.stream]
+        where[t.task] = (pid, tid, start, end)
+        waits, seq = t.waits_on, t.api_seq
+        key = (t.name, t.kind, t.engine, t.stream, t.block_dim, t.cores, t.nbytes, t.event, t.status,
+               t.end is None, not waits, not seq, id(t.detail))
+        tpl = templates.get(key)
+        if tpl is None:
+            tpl = templates[key] = _task_template(ix, t, string, encode)
+        at = start / 1000
+        if waits and seq:
+            add(tpl % (pid, tid, at, (end - start) / 1000, t.task, waits, seq))
+        elif seq:
+            add(tpl % (pid, tid, at, (end - start) / 1000, t.task, seq))
+        elif waits:
+            add(tpl % (pid, tid, at, (end - start) / 1000, t.task, waits))
+        else:
+            add(tpl % (pid, tid, at, (end - start) / 1000, t.task))
+        add_ts(at)
+        add_ph(0)
+        add_pid(pid)
+        add_tid(tid)
+    return where
+
+
+def _task_template(ix, t, string, encode) -> str:
+    """The text of ``t``'s slice with holes (%s, %r) for pid, tid, ts, dur, task, and the
+    task's waits-on and connection numbers when it has them: what _task_slices makes."""
+    def lit(x: str) -> str:
+        return x.replace("%", "%%")
+    engine = t.engine
+    out = [f'{{"ph":"X","pid":%s,"tid":%s,"ts":%r,"dur":%r,"name":{lit(string[t.name])},'
+           f'"cat":{lit(string[CATEGORY.get(t.kind, t.kind)])},"args":{{"Task Type":{lit(string[_task_type(t)])},'
+           f'"Stream Id":{_int(ix.streams[t.stream].stream_id)},"Task Id":%s,"stream":{_int(t.stream)},'
+           f'"engine":{lit(string[engine or "none"])}']
+    present = 0
+    if t.kind == "kernel":
+        out.append(f',"Block Dim":{_int(t.block_dim)},"cores":{_int(t.cores)}')
+        present |= 1
+    if t.nbytes:
+        out.append(f',"size":{_int(t.nbytes)}')
+        present |= 2
+    if engine in DIRECTION or engine.startswith("Peer"):
+        out.append(f',"direction":{lit(string[DIRECTION.get(engine, "device to device (peer)")])}')
+        present |= 4
+    if t.event:
+        out.append(f',"event":{_int(t.event)}')
+        present |= 8
+    if t.waits_on:
+        out.append(',"waits on task":%s')
+        present |= 16
+    if t.status:
+        out.append(f',"status":{_int(t.status)}')
+        present |= 32
+    if t.end is None:
+        out.append(',"unfinished":true')
+        present |= 64
+    if t.api_seq:
+        out.append(',"connection_id":%s')
+        present |= 128
+    if t.detail:
+        out.append(lit(_detail_text(t.detail, present, encode)))
+    out.append("}}")
+    return "".join(out)
+
+
+_PRESENT = ((1, ("Block Dim", "cores")), (2, ("size",)), (4, ("direction",)), (8, ("event",)),
+            (16, ("waits on task",)), (32, ("status",)), (64, ("unfinished",)), (128, ("connection_id",)))
+
+
+def _detail_text(detail, present, encode) -> str:
+    keys = {"Task Type", "Stream Id", "Task Id", "stream", "engine"}
+    for bit, names in _PRESENT:
+        if present & bit:
+            keys.update(names)
+    out = []
+    for k, v in detail:
+        k = str(k)
+        if k not in keys:
+            keys.add(k)
+            out.append(f",{encode(k)}:{_value(v, encode)}")
+    return "".join(out)
+
+
+def _engine_texts(ix, dev_base, meta, text, ts, ph, pids, tids, string) -> None:
+    ran = [t for t in ix.tasks.values() if t.start is not None and t.engine]
+    lanes = engine_lanes(ix)
+    order = list(ix.machine.engines) if ix.machine else []
+    names = sorted({t.engine for t in ran}, key=lambda e: (order.index(e) if e in order
+                                                           else len(order), e))
+    rank = {e: i for i, e in enumerate(names)}
+    count: dict[tuple, int] = {}
+    for t in ran:
+        key = (t.device, t.engine)
+        count[key] = max(count.get(key, 0), lanes[t.task] + 1)
+    for (device, engine), n in sorted(count.items(), key=lambda kv: (kv[0][0], rank[kv[0][1]])):
+        for lane in range(n):
+            tid = ENGINE_TID + rank[engine] * 100 + lane
+            label = f"Engine: {engine}" + (f" #{lane + 1}" if n > 1 else "")
+            meta += _thread_meta(dev_base + device, tid, label, tid)
+    streams, t_end = ix.streams, ix.t_end
+    templates: dict = {}
+    add, add_ts, add_ph, add_pid, add_tid = text.append, ts.append, ph.append, pids.append, tids.append
+    for t in ran:
+        start = t.start
+        end = t.end if t.end is not None else max(start, t_end)
+        pid, tid = dev_base + t.device, ENGINE_TID + rank[t.engine] * 100 + lanes[t.task]
+        key = (t.name, t.kind, t.stream)
+        tpl = templates.get(key)
+        if tpl is None:
+            tpl = templates[key] = (
+                '{"ph":"X","pid":%s,"tid":%s,"ts":%r,"dur":%r,"name":' + string[t.name].replace("%", "%%")
+                + ',"cat":' + string[CATEGORY.get(t.kind, t.kind)].replace("%", "%%")
+                + ',"args":{"Task Id":%s,"Stream Id":' + _int(streams[t.stream].stream_id) + "}}")
+        at = start / 1000
+        add(tpl % (pid, tid, at, (end - start) / 1000, t.task))
+        add_ts(at)
+        add_ph(0)
+        add_pid(pid)
+        add_tid(tid)
+
+
+_FIXED = {"ret", "seq", "tasks", "blocked_us"}
+_API = '{"ph":"X","pid":%s,"tid":%s,"ts":%r,"dur":%r,"name":%s,"cat":"api","args":%s}'
+_FLOW_S = '{"ph":"s","pid":%s,"tid":%s,"ts":%r,"id":%s,"name":"' + FLOW_CAT + '","cat":"' + FLOW_CAT + '"}'
+_FLOW_F = '{"ph":"f","bp":"e","pid":%s,"tid":%s,"ts":%r,"id":%s,"name":"' + FLOW_CAT + '","cat":"' + FLOW_CAT + '"}'
+_SECOND = itemgetter(1)
+_KEYS = {int, str, type(None)}  # argument types whose equal values have one text
+
+
+def _api_texts(ix, host_pid, task_slice, string, encode, text, ts, ph, pids, tids) -> None:
+    threads = ix.threads
+    calls = ix.calls
+    if not calls:
+        return
+    pid_of = {tid: host_pid[th.pid] for tid, th in threads.items()}
+    shapes: dict = {}
+    bodies: dict = {}
+    starts = list(map(attrgetter("start"), calls))
+    ends = list(map(attrgetter("end"), calls))
+    ts_call = list(map(_US, starts))
+    out_pid = []
+    out_body = []
+    for c in calls:
+        tid = c.tid
+        pid = pid_of.get(tid)
+        if pid is None:
+            pid = host_pid.get(c.pid, 1)
+        out_pid.append(pid)
+        args = c.args
+        try:
+            types = tuple(map(type, map(_SECOND, args)))
+            key = (args, types, c.ret) if _KEYS.issuperset(types) else None
+            head = bodies.get(key)
+        except TypeError:                    # a ret that cannot be a key
+            key, head = None, None
+        if head is None:
+            head = _api_head(c, shapes, encode)
+            if key is not None:
+                bodies[key] = head
+        tail = f',"seq":{_int(c.seq)}'
+        if c.tasks:
+            tail += ',"tasks":[' + ",".join(map(str, c.tasks)) + "]"
+        if c.blocked_from is not None:
+            tail += f',"blocked_us":{_us(c.end - c.blocked_from)!r}'
+        out_body.append(head + tail + "}" if type(head) is str else _value_dict(head(c), encode))
+    durs = list(map(_US, map(sub, ends, starts)))
+    tids_c = list(map(attrgetter("tid"), calls))
+    names = list(map(string.__getitem__, map(attrgetter("name"), calls)))
+    add, add_ts, add_ph, add_pid, add_tid = text.append, ts.append, ph.append, pids.append, tids.append
+    for i, line in enumerate(map(_API.__mod__, zip(out_pid, tids_c, ts_call, durs, names, out_body))):
+        add(line)
+        pid, tid, start = out_pid[i], tids_c[i], starts[i]
+        add_ts(ts_call[i])
+        add_ph(0)
+        add_pid(pid)
+        add_tid(tid)
+        c = calls[i]
+        if not c.tasks:
+            continue
+        end = ends[i]
+        mid = start + (end - start) // 2
+        for n in c.tasks:
+            dst = task_slice.get(n)
+            if dst is None:
+                continue
+            d_pid, d_tid, t0, t1 = dst
+            inside = t0 + (1 if t1 - t0 >= 2 else 0)
+            source = max(start, min(mid, inside))
+            add(_FLOW_S % (pid, tid, source / 1000, n))
+            add_ts(source / 1000)
+            add_ph(1)
+            add_pid(pid)
+            add_tid(tid)
+            add(_FLOW_F % (d_pid, d_tid, inside / 1000, n))
+            add_ts(inside / 1000)
+            add_ph(2)
+            add_pid(d_pid)
+            add_tid(d_tid)
+
+
+def _api_head(c, shapes, encode):
+    """The text of a call's args up to its "seq" (which the caller adds), or, for names that
+    repeat or that the call's own fields overwrite, a function giving the args dict."""
+    names = tuple(k for k, _ in c.args)
+    shape = shapes.get(names)
+    if shape is None:
+        keys = [str(k) for k in names]
+        plain = len(set(keys)) == len(keys) and not _FIXED.intersection(keys)
+        shape = shapes[names] = [f"{encode(k)}:" for k in keys] if plain else False
+    if shape is False:
+        def whole(c):
+            args = {str(k): _plain(v) for k, v in c.args}
+            args.update(ret=c.ret, seq=c.seq)
+            if c.tasks:
+                args["tasks"] = list(c.tasks)
+            if c.blocked_from is not None:
+                args["blocked_us"] = _us(c.end - c.blocked_from)
+            return args
+        return whole
+    return "{" + "".join([k + _value(v, encode) + "," for k, (_, v) in zip(shape, c.args)]) + f'"ret":{_int(c.ret)}'
+
+
+def _value_dict(args: dict, encode) -> str:
+    try:
+        return encode(args)
+    except (TypeError, ValueError):
+        return json.dumps(_strict(args), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
