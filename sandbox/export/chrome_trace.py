@@ -73,7 +73,8 @@ def trace_json(log) -> str:
     dumped event by event (``dict_json``), without a dict per event."""
     ix = build_index(log)
     encode = _encoder()
-    return _text(ix, *_fast_events(ix, encode), encode)
+    events, doc = _fast_events(ix, encode)
+    return _text(ix, events, doc, encode)
 
 
 def dict_json(log) -> str:
@@ -402,7 +403,7 @@ def _fast_events(ix, encode):
         dev_base += 100
     _host_rows(ix, host_pid, meta)
     stream_tid = _device_rows(ix, dev_base, meta)
-    text: list[str] = []
+    text: list[str | dict] = []       # an event's JSON text, or the event itself (the rare kinds)
     ts: list[float] = []
     ph: list[int] = []
     pids: list[int] = []
@@ -590,10 +591,10 @@ def _engine_texts(ix, dev_base, meta, text, ts, ph, pids, tids, string) -> None:
         start = t.start
         end = t.end if t.end is not None else max(start, t_end)
         pid, tid = dev_base + t.device, ENGINE_TID + rank[t.engine] * 100 + lanes[t.task]
-        key = (t.name, t.kind, t.stream)
-        tpl = templates.get(key)
+        shape = (t.name, t.kind, t.stream)
+        tpl = templates.get(shape)
         if tpl is None:
-            tpl = templates[key] = (
+            tpl = templates[shape] = (
                 '{"ph":"X","pid":%s,"tid":%s,"ts":%r,"dur":%r,"name":' + string[t.name].replace("%", "%%")
                 + ',"cat":' + string[CATEGORY.get(t.kind, t.kind)].replace("%", "%%")
                 + ',"args":{"Task Id":%s,"Stream Id":' + _int(streams[t.stream].stream_id) + "}}")
