@@ -8,6 +8,7 @@ trace: at most 2 s, and at most 3x broken_barh.  A 100k-task trace must still dr
     python benchmarks/bench_gantt.py            # print the figures
     python benchmarks/bench_gantt.py --check    # also exit 1 if a budget is exceeded
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,13 +73,15 @@ def main() -> int:
     log = synthetic_log(args.tasks, streams=4)
     rows = rectangles(log)
     n_rect = sum(len(xr) for xr, _c in rows.values())
-    draw_gantt(log)                       # warm up fonts and caches for both sides
+    draw_gantt(log)  # warm up fonts and caches for both sides
     ours = best_of(draw_gantt, log)
     bare = best_of(draw_broken_barh, rows)
     ratio = ours / bare
-    print(f"{args.tasks} tasks ({n_rect} rectangles): gantt {ours:.3f} s, "
-          f"broken_barh {bare:.3f} s, ratio {ratio:.2f} "
-          f"(budget {BUDGET_S:.1f} s and {BUDGET_RATIO:.1f}x)")
+    print(
+        f"{args.tasks} tasks ({n_rect} rectangles): gantt {ours:.3f} s, "
+        f"broken_barh {bare:.3f} s, ratio {ratio:.2f} "
+        f"(budget {BUDGET_S:.1f} s and {BUDGET_RATIO:.1f}x)"
+    )
 
     big = synthetic_log(10 * args.tasks, streams=4)
     big_time = best_of(draw_gantt, big, repeat=1)

@@ -22,6 +22,7 @@ Prints a summary with PASS/MISS against the targets.  Wall time is measured with
 time.perf_counter; every figure is the best of several runs.  ``--profile`` instead prints
 where the API path spends its time (cProfile).
 """
+
 from __future__ import annotations
 
 import gc
@@ -41,14 +42,14 @@ if ROOT not in sys.path:
 import sandbox  # noqa: E402
 from sandbox import acl  # noqa: E402
 
-TARGET_API_RATIO = 2.0      # sandbox tasks/s at least 2x SimPy's
-TARGET_DATA_RATIO = 1.1     # sandbox data path at most 1.1x numpy's time
-TARGET_RSS_MB = 200         # RSS after 8 x 60 GiB of simulated device memory
+TARGET_API_RATIO = 2.0  # sandbox tasks/s at least 2x SimPy's
+TARGET_DATA_RATIO = 1.1  # sandbox data path at most 1.1x numpy's time
+TARGET_RSS_MB = 200  # RSS after 8 x 60 GiB of simulated device memory
 
 DEVICES, STREAMS = 2, 4
-ROUNDS = 500                # x devices x streams x 5 tasks = 20 000 tasks
-COPY_BYTES = 4096           # small copies: this part measures the runtime, not memcpy
-KERNEL_NS = 20_000          # fixed kernel body time (plus the profile's kernel start)
+ROUNDS = 500  # x devices x streams x 5 tasks = 20 000 tasks
+COPY_BYTES = 4096  # small copies: this part measures the runtime, not memcpy
+KERNEL_NS = 20_000  # fixed kernel body time (plus the profile's kernel start)
 BLOCK_DIMS = (8, 16, 24, 32)
 
 
@@ -109,6 +110,7 @@ def facade_workload(rounds: int = ROUNDS) -> int:
 def last_finish() -> int:
     """Virtual time the last task of the current machine finished (read after timing)."""
     from sandbox.core.trace import TaskFinished
+
     return max(r.t for r in sandbox.trace() if isinstance(r, TaskFinished))
 
 
@@ -122,8 +124,12 @@ def host_program(rounds: int = ROUNDS) -> list:
     copy_h2d = p.dma_latency_ns + int(COPY_BYTES * 1e9 / p.h2d_pinned)
     copy_d2h = p.dma_latency_ns + int(COPY_BYTES * 1e9 / p.d2h_pinned)
     kernel_ns = p.kernel_start_ns + KERNEL_NS
-    setup = hc.init + hc.first_set_device + (DEVICES - 1) * hc.open_device + DEVICES * (
-        hc.set_device + STREAMS * (hc.create_stream + hc.create_event) + 2 * hc.malloc_host + hc.malloc)
+    setup = (
+        hc.init
+        + hc.first_set_device
+        + (DEVICES - 1) * hc.open_device
+        + DEVICES * (hc.set_device + STREAMS * (hc.create_stream + hc.create_event) + 2 * hc.malloc_host + hc.malloc)
+    )
     steps = [(setup, None)]
     events = 0
     for _ in range(rounds):
@@ -131,11 +137,13 @@ def host_program(rounds: int = ROUNDS) -> list:
             steps.append((hc.set_device, None))
             for i in range(STREAMS):
                 events += 1
-                steps += [(hc.memcpy_async, (d, i, "copy", "h2d", copy_h2d)),
-                          (hc.kernel_launch, (d, i, "kernel", min(BLOCK_DIMS[i], p.ai_cores), kernel_ns)),
-                          (hc.event_record, (d, i, "record", events, 0)),
-                          (hc.stream_wait_event, (d, (i + 1) % STREAMS, "wait", events, 0)),
-                          (hc.memcpy_async, (d, i, "copy", "d2h", copy_d2h))]
+                steps += [
+                    (hc.memcpy_async, (d, i, "copy", "h2d", copy_h2d)),
+                    (hc.kernel_launch, (d, i, "kernel", min(BLOCK_DIMS[i], p.ai_cores), kernel_ns)),
+                    (hc.event_record, (d, i, "record", events, 0)),
+                    (hc.stream_wait_event, (d, (i + 1) % STREAMS, "wait", events, 0)),
+                    (hc.memcpy_async, (d, i, "copy", "d2h", copy_d2h)),
+                ]
     return steps
 
 
@@ -143,6 +151,7 @@ def simpy_device(env):
     """SimPy pieces of the device side: AI Cores as a Container per device, each DMA direction
     a capacity-1 Resource, and a stream as an in-order process over its task source."""
     import simpy
+
     cores = sandbox.get_profile("ascend910b").ai_cores
     pools = [simpy.Container(env, capacity=cores, init=cores) for _ in range(DEVICES)]
     dma = {(d, way): simpy.Resource(env, capacity=1) for d in range(DEVICES) for way in ("h2d", "d2h")}
@@ -161,6 +170,7 @@ def simpy_device(env):
             events.setdefault(what, env.event()).succeed()
         else:
             yield events.setdefault(what, env.event())
+
     return run_task
 
 
@@ -168,6 +178,7 @@ def simpy_workload(program: list) -> tuple[int, int]:
     """Context for the target: SimPy replays the device side, every task's submit time worked
     out beforehand from the host costs (no host program runs).  Returns (tasks, makespan)."""
     import simpy
+
     env = simpy.Environment()
     run_task = simpy_device(env)
     queues = [[[] for _ in range(STREAMS)] for _ in range(DEVICES)]
@@ -197,6 +208,7 @@ def simpy_api_workload(program: list) -> tuple[int, int]:
     call returns the SimPy device side catches up with the host's clock (an interactive runtime
     must: the next call may query or synchronize).  Returns (tasks, makespan)."""
     import simpy
+
     env = simpy.Environment()
     run_task = simpy_device(env)
     queues = [[simpy.Store(env) for _ in range(STREAMS)] for _ in range(DEVICES)]
@@ -230,14 +242,14 @@ def bare_loop_workload(program: list) -> tuple[int, int]:
     """The floor: the API-path loop over a bare hand-written event loop (a heap, in-order
     queues, engines) and nothing of a runtime: no argument checks, handles, trace, hazard
     checks, data movement or threads.  What CPython costs per task before any of that."""
-    heap: list = []             # (time, seq, arriving, task); task = (device, stream, kind, what, duration)
+    heap: list = []  # (time, seq, arriving, task); task = (device, stream, kind, what, duration)
     seq = now = 0
     streams = [[deque() for _ in range(STREAMS)] for _ in range(DEVICES)]
     dma_busy = {(d, way): False for d in range(DEVICES) for way in ("h2d", "d2h")}
     dma_waiting = {key: deque() for key in dma_busy}
     free_cores = [sandbox.get_profile("ascend910b").ai_cores] * DEVICES
     core_waiting = [deque() for _ in range(DEVICES)]
-    recorded: dict = {}         # event number -> True once recorded, or the wait task blocked on it
+    recorded: dict = {}  # event number -> True once recorded, or the wait task blocked on it
 
     def push(t, arriving, task):
         nonlocal seq
@@ -332,13 +344,15 @@ def best_of(n, fn, before=None):
 def bench_api_path(repeats: int = 5):
     """Returns the ratio to the target's baseline (SimPy on the API path)."""
     program = host_program()
-    runs = [("sandbox facade", facade_workload, sandbox.configure),
-            ("SimPy, device model", lambda: simpy_workload(program), None),
-            ("SimPy, API path", lambda: simpy_api_workload(program), None),
-            ("bare event loop", lambda: bare_loop_workload(program), None)]
+    runs = [
+        ("sandbox facade", facade_workload, sandbox.configure),
+        ("SimPy, device model", lambda: simpy_workload(program), None),
+        ("SimPy, API path", lambda: simpy_api_workload(program), None),
+        ("bare event loop", lambda: bare_loop_workload(program), None),
+    ]
     best = {name: float("inf") for name, _, _ in runs}
     results = {}
-    for _ in range(repeats):          # interleaved, so a busy moment on the host hits every model alike
+    for _ in range(repeats):  # interleaved, so a busy moment on the host hits every model alike
         for name, run, before in runs:
             t, results[name] = best_of(1, run, before)
             best[name] = min(best[name], t)
@@ -350,14 +364,18 @@ def bench_api_path(repeats: int = 5):
         n, end = results[name]
         t = best[name]
         rates[name] = n / t
-        print(f"   {name:<20}: {n:6d} tasks in {t * 1e3:7.1f} ms = {n / t:9.0f} tasks/s, "
-              f"{t / n * 1e6:5.2f} us/task  (virtual end {end / 1e6:.3f} ms)")
+        print(
+            f"   {name:<20}: {n:6d} tasks in {t * 1e3:7.1f} ms = {n / t:9.0f} tasks/s, "
+            f"{t / n * 1e6:5.2f} us/task  (virtual end {end / 1e6:.3f} ms)"
+        )
     rate_sb = rates["sandbox facade"]
     ratio, like_for_like = rate_sb / rates["SimPy, device model"], rate_sb / rates["SimPy, API path"]
     print(f"   sandbox / SimPy API path     = {like_for_like:.2f}x (target >= {TARGET_API_RATIO}x)")
     print(f"   sandbox / SimPy device model = {ratio:.2f}x (context: no host program runs there)")
-    print(f"   bare event loop / SimPy device model = {rates['bare event loop'] / rates['SimPy, device model']:.2f}x:"
-          " the ceiling for any pure-Python runtime on this machine")
+    print(
+        f"   bare event loop / SimPy device model = {rates['bare event loop'] / rates['SimPy, device model']:.2f}x:"
+        " the ceiling for any pure-Python runtime on this machine"
+    )
     return like_for_like
 
 
@@ -412,11 +430,11 @@ def bench_data_path():
         np.add(xa, xb, out=xc)
         np.copyto(c, xc)
 
-    for _ in range(2):           # warm up: first touches, lazy backing made dense
+    for _ in range(2):  # warm up: first touches, lazy backing made dense
         facade_run()
         numpy_run()
     t_sb = t_np = float("inf")
-    for _ in range(5):           # interleaved, so a busy moment on the host hits both alike
+    for _ in range(5):  # interleaved, so a busy moment on the host hits both alike
         t_sb = min(t_sb, best_of(1, facade_run)[0])
         t_np = min(t_np, best_of(1, numpy_run)[0])
     if not np.array_equal(c_view, c):
@@ -456,8 +474,10 @@ def bench_rss():
     out = subprocess.run([sys.executable, "-c", RSS_CHILD, ROOT], capture_output=True, text=True, check=True)
     before_kb, after_kb = map(int, out.stdout.split())
     print("c. Host RSS around 8 x 60 GiB simulated device allocations (subprocess)")
-    print(f"   before {before_kb / 1024:.1f} MB, after {after_kb / 1024:.1f} MB "
-          f"(+{(after_kb - before_kb) / 1024:.1f} MB); target < {TARGET_RSS_MB} MB")
+    print(
+        f"   before {before_kb / 1024:.1f} MB, after {after_kb / 1024:.1f} MB "
+        f"(+{(after_kb - before_kb) / 1024:.1f} MB); target < {TARGET_RSS_MB} MB"
+    )
     return after_kb / 1024, (after_kb - before_kb) / 1024
 
 
@@ -466,6 +486,7 @@ def profile_api_path(top: int = 15):
     import cProfile
     import pstats
     from collections import defaultdict
+
     prof = cProfile.Profile()
     prof.runcall(facade_workload)
     stats = pstats.Stats(prof)
@@ -495,12 +516,24 @@ def main():
     rss_mb, rss_delta = bench_rss()
     print()
     rows = [
-        ("API path tasks/s, vs SimPy on the API path", f"{api_ratio:.2f}x", f">= {TARGET_API_RATIO}x",
-         api_ratio >= TARGET_API_RATIO),
-        ("Data path time, sandbox vs numpy", f"{data_ratio:.3f}x", f"<= {TARGET_DATA_RATIO}x",
-         data_ratio <= TARGET_DATA_RATIO),
-        ("Host RSS after 8 x 60 GiB malloc", f"{rss_mb:.1f} MB (+{rss_delta:.1f})", f"< {TARGET_RSS_MB} MB",
-         rss_mb < TARGET_RSS_MB),
+        (
+            "API path tasks/s, vs SimPy on the API path",
+            f"{api_ratio:.2f}x",
+            f">= {TARGET_API_RATIO}x",
+            api_ratio >= TARGET_API_RATIO,
+        ),
+        (
+            "Data path time, sandbox vs numpy",
+            f"{data_ratio:.3f}x",
+            f"<= {TARGET_DATA_RATIO}x",
+            data_ratio <= TARGET_DATA_RATIO,
+        ),
+        (
+            "Host RSS after 8 x 60 GiB malloc",
+            f"{rss_mb:.1f} MB (+{rss_delta:.1f})",
+            f"< {TARGET_RSS_MB} MB",
+            rss_mb < TARGET_RSS_MB,
+        ),
     ]
     print(f"{'benchmark':<38} {'measured':>20} {'target':>10}  result")
     for name, value, target, ok in rows:

@@ -24,6 +24,7 @@ The views share one index of the log (kept beside the log until it grows), so th
 view pays for it; the dashboard is built first, and its figure includes it.  Each figure is
 the best of ``--repeat`` runs, the index built afresh for each run of the dashboard.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -103,9 +104,8 @@ def main() -> int:
     # the unit: the program's own run time, best of the repeats, without tracemalloc
     program = min(run_program(args.rounds)[0] for _ in range(args.repeat))
     log = sandbox.trace()
-    _ = log.records          # as the first view leaves it: every row a record (core's work)
-    print(f"program: {n_tasks} tasks, {len(log)} records, {program:.3f} s "
-          f"(the unit below)")
+    _ = log.records  # as the first view leaves it: every row a record (core's work)
+    print(f"program: {n_tasks} tasks, {len(log)} records, {program:.3f} s (the unit below)")
 
     rows = []
 
@@ -119,11 +119,11 @@ def main() -> int:
     def build():
         nonlocal dash
         dash = sandbox.show(log)
+
     measure("dashboard (index + columns + widget)", build, before=lambda: forget(log))
     measure("dashboard PNG snapshot", lambda: dash.snapshot_png())
     measure("Gantt chart to PNG", lambda: sandbox.gantt(log).png())
-    measure("summary (trace + timeline)", lambda: (str(sandbox.summary(log)),
-                                                  _timeline_summary(log)))
+    measure("summary (trace + timeline)", lambda: (str(sandbox.summary(log)), _timeline_summary(log)))
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "trace.json")
         measure("Chrome-trace export", lambda: sandbox.export_trace(path, log))
@@ -134,6 +134,7 @@ def main() -> int:
     def cursor_moves():
         for t in moves:
             dash.t = t
+
     move = best(cursor_moves, args.repeat) / len(moves)
     fig_height = 1.0 + 0.34 * max(2, len(dash.data["meta"]["rows"]["logical"]))
 
@@ -141,6 +142,7 @@ def main() -> int:
         fig = Figure(figsize=(10.0, min(14.0, fig_height)), dpi=100)
         fig.add_subplot()
         figure_png(fig)
+
     bare = best(bare_figure, max(3, args.repeat))
 
     print(f"{'view':40s} {'seconds':>9s} {'x program':>10s}  target {TARGET_RATIO}x")
@@ -154,17 +156,22 @@ def main() -> int:
         print(f"{name:40s} {s:9.3f} {ratio:10.2f}  {verdict(ok)}")
     ok = move <= bare
     missed |= not ok
-    print(f"{'one cursor move on the server':40s} {move * 1e3:8.3f}ms "
-          f"{'':10s}  {verdict(ok)} (bare matplotlib figure of the panel's size: "
-          f"{bare * 1e3:.1f} ms)")
-    print(f"{'trace log bytes per task':40s} {raw:9.0f} {'':10s}  "
-          f"{verdict(raw <= TARGET_BYTES_PER_TASK)} as the runtime leaves it; "
-          f"{read:.0f} once read as records (target {TARGET_BYTES_PER_TASK}; the log is the core's)")
+    print(
+        f"{'one cursor move on the server':40s} {move * 1e3:8.3f}ms "
+        f"{'':10s}  {verdict(ok)} (bare matplotlib figure of the panel's size: "
+        f"{bare * 1e3:.1f} ms)"
+    )
+    print(
+        f"{'trace log bytes per task':40s} {raw:9.0f} {'':10s}  "
+        f"{verdict(raw <= TARGET_BYTES_PER_TASK)} as the runtime leaves it; "
+        f"{read:.0f} once read as records (target {TARGET_BYTES_PER_TASK}; the log is the core's)"
+    )
     return 1 if args.check and missed else 0
 
 
 def _timeline_summary(log) -> str:
     from sandbox.viz.summary import timeline_summary
+
     return timeline_summary(log)
 
 

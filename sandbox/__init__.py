@@ -8,6 +8,7 @@
 in ns; ``trace`` is the log every view is drawn from; ``kernel`` turns a Python function
 into a device kernel.
 """
+
 from __future__ import annotations
 
 from . import acl
@@ -24,8 +25,25 @@ from .core.trace import TraceLog
 from .i18n import set_language
 from .profiles import PROFILES, Profile, get_profile
 
-__all__ = ["acl", "configure", "now", "trace", "kernel", "ptr", "Kernel", "raise_on_error", "AclError",
-           "profile", "PROFILES", "Profile", "get_profile", "TraceLog", "spawn_process", "SimProcess", "host_work"]
+__all__ = [
+    "acl",
+    "configure",
+    "now",
+    "trace",
+    "kernel",
+    "ptr",
+    "Kernel",
+    "raise_on_error",
+    "AclError",
+    "profile",
+    "PROFILES",
+    "Profile",
+    "get_profile",
+    "TraceLog",
+    "spawn_process",
+    "SimProcess",
+    "host_work",
+]
 __all__ += ["hazards", "leak_report", "HazardWarning", "LeakWarning", "set_language"]
 
 _patches.install()
@@ -39,6 +57,7 @@ def __getattr__(name):
     so that ``import sandbox`` stays light for programs that only run the runtime."""
     if name in _VIEWS:
         from .widgets import api
+
         return getattr(api, name)
     raise AttributeError(f"module 'sandbox' has no attribute {name!r}")
 
@@ -95,6 +114,7 @@ def inject_fault(kind: str, device=None, stream=None, after: int = 0, count=...,
             return faults.inject(m, th, kind, device, stream, after, count, peer, code)
         except AclError as exc:
             raise ValueError(exc.message) from None
+
     return local(body)
 
 
@@ -102,6 +122,7 @@ def clear_faults() -> None:
     """Disarm every injected fault (a link that was down is up again)."""
     from .core import faults
     from .core.gate import local
+
     local(lambda m, th: faults.clear(m, th))
 
 
@@ -112,6 +133,7 @@ def hazards() -> list:
     """The hazards found so far on the current machine (trace.Hazard records, in order): races
     and misuse found by the ordering rules, whatever the schedule did (see core/hazards.py)."""
     from .core.hazards import hazards as _hazards
+
     return _hazards(_current().log)
 
 
@@ -119,6 +141,7 @@ def leak_report(pid: int | None = None):
     """What each live process (or process ``pid``) allocated or created and has not released;
     ``str()`` of it is the text report, ``.items`` the data (see core/leaks.py)."""
     from .core.leaks import report
+
     m = _current()
     with m.lock:
         return report(m, pid)

@@ -18,6 +18,7 @@ Texts are translated by lookup: ``translate(text)`` gives the Chinese for an Eng
 the catalogue knows (``sandbox/teach/texts_zh.py``), whole or by pattern, and the text itself
 otherwise, so an untranslated text is shown in English rather than lost.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,10 +27,21 @@ from pathlib import Path
 LANGUAGES = ("en", "zh")
 # Family names as matplotlib's font manager reports them, best first: Noto Sans CJK SC
 # (Debian fonts-noto-cjk), then other packaged CJK fonts if that one is missing.
-CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans SC", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei",
-             "Source Han Sans SC", "AR PL UMing CN")
-_FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", str(Path.home() / ".fonts"),
-              str(Path.home() / ".local/share/fonts"))
+CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "Noto Sans CJK JP",
+    "Noto Sans SC",
+    "WenQuanYi Zen Hei",
+    "WenQuanYi Micro Hei",
+    "Source Han Sans SC",
+    "AR PL UMing CN",
+)
+_FONT_DIRS = (
+    "/usr/share/fonts",
+    "/usr/local/share/fonts",
+    str(Path.home() / ".fonts"),
+    str(Path.home() / ".local/share/fonts"),
+)
 
 _language = "en"
 _font: str | None = None
@@ -68,6 +80,7 @@ def use_cjk_font() -> str | None:
     if family is None:
         return None
     import matplotlib
+
     matplotlib.rcParams["font.family"] = ["DejaVu Sans", family, "sans-serif"]
     matplotlib.rcParams["axes.unicode_minus"] = False
     return family
@@ -81,6 +94,7 @@ def _find_font() -> None:
         return
     _font_searched = True
     from matplotlib import font_manager
+
     known = {f.name for f in font_manager.fontManager.ttflist}
     for family in CJK_FONTS:
         if family in known:
@@ -109,6 +123,7 @@ def _load() -> tuple[dict, list]:
     global _catalogue
     if _catalogue is None:
         from .teach import texts_zh
+
         patterns = [(re.compile(p, re.DOTALL), t) for p, t in texts_zh.PATTERNS]
         _catalogue = (texts_zh.TEXTS, patterns)
     return _catalogue

@@ -1,4 +1,5 @@
 """Shared fixtures: every test starts on a fresh simulated machine."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -42,11 +43,22 @@ def pinned(nbytes, dtype=np.uint8):
 def tasks_by_id():
     """Task id -> dict(submit, start, end, kind, name, stream, engine, cores) from the trace."""
     from sandbox.core import trace as T
+
     out = {}
     for r in sandbox.trace():
         if isinstance(r, T.TaskSubmitted):
-            out[r.task] = dict(submit=r.t, kind=r.kind, name=r.name, stream=r.stream, engine=r.engine,
-                               device=r.device, start=None, end=None, cores=0, status=None)
+            out[r.task] = dict(
+                submit=r.t,
+                kind=r.kind,
+                name=r.name,
+                stream=r.stream,
+                engine=r.engine,
+                device=r.device,
+                start=None,
+                end=None,
+                cores=0,
+                status=None,
+            )
         elif isinstance(r, T.TaskStarted):
             out[r.task].update(start=r.t, cores=r.cores)
         elif isinstance(r, T.TaskFinished):

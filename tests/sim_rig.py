@@ -4,6 +4,7 @@
 ``Machine.submit`` does, without a machine; ``FakeMachine`` is the little a Scheduler
 touches (its lock, its simulator, the hazard checker it reports joins to).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -17,7 +18,7 @@ from sandbox.core.tasks import Task
 from sandbox.core.threads import Scheduler
 from sandbox.core.trace import TaskFinished, TaskStarted, TraceLog
 
-FAR = 10 ** 15          # a horizon past every scenario's end
+FAR = 10**15  # a horizon past every scenario's end
 
 
 class Rig:
@@ -34,11 +35,21 @@ class Rig:
         handle = next(self._handles)
         return Stream(handle, handle - 0x1000, self.context, priority, False)
 
-    def submit(self, stream: Stream, engine=None, at: int = 0, duration=0, *, name: str = "t",
-               effect=None, waits_on=None, nbytes: int = 0, block_dim: int = 0) -> Task:
+    def submit(
+        self,
+        stream: Stream,
+        engine=None,
+        at: int = 0,
+        duration=0,
+        *,
+        name: str = "t",
+        effect=None,
+        waits_on=None,
+        nbytes: int = 0,
+        block_dim: int = 0,
+    ) -> Task:
         """Queue a task on ``stream`` as the host does at time ``at`` (Machine.submit's steps)."""
-        task = Task.new("kernel" if block_dim else "copy", name, engine, duration, effect, waits_on, nbytes,
-                        block_dim)
+        task = Task.new("kernel" if block_dim else "copy", name, engine, duration, effect, waits_on, nbytes, block_dim)
         task.id = next(self._ids)
         task.stream, task.device, task.priority, task.submit_t = stream, stream.device, stream.priority, at
         stream.queue.append(task)
@@ -68,11 +79,11 @@ class FakeMachine:
         self.rig = Rig()
         self.sim = self.rig.sim
         self.lock = threading.RLock()
-        self.lock.acquire()                 # held by the test's thread, as gate.call holds it for a call:
-                                            # the Scheduler notifies its Condition, which needs the lock
+        self.lock.acquire()  # held by the test's thread, as gate.call holds it for a call:
+        # the Scheduler notifies its Condition, which needs the lock
         self.aborted = ""
         self.pending_interrupts: dict = {}
-        self.hazards = Checker(self)        # hazards.thread_joined keeps its clocks here
+        self.hazards = Checker(self)  # hazards.thread_joined keeps its clocks here
         self.scheduler = Scheduler(self)
         self._tids = itertools.count(1)
 

@@ -4,6 +4,7 @@ Regression tests for: messages that embedded object addresses (so traces differe
 run), numpy arrays where a pointer or size is expected, and the argument gaps of kernels,
 sandbox.host_work, sandbox.configure and acl.util.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -76,32 +77,48 @@ def test_messages_name_function_and_object_arguments_without_addresses_alike_in_
     runs = []
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run([sys.executable, "-c", MESSAGES_SCRIPT, ROOT], capture_output=True, text=True,
-                              env=env, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-c", MESSAGES_SCRIPT, ROOT], capture_output=True, text=True, env=env, timeout=120
+        )
         assert done.returncode == 0, done.stderr
         runs.append(done.stdout)
     assert runs[0] == runs[1]
     text = runs[0]
     assert not ADDRESS.search(text), text
     assert " at 0x" not in text and "object at" not in text
-    for expected in ("stream must be an int, got function on_done", "size must be an int, got an object",
-                     "fn must be callable, got a Foo object", "got function <lambda>", "got method Foo.method",
-                     "got a list of 1 item", "an ndarray of shape (3,) and dtype int64", "class Foo",
-                     "unknown profile a Foo object"):
+    for expected in (
+        "stream must be an int, got function on_done",
+        "size must be an int, got an object",
+        "fn must be callable, got a Foo object",
+        "got function <lambda>",
+        "got method Foo.method",
+        "got a list of 1 item",
+        "an ndarray of shape (3,) and dtype int64",
+        "class Foo",
+        "unknown profile a Foo object",
+    ):
         assert expected in text, (expected, text)
 
 
 def test_describe_keeps_plain_values_readable_and_names_other_objects_by_type():
     def on_done(data):
         pass
-    assert [describe(v) for v in (None, True, 7, 1.5, "x", [1, 2], {"a": 1})] == \
-        ["None", "True", "7", "1.5", "'x'", "a list [1, 2]", "a dict {'a': 1}"]
+
+    assert [describe(v) for v in (None, True, 7, 1.5, "x", [1, 2], {"a": 1})] == [
+        "None",
+        "True",
+        "7",
+        "1.5",
+        "'x'",
+        "a list [1, 2]",
+        "a dict {'a': 1}",
+    ]
     assert describe(on_done) == "function on_done"
     assert describe(np.zeros(3)) == "an ndarray of shape (3,) and dtype float64"
     assert describe(np.int64(5)) == "numpy.int64 5"
     assert describe(object()) == "an object"
-    assert describe({1, 2}) == "a set of 2 items"                  # a set's order follows hashes: not shown
-    assert describe(10 ** 5000) == f"an int of {(10 ** 5000).bit_length()} bits"   # no 5000-digit message
+    assert describe({1, 2}) == "a set of 2 items"  # a set's order follows hashes: not shown
+    assert describe(10**5000) == f"an int of {(10**5000).bit_length()} bits"  # no 5000-digit message
     assert describe("y" * 500).endswith("(500 characters)")
     for value in (object(), on_done, [object()], lambda: 0, threading.Lock(), np.array([object()])):
         assert not ADDRESS.search(describe(value))
@@ -134,8 +151,11 @@ def _facade_functions():
     found = []
     for module in (acl, acl.rt, acl.mdl, acl.util):
         for name, fn in inspect.getmembers(module, inspect.isfunction):
-            if not name.startswith("_") and fn.__module__ == module.__name__ \
-                    and name not in ("start_thread", "stop_thread", "finalize"):
+            if (
+                not name.startswith("_")
+                and fn.__module__ == module.__name__
+                and name not in ("start_thread", "stop_thread", "finalize")
+            ):
                 found.append((f"{module.__name__}.{name}", fn))
     return found
 
@@ -154,16 +174,17 @@ def test_every_facade_function_given_a_numpy_array_in_any_position_returns_inste
                     acl.rt.set_device(0)
                     s, _ = acl.rt.create_stream()
                     p, _ = acl.rt.malloc(64, 0)
-                    args = [p if "ptr" in pname or pname in ("dst", "src") else s if "stream" in pname else 1
-                            for pname in params]
+                    args = [
+                        p if "ptr" in pname or pname in ("dst", "src") else s if "stream" in pname else 1
+                        for pname in params
+                    ]
                     if name.endswith(("launch_host_func", "launch_callback")):
                         args[1 if name.endswith("host_func") else 0] = lambda data: None
                     args[pos] = bad
                     try:
                         fn(*args)
-                    except Exception as exc:        # noqa: BLE001 - what the test is about
-                        pytest.fail(f"{name} with {describe(bad)} as {params[pos]} raised "
-                                    f"{type(exc).__name__}: {exc}")
+                    except Exception as exc:  # noqa: BLE001 - what the test is about
+                        pytest.fail(f"{name} with {describe(bad)} as {params[pos]} raised {type(exc).__name__}: {exc}")
 
 
 def test_a_numpy_integer_scalar_is_a_valid_int(device0):
@@ -186,11 +207,17 @@ def test_a_numpy_integer_scalar_is_a_valid_int(device0):
     @sandbox.kernel(ns=1000)
     def scale(x: sandbox.ptr(np.float32), n):
         x[:n] *= 3
+
     assert scale[i(2), i(s)](i(dev), i(16)) == 0
     assert acl.rt.get_last_error(i(0)) == 0
-    pool, ret = acl.rt.mem_pool_create({"allocType": i(acl.ACL_MEM_ALLOCATION_TYPE_PINNED), "handleType": i(0),
-                                        "location": {"id": i(0), "type": i(acl.ACL_MEM_LOCATION_TYPE_DEVICE)},
-                                        "maxSize": i(0)})
+    pool, ret = acl.rt.mem_pool_create(
+        {
+            "allocType": i(acl.ACL_MEM_ALLOCATION_TYPE_PINNED),
+            "handleType": i(0),
+            "location": {"id": i(0), "type": i(acl.ACL_MEM_LOCATION_TYPE_DEVICE)},
+            "maxSize": i(0),
+        }
+    )
     assert ret == 0, acl.get_recent_err_msg()
     block, ret = acl.rt.mem_pool_malloc_async(i(64), i(pool), i(s))
     assert ret == 0
@@ -216,10 +243,10 @@ def test_numpy_to_ptr_of_an_array_of_python_objects_returns_invalid_param(machin
 
 def test_ptr_to_numpy_with_a_shape_numpy_cannot_make_returns_invalid_param(device0):
     host, _ = acl.rt.malloc_host(64)
-    for shape in ((0, 2 ** 70), (1,) * 100):
+    for shape in ((0, 2**70), (1,) * 100):
         assert acl.util.ptr_to_numpy(host, shape, np.uint8) is None
         assert "numpy cannot make an array of shape" in acl.get_recent_err_msg()
-    assert acl.util.ptr_to_numpy(host, (0, 5), np.uint8).shape == (0, 5)     # empty views still work
+    assert acl.util.ptr_to_numpy(host, (0, 5), np.uint8).shape == (0, 5)  # empty views still work
     sandbox.raise_on_error(True)
     with pytest.raises(AclError) as caught:
         acl.util.ptr_to_numpy(host, (1,) * 100, np.uint8)
@@ -230,6 +257,7 @@ def test_a_kernel_launch_configuration_other_than_block_dim_and_stream_returns_i
     @sandbox.kernel(ns=1000)
     def k(x: sandbox.ptr(np.float32)):
         x[:] = 1
+
     ptr, _ = acl.rt.malloc(64, 0)
     tasks_before = len(list(sandbox.trace()))
     for config in ((), (1, device0, 5), (1, device0, 0, 0)):
@@ -243,47 +271,56 @@ def test_a_kernel_launch_configuration_other_than_block_dim_and_stream_returns_i
 def test_constant_kernel_cost_figures_that_are_not_numbers_up_to_an_hour_fail_the_launch(device0):
     ptr, _ = acl.rt.malloc(64, 0)
     t0 = sandbox.now()
-    for figures in (dict(ns=1e300), dict(ns=MAX_KERNEL_NS + 1), dict(ns=10 ** 400), dict(ns=True),
-                    dict(flops="10"), dict(bytes=float("inf")), dict(flops=-1), dict(bytes=[64])):
-        k = sandbox.kernel(lambda x: None, name="k", **figures)        # declaring it is fine ...
-        assert k[1, device0](ptr) == INVALID, figures                   # ... launching it is not
+    for figures in (
+        dict(ns=1e300),
+        dict(ns=MAX_KERNEL_NS + 1),
+        dict(ns=10**400),
+        dict(ns=True),
+        dict(flops="10"),
+        dict(bytes=float("inf")),
+        dict(flops=-1),
+        dict(bytes=[64]),
+    ):
+        k = sandbox.kernel(lambda x: None, name="k", **figures)  # declaring it is fine ...
+        assert k[1, device0](ptr) == INVALID, figures  # ... launching it is not
         assert "kernel k" in acl.get_recent_err_msg()
-    assert sandbox.kernel(lambda x: None, ns=MAX_KERNEL_NS)[1, device0](ptr) == 0    # an hour is allowed
+    assert sandbox.kernel(lambda x: None, ns=MAX_KERNEL_NS)[1, device0](ptr) == 0  # an hour is allowed
     assert acl.rt.synchronize_stream(device0) == 0
-    assert sandbox.now() - t0 <= MAX_KERNEL_NS + 10 ** 9
+    assert sandbox.now() - t0 <= MAX_KERNEL_NS + 10**9
 
 
 def test_a_launch_whose_figures_are_not_numbers_or_would_take_over_an_hour_returns_invalid_param(device0):
     ptr, _ = acl.rt.malloc(64, 0)
     t0 = sandbox.now()
-    kernels = [sandbox.kernel(lambda x: None, name="flops", flops=1e308),
-               sandbox.kernel(lambda x: None, name="bytes", bytes=1e300),
-               sandbox.kernel(lambda x: None, name="ns_bool", ns=lambda x: True),
-               sandbox.kernel(lambda x: None, name="ns_str", ns=lambda x: "10"),
-               sandbox.kernel(lambda x: None, name="ns_long", ns=lambda x: 2 * MAX_KERNEL_NS)]
+    kernels = [
+        sandbox.kernel(lambda x: None, name="flops", flops=1e308),
+        sandbox.kernel(lambda x: None, name="bytes", bytes=1e300),
+        sandbox.kernel(lambda x: None, name="ns_bool", ns=lambda x: True),
+        sandbox.kernel(lambda x: None, name="ns_str", ns=lambda x: "10"),
+        sandbox.kernel(lambda x: None, name="ns_long", ns=lambda x: 2 * MAX_KERNEL_NS),
+    ]
     for k in kernels:
         assert k[1, device0](ptr) == INVALID, k.name
         assert f"kernel {k.name}" in acl.get_recent_err_msg()
     assert acl.rt.synchronize_stream(device0) == 0
-    assert sandbox.now() - t0 < 10 ** 9                           # virtual time never jumped
-    assert max(r.t for r in sandbox.trace() if hasattr(r, "t")) < 10 ** 12
+    assert sandbox.now() - t0 < 10**9  # virtual time never jumped
+    assert max(r.t for r in sandbox.trace() if hasattr(r, "t")) < 10**12
 
 
 def test_host_work_longer_than_an_hour_returns_invalid_param_inside_a_callback_too(device0):
     t0 = sandbox.now()
-    assert sandbox.host_work(2 ** 80) == INVALID
+    assert sandbox.host_work(2**80) == INVALID
     assert "one hour" in acl.get_recent_err_msg()
-    assert sandbox.now() - t0 < 10 ** 9
+    assert sandbox.now() - t0 < 10**9
     rets = []
     server = Server()
     acl.rt.subscribe_report(server.thread.ident, device0)
-    acl.rt.launch_callback(lambda data: rets.append(sandbox.host_work(2 ** 80)), None, acl.ACL_CALLBACK_BLOCK,
-                           device0)
+    acl.rt.launch_callback(lambda data: rets.append(sandbox.host_work(2**80)), None, acl.ACL_CALLBACK_BLOCK, device0)
     assert acl.rt.synchronize_stream(device0) == 0
     server.join()
     assert rets == [INVALID]
-    assert sandbox.now() - t0 < 10 ** 10
-    assert sandbox.host_work(3_000_000) == 0                      # a sane duration still works
+    assert sandbox.now() - t0 < 10**10
+    assert sandbox.host_work(3_000_000) == 0  # a sane duration still works
 
 
 def test_configure_refuses_a_device_count_that_is_not_an_int():
@@ -299,6 +336,7 @@ def test_a_block_dim_of_0_or_above_65535_is_the_runtimes_107000(device0):
     @sandbox.kernel(ns=1000)
     def k(x: "uint8*"):
         pass
+
     buf, _ = acl.rt.malloc(64, 0)
     assert k[0, device0](buf) == acl.ACL_ERROR_RT_PARAM_INVALID == 107000
     assert k[65536, device0](buf) == 107000

@@ -1,5 +1,6 @@
 """The API-path benchmark compares the facade with three models of the same workload; a ratio
 means something only if those models run the same schedule the sandbox does."""
+
 import importlib.util
 import os
 
@@ -36,8 +37,14 @@ def test_views_benchmark_prints_every_figure_with_its_verdict(capsys, monkeypatc
     monkeypatch.setattr("sys.argv", ["bench_views.py", "--rounds", "3", "--repeat", "1"])
     assert module.main() == 0
     out = capsys.readouterr().out
-    for line in ("dashboard (index + columns + widget)", "Gantt chart to PNG", "summary",
-                 "Chrome-trace export", "one cursor move on the server", "bytes per task"):
+    for line in (
+        "dashboard (index + columns + widget)",
+        "Gantt chart to PNG",
+        "summary",
+        "Chrome-trace export",
+        "one cursor move on the server",
+        "bytes per task",
+    ):
         assert line in out
     assert out.count("PASS") + out.count("MISS") == 6
     sandbox.configure()

@@ -6,6 +6,7 @@ fresh virtual environment, so the project's environment and working tree stay un
 They need PyPI (pip's cache makes reruns quick) but no Docker: ``repo2docker --no-build``
 only writes the Dockerfile it would build.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,7 @@ def run(*cmd, cwd, timeout=600):
     """Run a command; fail the test with its output if it does not exit with 0."""
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("PYTHONPATH", None)
-    done = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    done = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, f"{' '.join(map(str, cmd))} exited {done.returncode}\n{done.stdout}\n{done.stderr}"
     return done
 
@@ -53,8 +53,11 @@ def repo_copy(tmp_path_factory) -> Path:
 
 def test_binder_config_names_python_3_11_and_installs_the_project():
     assert (ROOT / "binder" / "runtime.txt").read_text().strip() == "python-3.11"
-    lines = [ln.strip() for ln in (ROOT / "binder" / "requirements.txt").read_text().splitlines()
-             if ln.strip() and not ln.startswith("#")]
+    lines = [
+        ln.strip()
+        for ln in (ROOT / "binder" / "requirements.txt").read_text().splitlines()
+        if ln.strip() and not ln.startswith("#")
+    ]
     assert lines[0] == "-e ."
     for line in lines[1:]:
         assert re.fullmatch(r"[A-Za-z0-9_.\-]+==[0-9][A-Za-z0-9.]*", line), f"not pinned: {line}"
@@ -68,8 +71,9 @@ def test_readme_says_how_to_open_jupyterlab_on_binder_at_the_first_notebook():
     urls = re.findall(r"https://mybinder\.org/v2/gh/[^\s)`]+", readme)
     assert urls, "README does not say how to launch the repository on Binder"
     for url in urls:
-        assert re.fullmatch(r"https://mybinder\.org/v2/gh/<owner>/<repo>/HEAD\?urlpath=lab/tree/(\S+\.ipynb)", url), \
+        assert re.fullmatch(r"https://mybinder\.org/v2/gh/<owner>/<repo>/HEAD\?urlpath=lab/tree/(\S+\.ipynb)", url), (
             f"{url}: not the documented pattern (a guessed owner?)"
+        )
     target = urls[0].split("lab/tree/")[1]
     assert re.fullmatch(r"notebooks/01_\w+\.ipynb", target), "the link should open the first notebook"
     built = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").glob("[0-9]*.ipynb"))
@@ -82,15 +86,32 @@ def test_binder_environment_installs_cleanly_and_runs_the_first_notebook(repo_co
     python = venv_python(tmp_path / "env")
     run(python, "-m", "pip", "install", "-q", "-r", "binder/requirements.txt", cwd=repo_copy)
     run(python, "-m", "pip", "check", cwd=repo_copy)
-    probe = run(python, "-c", "import sandbox, sys; from sandbox import acl; "
-                "print(sandbox.__file__); print(acl.init())", cwd=tmp_path)
+    probe = run(
+        python,
+        "-c",
+        "import sandbox, sys; from sandbox import acl; print(sandbox.__file__); print(acl.init())",
+        cwd=tmp_path,
+    )
     where, ret = probe.stdout.split()
     assert Path(where).is_relative_to(repo_copy) and ret == "0"
     run(python, "-m", "pip", "install", "-q", "nbval==0.11.0", "pytest", cwd=repo_copy)
     first = sorted((repo_copy / "notebooks").glob("[0-9]*.ipynb"))[0]
-    run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--nbval",
-        "--nbval-current-env", "--nbval-sanitize-with", "tests/sanitize.cfg", first.relative_to(repo_copy),
-        cwd=repo_copy)
+    run(
+        python,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "addopts=",
+        "--nbval",
+        "--nbval-current-env",
+        "--nbval-sanitize-with",
+        "tests/sanitize.cfg",
+        first.relative_to(repo_copy),
+        cwd=repo_copy,
+    )
 
 
 def test_repo2docker_builds_its_dockerfile_from_binder_requirements(repo_copy, tmp_path):

@@ -1,5 +1,6 @@
 """Host callbacks: subscribe_report / launch_callback / process_report / unsubscribe_report and
 launch_host_func, with the rules of RT-API 12 and RT-DG 03-02 (see sandbox/core/callbacks.py)."""
+
 from __future__ import annotations
 
 import threading
@@ -48,8 +49,11 @@ class Server:
 
 
 def test_launch_callback_on_a_stream_without_a_subscribed_thread_fails_with_107015(device0):
-    assert acl.rt.launch_callback(lambda d: None, [], acl.ACL_CALLBACK_BLOCK, device0) \
-        == acl.ACL_ERROR_RT_STREAM_NO_CB_REG == 107015
+    assert (
+        acl.rt.launch_callback(lambda d: None, [], acl.ACL_CALLBACK_BLOCK, device0)
+        == acl.ACL_ERROR_RT_STREAM_NO_CB_REG
+        == 107015
+    )
     assert "aclrtSubscribeReport" in acl.get_recent_err_msg()
 
 
@@ -59,8 +63,15 @@ def test_the_callback_runs_on_the_subscribed_thread_after_the_preceding_tasks(de
     server = Server()
     assert acl.rt.subscribe_report(server.thread.ident, device0) == 0
     busy[1, device0](buf)
-    assert acl.rt.launch_callback(lambda data: seen.append((data, threading.current_thread().name)),
-                                  ["hello"], acl.ACL_CALLBACK_BLOCK, device0) == 0
+    assert (
+        acl.rt.launch_callback(
+            lambda data: seen.append((data, threading.current_thread().name)),
+            ["hello"],
+            acl.ACL_CALLBACK_BLOCK,
+            device0,
+        )
+        == 0
+    )
     assert acl.rt.synchronize_stream(device0) == 0
     server.join()
     assert seen == [(["hello"], "cb-server")]
@@ -87,12 +98,12 @@ def test_a_blocking_callback_holds_later_tasks_of_the_stream_until_it_returns(de
 
 def test_a_non_blocking_callback_lets_the_stream_go_on_before_it_has_run(device0):
     buf, _ = acl.rt.malloc(64, 0)
-    assert acl.rt.subscribe_report(me(), device0) == 0          # this thread serves its own stream
+    assert acl.rt.subscribe_report(me(), device0) == 0  # this thread serves its own stream
     acl.rt.launch_callback(lambda d: None, None, acl.ACL_CALLBACK_NO_BLOCK, device0)
     busy[1, device0](buf)
-    assert acl.rt.synchronize_stream(device0) == 0             # no deadlock: NO_BLOCK does not hold it
+    assert acl.rt.synchronize_stream(device0) == 0  # no deadlock: NO_BLOCK does not hold it
     assert runs() == []
-    assert acl.rt.process_report(100) == 0                     # delivered long ago: runs now
+    assert acl.rt.process_report(100) == 0  # delivered long ago: runs now
     (run,) = runs()
     kernel = next(t for t in tasks_by_id().values() if t["kind"] == "kernel")
     assert kernel["end"] <= run.start
@@ -119,7 +130,7 @@ def test_one_stream_may_not_have_two_threads_107011(device0):
     server = Server()
     assert acl.rt.subscribe_report(me(), device0) == 0
     assert acl.rt.subscribe_report(server.thread.ident, device0) == acl.ACL_ERROR_RT_STREAM_SUBSCRIBE == 107011
-    assert acl.rt.subscribe_report(me(), device0) == acl.ACL_ERROR_RT_STREAM_SUBSCRIBE     # not twice either
+    assert acl.rt.subscribe_report(me(), device0) == acl.ACL_ERROR_RT_STREAM_SUBSCRIBE  # not twice either
     server.join()
 
 
@@ -127,7 +138,7 @@ def test_one_thread_may_serve_several_streams_of_one_device(device0):
     other, _ = acl.rt.create_stream()
     assert acl.rt.subscribe_report(me(), device0) == 0
     assert acl.rt.subscribe_report(me(), other) == 0
-    assert acl.rt.subscribe_report(me(), 0) == 0                # the default stream too
+    assert acl.rt.subscribe_report(me(), 0) == 0  # the default stream too
     for s in (device0, other, 0):
         acl.rt.launch_callback(lambda d: None, None, acl.ACL_CALLBACK_NO_BLOCK, s)
     acl.rt.synchronize_device()
@@ -143,7 +154,7 @@ def test_a_thread_id_may_not_serve_streams_of_two_devices_107012(device0):
     acl.rt.set_device(0)
     assert acl.rt.unsubscribe_report(me(), device0) == 0
     acl.rt.set_device(1)
-    assert acl.rt.subscribe_report(me(), s1) == 0              # free again once it serves no device-0 stream
+    assert acl.rt.subscribe_report(me(), s1) == 0  # free again once it serves no device-0 stream
 
 
 def test_unsubscribe_needs_the_subscribed_thread(device0):
@@ -152,7 +163,7 @@ def test_unsubscribe_needs_the_subscribed_thread(device0):
     acl.rt.subscribe_report(server.thread.ident, device0)
     assert acl.rt.unsubscribe_report(me(), device0) == acl.ACL_ERROR_RT_THREAD_SUBSCRIBE
     server.join()
-    assert acl.rt.unsubscribe_report(server.thread.ident, device0) == 0     # after join, as in pyACL tests
+    assert acl.rt.unsubscribe_report(server.thread.ident, device0) == 0  # after join, as in pyACL tests
 
 
 def test_a_callback_reached_after_unsubscribe_fails_on_the_device_with_107015(device0):
@@ -160,7 +171,7 @@ def test_a_callback_reached_after_unsubscribe_fails_on_the_device_with_107015(de
     buf, _ = acl.rt.malloc(64, 0)
     busy[1, device0](buf)
     acl.rt.launch_callback(lambda d: None, None, acl.ACL_CALLBACK_BLOCK, device0)
-    acl.rt.unsubscribe_report(me(), device0)                    # before the kernel has finished
+    acl.rt.unsubscribe_report(me(), device0)  # before the kernel has finished
     assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_STREAM_NO_CB_REG
 
 
@@ -202,8 +213,12 @@ def test_launch_callback_and_launch_host_func_do_not_mix_on_one_stream(device0):
 def test_runtime_calls_from_inside_a_callback_fail_with_207000(device0):
     got = []
     acl.rt.subscribe_report(me(), device0)
-    acl.rt.launch_callback(lambda d: got.append((acl.rt.malloc(64, 0), acl.rt.synchronize_device())),
-                           None, acl.ACL_CALLBACK_NO_BLOCK, device0)
+    acl.rt.launch_callback(
+        lambda d: got.append((acl.rt.malloc(64, 0), acl.rt.synchronize_device())),
+        None,
+        acl.ACL_CALLBACK_NO_BLOCK,
+        device0,
+    )
     acl.rt.launch_host_func(0, lambda a: got.append(acl.rt.create_stream()), None)
     acl.rt.synchronize_device()
     assert acl.rt.process_report(10) == 0
@@ -216,6 +231,7 @@ def test_runtime_calls_from_inside_a_callback_fail_with_207000(device0):
 def test_what_a_callback_raises_is_reported_not_raised(device0):
     def broken(data):
         raise KeyError("oops")
+
     acl.rt.subscribe_report(me(), device0)
     acl.rt.launch_callback(broken, None, acl.ACL_CALLBACK_BLOCK, device0)
     assert acl.rt.process_report(-1) == 0
@@ -224,7 +240,7 @@ def test_what_a_callback_raises_is_reported_not_raised(device0):
 
 
 def test_a_blocking_callback_nobody_processes_turns_a_synchronize_into_a_clear_error(device0):
-    acl.rt.subscribe_report(me(), device0)                      # ...but this thread never calls process_report
+    acl.rt.subscribe_report(me(), device0)  # ...but this thread never calls process_report
     acl.rt.launch_callback(lambda d: None, None, acl.ACL_CALLBACK_BLOCK, device0)
     ret = acl.rt.synchronize_stream(device0)
     assert ret != 0
@@ -273,6 +289,7 @@ def test_callback_runs_are_deterministic():
         acl.rt.synchronize_stream(s)
         server.join()
         return [repr(r) for r in sandbox.trace()]
+
     assert program() == program()
 
 
@@ -288,7 +305,7 @@ def test_a_host_function_may_read_host_memory_through_acl_util(device0):
 
 
 def test_a_synchronize_that_can_never_finish_returns_the_sync_timeout_code(device0):
-    acl.rt.subscribe_report(me(), device0)            # this thread serves the stream but never processes
+    acl.rt.subscribe_report(me(), device0)  # this thread serves the stream but never processes
     acl.rt.launch_callback(lambda d: None, [], acl.ACL_CALLBACK_BLOCK, device0)
     assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
 
@@ -296,8 +313,10 @@ def test_a_synchronize_that_can_never_finish_returns_the_sync_timeout_code(devic
 def test_callbacks_cannot_be_captured_into_a_graph_and_the_capture_goes_on(device0):
     acl.rt.subscribe_report(me(), device0)
     assert acl.mdl.ri_capture_begin(device0, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
-    assert acl.rt.launch_callback(lambda d: None, [], acl.ACL_CALLBACK_NO_BLOCK, device0) \
+    assert (
+        acl.rt.launch_callback(lambda d: None, [], acl.ACL_CALLBACK_NO_BLOCK, device0)
         == acl.ACL_ERROR_RT_STREAM_CAPTURED
+    )
     ri, ret = acl.mdl.ri_capture_end(device0)
     assert ret == 0 and acl.mdl.ri_destroy(ri) == 0
     other, _ = acl.rt.create_stream()
@@ -342,7 +361,7 @@ def test_host_func_subscription_refusals_follow_the_report_rules(device0):
     assert acl.rt.subscribe_host_func(me(), stream) == 0
     assert acl.rt.subscribe_host_func(me(), stream) == acl.ACL_ERROR_RT_STREAM_SUBSCRIBE == 107011
     assert acl.rt.process_host_func(1) == acl.ACL_ERROR_RT_REPORT_TIMEOUT
-    assert acl.rt.subscribe_report(me(), stream) == 0              # the report registry is another one
+    assert acl.rt.subscribe_report(me(), stream) == 0  # the report registry is another one
     assert acl.rt.unsubscribe_host_func(me(), stream) == 0
     assert acl.rt.unsubscribe_host_func(me(), stream) == 107011
 

@@ -1,4 +1,5 @@
 """The same program gives an identical trace, run after run."""
+
 from __future__ import annotations
 
 import sandbox

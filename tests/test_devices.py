@@ -1,4 +1,5 @@
 """Devices and contexts: SetDevice per thread, reference counts, resets, the affinity rules of seed 000."""
+
 from __future__ import annotations
 
 import threading
@@ -42,6 +43,7 @@ def test_set_device_is_per_thread(machine):
         seen["before"] = acl.rt.get_device()
         acl.rt.set_device(3)
         seen["after"] = acl.rt.get_device()
+
     t = threading.Thread(target=worker)
     t.start()
     t.join()
@@ -57,6 +59,7 @@ def test_threads_that_set_the_same_device_share_its_default_context(machine):
     def worker():
         acl.rt.set_device(1)
         seen["ctx"] = acl.rt.get_context()[0]
+
     t = threading.Thread(target=worker)
     t.start()
     t.join()
@@ -79,9 +82,9 @@ def test_reset_device_counts_references(machine):
     acl.rt.set_device(0)
     acl.rt.set_device(0)
     s, _ = acl.rt.create_stream()
-    assert acl.rt.reset_device(0) == 0                 # one reference left: nothing released
+    assert acl.rt.reset_device(0) == 0  # one reference left: nothing released
     assert acl.rt.stream_query(s) == (acl.ACL_STREAM_STATUS_COMPLETE, 0)
-    assert acl.rt.reset_device(0) == 0                 # last reference: default context released
+    assert acl.rt.reset_device(0) == 0  # last reference: default context released
     assert acl.rt.get_device() == (-1, acl.ACL_ERROR_RT_CONTEXT_NULL)
     assert acl.rt.reset_device(0) == acl.ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
 
@@ -99,9 +102,9 @@ def test_reset_device_force_waits_for_pending_work_then_frees_streams_and_events
     ev, _ = acl.rt.create_event()
     buf = dev_alloc(64)
     my_kernel[1, s](buf)
-    assert acl.rt.reset_device_force(0) == 0          # one call, whatever the count
+    assert acl.rt.reset_device_force(0) == 0  # one call, whatever the count
     (kern,) = tasks_by_id().values()
-    assert kern["end"] <= sandbox.now()                # it waited for the kernel
+    assert kern["end"] <= sandbox.now()  # it waited for the kernel
     acl.rt.set_device(0)
     assert acl.rt.synchronize_stream(s) == acl.ACL_ERROR_INVALID_PARAM
     assert acl.rt.destroy_event(ev) == acl.ACL_ERROR_INVALID_PARAM
@@ -210,6 +213,6 @@ def test_destroy_stream_needs_its_context_current(machine):
 def test_stream_limit_per_device_returns_207008():
     sandbox.configure(sandbox.get_profile("ascend310b").with_(max_streams=4))
     acl.init()
-    acl.rt.set_device(0)                                   # the default stream counts
+    acl.rt.set_device(0)  # the default stream counts
     rets = [acl.rt.create_stream()[1] for _ in range(4)]
     assert rets == [0, 0, 0, acl.ACL_ERROR_RT_NO_STREAM_RESOURCE]

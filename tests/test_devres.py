@@ -1,5 +1,6 @@
 """Device resources: core limits that kernels obey, the current default stream, device status and
 utilisation (see sandbox/core/devres.py)."""
+
 from __future__ import annotations
 
 import sandbox
@@ -30,7 +31,7 @@ def test_a_cube_core_limit_makes_later_kernels_take_fewer_cores_and_more_waves(d
     assert acl.rt.get_res_in_current_thread(CUBE) == (8, 0)
     limited_time, limited_cores = _kernel_time_and_cores(buf)
     assert (free_cores, limited_cores) == (24, 8)
-    assert limited_time > 2.5 * free_time                  # three waves instead of one
+    assert limited_time > 2.5 * free_time  # three waves instead of one
     assert acl.rt.reset_device_res_limit(0) == 0
     assert acl.rt.get_device_res_limit(0, CUBE) == (24, 0)
     assert _kernel_time_and_cores(buf)[1] == 24
@@ -51,7 +52,7 @@ def test_res_limit_refusals_are_107000_for_type_or_value_and_107001_for_the_devi
     assert acl.rt.get_device_res_limit(0, 5) == (0, 107000)
     assert acl.rt.get_res_in_current_thread(-1) == (0, 107000)
     assert acl.rt.reset_device_res_limit(64) == 107001
-    assert acl.rt.get_device_res_limit(0, CUBE) == (24, 0)      # the refusals changed nothing
+    assert acl.rt.get_device_res_limit(0, CUBE) == (24, 0)  # the refusals changed nothing
 
 
 def test_the_current_default_stream_is_a_handle_usable_as_a_stream(device0):
@@ -71,9 +72,13 @@ def test_device_status_is_normal_and_utilisation_counts_the_busy_cores(device0):
     assert acl.rt.query_device_status(64) == (0, 107001)
     buf, _ = acl.rt.malloc(64, 0)
     heavy[12, 0](buf)
-    sandbox.host_work(ns=20_000)                  # the host moves on while the kernel runs
+    sandbox.host_work(ns=20_000)  # the host moves on while the kernel runs
     info, ret = acl.rt.get_device_utilization_rate(0)
-    assert ret == 0 and info == {"cubeUtilization": 50, "vectorUtilization": 50, "aicpuUtilization": 0,
-                                 "memoryUtilization": -1}
+    assert ret == 0 and info == {
+        "cubeUtilization": 50,
+        "vectorUtilization": 50,
+        "aicpuUtilization": 0,
+        "memoryUtilization": -1,
+    }
     acl.rt.synchronize_device()
     assert acl.rt.get_device_utilization_rate(0)[0]["cubeUtilization"] == 0

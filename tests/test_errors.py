@@ -1,4 +1,5 @@
 """Errors: real codes, messages for get_recent_err_msg, last-error calls, raise_on_error, async faults."""
+
 from __future__ import annotations
 
 import threading
@@ -90,15 +91,15 @@ def test_a_failed_call_changes_nothing(device0):
 
 @sandbox.kernel(ns=1000)
 def faulty(x: "float32*", n: int):
-    x[n] = 1.0                      # out of bounds for the views below
+    x[n] = 1.0  # out of bounds for the views below
 
 
 def test_a_kernel_fault_surfaces_at_the_next_synchronize_as_507015(device0):
     buf = dev_alloc(16)
-    assert faulty[1, device0](buf, 1000) == 0                      # launch itself succeeds
+    assert faulty[1, device0](buf, 1000) == 0  # launch itself succeeds
     assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_AICORE_EXCEPTION
     assert "IndexError" in acl.get_recent_err_msg()
-    assert acl.rt.synchronize_stream(device0) == 0                  # reported once
+    assert acl.rt.synchronize_stream(device0) == 0  # reported once
 
 
 def test_a_kernel_given_a_freed_pointer_faults_on_the_device(device0):
@@ -116,12 +117,12 @@ def test_stop_on_failure_discards_the_rest_of_the_stream(device0):
     acl.rt.memset_async(buf, 64, 7, 64, device0)
     assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_AICORE_EXCEPTION
     acl.rt.memcpy(host, 64, buf, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST)
-    assert acl.util.ptr_to_bytes(host, 1) == b"\x00"                # the memset never ran
+    assert acl.util.ptr_to_bytes(host, 1) == b"\x00"  # the memset never ran
 
 
 def test_kernel_launch_arguments_are_checked(device0):
     buf = dev_alloc(64)
-    assert faulty[0, device0](buf, 1) == acl.ACL_ERROR_RT_PARAM_INVALID        # block_dim: the runtime's check
+    assert faulty[0, device0](buf, 1) == acl.ACL_ERROR_RT_PARAM_INVALID  # block_dim: the runtime's check
     assert faulty[1, device0](buf) == acl.ACL_ERROR_INVALID_PARAM
     assert faulty[1, device0]("buf", 1) == acl.ACL_ERROR_INVALID_PARAM
     assert faulty[1, 12345](buf, 1) == acl.ACL_ERROR_INVALID_PARAM
@@ -130,23 +131,28 @@ def test_kernel_launch_arguments_are_checked(device0):
 # -- one error path: however a call is refused, the same four things ----------------------------------
 def _refusals(api):
     from sandbox.core import trace as T
+
     return [r for r in sandbox.trace().of(T.ErrorRaised) if r.api == api]
 
 
 def _my_tid():
     from sandbox.core.machine import current
+
     return current().threads[threading.get_ident()].tid
 
 
-def test_a_call_the_gate_refuses_returns_its_code_leaves_its_message_and_records_and_raises_under_raise_on_error(device0):
+def test_a_call_the_gate_refuses_returns_its_code_leaves_its_message_and_records_and_raises_under_raise_on_error(
+    device0,
+):
     from sandbox.core import trace as T
+
     assert acl.rt.malloc(0, acl.ACL_MEM_MALLOC_HUGE_FIRST) == (0, acl.ACL_ERROR_INVALID_PARAM)
     assert acl.get_recent_err_msg() == "aclrtMalloc failed: size must be > 0, got 0"
     assert acl.rt.peek_at_last_error(0) == acl.ACL_ERROR_INVALID_PARAM
     (record,) = _refusals("aclrtMalloc")
     assert (record.code, record.name, record.tid) == (100000, "ACL_ERROR_INVALID_PARAM", _my_tid())
     records = list(sandbox.trace())
-    row = records[records.index(record) + 1]             # the call's own row follows its error record
+    row = records[records.index(record) + 1]  # the call's own row follows its error record
     assert isinstance(row, T.ApiCall) and (row.name, row.ret) == ("aclrtMalloc", 100000)
     sandbox.raise_on_error(True)
     with pytest.raises(sandbox.AclError) as caught:
@@ -155,7 +161,8 @@ def test_a_call_the_gate_refuses_returns_its_code_leaves_its_message_and_records
 
 
 def test_a_runtime_call_from_inside_a_callback_returns_207000_leaves_its_message_and_records_and_raises_under_raise_on_error(
-        device0):
+    device0,
+):
     got = []
 
     def greedy(data):
@@ -174,13 +181,15 @@ def test_a_runtime_call_from_inside_a_callback_returns_207000_leaves_its_message
     assert got[0] == (0, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
     assert got[1].startswith("aclrtMalloc failed: aclrtMalloc was called from inside a callback")
     assert got[2] == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    assert acl.rt.get_last_error(0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT     # the callback ran on this thread
+    assert acl.rt.get_last_error(0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT  # the callback ran on this thread
     assert [r.tid for r in _refusals("aclrtMalloc") + _refusals("aclrtSynchronizeDevice")] == [_my_tid()] * 2
 
 
 def test_host_work_inside_a_host_function_returns_207000_leaves_its_message_and_records_and_raises_under_raise_on_error(
-        device0):
+    device0,
+):
     from sandbox.core import trace as T
+
     got = []
 
     def on_host(args):
@@ -198,15 +207,17 @@ def test_host_work_inside_a_host_function_returns_207000_leaves_its_message_and_
     assert got[0] == got[2] == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     assert got[1].startswith("sandbox.host_work failed: sandbox.host_work inside a host function")
     (run,) = sandbox.trace().of(T.CallbackRun)
-    assert [r.tid for r in _refusals("sandbox.host_work")] == [run.tid] * 2      # on the host function's row
+    assert [r.tid for r in _refusals("sandbox.host_work")] == [run.tid] * 2  # on the host function's row
     assert not run.error
 
 
 def test_an_acl_util_helper_refused_returns_its_failure_value_leaves_its_message_and_records_and_raises_under_raise_on_error(
-        device0):
+    device0,
+):
     assert acl.util.ptr_to_bytes(0x1234, 4) == b""
-    assert acl.get_recent_err_msg() == \
-        "acl.util.ptr_to_bytes failed: ptr_to_bytes: 0x1234 is not inside any host buffer"
+    assert (
+        acl.get_recent_err_msg() == "acl.util.ptr_to_bytes failed: ptr_to_bytes: 0x1234 is not inside any host buffer"
+    )
     assert acl.rt.peek_at_last_error(0) == acl.ACL_ERROR_INVALID_PARAM
     assert acl.util.start_thread("not a function", None) == (0, acl.ACL_ERROR_INVALID_PARAM)
     assert acl.util.stop_thread(12345) == acl.ACL_ERROR_INVALID_PARAM
@@ -220,8 +231,8 @@ def test_an_acl_util_helper_refused_returns_its_failure_value_leaves_its_message
 
 def test_every_code_is_an_int_attribute_by_its_c_name_and_other_names_are_missing():
     from sandbox.core import errors
-    assert all(getattr(errors, name) == code and getattr(acl, name) == code
-               for name, code in errors.ALL_CODES.items())
+
+    assert all(getattr(errors, name) == code and getattr(acl, name) == code for name, code in errors.ALL_CODES.items())
     for module in (errors, acl):
         with pytest.raises(AttributeError):
             _ = module.ACL_ERROR_NO_SUCH_CODE

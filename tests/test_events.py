@@ -1,4 +1,5 @@
 """Events: snapshots, waits, queries, elapsed time (RT-API 07, seed 000)."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,7 +19,7 @@ def test_record_snapshots_only_the_work_already_submitted(device0):
     ev, _ = acl.rt.create_event()
     work[1, device0](buf)
     acl.rt.record_event(ev, device0)
-    work[1, device0](buf)                      # after the record: not part of the snapshot
+    work[1, device0](buf)  # after the record: not part of the snapshot
     assert acl.rt.synchronize_event(ev) == 0
     first, record, second = tasks_by_id().values()
     assert second["end"] is None or second["end"] > record["end"]
@@ -48,10 +49,10 @@ def test_a_later_record_does_not_move_a_wait_already_issued(device0):
     consumer, _ = acl.rt.create_stream()
     buf = dev_alloc(64)
     ev, _ = acl.rt.create_event()
-    acl.rt.record_event(ev, device0)           # snapshot of an empty stream: complete at once
+    acl.rt.record_event(ev, device0)  # snapshot of an empty stream: complete at once
     acl.rt.stream_wait_event(consumer, ev)
     work[1, device0](buf)
-    acl.rt.record_event(ev, device0)           # new snapshot, after the wait was issued
+    acl.rt.record_event(ev, device0)  # new snapshot, after the wait was issued
     work[1, consumer](buf)
     acl.rt.synchronize_device()
     tasks = list(tasks_by_id().values())
@@ -76,7 +77,7 @@ def test_elapsed_time_is_in_ms_at_the_profiles_timer_resolution(device0):
     ms, ret = acl.rt.event_elapsed_time(start, end)
     record_start, kern, record_end = tasks_by_id().values()
     exact = (record_end["end"] - record_start["end"]) / 1e6
-    assert ret == 0 and abs(ms - exact) <= 20e-6                 # 910B: 20 ns ticks
+    assert ret == 0 and abs(ms - exact) <= 20e-6  # 910B: 20 ns ticks
     ticks = (record_end["end"] // 20) - (record_start["end"] // 20)
     assert ms == ticks / 50_000
 
@@ -168,7 +169,7 @@ def test_unknown_event_flags_are_invalid(device0, flag):
 def test_event_get_timestamp_is_when_the_recorded_work_finished_in_microseconds(device0):
     start, _ = acl.rt.create_event()
     end, _ = acl.rt.create_event()
-    assert acl.rt.event_get_timestamp(start)[1] == acl.ACL_ERROR_RT_INTERNAL_ERROR     # never recorded
+    assert acl.rt.event_get_timestamp(start)[1] == acl.ACL_ERROR_RT_INTERNAL_ERROR  # never recorded
     acl.rt.record_event(start, device0)
     work[1, device0](dev_alloc(64))
     acl.rt.record_event(end, device0)

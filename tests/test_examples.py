@@ -5,6 +5,7 @@ stdout must equal the ``<name>.expected.txt`` kept beside it (the sandbox is det
 so nothing needs masking).  examples/README.md lists every official sample; every port must
 be linked there, and every link must name a port that exists.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -27,16 +28,23 @@ def _id(path: Path) -> str:
 
 def run_port(path: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
-    return subprocess.run([sys.executable, str(path)], cwd=path.parent, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(path)], cwd=path.parent, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def output_difference(expected: str, actual: str, name: str) -> str:
     """'' when the two outputs agree, else a unified diff naming the port."""
     if expected == actual:
         return ""
-    return "".join(difflib.unified_diff(expected.splitlines(keepends=True), actual.splitlines(keepends=True),
-                                        f"{name}.expected.txt", f"{name} (this run)"))
+    return "".join(
+        difflib.unified_diff(
+            expected.splitlines(keepends=True),
+            actual.splitlines(keepends=True),
+            f"{name}.expected.txt",
+            f"{name} (this run)",
+        )
+    )
 
 
 def test_there_are_ports_to_run():
@@ -76,6 +84,9 @@ def test_every_port_the_readme_links_exists():
 
 
 def test_every_expected_output_belongs_to_a_port():
-    orphans = sorted(p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*.expected.txt")
-                     if not p.with_name(p.name[:-len(".expected.txt")] + ".py").exists())
+    orphans = sorted(
+        p.relative_to(EXAMPLES).as_posix()
+        for p in EXAMPLES.rglob("*.expected.txt")
+        if not p.with_name(p.name[: -len(".expected.txt")] + ".py").exists()
+    )
     assert not orphans, f"expected outputs with no port: {orphans}"

@@ -1,5 +1,6 @@
 """Task exceptions: aclrtSetExceptionInfoCallback and its readers, aclrtGetThreadLastTaskId,
 aclrtGetErrorVerbose (see sandbox/core/exceptions.py)."""
+
 from __future__ import annotations
 
 import sandbox
@@ -19,9 +20,13 @@ def broken(x: "uint8*"):
     raise ValueError("out of bounds")
 
 
-READERS = ("get_task_id_from_exception_info", "get_stream_id_from_exception_info",
-           "get_thread_id_from_exception_info", "get_device_id_from_exception_info",
-           "get_error_code_from_exception_info")
+READERS = (
+    "get_task_id_from_exception_info",
+    "get_stream_id_from_exception_info",
+    "get_thread_id_from_exception_info",
+    "get_device_id_from_exception_info",
+    "get_error_code_from_exception_info",
+)
 
 
 def _stream_and_buffer():
@@ -33,13 +38,14 @@ def _stream_and_buffer():
 def test_a_failed_task_runs_the_exception_callback_with_its_ids_on_the_runtime_thread(device0):
     stream, buf = _stream_and_buffer()
     seen = []
-    assert acl.rt.set_exception_info_callback(lambda info: seen.append(
-        [getattr(acl.rt, r)(info) for r in READERS])) == 0
+    assert (
+        acl.rt.set_exception_info_callback(lambda info: seen.append([getattr(acl.rt, r)(info) for r in READERS])) == 0
+    )
     assert fine[1, stream](buf) == 0
     assert broken[1, stream](buf) == 0
     task_id, ret = acl.rt.get_thread_last_task_id()
     assert ret == 0
-    assert seen == []                                   # the device has not reached the failure yet
+    assert seen == []  # the device has not reached the failure yet
     assert acl.rt.synchronize_stream(stream) == acl.ACL_ERROR_RT_AICORE_EXCEPTION
     me = next(r.tid for r in sandbox.trace().of(T.TaskSubmitted) if r.task == task_id)
     stream_id = next(r.stream_id for r in sandbox.trace().of(T.StreamCreated) if r.stream == stream)
@@ -55,7 +61,7 @@ def test_the_thread_last_task_id_is_the_last_task_on_a_created_stream(device0):
     fine[1, stream](buf)
     last, _ = acl.rt.get_thread_last_task_id()
     acl.rt.synchronize_stream(stream)
-    fine[1, 0](buf)                                     # the default stream does not count
+    fine[1, 0](buf)  # the default stream does not count
     assert acl.rt.get_thread_last_task_id() == (last, 0)
     assert last == max(r.task for r in sandbox.trace().of(T.TaskSubmitted) if r.stream == stream)
 
@@ -67,6 +73,7 @@ def test_an_exception_callback_that_raises_or_calls_the_runtime_leaves_the_machi
     def callback(info):
         codes.append(acl.rt.malloc(64, 0)[1])
         raise RuntimeError("bug in the callback")
+
     acl.rt.set_exception_info_callback(callback)
     broken[1, stream](buf)
     assert acl.rt.synchronize_stream(stream) == acl.ACL_ERROR_RT_AICORE_EXCEPTION

@@ -3,6 +3,7 @@ variants pass, and the stub the learner's notebook shows gets an honest ✘.
 
 The exercises, their references (from the instructor sources), mistakes and variants are in
 tests/exercises/nbNN.py; a case's id names the exercise and the mistake it models."""
+
 from __future__ import annotations
 
 import importlib
@@ -16,8 +17,11 @@ import exercises as book
 from sandbox import teach
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = {info.name[2:]: importlib.import_module(f"exercises.{info.name}")
-           for info in pkgutil.iter_modules(book.__path__) if info.name.startswith("nb")}
+MODULES = {
+    info.name[2:]: importlib.import_module(f"exercises.{info.name}")
+    for info in pkgutil.iter_modules(book.__path__)
+    if info.name.startswith("nb")
+}
 
 
 def _cases(table: str):
@@ -32,11 +36,12 @@ def _check(ex_id, fn):
     return grade
 
 
-@pytest.mark.parametrize("nn,ex_id", [pytest.param(nn, ex, id=ex) for nn, mod in sorted(MODULES.items())
-                                      for ex in sorted(mod.SOLUTIONS)])
+@pytest.mark.parametrize(
+    "nn,ex_id", [pytest.param(nn, ex, id=ex) for nn, mod in sorted(MODULES.items()) for ex in sorted(mod.SOLUTIONS)]
+)
 def test_reference_solution_passes(nn, ex_id):
     fn = MODULES[nn].SOLUTIONS[ex_id]
-    for _ in range(2):                              # two different sets of inputs
+    for _ in range(2):  # two different sets of inputs
         grade = _check(ex_id, fn)
         assert grade.passed, str(grade)
         assert str(grade).startswith("\u2714")
@@ -68,7 +73,7 @@ def test_every_exercise_has_a_reference_and_three_mistakes():
 def test_at_least_two_exercises_per_notebook_and_twenty_in_all():
     ids = [e.id for e in teach.exercises()]
     per_notebook = {}
-    for i in ids:                                   # 09 and 09b are one topic split in two parts
+    for i in ids:  # 09 and 09b are one topic split in two parts
         per_notebook.setdefault(i.split(".")[0][:2], []).append(i)
     notebooks = sorted({p.name[:2] for p in (ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb")})
     assert sorted(per_notebook) == notebooks
@@ -80,9 +85,12 @@ def _learner_cells(notebook: Path):
     return json.loads(notebook.read_text(encoding="utf-8"))["cells"]
 
 
-@pytest.mark.parametrize("notebook", sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
-                         + sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]*_*.ipynb")),
-                         ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize(
+    "notebook",
+    sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
+    + sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]*_*.ipynb")),
+    ids=lambda p: f"{p.parent.name}/{p.stem}",
+)
 def test_committed_notebooks_hold_stubs_and_honest_verdicts(notebook):
     """No reference solution in a learner notebook; each check cell shows ✘ on the stub."""
     cells = _learner_cells(notebook)

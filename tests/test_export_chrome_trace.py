@@ -1,5 +1,6 @@
 """The Chrome-trace export: msprof layout, the rules Perfetto and catapult rely on, and
 byte-identical output for the same program."""
+
 from __future__ import annotations
 
 import copy
@@ -40,7 +41,7 @@ def rich_program():
 
     for i in range(3):
         if i:
-            acl.rt.stream_wait_event(copy_s, consumed)     # a is free to overwrite
+            acl.rt.stream_wait_event(copy_s, consumed)  # a is free to overwrite
         acl.rt.memcpy_async(a, nbytes, h_in, nbytes, acl.ACL_MEMCPY_HOST_TO_DEVICE, copy_s)
         acl.rt.memset_async(b, nbytes, 0, nbytes, copy_s)
         acl.rt.record_event(loaded, copy_s)
@@ -50,7 +51,7 @@ def rich_program():
         acl.rt.memcpy_async(h_out, nbytes, c, nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST, comp_s)
     acl.rt.synchronize_stream(copy_s)
     acl.rt.free(b)
-    acl.rt.malloc(1 << 50, acl.ACL_MEM_MALLOC_HUGE_ONLY)       # out of memory: an error
+    acl.rt.malloc(1 << 50, acl.ACL_MEM_MALLOC_HUGE_ONLY)  # out of memory: an error
 
     def worker():
         acl.rt.set_device(1)
@@ -59,7 +60,7 @@ def rich_program():
         acl.rt.memcpy_async(d, nbytes, h_in, nbytes, acl.ACL_MEMCPY_HOST_TO_DEVICE, s)
         acl.rt.synchronize_stream(s)
 
-    th = threading.Thread(target=worker, name="worker")   # Python's default name counts up
+    th = threading.Thread(target=worker, name="worker")  # Python's default name counts up
     th.start()
     th.join()
     acl.rt.synchronize_stream(comp_s)
@@ -77,11 +78,11 @@ def doc(rich_log):
 
 
 def meta(doc, name):
-    return {(e["pid"], e["tid"]): e["args"] for e in doc["traceEvents"]
-            if e["ph"] == "M" and e["name"] == name}
+    return {(e["pid"], e["tid"]): e["args"] for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == name}
 
 
 # -- the rules ----------------------------------------------------------------------------
+
 
 def test_rich_program_trace_follows_every_rule(doc):
     assert validate_chrome_trace(doc) == []
@@ -89,8 +90,7 @@ def test_rich_program_trace_follows_every_rule(doc):
 
 def test_sample_and_large_traces_follow_every_rule():
     assert validate_chrome_trace(to_chrome_trace(two_stream_log())) == []
-    assert validate_chrome_trace(json.loads(trace_json(synthetic_log(5000, streams=3,
-                                                                       devices=2)))) == []
+    assert validate_chrome_trace(json.loads(trace_json(synthetic_log(5000, streams=3, devices=2)))) == []
 
 
 def test_same_program_gives_the_same_bytes(rich_log):
@@ -104,6 +104,7 @@ def test_export_writes_the_json_text(tmp_path, rich_log):
 
 
 # -- the msprof layout --------------------------------------------------------------------
+
 
 def test_host_process_has_a_row_per_host_thread(doc):
     names = meta(doc, "process_name")
@@ -119,7 +120,7 @@ def test_each_device_is_an_ascend_hardware_process_with_stream_rows(doc):
     assert (labels[(100, 0)]["labels"], labels[(101, 0)]["labels"]) == ("NPU 0", "NPU 1")
     assert meta(doc, "process_sort_index")[(100, 0)]["sort_index"] == 14
     rows = {v["name"] for k, v in meta(doc, "thread_name").items() if k[0] == 100}
-    assert {"Stream 1", "Stream 2"} <= rows and "Stream 0" not in rows      # the default stream ran nothing
+    assert {"Stream 1", "Stream 2"} <= rows and "Stream 0" not in rows  # the default stream ran nothing
 
 
 def test_api_calls_are_slices_on_their_thread_row(doc, rich_log):
@@ -132,8 +133,11 @@ def test_tasks_are_slices_on_their_stream_row_in_microseconds(doc, rich_log):
     ix = build_index(rich_log)
     kernel = next(t for t in ix.tasks.values() if t.kind == "kernel")
     stream_id = ix.streams[kernel.stream].stream_id
-    (x,) = [e for e in doc["traceEvents"] if e["ph"] == "X" and e["cat"] == "kernel"
-            and e["args"]["Task Id"] == kernel.task and e["tid"] == 1 + stream_id]
+    (x,) = [
+        e
+        for e in doc["traceEvents"]
+        if e["ph"] == "X" and e["cat"] == "kernel" and e["args"]["Task Id"] == kernel.task and e["tid"] == 1 + stream_id
+    ]
     assert (x["pid"], x["name"]) == (100 + kernel.device, "scale")
     assert x["ts"] == kernel.start / 1000 and x["dur"] == (kernel.end - kernel.start) / 1000
     assert x["args"]["Task Type"] == "AI_CORE" and x["args"]["Block Dim"] == 32
@@ -151,7 +155,7 @@ def test_memory_counters_follow_allocations(doc):
     counters = [e for e in doc["traceEvents"] if e["ph"] == "C" and e["pid"] == 100]
     assert counters[0]["args"] == {"allocated": 0, "reserved": 0}
     assert max(e["args"]["allocated"] for e in counters) == 3 * (1 << 20)
-    assert counters[-1]["args"]["allocated"] == 2 * (1 << 20)          # b was freed
+    assert counters[-1]["args"]["allocated"] == 2 * (1 << 20)  # b was freed
 
 
 def test_failed_call_is_an_instant_on_its_thread(doc):
@@ -165,6 +169,7 @@ def test_engine_lanes_follow_the_streams(doc):
 
 
 # -- the validator can fail ---------------------------------------------------------------
+
 
 @pytest.fixture
 def good():
@@ -190,14 +195,15 @@ def test_validator_reports_string_pids(good):
 
 def test_validator_reports_a_metadata_event_whose_name_is_not_a_string(good):
     bad = copy.deepcopy(good)
-    first(bad, ph="M")["name"] = ["thread_name"]        # unhashable: once a TypeError, now a problem
+    first(bad, ph="M")["name"] = ["thread_name"]  # unhashable: once a TypeError, now a problem
     assert any("unknown metadata ['thread_name']" in p for p in validate_chrome_trace(bad))
 
 
 def test_validator_reports_unnamed_rows(good):
     bad = copy.deepcopy(good)
-    bad["traceEvents"] = [e for e in bad["traceEvents"]
-                          if not (e["ph"] == "M" and e["name"] == "thread_name" and e["tid"] == 2)]
+    bad["traceEvents"] = [
+        e for e in bad["traceEvents"] if not (e["ph"] == "M" and e["name"] == "thread_name" and e["tid"] == 2)
+    ]
     assert "row pid 100 tid 2 has no thread_name" in validate_chrome_trace(bad)
 
 
@@ -231,20 +237,25 @@ def test_streams_that_never_ran_a_task_get_no_row():
     import sandbox
     from sandbox import acl
     from sandbox.export.chrome_trace import to_chrome_trace
+
     sandbox.configure()
     acl.init()
     acl.rt.set_device(0)
     used, _ = acl.rt.create_stream()
-    acl.rt.create_stream()                                  # never used
+    acl.rt.create_stream()  # never used
     dev, _ = acl.rt.malloc(64, 0)
     acl.rt.memset_async(dev, 64, 1, 64, used)
     acl.rt.synchronize_stream(used)
-    rows = [e["args"]["name"] for e in to_chrome_trace(sandbox.trace())["traceEvents"]
-            if e["ph"] == "M" and e["name"] == "thread_name" and e["args"]["name"].startswith("Stream")]
+    rows = [
+        e["args"]["name"]
+        for e in to_chrome_trace(sandbox.trace())["traceEvents"]
+        if e["ph"] == "M" and e["name"] == "thread_name" and e["args"]["name"].startswith("Stream")
+    ]
     assert rows == ["Stream 1"]
 
 
 # -- every export is strict JSON and follows the rules ------------------------------------
+
 
 def _two_host_funcs_at_one_instant():
     """Two streams wait on one event, then each runs a host function: the device's runtime
@@ -283,21 +294,26 @@ def test_simultaneous_host_functions_get_lane_rows_not_overlapping_slices():
     log = _two_host_funcs_at_one_instant()
     doc = json.loads(trace_json(log))
     assert validate_chrome_trace(doc) == []
-    runs = [e for e in doc["traceEvents"] if e["ph"] == "X" and e["cat"] == "callback"
-            and e["name"] in ("first", "second")]
-    assert len(runs) == 2 and runs[0]["ts"] == runs[1]["ts"]     # the times stay the simulated ones
+    runs = [
+        e for e in doc["traceEvents"] if e["ph"] == "X" and e["cat"] == "callback" and e["name"] in ("first", "second")
+    ]
+    assert len(runs) == 2 and runs[0]["ts"] == runs[1]["ts"]  # the times stay the simulated ones
     assert runs[0]["tid"] != runs[1]["tid"]
     names = meta(doc, "thread_name")
     labels = sorted(names[(r["pid"], r["tid"])]["name"] for r in runs)
     assert labels[0].endswith("callbacks #1") and labels[1].endswith("callbacks #2")
-    tasks = {e["args"]["Task Id"]: e for e in doc["traceEvents"]
-             if e["ph"] == "X" and e.get("args", {}).get("Task Type") == "HOST_FUNC"}
-    for r in runs:                                               # each lines up with its stream task
+    tasks = {
+        e["args"]["Task Id"]: e
+        for e in doc["traceEvents"]
+        if e["ph"] == "X" and e.get("args", {}).get("Task Type") == "HOST_FUNC"
+    }
+    for r in runs:  # each lines up with its stream task
         assert tasks[r["args"]["task"]]["ts"] == r["ts"]
 
 
 def test_export_is_strict_json_even_with_nan_and_odd_arguments(tmp_path):
     import numpy as np
+
     sandbox.configure("ascend910b", device_count=1)
     acl.init()
     acl.rt.set_device(0)
@@ -305,21 +321,30 @@ def test_export_is_strict_json_even_with_nan_and_odd_arguments(tmp_path):
     assert acl.rt.synchronize_stream_with_timeout(s, float("nan")) == acl.ACL_ERROR_INVALID_PARAM
     assert acl.rt.synchronize_stream_with_timeout(s, float("-inf")) == acl.ACL_ERROR_INVALID_PARAM
     assert acl.rt.synchronize_stream_with_timeout(s, np.int64(5)) == 0
-    acl.rt.malloc(2 ** 70, 0)
+    acl.rt.malloc(2**70, 0)
     acl.rt.set_device(object())
     acl.rt.destroy_stream([s, [s, [s, [s, [s]]]]])
     doc = to_chrome_trace(sandbox.trace())
-    json.dumps(doc, allow_nan=False)                 # raises on NaN / Infinity / non-JSON values
+    json.dumps(doc, allow_nan=False)  # raises on NaN / Infinity / non-JSON values
     text = trace_json(sandbox.trace())
     strict = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
     assert validate_chrome_trace(strict) == []
-    args = [e["args"] for e in strict["traceEvents"] if e.get("cat") == "api"
-            and e["name"] == "aclrtSynchronizeStreamWithTimeout"]
+    args = [
+        e["args"]
+        for e in strict["traceEvents"]
+        if e.get("cat") == "api" and e["name"] == "aclrtSynchronizeStreamWithTimeout"
+    ]
     assert [a["timeout"] for a in args] == ["nan", "-inf", 5]
     size = next(e["args"]["size"] for e in strict["traceEvents"] if e.get("name") == "aclrtMalloc")
-    assert size == str(2 ** 70)                      # beyond 2**53: a string, not a rounded number
-    assert next(e["args"]["device_id"] for e in strict["traceEvents"]
-                if e.get("name") == "aclrtSetDevice" and e["args"]["ret"]) == "object"
+    assert size == str(2**70)  # beyond 2**53: a string, not a rounded number
+    assert (
+        next(
+            e["args"]["device_id"]
+            for e in strict["traceEvents"]
+            if e.get("name") == "aclrtSetDevice" and e["args"]["ret"]
+        )
+        == "object"
+    )
 
 
 def test_trace_json_written_from_templates_is_the_dict_dump_byte_for_byte(rich_log):
@@ -327,12 +352,25 @@ def test_trace_json_written_from_templates_is_the_dict_dump_byte_for_byte(rich_l
     to_chrome_trace give the same text, odd arguments and details included."""
     from sandbox.core import trace as tr
     from sandbox.export.chrome_trace import dict_json
+
     assert trace_json(rich_log) == dict_json(rich_log)
     log = tr.TraceLog(rich_log.records)
-    log.append(tr.ApiCall(10, 20, 1, 1, "aclrtOdd", 0, (("ret", 5), ("x", float("nan")), ("x", 2 ** 60))))
-    log.append(tr.ApiCall(10, 20, 1, 1, "aclrtOdd2", 0, (("big", 2 ** 60), ("t", (1, "a", None)),
-                                                         ("f", 1.5), ("b", True), ("o", object()))))
-    log.append(tr.TaskSubmitted(30, 99_999, 0, 0, "kernel", "odd", "AI Core", 0, 0,
-                                detail=(("size", 1), ("x", float("inf")), ("x", 2))))
+    log.append(tr.ApiCall(10, 20, 1, 1, "aclrtOdd", 0, (("ret", 5), ("x", float("nan")), ("x", 2**60))))
+    log.append(
+        tr.ApiCall(
+            10,
+            20,
+            1,
+            1,
+            "aclrtOdd2",
+            0,
+            (("big", 2**60), ("t", (1, "a", None)), ("f", 1.5), ("b", True), ("o", object())),
+        )
+    )
+    log.append(
+        tr.TaskSubmitted(
+            30, 99_999, 0, 0, "kernel", "odd", "AI Core", 0, 0, detail=(("size", 1), ("x", float("inf")), ("x", 2))
+        )
+    )
     log.append(tr.TaskStarted(31, 99_999, 1))
     assert trace_json(log) == dict_json(log)

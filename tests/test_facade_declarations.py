@@ -1,4 +1,5 @@
 """The facade's declarations (sandbox/acl/_declare.py): one signature, converters and trace arguments from it."""
+
 from __future__ import annotations
 
 import inspect
@@ -16,29 +17,40 @@ def _calls(name):
 
 
 def test_a_status_only_call_is_declared_to_return_the_int_code_whatever_its_body_returns():
-    assert inspect.signature(acl.rt.set_device).return_annotation == "int"      # body: -> None
+    assert inspect.signature(acl.rt.set_device).return_annotation == "int"  # body: -> None
     assert inspect.signature(acl.rt.synchronize_stream).return_annotation == "int"
     assert inspect.signature(acl.init).return_annotation == "int"
 
 
 def test_a_declared_call_has_the_public_parameters_only_and_takes_them_by_keyword(device0):
-    assert list(inspect.signature(acl.rt.memcpy_async).parameters) == \
-        ["dst", "dest_max", "src", "count", "kind", "stream"]
+    assert list(inspect.signature(acl.rt.memcpy_async).parameters) == [
+        "dst",
+        "dest_max",
+        "src",
+        "count",
+        "kind",
+        "stream",
+    ]
     assert str(inspect.signature(acl.rt.get_last_error)) == "(level=0) -> 'int'"
     assert acl.rt.memcpy_async.__module__ == "sandbox.acl.rt" and acl.rt.memcpy_async.__doc__ is None
     dev, ret = acl.rt.malloc(size=64, policy=acl.ACL_MEM_MALLOC_HUGE_FIRST)
     host, _ = acl.rt.malloc_host(size=64)
-    assert ret == 0 and acl.rt.memcpy_async(stream=device0, kind=acl.ACL_MEMCPY_HOST_TO_DEVICE, count=64,
-                                            src=host, dest_max=64, dst=dev) == 0
+    assert (
+        ret == 0
+        and acl.rt.memcpy_async(
+            stream=device0, kind=acl.ACL_MEMCPY_HOST_TO_DEVICE, count=64, src=host, dest_max=64, dst=dev
+        )
+        == 0
+    )
     assert acl.rt.synchronize_stream(stream=device0) == 0
 
 
 def test_a_wrong_type_is_a_code_and_a_message_naming_the_parameter_as_the_call_checks_it(device0):
     assert acl.rt.malloc(64, "huge") == (0, acl.ACL_ERROR_INVALID_PARAM)
     assert acl.get_recent_err_msg() == "aclrtMalloc failed: policy must be an int, got 'huge'"
-    assert acl.rt.memset(None, -1, 0, 8) == acl.ACL_ERROR_INVALID_PARAM          # None is the null pointer
+    assert acl.rt.memset(None, -1, 0, 8) == acl.ACL_ERROR_INVALID_PARAM  # None is the null pointer
     assert acl.get_recent_err_msg() == "aclrtMemset failed: max_count must be >= 0, got -1"
-    assert acl.rt.synchronize_stream_with_timeout("s", -5) == acl.ACL_ERROR_RT_PARAM_INVALID   # timeout first
+    assert acl.rt.synchronize_stream_with_timeout("s", -5) == acl.ACL_ERROR_RT_PARAM_INVALID  # timeout first
     assert "timeout must be -1 (forever) or >= 0 ms, got -5" in acl.get_recent_err_msg()
 
 
@@ -56,14 +68,19 @@ def test_a_declaration_is_checked_when_the_module_is_imported():
     with pytest.raises(TypeError, match="starts with"):
         api("aclrtX")(lambda stream: None)
     with pytest.raises(TypeError, match="convert"):
+
         @api("aclrtX", convert=("a",))
         def x(m, th, a: handle, b: size):
             pass
+
     with pytest.raises(TypeError, match="no parameter kind"):
+
         @api("aclrtX")
         def z(m, th, a: float):
             pass
+
     with pytest.raises(TypeError, match="not its parameters"):
+
         @api("aclrtX", trace=("c",))
         def y(m, th, a: handle):
             pass

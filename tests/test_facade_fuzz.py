@@ -5,6 +5,7 @@ sweep is broad instead: every public function of acl.rt, acl.mdl and acl.util, i
 callbacks, graphs and pools, with handles it was given back, plain ints and wrong types.
 Each call must return (never raise), and every non-zero code must be a documented one.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -20,8 +21,8 @@ from sandbox import acl
 from sandbox.core.errors import ALL_CODES
 
 KNOWN = set(ALL_CODES.values())
-SKIP = {"start_thread", "stop_thread"}          # they start real threads that wait for work
-WRONG = [None, "x", 1.5, 2 ** 70, [1], {}, True, -1]
+SKIP = {"start_thread", "stop_thread"}  # they start real threads that wait for work
+WRONG = [None, "x", 1.5, 2**70, [1], {}, True, -1]
 
 
 def facade_functions():
@@ -41,6 +42,7 @@ def make_args(rng, name, fn, handles):
         if r < 0.75:
             return rng.choice([0, 1, 2, 3, 4, 7, 64, 4096, 1 << 20])
         return rng.choice(WRONG)
+
     args = [one() for _ in inspect.signature(fn).parameters]
     if name == "rt.launch_callback":
         args[0] = rng.choice([lambda data: None, None, 3])
@@ -49,10 +51,11 @@ def make_args(rng, name, fn, handles):
     elif name in ("rt.subscribe_report", "rt.subscribe_host_func"):
         args[0] = rng.choice([threading.get_ident(), 5, None])
     elif name in ("rt.process_report", "rt.process_host_func"):
-        args = [rng.choice([1, 0, 5, "x"])]              # never -1: nothing would ever arrive
+        args = [rng.choice([1, 0, 5, "x"])]  # never -1: nothing would ever arrive
     elif name == "rt.mem_pool_create":
-        args = [rng.choice([{}, None, {"allocType": 0, "handleType": 0, "location": {"id": 0, "type": 1},
-                                       "maxSize": 0}])]
+        args = [
+            rng.choice([{}, None, {"allocType": 0, "handleType": 0, "location": {"id": 0, "type": 1}, "maxSize": 0}])
+        ]
     elif name == "util.numpy_to_ptr":
         args = [rng.choice([np.zeros(64, np.uint8), "x", None])]
     return args
@@ -64,7 +67,7 @@ def test_no_python_exception_escapes_any_facade_function(seed):
     functions = facade_functions()
     assert len(functions) > 60
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")                  # hazard and leak warnings are expected here
+        warnings.simplefilter("ignore")  # hazard and leak warnings are expected here
         for _ in range(8):
             sandbox.configure(rng.choice(["ascend910b", "ascend310b", "ascend310p"]), device_count=2)
             acl.init()
@@ -80,8 +83,12 @@ def test_no_python_exception_escapes_any_facade_function(seed):
                 values = out if isinstance(out, tuple) else (out,)
                 if isinstance(out, tuple) or isinstance(out, int):
                     ret = values[-1]
-                    if isinstance(ret, int) and not isinstance(ret, bool) and name.split(".")[0] != "util" \
-                            and not name.endswith("_from_exception_info"):      # a uint32 value, no code
+                    if (
+                        isinstance(ret, int)
+                        and not isinstance(ret, bool)
+                        and name.split(".")[0] != "util"
+                        and not name.endswith("_from_exception_info")
+                    ):  # a uint32 value, no code
                         assert ret == 0 or ret in KNOWN, f"acl.{name} returned undocumented {ret}"
                 for v in values:
                     if isinstance(v, int) and not isinstance(v, bool) and v > 1000 and len(handles) < 40:

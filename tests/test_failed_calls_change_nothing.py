@@ -7,6 +7,7 @@ main thread) is the one waiting, so it can never run (aclrtProcessReport is neve
 the release waits).  The release answers 507046 at once instead of hanging; it must leave the
 process exactly as it was, and succeed once the callback has been processed.
 """
+
 from __future__ import annotations
 
 import threading
@@ -42,8 +43,9 @@ def state():
         "live_streams": [d.live_streams for d in m.devices],
         "live_events": [d.live_events for d in m.devices],
         "current": m.current_thread().context.handle if m.current_thread().context else None,
-        "released": sum(isinstance(r, (T.ContextDestroyed, T.StreamDestroyed, T.EventDestroyed, T.LeakReport))
-                        for r in m.log),
+        "released": sum(
+            isinstance(r, (T.ContextDestroyed, T.StreamDestroyed, T.EventDestroyed, T.LeakReport)) for r in m.log
+        ),
     }
 
 
@@ -82,13 +84,13 @@ def test_failed_reset_device_keeps_the_default_context(on_device0):
     assert len([c for c in current().contexts.values() if c.is_default]) == 1
     unstick()
     assert acl.rt.reset_device(0) == 0
-    assert acl.rt.reset_device(0) == 0        # the two set_device references
+    assert acl.rt.reset_device(0) == 0  # the two set_device references
     assert acl.rt.reset_device(0) == acl.ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
 
 
 def test_failed_reset_device_force_keeps_the_default_context(on_device0):
     stuck_stream()
-    acl.rt.set_device(0)                      # two references: force would drop both
+    acl.rt.set_device(0)  # two references: force would drop both
     before = state()
     assert acl.rt.reset_device_force(0) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     assert state() == before
@@ -104,13 +106,13 @@ def test_failed_finalize_keeps_the_process_initialised(on_device0):
     before = state()
     with _no_warning():
         assert acl.finalize() == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
-    assert state() == before                  # nothing released, no leak report yet
+    assert state() == before  # nothing released, no leak report yet
     assert acl.init() == acl.ACL_ERROR_REPEAT_INITIALIZE
     unstick()
     with pytest.warns(sandbox.LeakWarning):
         assert acl.finalize() == 0
     reports = [r for r in current().log if isinstance(r, T.LeakReport)]
-    assert len(reports) == 1                  # the failed finalize reported nothing
+    assert len(reports) == 1  # the failed finalize reported nothing
     assert acl.finalize() == acl.ACL_ERROR_REPEAT_FINALIZE
 
 
@@ -121,7 +123,7 @@ def test_failed_destroy_context_keeps_the_context(on_device0):
     before = state()
     assert acl.rt.destroy_context(ctx) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     assert state() == before
-    assert acl.rt.set_context(ctx) == 0       # still a live context
+    assert acl.rt.set_context(ctx) == 0  # still a live context
     assert acl.rt.create_stream()[1] == 0
     unstick()
     assert acl.rt.destroy_context(ctx) == 0
@@ -172,7 +174,7 @@ def test_a_release_checks_again_after_its_wait(on_device0):
     assert sorted(codes.values()) == [0, acl.ACL_ERROR_INVALID_PARAM]
     destroyed = [r for r in current().log if isinstance(r, T.StreamDestroyed) and r.stream == stream]
     assert len(destroyed) == 1
-    assert current().devices[0].live_streams == 1          # the default stream only
+    assert current().devices[0].live_streams == 1  # the default stream only
 
 
 class _no_warning:
@@ -180,6 +182,7 @@ class _no_warning:
 
     def __enter__(self):
         import warnings
+
         self._cm = warnings.catch_warnings(record=True)
         self.caught = self._cm.__enter__()
         warnings.simplefilter("always")
@@ -194,6 +197,7 @@ class _no_warning:
 
 def test_a_host_function_refused_during_a_capture_leaves_its_stream_free_for_callbacks():
     import threading
+
     sandbox.configure()
     acl.init()
     acl.rt.set_device(0)

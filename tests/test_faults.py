@@ -1,4 +1,5 @@
 """Asynchronous device errors, stream failure modes and injected faults (sandbox/core/faults.py)."""
+
 from __future__ import annotations
 
 import pytest
@@ -24,11 +25,11 @@ def read(dev, n=1):
 def test_an_injected_kernel_trap_fails_the_next_kernel_with_507016_at_the_next_synchronize(device0):
     buf = dev_alloc(64)
     sandbox.inject_fault("kernel_trap", device=0)
-    assert fill[1, device0](buf, 7) == 0                       # the launch itself succeeds
+    assert fill[1, device0](buf, 7) == 0  # the launch itself succeeds
     assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_AICORE_TRAP_EXCEPTION == 507016
     assert "injected fault" in acl.get_recent_err_msg()
-    assert read(buf) == b"\x00"                                 # its data effect did not happen
-    fill[1, device0](buf, 7)                                    # count=1: the next one is fine
+    assert read(buf) == b"\x00"  # its data effect did not happen
+    fill[1, device0](buf, 7)  # count=1: the next one is fine
     assert acl.rt.synchronize_stream(device0) == 0 and read(buf) == b"\x07"
 
 
@@ -70,7 +71,7 @@ def test_a_link_down_fails_peer_copies_with_507056_until_cleared(device0):
     for _ in range(2):
         acl.rt.memcpy_async(dst, 64, src, 64, acl.ACL_MEMCPY_DEVICE_TO_DEVICE, device0)
         assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_LINK_ERROR == 507056
-    fill[1, device0](src, 1)                                    # work on the device itself is unaffected
+    fill[1, device0](src, 1)  # work on the device itself is unaffected
     assert acl.rt.synchronize_stream(device0) == 0
     sandbox.clear_faults()
     acl.rt.memcpy_async(dst, 64, src, 64, acl.ACL_MEMCPY_DEVICE_TO_DEVICE, device0)
@@ -90,8 +91,13 @@ def test_faults_and_their_hits_are_in_the_trace(device0):
 
 
 def test_bad_fault_arguments_raise_value_error(machine):
-    for kwargs in ({"kind": "meteor"}, {"kind": "kernel_trap", "device": 99}, {"kind": "dma_error", "count": 0},
-                   {"kind": "kernel_trap", "code": 12}, {"kind": "kernel_trap", "peer": 1}):
+    for kwargs in (
+        {"kind": "meteor"},
+        {"kind": "kernel_trap", "device": 99},
+        {"kind": "dma_error", "count": 0},
+        {"kind": "kernel_trap", "code": 12},
+        {"kind": "kernel_trap", "peer": 1},
+    ):
         with pytest.raises(ValueError):
             sandbox.inject_fault(**kwargs)
 
@@ -102,9 +108,9 @@ def test_continue_on_failure_runs_later_tasks_and_the_sync_reports_the_latest_er
     fill[1, device0](buf, 1)
     sandbox.inject_fault("dma_error")
     acl.rt.memset_async(buf, 64, 9, 64, device0)
-    fill[1, device0](buf, 3)                                    # later task still runs
+    fill[1, device0](buf, 3)  # later task still runs
     assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_SYS_DMA
-    assert acl.rt.synchronize_stream(device0) == 0              # reported once
+    assert acl.rt.synchronize_stream(device0) == 0  # reported once
     assert read(buf) == b"\x03"
 
 
@@ -116,7 +122,7 @@ def test_stop_on_failure_discards_later_tasks_of_every_stream_of_the_context(dev
     sandbox.inject_fault("kernel_trap", stream=device0)
     fill[1, device0](buf, 1)
     fill[1, device0](buf, 2)
-    acl.rt.memset_async(buf2, 64, 4, 64, other)                 # queued behind a long kernel on the other stream
+    acl.rt.memset_async(buf2, 64, 4, 64, other)  # queued behind a long kernel on the other stream
     fill[1, other](buf2, 5)
     assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_AICORE_TRAP_EXCEPTION
     assert acl.rt.synchronize_stream(other) == acl.ACL_ERROR_RT_AICORE_TRAP_EXCEPTION
@@ -152,6 +158,7 @@ def test_a_kernel_that_raises_still_fails_with_507015_at_the_next_synchronize(de
     @sandbox.kernel(ns=1000)
     def broken(x: "uint8*"):
         raise RuntimeError("bug")
+
     buf = dev_alloc(64)
     assert broken[1, device0](buf) == 0
     assert acl.rt.synchronize_device() == acl.ACL_ERROR_RT_AICORE_EXCEPTION == 507015
@@ -168,7 +175,7 @@ def test_priority_never_preempts_a_running_task(device0):
     low, _ = acl.rt.create_stream_with_config(7, 0)
     high, _ = acl.rt.create_stream_with_config(0, 0)
     buf = dev_alloc(64)
-    hog[cores, low](buf)                                        # occupies every core first
+    hog[cores, low](buf)  # occupies every core first
     hog[cores, high](buf)
     acl.rt.synchronize_device()
     first, second = [t for t in tasks_by_id().values() if t["kind"] == "kernel"]

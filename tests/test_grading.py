@@ -1,5 +1,6 @@
 """The grader's own rules: it runs the solution on a machine of its own, with inputs of its
 own, owns the timing window, and turns every way a solution can go wrong into a ✘ line."""
+
 from __future__ import annotations
 
 import _thread
@@ -35,10 +36,17 @@ def _judge(run):
 @pytest.fixture
 def exercise():
     """A small exercise of the tests' own: y = 2 x on device 0 of a 310B."""
-    ex = teach.register(teach.Exercise(
-        id="99.1", title="double it", practises="the tests", profile="ascend310b",
-        inputs=lambda rng: {"x": rng.integers(-1000, 1000, N, dtype=np.int32)},
-        judge=_judge, time_limit_s=3.0))
+    ex = teach.register(
+        teach.Exercise(
+            id="99.1",
+            title="double it",
+            practises="the tests",
+            profile="ascend310b",
+            inputs=lambda rng: {"x": rng.integers(-1000, 1000, N, dtype=np.int32)},
+            judge=_judge,
+            time_limit_s=3.0,
+        )
+    )
     yield ex
     grading._REGISTRY.pop(ex.id, None)
     grading._calls.pop(ex.id, None)
@@ -79,7 +87,7 @@ def test_check_leaves_the_learners_machine_and_trace_untouched(exercise):
     machine = grading.binding._current
     teach.check("99.1", doubled)
     assert grading.binding._current is machine and sandbox.trace() is log and len(log) == n
-    assert acl.rt.get_device() == (1, 0)          # the learner's thread still has its device
+    assert acl.rt.get_device() == (1, 0)  # the learner's thread still has its device
 
 
 def test_inputs_vary_from_one_check_to_the_next(exercise):
@@ -91,10 +99,20 @@ def test_inputs_vary_from_one_check_to_the_next(exercise):
 
 
 def test_inputs_repeat_in_a_fresh_process_so_notebooks_rerun_the_same():
-    code = ("import numpy as np\nfrom sandbox.teach import grading\n"
-            "print([int(grading._rng('01.1').integers(1 << 30)) for _ in range(2)])")
-    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                           env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout for seed in ("1", "2")}
+    code = (
+        "import numpy as np\nfrom sandbox.teach import grading\n"
+        "print([int(grading._rng('01.1').integers(1 << 30)) for _ in range(2)])"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": seed, "PATH": ""},
+        ).stdout
+        for seed in ("1", "2")
+    }
     assert len(outs) == 1
 
 
@@ -107,6 +125,7 @@ def test_a_remembered_answer_fails_on_the_next_inputs(exercise):
         else:
             doubled(x)
         return first["y"]
+
     assert teach.check("99.1", remember).passed
     assert not teach.check("99.1", remember).passed
 
@@ -114,6 +133,7 @@ def test_a_remembered_answer_fails_on_the_next_inputs(exercise):
 def test_a_stub_gets_a_cross_saying_there_is_no_solution_yet(exercise):
     def stub(x):
         raise NotImplementedError()
+
     grade = teach.check("99.1", stub)
     assert str(grade).startswith("\u2718") and "NotImplementedError" in str(grade)
     assert len(grade.checks) == 1
@@ -122,6 +142,7 @@ def test_a_stub_gets_a_cross_saying_there_is_no_solution_yet(exercise):
 def test_a_solution_that_raises_gets_a_cross_naming_its_line(exercise):
     def broken(x):
         return x / 0 if x.sum() > 1e30 else [][1]  # noqa: PLE0643 - the IndexError is the point
+
     grade = teach.check("99.1", broken)
     assert not grade.passed and "IndexError" in str(grade) and "line" in str(grade)
 
@@ -129,6 +150,7 @@ def test_a_solution_that_raises_gets_a_cross_naming_its_line(exercise):
 def test_system_exit_in_a_solution_is_a_cross_not_an_exit(exercise):
     def leaves(x):
         sys.exit(3)
+
     assert "SystemExit" in str(teach.check("99.1", leaves))
 
 
@@ -144,6 +166,7 @@ def test_calling_configure_is_a_cross_and_the_learners_machine_comes_back(exerci
     def reconfigures(x):
         sandbox.configure("ascend310b")
         return doubled(x)
+
     grade = teach.check("99.1", reconfigures)
     assert not grade.passed and "sandbox.configure" in str(grade)
     assert sandbox.trace() is log
@@ -153,6 +176,7 @@ def test_a_thread_left_running_is_a_cross(exercise):
     def leaves_a_thread(x):
         threading.Thread(target=lambda: (sandbox.host_work(10**11, "later"), acl.rt.get_device())).start()
         return doubled(x)
+
     started = time.monotonic()
     grade = teach.check("99.1", leaves_a_thread)
     assert not grade.passed and "still running when the solution returned" in str(grade)
@@ -168,6 +192,7 @@ def test_threads_the_solution_starts_and_joins_run_on_the_graders_machine(exerci
         t.start()
         t.join()
         return out["y"]
+
     grade = teach.check("99.1", with_a_thread)
     assert grade.passed, str(grade)
     assert len(sandbox.trace()) == n
@@ -180,13 +205,14 @@ def test_a_solution_that_never_returns_is_stopped_by_the_time_limit(exercise):
     def hangs(x):
         acl.init()
         never.wait()
-        acl.rt.set_device(0)           # the grader gave up: this call unwinds the run
+        acl.rt.set_device(0)  # the grader gave up: this call unwinds the run
+
     started = time.monotonic()
     grade = teach.check("99.1", hangs)
     assert time.monotonic() - started < 6
     assert not grade.passed and "did not return" in str(grade)
     never.set()
-    assert acl.rt.get_device() == (1, 0) and len(sandbox.trace()) > n   # the learner's machine works
+    assert acl.rt.get_device() == (1, 0) and len(sandbox.trace()) > n  # the learner's machine works
 
 
 def test_a_wait_that_can_never_end_is_a_cross_not_a_hang(exercise):
@@ -197,6 +223,7 @@ def test_a_wait_that_can_never_end_is_a_cross_not_a_hang(exercise):
         acl.rt.launch_callback(lambda data: None, None, acl.ACL_CALLBACK_BLOCK, s)
         acl.rt.synchronize_stream(s)
         return doubled(x)
+
     started = time.monotonic()
     grade = teach.check("99.1", waits_for_a_callback_nobody_processes)
     assert time.monotonic() - started < 6
@@ -211,6 +238,7 @@ def test_the_stop_button_during_a_check_interrupts_the_cell_and_the_machine_stay
         acl.init()
         release.wait(10)
         acl.rt.set_device(0)
+
     threading.Timer(0.3, _thread.interrupt_main).start()
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
@@ -227,6 +255,7 @@ def test_the_grader_owns_the_window_from_the_call_to_the_last_task(exercise):
     def judge(run):
         spans.append((run.span, run.tasks("kernel")))
         return [Check("x", True, "")]
+
     grading._REGISTRY["99.1"] = grading.Exercise(**{**ex.__dict__, "judge": judge})
     teach.check("99.1", lambda x: None)
     teach.check("99.1", doubled)

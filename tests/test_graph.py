@@ -1,4 +1,5 @@
 """ACL Graph: capture into a model run instance and replay (RT-DG 04-01/04-02, RT-API 15, RT-FAQ ACLGraph)."""
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,9 @@ def scale(x: "float32*", n, k):
 
 def read(ptr, n=4):
     host = np.zeros(n, np.float32)
-    assert acl.rt.memcpy(acl.util.numpy_to_ptr(host), host.nbytes, ptr, host.nbytes,
-                         acl.ACL_MEMCPY_DEVICE_TO_HOST) == 0, acl.get_recent_err_msg()
+    assert (
+        acl.rt.memcpy(acl.util.numpy_to_ptr(host), host.nbytes, ptr, host.nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    ), acl.get_recent_err_msg()
     return host
 
 
@@ -76,10 +78,13 @@ def test_tasks_issued_during_capture_are_recorded_not_run(device0):
     submitted = len(list(sandbox.trace().of(T.TaskSubmitted)))
     ri = capture(device0, lambda: [inc[1, device0](buf, 4) for _ in range(3)])
     assert ri != 0
-    assert len(list(sandbox.trace().of(T.TaskSubmitted))) == submitted     # nothing reached a queue
+    assert len(list(sandbox.trace().of(T.TaskSubmitted))) == submitted  # nothing reached a queue
     captured = list(sandbox.trace().of(T.TaskCaptured))
-    assert [(r.kind, r.name, r.index) for r in captured] == [("kernel", "inc", 0), ("kernel", "inc", 1),
-                                                             ("kernel", "inc", 2)]
+    assert [(r.kind, r.name, r.index) for r in captured] == [
+        ("kernel", "inc", 0),
+        ("kernel", "inc", 1),
+        ("kernel", "inc", 2),
+    ]
     assert acl.rt.synchronize_stream(device0) == 0
     assert read(buf).tolist() == [0, 0, 0, 0]
     (done,) = sandbox.trace().of(T.GraphCaptured)
@@ -100,7 +105,7 @@ def test_replay_reruns_every_recorded_task_with_current_data(device0):
     for _ in range(2):
         assert acl.mdl.ri_execute_async(ri, device0) == 0
     assert acl.rt.synchronize_stream(device0) == 0
-    assert read(buf).tolist() == [12, 12, 12, 12]       # ((0 + 1) * 3 + 1) * 3
+    assert read(buf).tolist() == [12, 12, 12, 12]  # ((0 + 1) * 3 + 1) * 3
     assert acl.mdl.ri_destroy(ri) == 0
 
 
@@ -113,12 +118,13 @@ def test_replayed_tasks_are_task_records_tagged_with_the_instance(device0):
     subs = {r.task: r for r in sandbox.trace().of(T.TaskSubmitted)}
     assert all(subs[t].kind == "kernel" and ("graph", ri) in subs[t].detail for t in launch.tasks)
     call = [c for c in api_calls() if c.name == "aclmdlRIExecuteAsync"][0]
-    assert call.tasks == launch.tasks                       # one host call submitted all of them
+    assert call.tasks == launch.tasks  # one host call submitted all of them
 
 
 def test_capture_replay_needs_fewer_api_calls_and_a_shorter_timeline_than_eager():
     """50 small kernels issued eagerly vs. captured once and replayed once: same data, fewer host calls,
     and the device finishes sooner because no per-kernel launch gap is left between them."""
+
     def run(graph: bool):
         sandbox.configure("ascend910b")
         acl.init()
@@ -145,7 +151,7 @@ def test_capture_replay_needs_fewer_api_calls_and_a_shorter_timeline_than_eager(
     assert graph_data == eager_data == [50, 50, 50, 50]
     assert (eager_calls, graph_calls) == (51, 2)
     assert graph_time < eager_time * 0.6
-    assert graph_gap == 0 < eager_gap                       # replayed kernels run back to back
+    assert graph_gap == 0 < eager_gap  # replayed kernels run back to back
 
 
 # -- documented restrictions ---------------------------------------------------------------------
@@ -160,7 +166,7 @@ def test_default_stream_used_during_capture_is_107031(device0):
     assert inc[1, 0](buf, 4) == 107031
     assert acl.rt.memset_async(buf, 16, 0, 16, 0) == 107031
     assert acl.mdl.ri_capture_end(device0)[1] == 0
-    assert inc[1, 0](buf, 4) == 0                           # fine again after the capture
+    assert inc[1, 0](buf, 4) == 0  # fine again after the capture
 
 
 def test_begin_on_a_stream_already_capturing_is_107027(device0):
@@ -191,6 +197,7 @@ def _end_on_worker(stream):
     def worker():
         acl.rt.set_device(0)
         out.append(acl.mdl.ri_capture_end(stream))
+
     t = threading.Thread(target=worker)
     t.start()
     t.join()
@@ -209,7 +216,7 @@ def test_end_from_another_thread_is_107038_unless_the_capture_is_relaxed(device0
 
 def test_stream_synchronize_during_capture_is_107041_and_invalidates_the_capture(device0):
     buf = zeroed()
-    assert acl.mdl.ri_capture_begin(device0, RELAXED) == 0   # illegal in every mode
+    assert acl.mdl.ri_capture_begin(device0, RELAXED) == 0  # illegal in every mode
     inc[1, device0](buf, 4)
     assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC == 107041
     status, ri, ret = acl.mdl.ri_capture_get_info(device0)
@@ -217,7 +224,7 @@ def test_stream_synchronize_during_capture_is_107041_and_invalidates_the_capture
     assert inc[1, device0](buf, 4) == acl.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED
     assert acl.mdl.ri_capture_end(device0) == (0, acl.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED)
     assert acl.mdl.ri_capture_get_info(device0)[:2] == (acl.ACL_MODEL_RI_CAPTURE_STATUS_NONE, 0)
-    assert acl.rt.synchronize_stream(device0) == 0           # the stream is an ordinary stream again
+    assert acl.rt.synchronize_stream(device0) == 0  # the stream is an ordinary stream again
     assert read(buf).tolist() == [0, 0, 0, 0]
 
 
@@ -247,12 +254,15 @@ def test_blocking_memcpy_and_memset_in_a_global_capture_are_refused_unless_the_t
     buf, (host, view) = zeroed(), pinned(16, np.float32)
     view[:] = 5
     assert acl.mdl.ri_capture_begin(device0, GLOBAL) == 0
-    assert acl.rt.memcpy(buf, 16, host, 16, acl.ACL_MEMCPY_HOST_TO_DEVICE) == \
-        acl.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT == 107030
+    assert (
+        acl.rt.memcpy(buf, 16, host, 16, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+        == acl.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT
+        == 107030
+    )
     assert acl.rt.memset(buf, 16, 0, 16) == 107030
     old, ret = acl.mdl.ri_capture_thread_exchange_mode(RELAXED)
     assert (old, ret) == (GLOBAL, 0)
-    assert acl.rt.memcpy(buf, 16, host, 16, acl.ACL_MEMCPY_HOST_TO_DEVICE) == 0   # runs once, now
+    assert acl.rt.memcpy(buf, 16, host, 16, acl.ACL_MEMCPY_HOST_TO_DEVICE) == 0  # runs once, now
     assert acl.mdl.ri_capture_thread_exchange_mode(old) == (RELAXED, 0)
     inc[1, device0](buf, 4)
     ri, ret = acl.mdl.ri_capture_end(device0)
@@ -277,6 +287,7 @@ def test_global_capture_binds_other_threads_until_they_leave_global_mode(device0
     def switched():
         assert acl.mdl.ri_capture_thread_exchange_mode(THREAD_LOCAL) == (GLOBAL, 0)
         return acl.rt.memset(buf, 16, 0, 16)
+
     assert _on_worker(switched) == 0
 
 
@@ -293,6 +304,7 @@ def _on_worker(fn):
     def worker():
         acl.rt.set_device(0)
         out.append(fn())
+
     t = threading.Thread(target=worker)
     t.start()
     t.join()
@@ -305,13 +317,16 @@ def test_async_copy_with_pageable_host_memory_onto_a_capturing_stream_is_107000_
     host, view = pinned(16, np.float32)
     view[:] = 2
     assert acl.mdl.ri_capture_begin(device0, RELAXED) == 0
-    assert acl.rt.memcpy_async(buf, 16, acl.util.numpy_to_ptr(pageable), 16, acl.ACL_MEMCPY_HOST_TO_DEVICE,
-                               device0) == acl.ACL_ERROR_RT_PARAM_INVALID == 107000
+    assert (
+        acl.rt.memcpy_async(buf, 16, acl.util.numpy_to_ptr(pageable), 16, acl.ACL_MEMCPY_HOST_TO_DEVICE, device0)
+        == acl.ACL_ERROR_RT_PARAM_INVALID
+        == 107000
+    )
     assert "aclrtMallocHost" in acl.get_recent_err_msg()
     assert acl.rt.memcpy_async(buf, 16, host, 16, acl.ACL_MEMCPY_HOST_TO_DEVICE, device0) == 0
     ri, ret = acl.mdl.ri_capture_end(device0)
     assert ret == 0
-    view[:] = 9                                             # the replay copies what the buffer holds then
+    view[:] = 9  # the replay copies what the buffer holds then
     assert acl.mdl.ri_execute_async(ri, device0) == 0
     assert acl.rt.synchronize_stream(device0) == 0
     assert read(buf).tolist() == [9, 9, 9, 9]
@@ -321,8 +336,10 @@ def test_pageable_async_copy_on_another_stream_is_an_unsafe_call_in_a_global_cap
     other, buf = new_stream(), zeroed()
     pageable = np.ones(4, np.float32)
     assert acl.mdl.ri_capture_begin(device0, GLOBAL) == 0
-    assert acl.rt.memcpy_async(buf, 16, acl.util.numpy_to_ptr(pageable), 16, acl.ACL_MEMCPY_HOST_TO_DEVICE,
-                               other) == 107041
+    assert (
+        acl.rt.memcpy_async(buf, 16, acl.util.numpy_to_ptr(pageable), 16, acl.ACL_MEMCPY_HOST_TO_DEVICE, other)
+        == 107041
+    )
 
 
 def test_a_blocking_copy_from_pageable_memory_in_a_global_capture_is_107030_like_a_pinned_one(device0):
@@ -330,8 +347,11 @@ def test_a_blocking_copy_from_pageable_memory_in_a_global_capture_is_107030_like
     pageable = np.ones(4, np.float32)
     host, _ = pinned(16, np.float32)
     assert acl.mdl.ri_capture_begin(device0, GLOBAL) == 0
-    assert acl.rt.memcpy(buf, 16, acl.util.numpy_to_ptr(pageable), 16, acl.ACL_MEMCPY_HOST_TO_DEVICE) \
-        == acl.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT == 107030
+    assert (
+        acl.rt.memcpy(buf, 16, acl.util.numpy_to_ptr(pageable), 16, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+        == acl.ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT
+        == 107030
+    )
     assert acl.rt.memcpy(buf, 16, host, 16, acl.ACL_MEMCPY_HOST_TO_DEVICE) == 107030
 
 
@@ -339,11 +359,11 @@ def test_a_blocking_copy_from_pageable_memory_in_a_global_capture_is_107030_like
 def _fork_join(origin, side, a, b, e1, e2):
     slow_inc[1, origin](a, 4)
     acl.rt.record_event(e1, origin)
-    acl.rt.stream_wait_event(side, e1)                      # side joins the capture
+    acl.rt.stream_wait_event(side, e1)  # side joins the capture
     slow_inc[1, side](b, 4)
-    slow_inc[1, origin](a, 4)                               # runs beside the side stream's kernel
+    slow_inc[1, origin](a, 4)  # runs beside the side stream's kernel
     acl.rt.record_event(e2, side)
-    acl.rt.stream_wait_event(origin, e2)                    # side rejoins the origin
+    acl.rt.stream_wait_event(origin, e2)  # side rejoins the origin
     scale[1, origin](b, 4, 10)
 
 
@@ -353,13 +373,13 @@ def test_a_side_stream_joins_by_waiting_on_a_captured_event_and_replays_alongsid
     (done,) = sandbox.trace().of(T.GraphCaptured)
     assert done.streams == (device0, side)
     assert acl.mdl.ri_execute_async(ri, device0) == 0
-    inc[1, device0](a, 4)                                   # later work on the launch stream waits for all
+    inc[1, device0](a, 4)  # later work on the launch stream waits for all
     assert acl.rt.synchronize_stream(device0) == 0
     assert read(a).tolist() == [3, 3, 3, 3] and read(b).tolist() == [10, 10, 10, 10]
     tasks = tasks_by_id()
     kernels = [t for t in tasks.values() if t["kind"] == "kernel"]
     first, on_side, second, scaled, after = kernels
-    assert on_side["stream"] != device0 and on_side["stream"] != side        # an internal stream of the instance
+    assert on_side["stream"] != device0 and on_side["stream"] != side  # an internal stream of the instance
     assert overlap(on_side, second)
     assert scaled["start"] >= on_side["end"] and after["start"] >= scaled["end"]
 
@@ -379,7 +399,7 @@ def test_a_task_on_a_side_stream_after_it_rejoined_fails_end_with_107025(device0
     side, a, b, e1, e2 = new_stream(), zeroed(), zeroed(), sync_event(), sync_event()
     assert acl.mdl.ri_capture_begin(device0, GLOBAL) == 0
     _fork_join(device0, side, a, b, e1, e2)
-    inc[1, side](b, 4)                                      # after the rejoin
+    inc[1, side](b, 4)  # after the rejoin
     assert acl.mdl.ri_capture_end(device0)[1] == 107025
 
 
@@ -454,8 +474,7 @@ def test_debug_json_print_lists_the_streams_and_tasks(device0, tmp_path):
     doc = json.loads(path.read_text())
     assert len(doc["streams"]) == 2 and len(doc["tasks"]) == 8
     assert [t["task_type"] for t in doc["tasks"][:3]] == ["KERNEL", "EVENT_RECORD", "EVENT_WAIT"]
-    assert acl.mdl.ri_debug_json_print(ri, str(tmp_path / "no" / "such" / "dir.json"), 0) == \
-        acl.ACL_ERROR_RT_FILE_OPEN
+    assert acl.mdl.ri_debug_json_print(ri, str(tmp_path / "no" / "such" / "dir.json"), 0) == acl.ACL_ERROR_RT_FILE_OPEN
 
 
 def _on(profile):
@@ -483,6 +502,7 @@ def test_a_custom_profile_with_the_acl_graph_flag_captures_and_replays():
 def test_graph_calls_take_the_profiles_host_costs():
     """aclmdlRIExecuteAsync costs host_costs.graph_launch, the capture calls host_costs.capture_call."""
     from sandbox.profiles import HostCosts
+
     _on(sandbox.get_profile("ascend910b").with_(host_costs=HostCosts(graph_launch=70_000, capture_call=3_000)))
     stream, x = new_stream(), zeroed()
     ri = capture(stream, lambda: inc[1, stream](x, 4))

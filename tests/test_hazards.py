@@ -1,4 +1,5 @@
 """Hazard rules (core/hazards.py): found by ordering semantics, whatever the schedule did."""
+
 from __future__ import annotations
 
 import warnings
@@ -28,7 +29,7 @@ def test_host_read_of_a_pending_async_write_is_a_hazard_even_when_the_copy_alrea
     host, view = pinned(4096)
     dev = dev_alloc(4096)
     acl.rt.memcpy_async(host, 4096, dev, 4096, D2H, device0)
-    acl.rt.memset(dev_alloc(4096), 4096, 0, 4096)      # a blocking call: the copy is long done by now
+    acl.rt.memset(dev_alloc(4096), 4096, 0, 4096)  # a blocking call: the copy is long done by now
     with pytest.warns(sandbox.HazardWarning, match=r"synchronize Stream 1 on device 0"):
         acl.util.ptr_to_numpy(host, (1024,), np.float32)
     (h,) = sandbox.hazards()
@@ -62,7 +63,7 @@ def test_two_streams_writing_the_same_bytes_without_an_event_is_a_race(device0):
     other, _ = acl.rt.create_stream()
     dev = dev_alloc(4096)
     scale[1, device0](dev, 1024)
-    acl.rt.synchronize_device()                         # ordered: the host saw the first kernel finish
+    acl.rt.synchronize_device()  # ordered: the host saw the first kernel finish
     assert kinds() == []
     scale[1, device0](dev, 1024)
     with pytest.warns(sandbox.HazardWarning, match="aclrtRecordEvent \\+ aclrtStreamWaitEvent"):
@@ -75,7 +76,7 @@ def test_a_race_is_reported_even_when_the_run_times_do_not_overlap(device0):
     other, _ = acl.rt.create_stream()
     dev = dev_alloc(4096)
     scale[1, device0](dev, 1024)
-    acl.rt.memset(dev_alloc(64), 64, 0, 64)             # time passes: the first kernel is done
+    acl.rt.memset(dev_alloc(64), 64, 0, 64)  # time passes: the first kernel is done
     with pytest.warns(sandbox.HazardWarning):
         scale[1, other](dev, 1024)
     assert kinds() == ["stream_race"]
@@ -150,6 +151,7 @@ def test_a_blocking_copy_of_memory_an_unsynchronized_kernel_writes_is_a_race(dev
 
 def test_a_thread_started_after_a_synchronize_knows_what_its_parent_knew(device0):
     import threading
+
     host, _ = pinned(4096)
     dev = dev_alloc(4096)
     acl.rt.memcpy_async(host, 4096, dev, 4096, D2H, device0)
@@ -173,8 +175,9 @@ def test_hazard_messages_are_the_same_on_every_run():
             warnings.simplefilter("default")
             acl.util.ptr_to_bytes(host, 8)
         return [str(w.message) for w in caught], [h.message for h in sandbox.hazards()]
+
     first, second = run(), run()
-    assert first == second and len(first[0]) == 1      # shown again on the second run, too
+    assert first == second and len(first[0]) == 1  # shown again on the second run, too
 
 
 # -- use after a full reset ------------------------------------------------------------------------
@@ -185,10 +188,10 @@ def test_device_memory_used_after_its_device_was_fully_reset_is_a_hazard(machine
     assert acl.rt.reset_device(0) == 0
     assert acl.rt.set_device(0) == 0
     with pytest.warns(sandbox.HazardWarning, match=r"allocated before device 0 was fully reset"):
-        assert acl.rt.memcpy(host, 4096, old, 4096, D2H) == 0     # undefined on hardware: no code
+        assert acl.rt.memcpy(host, 4096, old, 4096, D2H) == 0  # undefined on hardware: no code
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert acl.rt.memset(old, 4096, 0, 4096) == 0            # reported once per buffer
+        assert acl.rt.memset(old, 4096, 0, 4096) == 0  # reported once per buffer
     assert kinds() == ["use_after_reset"]
 
 
@@ -208,7 +211,7 @@ def test_memory_allocated_after_the_reset_or_kept_over_a_partial_reset_is_no_haz
     assert acl.rt.set_device(0) == 0
     assert acl.rt.set_device(0) == 0
     kept = dev_alloc(4096)
-    assert acl.rt.reset_device(0) == 0                 # one reference left: nothing released
+    assert acl.rt.reset_device(0) == 0  # one reference left: nothing released
     host, _ = pinned(4096)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

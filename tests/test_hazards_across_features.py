@@ -1,4 +1,5 @@
 """Hazard checks where they meet callbacks and ACL Graph replay."""
+
 from __future__ import annotations
 
 import warnings
@@ -23,8 +24,9 @@ def test_a_callback_may_read_what_its_stream_copied_before_it(device0):
     acl.rt.subscribe_report(server.thread.ident, device0)
     acl.rt.memset_async(dev, 64, 7, 64, device0)
     acl.rt.memcpy_async(host, 64, dev, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST, device0)
-    acl.rt.launch_callback(lambda data: seen.append(acl.util.ptr_to_bytes(host, 1)), [],
-                           acl.ACL_CALLBACK_BLOCK, device0)
+    acl.rt.launch_callback(
+        lambda data: seen.append(acl.util.ptr_to_bytes(host, 1)), [], acl.ACL_CALLBACK_BLOCK, device0
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error", sandbox.HazardWarning)
         acl.rt.synchronize_stream(device0)

@@ -1,5 +1,6 @@
 """The seam between the machine and its features: task specifications, declared kinds, trace
 row builders, and hooks that only features in use register (core/hooks.py, core/tasks.py)."""
+
 from __future__ import annotations
 
 import ast
@@ -23,12 +24,17 @@ def test_every_task_kind_the_core_submits_is_declared_in_tasks_kinds():
     kinds = set()
     for path in CORE.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "new" \
-                    and getattr(node.func.value, "id", "") == "Task" and node.args:
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "new"
+                and getattr(node.func.value, "id", "") == "Task"
+                and node.args
+            ):
                 first = node.args[0]
                 if isinstance(first, ast.Constant):
                     kinds.add(first.value)
-                else:                                   # callbacks: Job.kind, "callback" or "host_func"
+                else:  # callbacks: Job.kind, "callback" or "host_func"
                     kinds.update(("callback", "host_func"))
     assert kinds and kinds <= set(KINDS), sorted(kinds - set(KINDS))
     assert set(KINDS) <= kinds | {"callback", "host_func"}
@@ -52,9 +58,11 @@ def test_row_builders_take_their_records_fields_in_order():
         assert list(inspect.signature(builder).parameters) == [f.name for f in dataclasses.fields(record)]
         row = builder(*range(len(dataclasses.fields(record))))
         assert tr.ROW_TYPES[row[0]](*row[1:]) == record(*range(len(dataclasses.fields(record))))
-    comments = [line.rsplit("#", 1)[1].strip() for line in inspect.getsource(tr.task_submitted_row).splitlines()
-                if line.strip().endswith(tuple(f.name for f in dataclasses.fields(tr.TaskSubmitted)))
-                and "#" in line]
+    comments = [
+        line.rsplit("#", 1)[1].strip()
+        for line in inspect.getsource(tr.task_submitted_row).splitlines()
+        if line.strip().endswith(tuple(f.name for f in dataclasses.fields(tr.TaskSubmitted))) and "#" in line
+    ]
     assert comments == [f.name for f in dataclasses.fields(tr.TaskSubmitted)]
 
 
@@ -62,8 +70,14 @@ def test_a_submitted_row_reads_back_as_its_record(device0):
     dev, _ = acl.rt.malloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     acl.rt.memset_async(dev, 64, 1, 64, device0)
     record = [r for r in sandbox.trace().of(tr.TaskSubmitted)][-1]
-    assert (record.kind, record.name, record.engine, record.nbytes, record.prev_task, record.waits_on) == \
-        ("memset", "MEMSET_ASYNC", "DMA D2D", 64, 0, 0)
+    assert (record.kind, record.name, record.engine, record.nbytes, record.prev_task, record.waits_on) == (
+        "memset",
+        "MEMSET_ASYNC",
+        "DMA D2D",
+        64,
+        0,
+        0,
+    )
     assert record.stream == device0 and record.tid == 1 and record.api_seq > 0
 
 
@@ -72,8 +86,20 @@ def test_a_task_is_specified_by_name_and_copied_for_a_replay():
     assert (spec.engine, spec.duration, spec.effect, spec.waits_on, spec.access) == (None, 0, None, None, ())
     again = spec.copy(block_dim=8)
     assert again.block_dim == 8 and spec.block_dim == 4 and not hasattr(again, "id")
-    assert SPEC_FIELDS == ("kind", "name", "engine", "duration", "effect", "waits_on", "nbytes", "block_dim",
-                           "event", "detail", "access", "core_limit")
+    assert SPEC_FIELDS == (
+        "kind",
+        "name",
+        "engine",
+        "duration",
+        "effect",
+        "waits_on",
+        "nbytes",
+        "block_dim",
+        "event",
+        "detail",
+        "access",
+        "core_limit",
+    )
 
 
 def test_a_machine_that_uses_no_feature_has_no_hook(device0):
@@ -82,8 +108,15 @@ def test_a_machine_that_uses_no_feature_has_no_hook(device0):
     acl.rt.memset_async(dev, 64, 1, 64, device0)
     acl.rt.synchronize_stream(device0)
     hooks = {name: len(getattr(m.hooks, name)) for name in Hooks.__slots__}
-    assert hooks == {"intercept": 0, "submitted": 0, "before_sync": 0, "after_sync": 0, "task_fault": 0,
-                     "task_finished": 0, "process_ending": 0}
+    assert hooks == {
+        "intercept": 0,
+        "submitted": 0,
+        "before_sync": 0,
+        "after_sync": 0,
+        "task_fault": 0,
+        "task_finished": 0,
+        "process_ending": 0,
+    }
     assert m.feature_in_use(PoolState) is None and m.feature_in_use(FaultState) is None
 
 
@@ -91,12 +124,16 @@ def test_features_register_their_hooks_on_first_use_and_capture_only_while_activ
     m = current()
     sandbox.inject_fault("kernel_trap")
     assert len(m.hooks.task_fault) == 1
-    pool_props = {"allocType": acl.ACL_MEM_ALLOCATION_TYPE_PINNED, "handleType": 0,
-                  "location": {"id": 0, "type": acl.ACL_MEM_LOCATION_TYPE_DEVICE}, "maxSize": 0}
+    pool_props = {
+        "allocType": acl.ACL_MEM_ALLOCATION_TYPE_PINNED,
+        "handleType": 0,
+        "location": {"id": 0, "type": acl.ACL_MEM_LOCATION_TYPE_DEVICE},
+        "maxSize": 0,
+    }
     _, ret = acl.rt.mem_pool_create(pool_props)
     assert ret == 0 and len(m.hooks.after_sync) == 1 and len(m.hooks.process_ending) == 1
     assert acl.mdl.ri_capture_begin(device0, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
     assert len(m.hooks.intercept) == 1 and len(m.hooks.before_sync) == 1
-    assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC   # refused by the hook
+    assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC  # refused by the hook
     acl.mdl.ri_capture_end(device0)
     assert m.hooks.intercept == [] and m.hooks.before_sync == []

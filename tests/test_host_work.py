@@ -1,4 +1,5 @@
 """sandbox.host_work: host-side computation that takes virtual time."""
+
 from __future__ import annotations
 
 import sandbox
@@ -19,10 +20,11 @@ def test_device_work_overlaps_host_work(device0):
     @sandbox.kernel(ns=1_000_000, writes=())
     def k(x: "uint8*"):
         pass
+
     buf, _ = acl.rt.malloc(64, 0)
     k[1, device0](buf)
     t0 = sandbox.now()
-    sandbox.host_work(1_000_000)                 # the host computes while the kernel runs
+    sandbox.host_work(1_000_000)  # the host computes while the kernel runs
     acl.rt.synchronize_stream(device0)
     assert sandbox.now() - t0 < 1_200_000
 

@@ -4,6 +4,7 @@ The graph is read from the source with ``ast``: every ``import`` and ``from ... 
 also those inside functions (a deferred import hides a cycle, it does not remove it).
 Imports under ``if TYPE_CHECKING:`` are for annotations only and do not count.
 """
+
 from __future__ import annotations
 
 import ast
@@ -22,8 +23,9 @@ def module_name(path: Path) -> str:
 
 
 def _type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
-        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _imports(tree: ast.AST):
@@ -54,7 +56,7 @@ def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
                 continue
             if node.level:
                 base = name.split(".") if is_package else name.split(".")[:-1]
-                base = base[:len(base) - node.level + 1]
+                base = base[: len(base) - node.level + 1]
                 base_name = ".".join(base + ([node.module] if node.module else []))
             else:
                 base_name = node.module or ""
@@ -67,7 +69,7 @@ def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     """One cycle of the graph (a list of modules, first repeated at the end), or None."""
-    state: dict[str, int] = {}        # 1: on the current path, 2: done
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
     path: list[str] = []
 
     def visit(node: str) -> list[str] | None:
@@ -75,7 +77,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state:
                 found = visit(nxt)
                 if found:
@@ -103,8 +105,13 @@ def test_no_module_of_the_package_imports_itself_through_others():
 
 def test_the_core_imports_no_facade_view_widget_or_grader():
     graph = import_graph(package_modules())
-    wrong = sorted((m, t) for m, targets in graph.items() if m.startswith("sandbox.core")
-                   for t in targets if t.startswith(CORE_MAY_NOT_IMPORT))
+    wrong = sorted(
+        (m, t)
+        for m, targets in graph.items()
+        if m.startswith("sandbox.core")
+        for t in targets
+        if t.startswith(CORE_MAY_NOT_IMPORT)
+    )
     assert not wrong, f"core modules importing outside the core's direction: {wrong}"
 
 
@@ -117,9 +124,12 @@ def test_the_cycle_finder_finds_a_deferred_import_cycle(tmp_path):
     (pkg / "core" / "a.py").write_text("from . import b\n")
     (pkg / "core" / "b.py").write_text("def f():\n    from .a import g\n")
     (pkg / "core" / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\n")
-    modules = {".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(".__init__"): p
-               for p in pkg.rglob("*.py")}
+    modules = {
+        ".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(".__init__"): p for p in pkg.rglob("*.py")
+    }
     graph = import_graph(modules)
-    assert find_cycle(graph) in (["sandbox.core.a", "sandbox.core.b", "sandbox.core.a"],
-                                 ["sandbox.core.b", "sandbox.core.a", "sandbox.core.b"])
-    assert graph["sandbox.core.c"] == set()          # an annotation-only import is no edge
+    assert find_cycle(graph) in (
+        ["sandbox.core.a", "sandbox.core.b", "sandbox.core.a"],
+        ["sandbox.core.b", "sandbox.core.a", "sandbox.core.b"],
+    )
+    assert graph["sandbox.core.c"] == set()  # an annotation-only import is no edge

@@ -2,6 +2,7 @@
 never joined, code of theirs the runtime runs that blocks or is interrupted, the stop button.
 
 Each test is named after the rule it checks; the programs are the issue's reproductions."""
+
 from __future__ import annotations
 
 import concurrent.futures
@@ -30,8 +31,13 @@ def board():
 
 
 def _run(code: str, seed: str = "0", timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout, env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"})
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
+    )
 
 
 # -- determinism --------------------------------------------------------------------------------------
@@ -89,7 +95,7 @@ def test_thread_pool_tasks_take_part_in_the_turn_from_their_submit(board):
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
         assert list(ex.map(_work, [0, 1])) == [0, 0]
     assert time.monotonic() - started < 5
-    assert acl.rt.get_device() == (0, 0)                   # main's next call works at once
+    assert acl.rt.get_device() == (0, 0)  # main's next call works at once
     names = [r.name for r in sandbox.trace() if isinstance(r, T.ThreadStarted)]
     assert names.count("pool task (_work)") == 2
 
@@ -119,7 +125,7 @@ def test_user_code_that_waits_for_another_host_thread_fails_within_seconds(board
     ready = threading.Event()
 
     def on_host(_):
-        ready.wait()                       # set by the producer thread, which can never run now
+        ready.wait()  # set by the producer thread, which can never run now
 
     acl.rt.launch_host_func(board, on_host, None)
     producer = threading.Thread(target=lambda: (acl.rt.set_device(0), ready.set()))
@@ -130,7 +136,7 @@ def test_user_code_that_waits_for_another_host_thread_fails_within_seconds(board
     assert time.monotonic() - started < 5
     runs = [r for r in sandbox.trace() if isinstance(r, T.CallbackRun)]
     assert "waited more than" in runs[0].error and ret in (0,)
-    assert acl.rt.synchronize_stream(board) == 0                 # the machine goes on
+    assert acl.rt.synchronize_stream(board) == 0  # the machine goes on
 
 
 def test_a_kernel_body_that_waits_for_a_producer_thread_fails_its_task_within_seconds(board):
@@ -146,7 +152,7 @@ def test_a_kernel_body_that_waits_for_a_producer_thread_fails_its_task_within_se
 
     @sandbox.kernel(ns=1000)
     def waits(x: "uint8*"):
-        produced.wait()                    # the producer needs a turn the kernel's thread holds
+        produced.wait()  # the producer needs a turn the kernel's thread holds
 
     d, _ = acl.rt.malloc(64, 0)
     waits[1, board](d)
@@ -175,7 +181,8 @@ def test_a_kernel_body_that_calls_the_runtime_is_refused_at_once_with_207000(boa
 
 # -- threads never joined -----------------------------------------------------------------------------
 def test_a_thread_never_joined_does_not_hang_the_end_of_a_script():
-    done = _run("""
+    done = _run(
+        """
         import threading
         import sandbox
         from sandbox import acl
@@ -186,7 +193,9 @@ def test_a_thread_never_joined_does_not_hang_the_end_of_a_script():
             print("worker:", acl.rt.synchronize_stream(s), flush=True)
         threading.Thread(target=worker).start()
         print("main done", flush=True)
-    """, timeout=30)
+    """,
+        timeout=30,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:2] == ["main done", "worker: 0"], done.stdout
     assert "107019" not in done.stdout + done.stderr
@@ -195,7 +204,9 @@ def test_a_thread_never_joined_does_not_hang_the_end_of_a_script():
 def test_a_thread_a_cell_leaves_running_runs_to_its_end_before_the_next_cell():
     nbformat = pytest.importorskip("nbformat")
     from nbclient import NotebookClient
-    cells = ["""
+
+    cells = [
+        """
 import threading
 import sandbox
 from sandbox import acl
@@ -208,9 +219,11 @@ def worker():
         calls.append(acl.rt.synchronize_stream(s))
 t = threading.Thread(target=worker)
 t.start()
-""", """
+""",
+        """
 print(len(calls), t.is_alive() is False or len(calls) == 20, acl.rt.get_device())
-"""]
+""",
+    ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     NotebookClient(nb, timeout=60, kernel_name="python3").execute()
     assert nb.cells[1].outputs[0]["text"].strip() == "20 True (0, 0)"
@@ -233,13 +246,14 @@ def test_an_interrupt_in_a_kernel_body_reaches_the_caller_and_the_machine_stays_
     with pytest.raises(exc):
         acl.rt.synchronize_stream(board)
     started = time.monotonic()
-    assert acl.rt.synchronize_stream(board) == acl.ACL_ERROR_RT_AICORE_EXCEPTION   # the task failed cleanly
+    assert acl.rt.synchronize_stream(board) == acl.ACL_ERROR_RT_AICORE_EXCEPTION  # the task failed cleanly
     assert acl.rt.synchronize_stream(board) == 0
     assert time.monotonic() - started < 1
 
 
 def test_an_interrupt_in_a_block_callback_leaves_its_stream_usable(board):
     from sandbox.core.callbacks import state  # noqa: F401  (the feature exists)
+
     stop = threading.Event()
     errors = []
 
@@ -289,7 +303,7 @@ def test_the_stop_button_during_a_slow_kernel_body_stops_the_cell(board):
 
 def test_the_stop_button_reaches_a_main_thread_in_join_within_a_second(board):
     def slow_worker():
-        time.sleep(3)                  # real work of its own, holding no runtime call
+        time.sleep(3)  # real work of its own, holding no runtime call
 
     t = threading.Thread(target=slow_worker)
     t.start()
@@ -298,7 +312,7 @@ def test_the_stop_button_reaches_a_main_thread_in_join_within_a_second(board):
     with pytest.raises(KeyboardInterrupt):
         t.join()
     assert time.monotonic() - started < 1.5
-    assert acl.rt.get_device() == (0, 0)          # the machine answers; the worker goes on
+    assert acl.rt.get_device() == (0, 0)  # the machine answers; the worker goes on
     t.join()
 
 
@@ -307,7 +321,9 @@ def test_a_report_thread_a_cell_leaves_waiting_does_not_run_time_away_between_ce
     thread comes back at the same clock, and the next cell's callbacks are served as usual."""
     nbformat = pytest.importorskip("nbformat")
     from nbclient import NotebookClient
-    cells = ["""
+
+    cells = [
+        """
 import threading
 import sandbox
 from sandbox import acl
@@ -321,7 +337,8 @@ server = threading.Thread(target=serve)
 server.start()
 acl.rt.subscribe_report(server.ident, s)
 before = sandbox.now()
-""", """
+""",
+        """
 after = sandbox.now()
 ran = []
 acl.rt.launch_callback(lambda d: ran.append(d), 7, acl.ACL_CALLBACK_BLOCK, s)
@@ -329,7 +346,8 @@ print(after - before < 1_000_000, acl.rt.synchronize_stream(s), ran)
 stop.set()
 acl.rt.unsubscribe_report(server.ident, s)
 server.join()
-"""]
+""",
+    ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     NotebookClient(nb, timeout=60, kernel_name="python3").execute()
     assert nb.cells[1].outputs[0]["text"].strip() == "True 0 [7]"

@@ -1,4 +1,5 @@
 """Leak reports (core/leaks.py): what a process never released, at finalize and on demand."""
+
 from __future__ import annotations
 
 import warnings
@@ -39,10 +40,17 @@ def test_the_report_lists_allocations_pinned_memory_streams_events_and_explicit_
     kinds = [item[1] for item in report.items]
     assert kinds == ["allocation", "pinned", "stream", "event", "context"]
     text = str(report)
-    for word in ("aclrtFree", "aclrtFreeHost", "aclrtDestroyStream", "aclrtDestroyEvent", "aclrtDestroyContext",
-                 f"{p:#x}", "Stream 1 on device 0"):
+    for word in (
+        "aclrtFree",
+        "aclrtFreeHost",
+        "aclrtDestroyStream",
+        "aclrtDestroyEvent",
+        "aclrtDestroyContext",
+        f"{p:#x}",
+        "Stream 1 on device 0",
+    ):
         assert word in text
-    assert str(sandbox.leak_report()) == text            # the same text every time
+    assert str(sandbox.leak_report()) == text  # the same text every time
 
 
 def test_finalize_warns_with_the_report_computed_before_it_releases_anything(machine):
@@ -63,8 +71,7 @@ def test_default_contexts_and_streams_are_not_leaks(machine):
 def test_a_pool_never_destroyed_is_a_leak(machine):
     acl.rt.set_device(0)
     s, _ = acl.rt.create_stream()
-    pool, _ = acl.rt.mem_pool_create({"allocType": 0, "handleType": 0, "location": {"id": 0, "type": 1},
-                                      "maxSize": 0})
+    pool, _ = acl.rt.mem_pool_create({"allocType": 0, "handleType": 0, "location": {"id": 0, "type": 1}, "maxSize": 0})
     acl.rt.mem_pool_malloc_async(64, pool, s)
     acl.rt.destroy_stream(s)
     report = sandbox.leak_report()

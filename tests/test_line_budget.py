@@ -1,4 +1,5 @@
 """The kernel stays readable in one sitting: sandbox/core has a line budget."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """Memory: the allocator's rules, lazy backing, pinned vs pageable, bounds checks, get_mem_info."""
+
 from __future__ import annotations
 
 import subprocess
@@ -25,9 +26,18 @@ def test_allocations_start_64_byte_aligned(device0, size):
     assert dev_alloc(size) % 64 == 0
 
 
-@pytest.mark.parametrize("size, reserved", [(1, 4 * KiB), (4096 - 32, 4 * KiB), (4096 - 31, 8 * KiB),
-                                            (MiB, MiB + 4 * KiB), (MiB + 1, 2 * MiB), (2 * MiB - 32, 2 * MiB),
-                                            (2 * MiB - 31, 4 * MiB)])
+@pytest.mark.parametrize(
+    "size, reserved",
+    [
+        (1, 4 * KiB),
+        (4096 - 32, 4 * KiB),
+        (4096 - 31, 8 * KiB),
+        (MiB, MiB + 4 * KiB),
+        (MiB + 1, 2 * MiB),
+        (2 * MiB - 32, 2 * MiB),
+        (2 * MiB - 31, 4 * MiB),
+    ],
+)
 def test_huge_first_pads_align_up_32_plus_32_then_rounds_to_pages(device0, size, reserved):
     rec = allocation(dev_alloc(size, acl.ACL_MEM_MALLOC_HUGE_FIRST))
     assert rec.reserved == reserved
@@ -45,8 +55,11 @@ def test_normal_only_never_uses_huge_pages(device0):
 
 
 def test_p2p_policies_are_accepted_on_910b(device0):
-    for policy in (acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P, acl.ACL_MEM_MALLOC_HUGE_ONLY_P2P,
-                   acl.ACL_MEM_MALLOC_NORMAL_ONLY_P2P):
+    for policy in (
+        acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P,
+        acl.ACL_MEM_MALLOC_HUGE_ONLY_P2P,
+        acl.ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
+    ):
         assert acl.rt.malloc(10, policy)[1] == 0
 
 
@@ -65,12 +78,12 @@ def test_huge_first_falls_back_to_normal_pages_when_no_huge_page_is_free():
     acl.init()
     acl.rt.set_device(0)
     normal = acl.ACL_MEM_MALLOC_NORMAL_ONLY
-    pages = [dev_alloc(2 * MiB - 64, normal) for _ in range(4)]      # each fills one 2 MiB page
+    pages = [dev_alloc(2 * MiB - 64, normal) for _ in range(4)]  # each fills one 2 MiB page
     acl.rt.free(pages[0])
     acl.rt.free(pages[2])
-    dev_alloc(64, normal)                                            # 4 KiB at the start of page 0
-    dev_alloc(2 * MiB - 4 * KiB - 64, normal)                        # the rest of page 0
-    dev_alloc(64, normal)                                            # 4 KiB at the start of page 2
+    dev_alloc(64, normal)  # 4 KiB at the start of page 0
+    dev_alloc(2 * MiB - 4 * KiB - 64, normal)  # the rest of page 0
+    dev_alloc(64, normal)  # 4 KiB at the start of page 2
     assert acl.rt.malloc(MiB + 4 * KiB, acl.ACL_MEM_MALLOC_HUGE_ONLY) == (0, acl.ACL_ERROR_RT_MEMORY_ALLOCATION)
     assert allocation(dev_alloc(MiB + 4 * KiB, acl.ACL_MEM_MALLOC_HUGE_FIRST)).page == "normal"
 
@@ -88,7 +101,7 @@ def test_get_mem_info_reports_free_and_total_of_the_current_device(device0):
     assert acl.rt.get_mem_info(acl.ACL_HBM_MEM)[0] == free0 - 4 * MiB
     acl.rt.free(ptr)
     assert acl.rt.get_mem_info(acl.ACL_HBM_MEM)[0] == free0
-    assert acl.rt.get_mem_info(acl.ACL_DDR_MEM) == (0, 0, 0)      # HBM device: no DDR
+    assert acl.rt.get_mem_info(acl.ACL_DDR_MEM) == (0, 0, 0)  # HBM device: no DDR
 
 
 def test_get_mem_info_hbm_falls_back_to_ddr_on_ddr_devices():
@@ -116,7 +129,7 @@ def test_free_rules(device0):
     assert acl.rt.free(0) == acl.ACL_ERROR_INVALID_PARAM
     assert acl.rt.free(ptr + 64) == acl.ACL_ERROR_RT_MEMORY_FREE
     assert acl.rt.free(ptr) == 0
-    assert acl.rt.free(ptr) == acl.ACL_ERROR_INVALID_PARAM          # gone: not device memory any more
+    assert acl.rt.free(ptr) == acl.ACL_ERROR_INVALID_PARAM  # gone: not device memory any more
     host, _ = acl.rt.malloc_host(64)
     assert acl.rt.free(host) == acl.ACL_ERROR_INVALID_PARAM
     assert acl.rt.free_host(host) == 0 and acl.rt.free_host(host) == acl.ACL_ERROR_RT_MEMORY_FREE
@@ -163,8 +176,10 @@ def test_async_host_to_host_copy_is_not_supported_in_host_run_mode(device0):
 
 def test_on_device_async_copy_needs_64_byte_aligned_addresses(device0):
     a, b = dev_alloc(4096), dev_alloc(4096)
-    assert acl.rt.memcpy_async(b, 64, a + 8, 64, acl.ACL_MEMCPY_DEVICE_TO_DEVICE, device0) == \
-        acl.ACL_ERROR_RT_ADDR_UNALIGNED
+    assert (
+        acl.rt.memcpy_async(b, 64, a + 8, 64, acl.ACL_MEMCPY_DEVICE_TO_DEVICE, device0)
+        == acl.ACL_ERROR_RT_ADDR_UNALIGNED
+    )
     assert acl.rt.memcpy_async(b, 64, a + 64, 64, acl.ACL_MEMCPY_DEVICE_TO_DEVICE, device0) == 0
 
 
@@ -220,23 +235,26 @@ def test_60_gib_on_a_64_gib_device_costs_no_host_memory_until_written():
         acl.rt.memset(ptr, 4096, 1, 4096)          # touching a little costs a little
         print(rss() - before)
     """)
-    grown = int(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                               check=True).stdout.split()[-1])
+    grown = int(
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()[-1]
+    )
     assert grown < 64 * MiB
 
 
 def test_a_pointer_to_a_temporary_view_stays_valid(device0):
     rows = np.arange(4 * 1024, dtype=np.float32).reshape(4, 1024)
     dev = dev_alloc(4096)
-    ptr = acl.util.numpy_to_ptr(rows[1])                  # the view object is gone after this line
+    ptr = acl.util.numpy_to_ptr(rows[1])  # the view object is gone after this line
     assert acl.rt.memcpy(dev, 4096, ptr, 4096, acl.ACL_MEMCPY_HOST_TO_DEVICE) == 0
     back, out = pinned(4096, np.float32)
     acl.rt.memcpy(back, 4096, dev, 4096, acl.ACL_MEMCPY_DEVICE_TO_HOST)
     assert (out == rows[1]).all()
 
 
-@pytest.mark.parametrize("shape, dtype", [(None, np.uint8), ({}, np.uint8), ((4,), {}), ((4,), object),
-                                          ((1 << 70,), np.uint8), ((-1,), np.uint8)])
+@pytest.mark.parametrize(
+    "shape, dtype",
+    [(None, np.uint8), ({}, np.uint8), ((4,), {}), ((4,), object), ((1 << 70,), np.uint8), ((-1,), np.uint8)],
+)
 def test_ptr_to_numpy_with_a_bad_shape_or_dtype_returns_none_and_a_message(device0, shape, dtype):
     ptr, _ = pinned(64)
     assert acl.util.ptr_to_numpy(ptr, shape, dtype) is None
@@ -279,9 +297,14 @@ def test_a_renamed_910b_profile_keeps_its_features():
     """Features follow the profile's flags: renaming the 910B changes none of them."""
     _on(sandbox.get_profile("ascend910b").with_(name="lab-910b"))
     assert acl.rt.malloc(GiB, acl.ACL_MEM_MALLOC_HUGE1G_ONLY)[1] == 0
-    pool, ret = acl.rt.mem_pool_create({"allocType": acl.ACL_MEM_ALLOCATION_TYPE_PINNED,
-                                        "handleType": acl.ACL_MEM_HANDLE_TYPE_NONE, "maxSize": 0,
-                                        "location": {"id": 0, "type": acl.ACL_MEM_LOCATION_TYPE_DEVICE}})
+    pool, ret = acl.rt.mem_pool_create(
+        {
+            "allocType": acl.ACL_MEM_ALLOCATION_TYPE_PINNED,
+            "handleType": acl.ACL_MEM_HANDLE_TYPE_NONE,
+            "maxSize": 0,
+            "location": {"id": 0, "type": acl.ACL_MEM_LOCATION_TYPE_DEVICE},
+        }
+    )
     assert ret == 0 and pool != 0
     stream, _ = acl.rt.create_stream()
     assert acl.mdl.ri_capture_begin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
@@ -290,5 +313,6 @@ def test_a_renamed_910b_profile_keeps_its_features():
 def test_p2p_and_huge1g_policy_groups_are_the_runtimes_enum_values():
     """The policy groups the checks use name the real aclrtMemMallocPolicy values (3, 4, 5, 7 and 6, 7)."""
     from sandbox.core import constants as C
+
     assert C.MALLOC_P2P_POLICIES == (3, 4, 5, 7)
     assert C.MALLOC_HUGE1G_POLICIES == (6, 7)

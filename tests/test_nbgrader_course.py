@@ -1,6 +1,7 @@
 """A class on nbgrader: the instructor sources make an nbgrader course whose released
 assignments are exactly the committed learner notebooks, and autograding a submission runs
 ``sandbox.teach.check`` (the reference scores full marks, a stub or a wrong answer does not)."""
+
 from __future__ import annotations
 
 import json
@@ -57,11 +58,11 @@ def _submit(course: Path, name: str, student: str, fill) -> None:
     (folder / f"{name}.ipynb").write_text(json.dumps(released), encoding="utf-8")
 
 
-HOST_COMPUTED = '''def solution(a, b):
+HOST_COMPUTED = """def solution(a, b):
     s, host_c, dev_c = start_vector_add(a, b)
     acl.rt.synchronize_stream(s)
     return a + b
-'''
+"""
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -74,10 +75,19 @@ def test_autograde_gives_the_reference_full_marks_and_wrong_work_none(tmp_path, 
     _submit(tmp_path, name, "stub", lambda gid, mine, ref: mine)
     _submit(tmp_path, name, "lazy", lambda gid, mine, ref: HOST_COMPUTED if gid == "ex01_1" else ref)
     for student in ("reference", "stub", "lazy"):
-        subprocess.run([sys.executable, "-m", "nbgrader", "db", "student", "add", student],
-                       cwd=tmp_path, check=True, capture_output=True)
-    done = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", name, "--force"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        subprocess.run(
+            [sys.executable, "-m", "nbgrader", "db", "student", "add", student],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+        )
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "autograde", name, "--force"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gb:
         scores = {s: gb.find_submission(name, s).score for s in ("reference", "stub", "lazy")}

@@ -5,6 +5,7 @@ notebooks only (not JupyterLab's scratch notebooks or checkpoint copies).
 The wheel is built from a copy of the repository in a temporary folder, so the working tree
 gets no build/ or egg-info; the build needs PyPI for setuptools (pip's cache makes reruns quick).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -37,8 +38,7 @@ def pyproject() -> dict:
 def run(*cmd, cwd, timeout=600) -> subprocess.CompletedProcess:
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("PYTHONPATH", None)
-    return subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def copy_into(dest: Path, *names: str) -> None:
@@ -56,8 +56,7 @@ def wheel(tmp_path_factory):
     """The wheel `pip wheel` builds from a copy of the project, and the build's verbose log."""
     tmp = tmp_path_factory.mktemp("wheel")
     copy_into(tmp / "repo", "pyproject.toml", "README.md", "LICENSE", "sandbox")
-    done = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", tmp / "dist", ".",
-               cwd=tmp / "repo")
+    done = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", tmp / "dist", ".", cwd=tmp / "repo")
     assert done.returncode == 0, f"pip wheel exited {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr}"
     (path,) = (tmp / "dist").glob("npu_runtime_sandbox-*.whl")
     with zipfile.ZipFile(path) as zf:
@@ -77,8 +76,9 @@ def test_license_file_is_the_standard_apache_2_0_text_the_metadata_names():
     assert project["license"] == "Apache-2.0"
     assert project["license-files"] == ["LICENSE"]
     text = (ROOT / "LICENSE").read_bytes()
-    assert hashlib.md5(text, usedforsecurity=False).hexdigest() == APACHE_2_0_MD5, \
+    assert hashlib.md5(text, usedforsecurity=False).hexdigest() == APACHE_2_0_MD5, (
         "LICENSE is not the standard Apache License 2.0 text"
+    )
     copyright_lines = [ln.strip() for ln in text.decode().splitlines() if ln.strip().startswith("Copyright")]
     assert copyright_lines == ["Copyright [yyyy] [name of copyright owner]"], copyright_lines
 
@@ -111,8 +111,10 @@ def test_jupyterlab_is_the_lab_extra_not_a_base_dependency(wheel):
 
 
 def test_test_extra_brings_what_the_notebook_and_browser_tests_run_in():
-    test = [re.split(r"[<>=!~;\s\[]", r, maxsplit=1)[0].lower() for r in
-            pyproject()["project"]["optional-dependencies"]["test"]]
+    test = [
+        re.split(r"[<>=!~;\s\[]", r, maxsplit=1)[0].lower()
+        for r in pyproject()["project"]["optional-dependencies"]["test"]
+    ]
     assert {"pytest", "nbval", "ipykernel", "nbformat", "nbclient", "jupyterlab", "playwright"} <= set(test)
 
 
@@ -127,16 +129,30 @@ def test_readme_first_commands_install_the_lab_extra_and_the_test_extra():
 
 # -- scratch notebooks ------------------------------------------------------------------------------
 def notebook(source: str, outputs: list | None = None) -> str:
-    cell = {"cell_type": "code", "execution_count": 1 if outputs else None, "id": "c0",
-            "metadata": {}, "outputs": outputs or [], "source": source}
-    return json.dumps({"cells": [cell], "nbformat": 4, "nbformat_minor": 5,
-                       "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                   "language": "python"}}})
+    cell = {
+        "cell_type": "code",
+        "execution_count": 1 if outputs else None,
+        "id": "c0",
+        "metadata": {},
+        "outputs": outputs or [],
+        "source": source,
+    }
+    return json.dumps(
+        {
+            "cells": [cell],
+            "nbformat": 4,
+            "nbformat_minor": 5,
+            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        }
+    )
 
 
-SCRATCH = ("notebooks/Untitled.ipynb", "notebooks/Untitled1.ipynb",
-           "notebooks/.ipynb_checkpoints/Untitled-checkpoint.ipynb",
-           "notebooks/.ipynb_checkpoints/01_tiny-checkpoint.ipynb")
+SCRATCH = (
+    "notebooks/Untitled.ipynb",
+    "notebooks/Untitled1.ipynb",
+    "notebooks/.ipynb_checkpoints/Untitled-checkpoint.ipynb",
+    "notebooks/.ipynb_checkpoints/01_tiny-checkpoint.ipynb",
+)
 
 
 def test_pytest_collects_the_project_notebooks_but_not_scratch_ones_or_checkpoints(tmp_path):
@@ -165,6 +181,5 @@ def test_git_ignores_scratch_notebooks_and_checkpoints_but_not_the_project_noteb
         pytest.skip("not a git work tree")
     ignored = run("git", "check-ignore", *SCRATCH, cwd=ROOT)
     assert sorted(ignored.stdout.split()) == sorted(SCRATCH), ignored.stdout + ignored.stderr
-    kept = run("git", "check-ignore", "notebooks/01_quickstart.ipynb", "notebooks/src/01_quickstart.py",
-               cwd=ROOT)
+    kept = run("git", "check-ignore", "notebooks/01_quickstart.ipynb", "notebooks/src/01_quickstart.py", cwd=ROOT)
     assert kept.returncode == 1 and not kept.stdout, kept.stdout

@@ -1,4 +1,5 @@
 """The four multi-device programming patterns of seed 000, side by side on the timeline."""
+
 from __future__ import annotations
 
 import threading
@@ -97,6 +98,7 @@ def test_pattern_several_single_threaded_processes_each_drive_their_own_device()
         acl.init()
         thread_program(device)
         acl.finalize()
+
     procs = [sandbox.spawn_process(single, d, name=f"proc{d}") for d in DEVICES]
     for p in procs:
         p.join()
@@ -107,8 +109,7 @@ def test_pattern_several_single_threaded_processes_each_drive_their_own_device()
 
 def test_pattern_several_processes_with_several_threads_each():
     sandbox.configure()
-    procs = [sandbox.spawn_process(process_program, devs, name=f"proc{i}")
-             for i, devs in enumerate(((0, 1), (2, 3)))]
+    procs = [sandbox.spawn_process(process_program, devs, name=f"proc{i}") for i, devs in enumerate(((0, 1), (2, 3)))]
     for p in procs:
         p.join()
     assert busy_at_once(kernel_spans(), DEVICES)
@@ -123,9 +124,10 @@ def test_processes_sharing_a_device_contend_for_its_cores():
         acl.init()
         thread_program(0)
         acl.finalize()
+
     procs = [sandbox.spawn_process(single) for _ in range(2)]
     for p in procs:
         p.join()
     spans = sorted(kernel_spans()[0])
     for (_s1, e1), (s2, _e2) in zip(spans, spans[1:]):
-        assert s2 >= e1                       # 24-block kernels take every core: one at a time
+        assert s2 >= e1  # 24-block kernels take every core: one at a time

@@ -1,4 +1,5 @@
 """Peer access between devices, the peer-link topologies and cross-device copies (seed 000)."""
+
 from __future__ import annotations
 
 import math
@@ -331,7 +332,7 @@ def test_seed_p2p_sample_runs_end_to_end_and_the_bytes_arrive():
     assert acl.rt.device_enable_peer_access(1, 0) == 0
     dev0_mem, ret = acl.rt.malloc(10, acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P)
     assert ret == 0
-    payload = np.arange(10, dtype=np.uint8) + 40                     # the sample leaves it unset
+    payload = np.arange(10, dtype=np.uint8) + 40  # the sample leaves it unset
     assert acl.rt.memcpy(dev0_mem, 10, acl.util.numpy_to_ptr(payload), 10, acl.ACL_MEMCPY_HOST_TO_DEVICE) == 0
     assert acl.rt.set_device(1) == 0
     assert acl.rt.device_enable_peer_access(0, 0) == 0
@@ -352,4 +353,8 @@ def test_seed_p2p_sample_runs_end_to_end_and_the_bytes_arrive():
     (copy,) = peer_copies()
     assert copy["engine"] == "Peer link 0->1" and copy["device"] == 1 and copy["status"] == 0
     assert [(c.device, c.peer, c.enabled) for c in sandbox.trace().of(T.PeerAccessChanged)] == [
-        (0, 1, True), (1, 0, True), (1, 0, False), (0, 1, False)]
+        (0, 1, True),
+        (1, 0, True),
+        (1, 0, False),
+        (0, 1, False),
+    ]

@@ -1,4 +1,5 @@
 """Stream-ordered memory pools (core/pools.py, RT-API 11-10)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,8 +13,12 @@ A = acl
 
 
 def props(device=0, max_size=0, **extra):
-    p = {"allocType": A.ACL_MEM_ALLOCATION_TYPE_PINNED, "handleType": A.ACL_MEM_HANDLE_TYPE_NONE,
-         "location": {"id": device, "type": A.ACL_MEM_LOCATION_TYPE_DEVICE}, "maxSize": max_size}
+    p = {
+        "allocType": A.ACL_MEM_ALLOCATION_TYPE_PINNED,
+        "handleType": A.ACL_MEM_HANDLE_TYPE_NONE,
+        "location": {"id": device, "type": A.ACL_MEM_LOCATION_TYPE_DEVICE},
+        "maxSize": max_size,
+    }
     p.update(extra)
     return p
 
@@ -70,7 +75,7 @@ def test_freed_blocks_are_reused_by_a_later_malloc_on_the_same_stream(device0):
     pool = new_pool()
     p1, _ = acl.rt.mem_pool_malloc_async(4096, pool, device0)
     assert acl.rt.mem_pool_free_async(p1, device0) == 0
-    p2, _ = acl.rt.mem_pool_malloc_async(4096, pool, device0)     # before the free has run
+    p2, _ = acl.rt.mem_pool_malloc_async(4096, pool, device0)  # before the free has run
     assert p2 == p1
     assert [r.reused for r in sandbox.trace().of(T.PoolBlockAllocated)] == [False, True]
 
@@ -81,7 +86,7 @@ def test_another_stream_reuses_a_freed_block_only_when_an_event_orders_the_free_
     p1, _ = acl.rt.mem_pool_malloc_async(4096, pool, device0)
     acl.rt.mem_pool_free_async(p1, device0)
     p2, _ = acl.rt.mem_pool_malloc_async(4096, pool, other)
-    assert p2 != p1                                                 # nothing orders the free first
+    assert p2 != p1  # nothing orders the free first
     ev, _ = acl.rt.create_event()
     acl.rt.record_event(ev, device0)
     acl.rt.stream_wait_event(other, ev)
@@ -123,9 +128,9 @@ def test_free_memory_above_the_release_threshold_goes_back_at_the_next_synchroni
     pool = new_pool()
     p1, _ = acl.rt.mem_pool_malloc_async(3 * MiB, pool, device0)
     acl.rt.mem_pool_free_async(p1, device0)
-    assert attr(pool, A.ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT) == 4 * MiB   # kept until a sync
+    assert attr(pool, A.ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT) == 4 * MiB  # kept until a sync
     acl.rt.synchronize_stream(device0)
-    assert attr(pool, A.ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT) == 0            # threshold 0
+    assert attr(pool, A.ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT) == 0  # threshold 0
     assert attr(pool, A.ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_HIGH) == 4 * MiB
 
 
@@ -182,6 +187,7 @@ def test_pool_memory_works_with_copies_and_kernels_and_plain_free_is_refused(dev
 
 def test_a_pool_free_on_another_stream_without_an_event_is_a_hazard(device0):
     import pytest
+
     pool = new_pool()
     other, _ = acl.rt.create_stream()
     dev, _ = acl.rt.mem_pool_malloc_async(4096, pool, device0)
@@ -197,7 +203,7 @@ def test_plain_malloc_and_pool_blocks_look_different_in_the_memory_records(devic
     pooled, _ = acl.rt.mem_pool_malloc_async(4096, pool, device0)
     policies = {r.ptr: r.policy for r in sandbox.trace().of(T.MemAllocated)}
     assert policies[plain] == "ACL_MEM_MALLOC_HUGE_FIRST"
-    assert policies[pooled] == f"pool {pool:#x}"      # the segment the block is cut from
+    assert policies[pooled] == f"pool {pool:#x}"  # the segment the block is cut from
     (blk,) = sandbox.trace().of(T.PoolBlockAllocated)
     assert (blk.ptr, blk.pool) == (pooled, pool)
 
@@ -224,7 +230,7 @@ def test_a_block_reused_before_its_free_has_run_stays_usable(device0):
     ptr, _ = acl.rt.mem_pool_malloc_async(4096, pool, device0)
     acl.rt.mem_pool_free_async(ptr, device0)
     again, _ = acl.rt.mem_pool_malloc_async(4096, pool, device0)
-    assert again == ptr                               # same stream: reused at once, ordered after the free
+    assert again == ptr  # same stream: reused at once, ordered after the free
     assert fill_sevens[8, device0](again, 4096) == 0
     assert acl.rt.synchronize_stream(device0) == 0
 
@@ -232,6 +238,7 @@ def test_a_block_reused_before_its_free_has_run_stays_usable(device0):
 def test_a_kernel_works_on_the_block_it_was_launched_on_even_if_the_pool_hands_the_address_on(device0):
     """Stream order: step i's kernel runs before step i's free, so it sees step i's block, even
     when the host has run ahead and the pool has given the same address to step i + 1."""
+
     @sandbox.kernel(ns=10_000)
     def double(x: "int32*", n: int):
         x[:n] *= 2
@@ -251,7 +258,7 @@ def test_a_kernel_works_on_the_block_it_was_launched_on_even_if_the_pool_hands_t
         acl.rt.memcpy_async(host + i * 4 * n, 4 * n, d, 4 * n, acl.ACL_MEMCPY_DEVICE_TO_HOST, device0)
         acl.rt.mem_pool_free_async(d, device0)
     assert acl.rt.synchronize_stream(device0) == 0
-    assert len(set(addresses)) == 1                       # the pool reused the block's address
+    assert len(set(addresses)) == 1  # the pool reused the block's address
     assert (acl.util.ptr_to_numpy(host, (4, n), np.int32)[:, 0] == [2, 4, 6, 8]).all()
 
 
@@ -264,8 +271,7 @@ def test_a_profile_without_the_mem_pool_flag_refuses_pools_with_207000():
     """Pools need mem_pool_supported (RT-API 11-10: A2 only), whatever the profile's name."""
     _on(sandbox.get_profile("ascend910b").with_(mem_pool_supported=False))
     assert acl.rt.mem_pool_create(props()) == (0, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
-    assert ("memory pools are supported on Atlas A2 (910B) only, not on Ascend910B2"
-            in acl.get_recent_err_msg())
+    assert "memory pools are supported on Atlas A2 (910B) only, not on Ascend910B2" in acl.get_recent_err_msg()
 
 
 def test_a_custom_profile_with_the_mem_pool_flag_creates_pools():

@@ -30,6 +30,7 @@ part of the test suite; the soak has its own command:
     python tests/test_program_fuzz.py --seed 17             # one program: its source and verdict
     python tests/test_program_fuzz.py --run prog.py         # a saved program, in this process
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,9 +47,9 @@ from concurrent.futures import ThreadPoolExecutor
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-BOUNDED_PROGRAMS = 30          # programs in the test-suite run (each run twice)
-BOUNDED_CALLS = 40             # top-level steps per program in the test-suite run
-TIMEOUT_S = 30                 # per run of one program: more is a hang
+BOUNDED_PROGRAMS = 30  # programs in the test-suite run (each run twice)
+BOUNDED_CALLS = 40  # top-level steps per program in the test-suite run
+TIMEOUT_S = 30  # per run of one program: more is a hang
 
 # Program shapes left out of a run (none now); ``--include-known`` puts them back for a soak.
 # The two that were here are fixed: "host_func_in_capture" (a refused aclrtLaunchHostFunc had
@@ -62,12 +63,18 @@ KNOWN_ISSUE_SHAPES: frozenset[str] = frozenset()
 ODD = ["None", "-1", "7", "1.5", '"x"', "2**64", 'float("nan")', "[1]", "True"]
 SIZES = [64, 256, 4096, 65536, 1 << 20, 3 << 20]
 BAD_SIZES = ["0", "-1", "2**50", "33"]
-POOL_ATTRS = ["acl.ACL_RT_MEM_POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES", "acl.ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC",
-              "acl.ACL_RT_MEM_POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES", "acl.ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD",
-              "acl.ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT", "acl.ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH", "99"]
+POOL_ATTRS = [
+    "acl.ACL_RT_MEM_POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES",
+    "acl.ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC",
+    "acl.ACL_RT_MEM_POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES",
+    "acl.ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD",
+    "acl.ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT",
+    "acl.ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH",
+    "99",
+]
 PROFILES = [("ascend910b", 2)] * 6 + [("ascend310p", 2)] * 2 + [("ascend310b", 1)]
 
-HEADER = '''\
+HEADER = """\
 # fuzz program {seed} ({profile}, {devices} device(s)), from tests/test_program_fuzz.py
 # replay: python tests/test_program_fuzz.py --run THIS_FILE   (or --seed {seed} --calls {calls})
 import threading
@@ -105,7 +112,7 @@ def f_raise(data):
 def f_calls(data):
     acl.rt.malloc(64, 0)          # a runtime call from inside a callback: refused (207000)
 
-'''
+"""
 
 
 class Scope:
@@ -131,9 +138,9 @@ class Generator:
         self.lines: list[str] = []
         self.indent = ""
         self.counter = 0
-        self.shapes: set[str] = set()        # which program shapes this program uses
-        self.blocks = 0                       # threads, processes, captures opened so far
-        self.capturing = False                # inside a capture block
+        self.shapes: set[str] = set()  # which program shapes this program uses
+        self.blocks = 0  # threads, processes, captures opened so far
+        self.capturing = False  # inside a capture block
 
     # -- helpers ----------------------------------------------------------------------------------
     def emit(self, line: str) -> None:
@@ -192,13 +199,14 @@ class Generator:
 
     # -- the program ---------------------------------------------------------------------------------
     def program(self) -> str:
-        self.lines = HEADER.format(seed=self.seed, calls=self.calls, profile=self.profile,
-                                   devices=self.devices).splitlines()
+        self.lines = HEADER.format(
+            seed=self.seed, calls=self.calls, profile=self.profile, devices=self.devices
+        ).splitlines()
         main = Scope()
         self.emit('C("init")' if self.chance(0.95) else 'C("rt.set_device", 0)')
         if self.chance(0.9):
             self.emit('C("rt.set_device", 0)')
-        if self.chance(0.85):                 # most programs start as real ones do: streams, buffers, an event
+        if self.chance(0.85):  # most programs start as real ones do: streams, buffers, an event
             for _ in range(self.rng.randint(1, 2)):
                 self.op_new(main, "stream")
             for _ in range(self.rng.randint(1, 3)):
@@ -226,14 +234,30 @@ class Generator:
         else:
             size = self.rng.choice(SIZES[:5])
             name = self.name("d" if kind == "dev" else "h")
-            self.emit(f'{name} = C("rt.malloc", {size}, 0)' if kind == "dev" else f'{name} = C("rt.malloc_host", {size})')
+            self.emit(
+                f'{name} = C("rt.malloc", {size}, 0)' if kind == "dev" else f'{name} = C("rt.malloc_host", {size})'
+            )
             scope.add(kind, name, size)
 
     def step(self, scope: Scope, top: bool = False) -> None:
-        ops = [(self.op_stream, 10), (self.op_event, 9), (self.op_memory, 10), (self.op_copy, 10),
-               (self.op_kernel, 9), (self.op_device, 6), (self.op_context, 3), (self.op_sync, 7),
-               (self.op_callback, 4), (self.op_host_func, 3), (self.op_exception, 2), (self.op_reduce, 2), (self.op_pool, 5),
-               (self.op_peer, 3), (self.op_fault, 2), (self.op_misc, 2)]
+        ops = [
+            (self.op_stream, 10),
+            (self.op_event, 9),
+            (self.op_memory, 10),
+            (self.op_copy, 10),
+            (self.op_kernel, 9),
+            (self.op_device, 6),
+            (self.op_context, 3),
+            (self.op_sync, 7),
+            (self.op_callback, 4),
+            (self.op_host_func, 3),
+            (self.op_exception, 2),
+            (self.op_reduce, 2),
+            (self.op_pool, 5),
+            (self.op_peer, 3),
+            (self.op_fault, 2),
+            (self.op_misc, 2),
+        ]
         if top and self.blocks < 3:
             ops += [(self.op_capture, 2), (self.op_thread, 2), (self.op_process, 1), (self.op_cb_server, 1)]
         fns, weights = zip(*ops)
@@ -244,7 +268,7 @@ class Generator:
         r = self.rng.random()
         if r < 0.5:
             self.emit(f'C("rt.set_device", {self.dev()})')
-        elif r < 0.62:                      # (rarer: a reset ends most of what follows)
+        elif r < 0.62:  # (rarer: a reset ends most of what follows)
             self.emit(f'C("rt.reset_device", {self.dev()})')
         elif r < 0.66:
             self.emit(f'C("rt.reset_device_force", {self.dev()})')
@@ -323,7 +347,9 @@ class Generator:
             if self.chance(0.5):
                 self.emit(f'{name} = C("rt.create_event")')
             else:
-                self.emit(f'{name} = C("rt.create_event_with_flag", {self.rng.choice(["1", "8", "9", "0", "0x20", "0x21"])})')
+                self.emit(
+                    f'{name} = C("rt.create_event_with_flag", {self.rng.choice(["1", "8", "9", "0", "0x20", "0x21"])})'
+                )
             scope.add("event", name)
         elif r < 0.5:
             self.emit(f'C("rt.record_event", {self.pick(scope, "event")}, {self.pick(scope, "stream")})')
@@ -399,8 +425,11 @@ class Generator:
 
     def op_kernel(self, scope):
         ptr, _ = self.pick_info(scope, "dev")
-        block_dim = self.rng.choice(["1", "2", "8", "24", "48"]) if self.chance(0.9) else self.rng.choice(
-            ["0", "65536", "-1", "1.5"])
+        block_dim = (
+            self.rng.choice(["1", "2", "8", "24", "48"])
+            if self.chance(0.9)
+            else self.rng.choice(["0", "65536", "-1", "1.5"])
+        )
         stream = self.pick(scope, "stream")
         r = self.rng.random()
         if r < 0.6:
@@ -410,7 +439,7 @@ class Generator:
         elif r < 0.95:
             self.emit(f'K("k_fault", 1, {stream}, {ptr})')
         else:
-            self.emit(f'K("k_fixed", {block_dim}, {stream})')            # too few arguments
+            self.emit(f'K("k_fixed", {block_dim}, {stream})')  # too few arguments
 
     # -- callbacks and host functions ------------------------------------------------------------------
     def op_callback(self, scope):
@@ -422,8 +451,10 @@ class Generator:
         elif r < 0.75:
             fn = self.rng.choice(["f_plain", "f_plain", "f_raise", "f_calls", "3"])
             block = self.rng.choice(["acl.ACL_CALLBACK_BLOCK", "acl.ACL_CALLBACK_NO_BLOCK", "2"])
-            self.emit(f'C("rt.launch_callback", {fn}, {self.rng.choice(["None", "7"])}, {block}, '
-                      f'{self.pick(scope, "stream")})')
+            self.emit(
+                f'C("rt.launch_callback", {fn}, {self.rng.choice(["None", "7"])}, {block}, '
+                f"{self.pick(scope, 'stream')})"
+            )
         elif r < 0.9:
             self.emit(f'C("rt.process_report", {self.rng.choice(["1", "10", "0", "-1"])})')
         else:
@@ -461,17 +492,21 @@ class Generator:
         if r < 0.25:
             name = self.name("pool")
             if self.chance(0.85):
-                props = ('{"allocType": acl.ACL_MEM_ALLOCATION_TYPE_PINNED, "handleType": acl.ACL_MEM_HANDLE_TYPE_NONE, '
-                         f'"location": {{"id": {self.dev()}, "type": acl.ACL_MEM_LOCATION_TYPE_DEVICE}}, '
-                         f'"maxSize": {self.rng.choice(["0", "0", str(4 << 20), "-1"])}}}')
+                props = (
+                    '{"allocType": acl.ACL_MEM_ALLOCATION_TYPE_PINNED, "handleType": acl.ACL_MEM_HANDLE_TYPE_NONE, '
+                    f'"location": {{"id": {self.dev()}, "type": acl.ACL_MEM_LOCATION_TYPE_DEVICE}}, '
+                    f'"maxSize": {self.rng.choice(["0", "0", str(4 << 20), "-1"])}}}'
+                )
             else:
                 props = self.rng.choice(["{}", "None", '{"allocType": 0}'])
             self.emit(f'{name} = C("rt.mem_pool_create", {props})')
             scope.add("pool", name)
         elif r < 0.5:
             name = self.name("pb")
-            self.emit(f'{name} = C("rt.mem_pool_malloc_async", {self.size()}, {self.pick(scope, "pool")}, '
-                      f'{self.pick(scope, "stream")})')
+            self.emit(
+                f'{name} = C("rt.mem_pool_malloc_async", {self.size()}, {self.pick(scope, "pool")}, '
+                f"{self.pick(scope, 'stream')})"
+            )
             scope.add("dev", name, 64)
             scope.add("pblock", name)
         elif r < 0.7:
@@ -479,8 +514,10 @@ class Generator:
         elif r < 0.78:
             self.emit(f'C("rt.mem_pool_trim_to", {self.pick(scope, "pool")}, {self.rng.choice(["0", "4096", "-1"])})')
         elif r < 0.86:
-            self.emit(f'C("rt.mem_pool_set_attr", {self.pick(scope, "pool")}, {self.rng.choice(POOL_ATTRS)}, '
-                      f'{self.rng.choice(["0", "1", "2", "4096"])})')
+            self.emit(
+                f'C("rt.mem_pool_set_attr", {self.pick(scope, "pool")}, {self.rng.choice(POOL_ATTRS)}, '
+                f"{self.rng.choice(['0', '1', '2', '4096'])})"
+            )
         elif r < 0.92:
             self.emit(f'C("rt.mem_pool_get_attr", {self.pick(scope, "pool")}, {self.rng.choice(POOL_ATTRS)})')
         else:
@@ -518,9 +555,9 @@ class Generator:
 
     def op_misc(self, scope):
         r = self.rng.random()
-        if scope.of("ri") and r < 0.3:                # a model run instance again: replayed, destroyed twice
+        if scope.of("ri") and r < 0.3:  # a model run instance again: replayed, destroyed twice
             call = self.rng.choice(["ri_execute_async", "ri_execute_async", "ri_destroy"])
-            extra = f', {self.pick(scope, "stream")}' if call == "ri_execute_async" else ""
+            extra = f", {self.pick(scope, 'stream')}" if call == "ri_execute_async" else ""
             self.emit(f'C("mdl.{call}", {self.pick(scope, "ri")}{extra})')
         elif r < 0.5:
             self.emit(f'W({self.rng.choice(["500", "20_000", "-1"])}, "preprocess")')
@@ -534,8 +571,14 @@ class Generator:
         self.blocks += 1
         self.shapes.add("graph")
         stream = self.pick(scope, "stream")
-        mode = self.rng.choice(["acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL", "acl.ACL_MODEL_RI_CAPTURE_MODE_RELAXED",
-                                "acl.ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL", "5"])
+        mode = self.rng.choice(
+            [
+                "acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL",
+                "acl.ACL_MODEL_RI_CAPTURE_MODE_RELAXED",
+                "acl.ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL",
+                "5",
+            ]
+        )
         self.emit(f'C("mdl.ri_capture_begin", {stream}, {mode})')
         self.capturing = True
         for _ in range(self.rng.randint(1, 5)):
@@ -608,14 +651,14 @@ class Generator:
         for _ in range(self.rng.randint(0, 3)):
             self.step(scope)
         self.emit(f"{t}.join()")
-        scope.vars["thread_id"].remove((tid, None))      # its ident may be another thread's from now on
+        scope.vars["thread_id"].remove((tid, None))  # its ident may be another thread's from now on
 
     def op_process(self, scope):
         """A simulated process: its own init, devices and resources; joined by the main thread."""
         self.blocks += 1
         self.shapes.add("processes")
         fn = self.name("proc")
-        inner = Scope()                 # another process: the main process's handles mean nothing there
+        inner = Scope()  # another process: the main process's handles mean nothing there
         self.emit(f"def {fn}():")
         self.indent = "    "
         self.emit('C("init")')
@@ -639,16 +682,18 @@ def generate(seed: int, calls: int = BOUNDED_CALLS, exclude=KNOWN_ISSUE_SHAPES) 
 # The child: runs one program and checks it
 # ==================================================================================================
 
+
 class Harness:
     """``C``, ``K``, ``F``, ``W``, ``CLEAR`` for the program, and the checks after it."""
 
     def __init__(self):
         from sandbox.core.errors import ALL_CODES
+
         self.known = frozenset(ALL_CODES.values())
         self.problems: list[dict] = []
         self.calls = 0
         self.ok_calls = 0
-        self.tasks: dict[int, object] = {}     # every task object, by id (see _instrument)
+        self.tasks: dict[int, object] = {}  # every task object, by id (see _instrument)
         self.machine = None
         self.namespace: dict = {}
 
@@ -659,6 +704,7 @@ class Harness:
     # -- what the program calls ------------------------------------------------------------------------
     def _machine(self):
         from sandbox.core.machine import current
+
         m = current()
         if m is not self.machine:
             self.machine = m
@@ -673,10 +719,12 @@ class Harness:
         def recording_submit(task):
             tasks[task.id] = task
             return submit(task)
+
         m.sim.submit = recording_submit
 
     def _resolve(self, name: str):
         from sandbox import acl
+
         obj = acl
         for part in name.split("."):
             obj = getattr(obj, part)
@@ -692,18 +740,18 @@ class Harness:
 
     def _call(self, name: str, thunk, args):
         from sandbox import acl
+
         self.calls += 1
         m = self._machine()
         solo = self._solo(m)
         before = _tables(m) if solo else None
         try:
             result = thunk()
-        except Exception as exc:         # an exception escaping the facade: an internal error
-            self.problem("exception", f"{name}{_args(args)} raised {type(exc).__name__}: {exc}",
-                         traceback.format_exc())
+        except Exception as exc:  # an exception escaping the facade: an internal error
+            self.problem("exception", f"{name}{_args(args)} raised {type(exc).__name__}: {exc}", traceback.format_exc())
             return 0
         if name == "get_recent_err_msg" or name.startswith("util."):
-            return result             # helpers with pyACL's own shapes (str, bytes, arrays), no code
+            return result  # helpers with pyACL's own shapes (str, bytes, arrays), no code
         ret, value = self._shape(name, args, result)
         if ret is None:
             return 0
@@ -718,9 +766,11 @@ class Harness:
                 after = _tables(m)
                 if after != before:
                     changed = sorted(k for k in before if before[k] != after.get(k))
-                    self.problem("failed-call-changed-state",
-                                 f"{name}{_args(args)} failed with {ret} but changed {', '.join(changed)}",
-                                 "\n".join(f"{k}: {before[k]!r}\n -> {after[k]!r}" for k in changed))
+                    self.problem(
+                        "failed-call-changed-state",
+                        f"{name}{_args(args)} failed with {ret} but changed {', '.join(changed)}",
+                        "\n".join(f"{k}: {before[k]!r}\n -> {after[k]!r}" for k in changed),
+                    )
         return value
 
     def _shape(self, name, args, result):
@@ -743,17 +793,20 @@ class Harness:
     def F(self, kind, **kw):
         """sandbox.inject_fault: bad arguments are a ValueError, by its documentation."""
         import sandbox
+
         try:
             return sandbox.inject_fault(kind, **kw)
         except ValueError:
             return 0
         except Exception as exc:
-            self.problem("exception", f"inject_fault({kind!r}, {kw}) raised {type(exc).__name__}: {exc}",
-                         traceback.format_exc())
+            self.problem(
+                "exception", f"inject_fault({kind!r}, {kw}) raised {type(exc).__name__}: {exc}", traceback.format_exc()
+            )
             return 0
 
     def CLEAR(self):
         import sandbox
+
         try:
             sandbox.clear_faults()
         except Exception as exc:
@@ -762,6 +815,7 @@ class Harness:
     def W(self, ns, what):
         """sandbox.host_work: a negative time is a ValueError, by its documentation."""
         import sandbox
+
         try:
             sandbox.host_work(ns, what)
         except ValueError:
@@ -770,19 +824,31 @@ class Harness:
             self.problem("exception", f"host_work({ns!r}) raised {type(exc).__name__}: {exc}", traceback.format_exc())
 
     def thread_exception(self, hook_args) -> None:
-        self.problem("thread-exception", f"an exception escaped thread {hook_args.thread.name!r}: "
-                     f"{hook_args.exc_type.__name__}: {hook_args.exc_value}",
-                     "".join(traceback.format_exception(hook_args.exc_type, hook_args.exc_value,
-                                                        hook_args.exc_traceback)))
+        self.problem(
+            "thread-exception",
+            f"an exception escaped thread {hook_args.thread.name!r}: "
+            f"{hook_args.exc_type.__name__}: {hook_args.exc_value}",
+            "".join(traceback.format_exception(hook_args.exc_type, hook_args.exc_value, hook_args.exc_traceback)),
+        )
 
     # -- after the program ---------------------------------------------------------------------------------
     def after(self, trace_path: str) -> dict:
         import sandbox
+
         m = self._machine()
         self.invariants(m)
-        out = {"calls": self.calls, "ok_calls": self.ok_calls, "tasks": len(self.tasks), "summary": "", "export": "", "gantt": ""}
-        for what, view in (("summary", lambda: str(sandbox.summary())),
-                           ("gantt", lambda: sandbox.gantt().text + sandbox.gantt(view="physical").text)):
+        out = {
+            "calls": self.calls,
+            "ok_calls": self.ok_calls,
+            "tasks": len(self.tasks),
+            "summary": "",
+            "export": "",
+            "gantt": "",
+        }
+        for what, view in (
+            ("summary", lambda: str(sandbox.summary())),
+            ("gantt", lambda: sandbox.gantt().text + sandbox.gantt(view="physical").text),
+        ):
             try:
                 out[what] = view()
             except Exception as exc:
@@ -801,6 +867,7 @@ class Harness:
 
     def invariants(self, m) -> None:
         from sandbox.viz.index import build_index
+
         ix = build_index(m.log)
         last: dict[int, object] = {}
         for c in sorted(ix.calls, key=lambda c: c.seq):
@@ -808,8 +875,11 @@ class Harness:
                 self.problem("invariant", f"call {c.name} (seq {c.seq}) has times {c.start!r}..{c.end!r}")
             prev = last.get(c.tid)
             if prev is not None and c.start < prev.end:
-                self.problem("invariant", f"thread {c.tid}: {c.name} (seq {c.seq}) starts at {c.start}, before "
-                             f"{prev.name} (seq {prev.seq}) ended at {prev.end}")
+                self.problem(
+                    "invariant",
+                    f"thread {c.tid}: {c.name} (seq {c.seq}) starts at {c.start}, before "
+                    f"{prev.name} (seq {prev.seq}) ended at {prev.end}",
+                )
             last[c.tid] = c
         for t in ix.tasks.values():
             if t.start is not None and t.start < t.submit:
@@ -821,8 +891,9 @@ class Harness:
     def memory(self, m) -> None:
         segments: dict[int, list] = {}
         from sandbox.core.pools import PoolState
+
         st = m.feature_in_use(PoolState)
-        for pool in (st.pools.values() if st is not None else ()):
+        for pool in st.pools.values() if st is not None else ():
             segments.setdefault(pool.device, []).extend((s, s + n) for s, n in pool.segments.items())
         for dev in m.devices:
             mem = dev.memory
@@ -833,10 +904,11 @@ class Harness:
             held = sum(a.reserved for a in own)
             pooled = sum(e - s for s, e in segs)
             if free + held + pooled != mem.size:
-                self.problem("invariant", f"device {dev.index}: free {free} + allocated {held} + pool segments "
-                             f"{pooled} != {mem.size} bytes")
-            spans = sorted([(s, s + n) for s, n in mem.free_ranges]
-                           + [(a.ptr, a.ptr + a.reserved) for a in own] + segs)
+                self.problem(
+                    "invariant",
+                    f"device {dev.index}: free {free} + allocated {held} + pool segments {pooled} != {mem.size} bytes",
+                )
+            spans = sorted([(s, s + n) for s, n in mem.free_ranges] + [(a.ptr, a.ptr + a.reserved) for a in own] + segs)
             for (s0, e0), (s1, _e1) in zip(spans, spans[1:]):
                 if s1 < e0:
                     self.problem("invariant", f"device {dev.index}: memory {s0:#x}..{e0:#x} overlaps {s1:#x}")
@@ -847,11 +919,12 @@ class Harness:
 
         def refuse(constant):
             raise ValueError(f"non-standard JSON constant {constant}")
+
         doc = json.loads(text, parse_constant=refuse)
         for p in validate_chrome_trace(doc)[:5]:
             self.problem("export", f"validator: {p}")
         last: dict[int, int] = {}
-        npu: dict[int, int] = {}           # trace pid -> device, from the "NPU n" process labels
+        npu: dict[int, int] = {}  # trace pid -> device, from the "NPU n" process labels
         for e in doc["traceEvents"]:
             if e["ph"] == "M" and e["name"] == "process_labels" and e["args"]["labels"].startswith("NPU "):
                 npu[e["pid"]] = int(e["args"]["labels"][4:])
@@ -862,8 +935,11 @@ class Harness:
             if dev is None:
                 self.problem("export", f"a device memory counter on pid {pid}, which is no NPU's process")
             elif reserved != dev.memory.used:
-                self.problem("invariant", f"device {dev.index}: the exported memory counter ends at {reserved} "
-                             f"reserved bytes, the allocator holds {dev.memory.used}")
+                self.problem(
+                    "invariant",
+                    f"device {dev.index}: the exported memory counter ends at {reserved} "
+                    f"reserved bytes, the allocator holds {dev.memory.used}",
+                )
 
     def drain(self, m) -> None:
         """Run the device side to its end; every unfinished task must be held by the program."""
@@ -873,13 +949,17 @@ class Harness:
                 m.sim.step()
                 steps += 1
         except Exception as exc:
-            self.problem("exception", f"the device side raised {type(exc).__name__}: {exc} while draining",
-                         traceback.format_exc())
+            self.problem(
+                "exception",
+                f"the device side raised {type(exc).__name__}: {exc} while draining",
+                traceback.format_exc(),
+            )
             return
         if m.sim.next_time is not None:
             self.problem("hang", "the device side still has events after 200000 steps")
             return
         from sandbox.core.callbacks import CallbackState
+
         st = m.feature_in_use(CallbackState)
         delivered = {id(j.task) for q in (st.reports.values() if st is not None else ()) for j in q}
         for task in sorted(self.tasks.values(), key=lambda t: t.id):
@@ -887,12 +967,20 @@ class Harness:
                 continue
             queue = task.stream.queue
             if task not in queue:
-                self.problem("invariant", f"task {task.id} ({task.kind} {task.name!r}) is unfinished and in no "
-                             "stream queue: lost")
-            elif queue[0] is task and id(task) not in delivered and not (
-                    task.waits_on is not None and not task.waits_on.done):
-                self.problem("invariant", f"task {task.id} ({task.kind} {task.name!r}) heads stream "
-                             f"{task.stream.stream_id} unfinished, though nothing holds it")
+                self.problem(
+                    "invariant",
+                    f"task {task.id} ({task.kind} {task.name!r}) is unfinished and in no stream queue: lost",
+                )
+            elif (
+                queue[0] is task
+                and id(task) not in delivered
+                and not (task.waits_on is not None and not task.waits_on.done)
+            ):
+                self.problem(
+                    "invariant",
+                    f"task {task.id} ({task.kind} {task.name!r}) heads stream "
+                    f"{task.stream.stream_id} unfinished, though nothing holds it",
+                )
 
 
 # Failures that change state by their documentation: aclmdlRICaptureEnd of a capture that was
@@ -903,16 +991,25 @@ _REPORTED = frozenset({507903, 107025})
 def _device_codes(m) -> set[int]:
     """Codes the device side reported (task failures surface at the next synchronize)."""
     from sandbox.core import trace as T
+
     return {r.status for r in m.log if isinstance(r, T.TaskFinished) and r.status}
 
 
 def _tables(m) -> dict:
     """What the runtime holds, in plain values: a refused call must leave it as it was."""
     import threading
+
     th = m.threads.get(threading.get_ident())
-    procs = tuple((p.pid, p.initialized, tuple(sorted(p.device_refs.items())),
-                   tuple(sorted((d, c.handle) for d, c in p.default_contexts.items())),
-                   tuple(sorted(p.contexts))) for p in m.processes)
+    procs = tuple(
+        (
+            p.pid,
+            p.initialized,
+            tuple(sorted(p.device_refs.items())),
+            tuple(sorted((d, c.handle) for d, c in p.default_contexts.items())),
+            tuple(sorted(p.contexts)),
+        )
+        for p in m.processes
+    )
     out = {
         "processes": procs,
         "contexts": tuple(sorted(h for h, c in m.contexts.items() if c.alive)),
@@ -929,8 +1026,12 @@ def _tables(m) -> dict:
     from sandbox.core.callbacks import CallbackState
     from sandbox.core.peer import PeerState
     from sandbox.core.pools import PoolState
-    st, cb, peers = (m.feature_in_use(PoolState), m.feature_in_use(CallbackState),   # (each made on first use)
-                     m.feature_in_use(PeerState))
+
+    st, cb, peers = (
+        m.feature_in_use(PoolState),
+        m.feature_in_use(CallbackState),  # (each made on first use)
+        m.feature_in_use(PeerState),
+    )
     out["pools"] = tuple((h, p.reserved, tuple(sorted(p.live))) for h, p in sorted(st.pools.items())) if st else ()
     out["subscriptions"] = tuple(sorted((h, e[0].tid) for h, e in cb.subs.items())) if cb else ()
     out["host_func_streams"] = tuple(sorted(cb.host_func_streams)) if cb else ()
@@ -953,7 +1054,8 @@ def child_main(program_path: str, out_path: str) -> None:
     """Run one program in this (fresh) process and write what was found to ``out_path``."""
     import threading
     import warnings
-    warnings.simplefilter("ignore")              # hazards and leaks are reported, not failures
+
+    warnings.simplefilter("ignore")  # hazards and leaks are reported, not failures
     sys.path.insert(0, ROOT)
     h = Harness()
     threading.excepthook = h.thread_exception
@@ -977,23 +1079,44 @@ def child_main(program_path: str, out_path: str) -> None:
 # The runner: each program twice, in fresh processes
 # ==================================================================================================
 
+
 def run_once(source: str, hash_seed: int, workdir: str, tag: str, timeout: float = TIMEOUT_S) -> dict:
     path = os.path.join(workdir, f"{tag}.py")
     out = os.path.join(workdir, f"{tag}.json")
     with open(path, "w", encoding="utf-8") as f:
         f.write(source)
-    env = dict(os.environ, PYTHONHASHSEED=str(hash_seed), PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               MPLBACKEND="Agg")
+    env = dict(
+        os.environ,
+        PYTHONHASHSEED=str(hash_seed),
+        PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        MPLBACKEND="Agg",
+    )
     try:
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", path, out],
-                              env=env, capture_output=True, text=True, timeout=timeout, cwd=workdir)
+        proc = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "--child", path, out],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=workdir,
+        )
     except subprocess.TimeoutExpired as exc:
         tail = (exc.stderr or b"")[-2000:]
-        return {"problems": [{"kind": "hang", "what": f"no result within {timeout:.0f} s",
-                              "detail": tail.decode(errors="replace") if isinstance(tail, bytes) else tail}]}
+        return {
+            "problems": [
+                {
+                    "kind": "hang",
+                    "what": f"no result within {timeout:.0f} s",
+                    "detail": tail.decode(errors="replace") if isinstance(tail, bytes) else tail,
+                }
+            ]
+        }
     if proc.returncode != 0 or not os.path.exists(out):
-        return {"problems": [{"kind": "crash", "what": f"the child exited with {proc.returncode}",
-                              "detail": proc.stderr[-4000:]}]}
+        return {
+            "problems": [
+                {"kind": "crash", "what": f"the child exited with {proc.returncode}", "detail": proc.stderr[-4000:]}
+            ]
+        }
     with open(out, encoding="utf-8") as f:
         result = json.load(f)
     if "Traceback" in proc.stderr:
@@ -1001,7 +1124,9 @@ def run_once(source: str, hash_seed: int, workdir: str, tag: str, timeout: float
     return result
 
 
-def check_program(seed: int, calls: int = BOUNDED_CALLS, exclude=KNOWN_ISSUE_SHAPES, timeout: float = TIMEOUT_S) -> dict:
+def check_program(
+    seed: int, calls: int = BOUNDED_CALLS, exclude=KNOWN_ISSUE_SHAPES, timeout: float = TIMEOUT_S
+) -> dict:
     """Generate program ``seed``, run it twice, and list what went wrong."""
     source = generate(seed, calls, exclude)
     with tempfile.TemporaryDirectory(prefix=f"fuzz{seed}-") as workdir:
@@ -1013,12 +1138,21 @@ def check_program(seed: int, calls: int = BOUNDED_CALLS, exclude=KNOWN_ISSUE_SHA
     for what in ("export", "summary", "gantt"):
         a, b = first.get(what), second.get(what)
         if a is not None and b is not None and a != b:
-            problems.append({"kind": "nondeterminism", "what": f"the two runs' {what} differ",
-                             "detail": _first_difference(a, b)})
+            problems.append(
+                {"kind": "nondeterminism", "what": f"the two runs' {what} differ", "detail": _first_difference(a, b)}
+            )
             break
-    return {"seed": seed, "steps": calls, "source": source, "problems": problems, "calls": first.get("calls", 0),
-            "ok_calls": first.get("ok_calls", 0), "tasks": first.get("tasks", 0),
-            "api_calls": first.get("api_calls", 0), "seconds": first.get("seconds", 0.0)}
+    return {
+        "seed": seed,
+        "steps": calls,
+        "source": source,
+        "problems": problems,
+        "calls": first.get("calls", 0),
+        "ok_calls": first.get("ok_calls", 0),
+        "tasks": first.get("tasks", 0),
+        "api_calls": first.get("api_calls", 0),
+        "seconds": first.get("seconds", 0.0),
+    }
 
 
 def _first_difference(a: str, b: str) -> str:
@@ -1030,8 +1164,10 @@ def _first_difference(a: str, b: str) -> str:
 
 
 def report(result: dict) -> str:
-    lines = [f"program {result['seed']}: {len(result['problems'])} problem(s); replay with "
-             f"`python tests/test_program_fuzz.py --seed {result['seed']} --calls {result['steps']}`"]
+    lines = [
+        f"program {result['seed']}: {len(result['problems'])} problem(s); replay with "
+        f"`python tests/test_program_fuzz.py --seed {result['seed']} --calls {result['steps']}`"
+    ]
     for p in result["problems"]:
         lines.append(f"  [{p['kind']}] {p['what']}")
         if p.get("detail"):
@@ -1050,16 +1186,19 @@ def run_many(seeds, calls: int, jobs: int, exclude=KNOWN_ISSUE_SHAPES, timeout: 
 # The bounded run (part of the test suite)
 # ==================================================================================================
 
+
 def test_random_whole_programs_run_clean_and_deterministically():
     results = run_many(range(BOUNDED_PROGRAMS), BOUNDED_CALLS, jobs=2)
     bad = [r for r in results if r["problems"]]
-    assert sum(r["calls"] for r in results) > BOUNDED_PROGRAMS * BOUNDED_CALLS // 2   # the programs really ran
+    assert sum(r["calls"] for r in results) > BOUNDED_PROGRAMS * BOUNDED_CALLS // 2  # the programs really ran
     assert not bad, "\n\n".join(report(r) for r in bad[:3])
 
 
 def test_the_fuzz_checks_can_fail(tmp_path):
     """A program breaking each rule the runner checks is reported (the runner is not blind)."""
-    source = generate(0, 3) + '''
+    source = (
+        generate(0, 3)
+        + """
 acl.init()                                                # (the generated part may end with aclFinalize)
 C("rt.set_device", 0)
 # a "release" that creates a stream and then fails (with a message): it changed state
@@ -1074,7 +1213,8 @@ C("rt.raises")                                            # an exception escapin
 C("rt.malloc", 64, 0)
 from sandbox.core.machine import current as _current
 _current().devices[0].memory.free_ranges[0][1] -= 4096   # allocator accounting broken
-'''
+"""
+    )
     with tempfile.TemporaryDirectory() as workdir:
         result = run_once(source, 1, workdir, "x")
     kinds = {p["kind"] for p in result["problems"]}
@@ -1089,6 +1229,7 @@ _current().devices[0].memory.free_ranges[0][1] -= 4096   # allocator accounting 
 # ==================================================================================================
 # Command line: soak, one seed, a saved program, the child
 # ==================================================================================================
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -1138,11 +1279,13 @@ def main(argv=None) -> int:
                 kinds[p["kind"]] = kinds.get(p["kind"], 0) + 1
         for r in bad:
             print(report(r), end="\n\n")
-        print(f"{len(results)} programs, {sum(calls)} checked calls ({min(calls)}..{max(calls)} per program, "
-              f"{sum(r['ok_calls'] for r in results)} succeeded; {sum(r['api_calls'] for r in results)} API calls "
-              f"and {sum(r['tasks'] for r in results)} device tasks in the traces), "
-              f"{time.perf_counter() - started:.0f} s; "
-              f"{len(bad)} with problems {kinds or ''}")
+        print(
+            f"{len(results)} programs, {sum(calls)} checked calls ({min(calls)}..{max(calls)} per program, "
+            f"{sum(r['ok_calls'] for r in results)} succeeded; {sum(r['api_calls'] for r in results)} API calls "
+            f"and {sum(r['tasks'] for r in results)} device tasks in the traces), "
+            f"{time.perf_counter() - started:.0f} s; "
+            f"{len(bad)} with problems {kinds or ''}"
+        )
         return 1 if bad else 0
     parser.print_help()
     return 2

@@ -1,4 +1,5 @@
 """aclrtReduceAsync and the data types (see sandbox/core/reduce.py, sandbox/acl/_types.py)."""
+
 from __future__ import annotations
 
 import warnings
@@ -46,15 +47,15 @@ def test_reduce_of_int16_adds_whole_elements_of_the_count_in_bytes(device0):
 def test_reduce_refusals_follow_the_acl_layer_then_the_runtime(device0):
     src, dst = _device_array([1, 2]), _device_array([1, 2])
     assert acl.rt.reduce_async(0, src, 8, SUM, acl.ACL_FLOAT, 0, None) == acl.ACL_ERROR_INVALID_PARAM
-    assert acl.rt.reduce_async(dst, src, 8, SUM, acl.ACL_FLOAT, 0, 1) == 100000            # reserve must be NULL
-    assert acl.rt.reduce_async(dst, src, 8, SUM, acl.ACL_INT64, 0, None) == 100000         # unsupported type
+    assert acl.rt.reduce_async(dst, src, 8, SUM, acl.ACL_FLOAT, 0, 1) == 100000  # reserve must be NULL
+    assert acl.rt.reduce_async(dst, src, 8, SUM, acl.ACL_INT64, 0, None) == 100000  # unsupported type
     assert acl.rt.reduce_async(dst, src, 0, SUM, acl.ACL_FLOAT, 0, None) == acl.ACL_ERROR_RT_PARAM_INVALID
-    assert acl.rt.reduce_async(dst, src, 8, SUM + 1, acl.ACL_FLOAT, 0, None) == 107000      # only SUM
-    assert acl.rt.reduce_async(dst, src, 64, SUM, acl.ACL_FLOAT, 0, None) == 107000         # past the buffer
+    assert acl.rt.reduce_async(dst, src, 8, SUM + 1, acl.ACL_FLOAT, 0, None) == 107000  # only SUM
+    assert acl.rt.reduce_async(dst, src, 64, SUM, acl.ACL_FLOAT, 0, None) == 107000  # past the buffer
     assert acl.rt.reduce_async(dst, src, 8, SUM, acl.ACL_BF16, 0, None) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     assert "not modelled" in acl.get_recent_err_msg()
     acl.rt.synchronize_device()
-    assert _read(dst, 2) == [1, 2]                                  # nothing was queued
+    assert _read(dst, 2) == [1, 2]  # nothing was queued
 
 
 def test_a_reduce_into_bytes_another_stream_reads_unordered_is_a_hazard(device0):
@@ -71,5 +72,10 @@ def test_a_reduce_into_bytes_another_stream_reads_unordered_is_a_hazard(device0)
 
 def test_data_type_sizes_and_values_are_the_headers():
     assert (acl.ACL_FLOAT, acl.ACL_FLOAT16, acl.ACL_INT64, acl.ACL_BF16) == (0, 1, 9, 27)
-    assert [acl.data_type_size(t) for t in (acl.ACL_FLOAT, acl.ACL_FLOAT16, acl.ACL_INT64, acl.ACL_BF16)] == [4, 2, 8, 2]
+    assert [acl.data_type_size(t) for t in (acl.ACL_FLOAT, acl.ACL_FLOAT16, acl.ACL_INT64, acl.ACL_BF16)] == [
+        4,
+        2,
+        8,
+        2,
+    ]
     assert acl.data_type_size(acl.ACL_STRING) == acl.data_type_size(99) == acl.data_type_size("x") == 0

@@ -1,6 +1,7 @@
 """The host-thread scheduler on its own (core/threads.py Scheduler): turns by smallest clock,
 the horizon, parking and waking, deadlines and deadlocks, join.  Driven on a FakeMachine
 (a Simulator and a lock, no acl, no OS threads)."""
+
 from __future__ import annotations
 
 from sandbox.core.engines import Engine
@@ -78,7 +79,7 @@ def test_a_parked_thread_does_not_hold_the_device_back():
     early, at_horizon = copy_until(m, 3000), copy_until(m, 5000)
     m.scheduler.advance()
     assert early.done and not task.done and waiter.parked and runner.clock == 5000
-    assert not at_horizon.done                  # an event at the horizon waits, parked threads or not
+    assert not at_horizon.done  # an event at the horizon waits, parked threads or not
 
 
 def test_a_parked_thread_wakes_with_the_device_time_its_condition_came_true():
@@ -97,7 +98,7 @@ def test_a_woken_thread_never_goes_back_in_time():
     task = copy_until(m, 5000)
     parked(waiter, lambda: task.done)
     m.scheduler.advance()
-    assert waiter.parked                        # the device is held at 1000 by the other thread
+    assert waiter.parked  # the device is held at 1000 by the other thread
     other.clock = 10_000
     m.scheduler.advance()
     assert (waiter.parked, waiter.clock) == (False, 8000)
@@ -159,7 +160,7 @@ def test_coming_back_from_stepping_aside_resumes_at_the_device_time():
     main, worker = m.thread("main", 100), m.thread("worker", 100)
     m.scheduler.step_aside(main)
     assert m.scheduler.turn() is worker
-    assert m.sim.now == 100                     # the device caught up with the worker
+    assert m.sim.now == 100  # the device caught up with the worker
     task = m.rig.submit(m.rig.stream(), Engine("DMA H2D", 0), at=100, duration=6000)
     parked(worker, lambda: task.done)
     m.scheduler.advance()

@@ -1,6 +1,7 @@
 """The device-side simulator on its own (core/sim.py, core/tasks.py): a Simulator, streams,
 tasks and engines, no acl.  Each test is one small scenario: this task starts then, that one
 waits until this one is done."""
+
 from __future__ import annotations
 
 from sandbox.core.engines import CorePool, Engine
@@ -56,7 +57,7 @@ def test_the_device_clock_moves_to_the_horizon_only_when_no_event_is_left():
     assert rig.sim.now == 500
     rig.submit(rig.stream(), Engine("DMA H2D", 0), at=600, duration=1000)
     rig.run(900)
-    assert rig.sim.now == 600                     # the start at 600 ran, the finish at 1600 is pending
+    assert rig.sim.now == 600  # the start at 600 ran, the finish at 1600 is pending
 
 
 def test_a_task_submitted_behind_the_device_clock_arrives_at_the_device_clock_not_in_the_past():
@@ -119,7 +120,7 @@ def test_waiting_on_a_task_already_done_does_not_delay():
 def test_kernels_take_min_of_block_dim_and_cores_and_share_the_pool_when_it_has_room():
     """A kernel of block_dim b takes min(b, cores) cores; its duration is a function of them."""
     rig, pool = Rig(), CorePool("AI Core", 0, 8)
-    per_core = lambda cores: 1000 * cores     # noqa: E731 - the duration function of the cores given
+    per_core = lambda cores: 1000 * cores  # noqa: E731 - the duration function of the cores given
     a = rig.submit(rig.stream(), pool, at=0, duration=per_core, block_dim=3)
     b = rig.submit(rig.stream(), pool, at=0, duration=per_core, block_dim=5)
     wide = rig.submit(rig.stream(), pool, at=0, duration=per_core, block_dim=20)
@@ -164,8 +165,9 @@ def test_an_effect_that_returns_a_code_fails_the_task_and_its_stream_keeps_the_e
     """A failing effect sets the task's status and the stream's pending error, with its message."""
     rig = Rig()
     s = rig.stream()
-    task = rig.submit(s, Engine("DMA H2D", 0), at=0, duration=10,
-                      effect=lambda: (ACL_ERROR_RT_AICORE_EXCEPTION, "boom"))
+    task = rig.submit(
+        s, Engine("DMA H2D", 0), at=0, duration=10, effect=lambda: (ACL_ERROR_RT_AICORE_EXCEPTION, "boom")
+    )
     rig.run()
     assert task.status == s.pending_error == ACL_ERROR_RT_AICORE_EXCEPTION
     assert "boom" in s.pending_message
@@ -176,12 +178,17 @@ def test_after_a_failure_under_stop_on_failure_later_tasks_are_discarded_without
     """Stop-on-failure: the context's later tasks end at once with the failure's code, using no engine."""
     rig, dma = Rig(), Engine("DMA H2D", 0)
     s = rig.stream()
-    s.failure_mode = 1                              # ACL_STOP_ON_FAILURE
+    s.failure_mode = 1  # ACL_STOP_ON_FAILURE
     rig.submit(s, dma, at=0, duration=100, effect=lambda: ACL_ERROR_RT_AICORE_EXCEPTION)
     ran = []
     later = rig.submit(s, dma, at=0, duration=5000, effect=lambda: ran.append(1))
     rig.run()
-    assert (later.status, rig.start(later), later.end_t, later.engine) == (ACL_ERROR_RT_AICORE_EXCEPTION, 100, 100, None)
+    assert (later.status, rig.start(later), later.end_t, later.engine) == (
+        ACL_ERROR_RT_AICORE_EXCEPTION,
+        100,
+        100,
+        None,
+    )
     assert ran == [] and rig.sim.running_tasks == 0
 
 

@@ -5,6 +5,7 @@ A Hypothesis state machine drives acl.* calls on a small machine (two 910B devic
 its documented shape with a documented code, a failure left a message, and the allocator,
 stream queues and clocks are still consistent.
 """
+
 from __future__ import annotations
 
 import threading
@@ -36,22 +37,36 @@ def mostly(valid, invalid, weight: int = 4):
 ODD = st.sampled_from([None, "0", "stream", 1.5, 0.0, float("nan"), True, -1, 2**64, -(2**63), [1], {}])
 # most calls go in as built; some get one argument (chosen by index) swapped for an odd value
 WRONG = mostly(st.none(), st.tuples(st.integers(0, 7), ODD), 6)
-INDEX = st.integers(0, 31)     # into a pool of handles; small values pick the newest ones
+INDEX = st.integers(0, 31)  # into a pool of handles; small values pick the newest ones
 
 DEVICE_IDS = mostly(st.sampled_from([0, 1]), st.sampled_from([-1, 2, 3]), 3)
-SIZES = mostly(st.one_of(st.sampled_from([64, 256, 4096, MiB + 1, 2 * MiB]), st.integers(1, 4 * MiB)),
-               st.sampled_from([0, -1, 1, 31, 33, 3 * GiB, 40 * GiB, 2**40, 2**70]), 2)
+SIZES = mostly(
+    st.one_of(st.sampled_from([64, 256, 4096, MiB + 1, 2 * MiB]), st.integers(1, 4 * MiB)),
+    st.sampled_from([0, -1, 1, 31, 33, 3 * GiB, 40 * GiB, 2**40, 2**70]),
+    2,
+)
 POLICIES = mostly(st.integers(0, 2), st.integers(-1, 9), 2)
-EVENT_FLAGS = mostly(st.sampled_from([1, 8, 9, 0x10, 0x11, 0x49]),
-                     st.sampled_from([0, 2, 0x20, 0x21, 0x40, 0x80, 0x100, -1]), 2)
-COUNTS = mostly(st.sampled_from([0, 1, 64, 256]), st.one_of(st.sampled_from([4097, 1 << 20, -1]),
-                                                           st.integers(0, 8192)), 3)
+EVENT_FLAGS = mostly(
+    st.sampled_from([1, 8, 9, 0x10, 0x11, 0x49]), st.sampled_from([0, 2, 0x20, 0x21, 0x40, 0x80, 0x100, -1]), 2
+)
+COUNTS = mostly(
+    st.sampled_from([0, 1, 64, 256]), st.one_of(st.sampled_from([4097, 1 << 20, -1]), st.integers(0, 8192)), 3
+)
 OFFSETS = st.sampled_from([0, 0, 0, 0, 0, 1, 64, 4000])
 BLOCK_DIMS = mostly(st.sampled_from([1, 2, 8, 24, 25, 48]), st.sampled_from([0, 65535, 65536, -1]))
 MEM_ATTRS = st.integers(-1, 19)
 # the memcpy kind naming the direction between two pools of pointers
-KIND_FOR = {("dev", "dev"): 3, ("host", "dev"): 1, ("page", "dev"): 1, ("dev", "host"): 2, ("dev", "page"): 2,
-            ("host", "host"): 0, ("page", "host"): 0, ("host", "page"): 0, ("page", "page"): 0}
+KIND_FOR = {
+    ("dev", "dev"): 3,
+    ("host", "dev"): 1,
+    ("page", "dev"): 1,
+    ("dev", "host"): 2,
+    ("dev", "page"): 2,
+    ("host", "host"): 0,
+    ("page", "host"): 0,
+    ("host", "page"): 0,
+    ("page", "page"): 0,
+}
 
 
 @sandbox.kernel
@@ -67,14 +82,16 @@ def fixed_time(x: sandbox.ptr(np.uint8)):
 
 class FacadeMachine(RuleBasedStateMachine):
     # -- set-up -------------------------------------------------------------------------------
-    @initialize(profile=st.sampled_from(["ascend910b", "ascend910b", "ascend310b"]),
-                first_device=st.sampled_from([0, 0, 0, 1, None]))
+    @initialize(
+        profile=st.sampled_from(["ascend910b", "ascend910b", "ascend310b"]),
+        first_device=st.sampled_from([0, 0, 0, 1, None]),
+    )
     def start(self, profile, first_device):
         sandbox.configure(profile, device_count=2)
         self.m = current()
         self.pools = {"stream": [], "event": [], "dev": [], "host": [], "page": []}
-        self.arrays = []                   # pageable numpy buffers, kept alive here
-        self.live_dev: dict[int, int] = {}   # ptr -> requested size, as this test believes
+        self.arrays = []  # pageable numpy buffers, kept alive here
+        self.live_dev: dict[int, int] = {}  # ptr -> requested size, as this test believes
         self.seen_tasks: dict[int, object] = {}
         self.done_ids: set[int] = set()
         self.last_clock = 0
@@ -117,7 +134,7 @@ class FacadeMachine(RuleBasedStateMachine):
             args[wrong[0] % len(args)] = wrong[1]
             args = tuple(args)
         try:
-            with warnings.catch_warnings():   # races in random call sequences are expected; their
+            with warnings.catch_warnings():  # races in random call sequences are expected; their
                 warnings.simplefilter("ignore")  # teaching warnings are not what this test checks
                 result = fn(*args)
         except Exception as exc:  # the point of this test: nothing may escape
@@ -272,8 +289,7 @@ class FacadeMachine(RuleBasedStateMachine):
             costs = sandbox.profile().host_costs
             before = sandbox.now()
             assert self.facade(acl.rt.synchronize_event, handle) == 0
-            assert sandbox.now() - before <= costs.default + costs.synchronize, \
-                "synchronizing a completed event waited"
+            assert sandbox.now() - before <= costs.default + costs.synchronize, "synchronizing a completed event waited"
 
     @rule(event=INDEX, stream=INDEX)
     def record_synchronize_query(self, event, stream):
@@ -283,8 +299,9 @@ class FacadeMachine(RuleBasedStateMachine):
             return
         self.facade(acl.rt.synchronize_stream, stream)
         status, ret = self.facade(acl.rt.query_event_status, handle, values=1)
-        assert ret == 0 and status == acl.ACL_EVENT_RECORDED_STATUS_COMPLETE, \
+        assert ret == 0 and status == acl.ACL_EVENT_RECORDED_STATUS_COMPLETE, (
             "an event recorded on a synchronized stream is not complete"
+        )
         self.query_then_synchronize_event(event, None)
         ms, ret = self.facade(acl.rt.event_elapsed_time, handle, handle, values=1)
         if ret == 0:
@@ -298,8 +315,9 @@ class FacadeMachine(RuleBasedStateMachine):
 
     @rule(start=INDEX, end=INDEX, wrong=WRONG)
     def event_elapsed_time(self, start, end, wrong):
-        ms, ret = self.facade(acl.rt.event_elapsed_time, self.pick("event", start), self.pick("event", end),
-                              values=1, wrong=wrong)
+        ms, ret = self.facade(
+            acl.rt.event_elapsed_time, self.pick("event", start), self.pick("event", end), values=1, wrong=wrong
+        )
         if ret == 0:
             assert isinstance(ms, float)
 
@@ -318,8 +336,9 @@ class FacadeMachine(RuleBasedStateMachine):
         else:
             assert ptr == 0
 
-    @rule(index=INDEX, offset=st.sampled_from([0, 0, 0, 64, 1]), pool=st.sampled_from(["dev"] * 4 + ["host"]),
-          wrong=WRONG)
+    @rule(
+        index=INDEX, offset=st.sampled_from([0, 0, 0, 64, 1]), pool=st.sampled_from(["dev"] * 4 + ["host"]), wrong=WRONG
+    )
     def free(self, index, offset, pool, wrong):
         ptr = self.pick(pool, index, offset)
         ret = self.facade(acl.rt.free, ptr, wrong=wrong)
@@ -347,8 +366,15 @@ class FacadeMachine(RuleBasedStateMachine):
     def dest_max(self, data, count: int) -> int:
         return data.draw(mostly(st.just(count), st.sampled_from([count + 100, max(count - 1, 0), 2**40, -1])))
 
-    @rule(data=st.data(), pools=st.sampled_from(sorted(KIND_FOR)), count=COUNTS,
-          kind=mostly(st.none(), st.integers(-1, 9)), asynchronous=st.booleans(), stream=INDEX, wrong=WRONG)
+    @rule(
+        data=st.data(),
+        pools=st.sampled_from(sorted(KIND_FOR)),
+        count=COUNTS,
+        kind=mostly(st.none(), st.integers(-1, 9)),
+        asynchronous=st.booleans(),
+        stream=INDEX,
+        wrong=WRONG,
+    )
     def memcpy(self, data, pools, count, kind, asynchronous, stream, wrong):
         """Mostly a kind that names the pointers' direction (or DEFAULT); sometimes any kind."""
         src_pool, dst_pool = pools
@@ -357,13 +383,19 @@ class FacadeMachine(RuleBasedStateMachine):
             kind = data.draw(st.sampled_from([KIND_FOR[pools]] * 3 + [acl.ACL_MEMCPY_DEFAULT]))
         dest_max = self.dest_max(data, count)
         if asynchronous:
-            self.facade(acl.rt.memcpy_async, dst, dest_max, src, count, kind, self.pick("stream", stream),
-                        wrong=wrong)
+            self.facade(acl.rt.memcpy_async, dst, dest_max, src, count, kind, self.pick("stream", stream), wrong=wrong)
         else:
             self.facade(acl.rt.memcpy, dst, dest_max, src, count, kind, wrong=wrong)
 
-    @rule(data=st.data(), pool=st.sampled_from(["dev", "dev", "host", "page"]), count=COUNTS,
-          value=st.integers(-300, 300), asynchronous=st.booleans(), stream=INDEX, wrong=WRONG)
+    @rule(
+        data=st.data(),
+        pool=st.sampled_from(["dev", "dev", "host", "page"]),
+        count=COUNTS,
+        value=st.integers(-300, 300),
+        asynchronous=st.booleans(),
+        stream=INDEX,
+        wrong=WRONG,
+    )
     def memset(self, data, pool, count, value, asynchronous, stream, wrong):
         ptr = self.pointer(data, pool)
         max_count = self.dest_max(data, count)
@@ -373,9 +405,16 @@ class FacadeMachine(RuleBasedStateMachine):
             self.facade(acl.rt.memset, ptr, max_count, value, count, wrong=wrong)
 
     # -- kernels --------------------------------------------------------------------------------
-    @rule(data=st.data(), pool=st.sampled_from(["dev", "dev", "dev", "host"]), block_dim=BLOCK_DIMS,
-          stream=INDEX, scalar=mostly(st.one_of(st.integers(-3, 3), st.floats(-2, 2)), st.sampled_from(["x", None])),
-          fixed=st.booleans(), extra_arg=mostly(st.just(False), st.just(True)), wrong=WRONG)
+    @rule(
+        data=st.data(),
+        pool=st.sampled_from(["dev", "dev", "dev", "host"]),
+        block_dim=BLOCK_DIMS,
+        stream=INDEX,
+        scalar=mostly(st.one_of(st.integers(-3, 3), st.floats(-2, 2)), st.sampled_from(["x", None])),
+        fixed=st.booleans(),
+        extra_arg=mostly(st.just(False), st.just(True)),
+        wrong=WRONG,
+    )
     def launch(self, data, pool, block_dim, stream, scalar, fixed, extra_arg, wrong):
         """``k[block_dim, stream](args)``; a spoiled argument may be the block_dim or the stream."""
         ptr = self.pointer(data, pool)
@@ -394,8 +433,12 @@ class FacadeMachine(RuleBasedStateMachine):
     @rule(kind=st.sampled_from(["record", "raise", "none", "wrong"]))
     def set_exception_info_callback(self, kind):
         seen = self.exception_ids = getattr(self, "exception_ids", [])
-        fn = {"record": lambda info: seen.append(acl.rt.get_error_code_from_exception_info(info)),
-              "raise": lambda info: 1 // 0, "none": None, "wrong": 3}[kind]
+        fn = {
+            "record": lambda info: seen.append(acl.rt.get_error_code_from_exception_info(info)),
+            "raise": lambda info: 1 // 0,
+            "none": None,
+            "wrong": 3,
+        }[kind]
         ret = self.facade(acl.rt.set_exception_info_callback, fn)
         assert (ret != 0) == (kind == "wrong")
         assert all(code >= 500000 and code != 0xFFFFFFFF for code in seen), "a callback read a bad info"
@@ -408,8 +451,12 @@ class FacadeMachine(RuleBasedStateMachine):
         if ret == 0:
             assert info["errorType"] in (0, 0xFFFF)
 
-    @rule(device=DEVICE_IDS, res_type=st.sampled_from([0, 1, 1, 2]), value=st.sampled_from([1, 8, 0, 99]),
-          reset=st.booleans())
+    @rule(
+        device=DEVICE_IDS,
+        res_type=st.sampled_from([0, 1, 1, 2]),
+        value=st.sampled_from([1, 8, 0, 99]),
+        reset=st.booleans(),
+    )
     def res_limits(self, device, res_type, value, reset):
         before, _ = self.facade(acl.rt.get_device_res_limit, device, res_type, values=1)
         ret = self.facade(acl.rt.set_device_res_limit, device, res_type, value)
@@ -424,8 +471,13 @@ class FacadeMachine(RuleBasedStateMachine):
         self.facade(acl.rt.get_res_in_current_thread, res_type, values=1)
         self.facade(acl.rt.ctx_get_current_default_stream, values=1)
 
-    @rule(data=st.data(), stream=INDEX, count=st.sampled_from([4, 16, 0, 1 << 20]),
-          kind=st.sampled_from([10, 10, 11]), dtype=st.sampled_from([0, 1, 3, 9]))
+    @rule(
+        data=st.data(),
+        stream=INDEX,
+        count=st.sampled_from([4, 16, 0, 1 << 20]),
+        kind=st.sampled_from([10, 10, 11]),
+        dtype=st.sampled_from([0, 1, 3, 9]),
+    )
     def reduce_async(self, data, stream, count, kind, dtype):
         dst, src = self.pointer(data, "dev"), self.pointer(data, "dev")
         self.facade(acl.rt.reduce_async, dst, src, count, kind, dtype, self.pick("stream", stream), None)
@@ -495,7 +547,11 @@ class FacadeMachine(RuleBasedStateMachine):
 
 
 FacadeMachine.TestCase.settings = settings(
-    max_examples=100, stateful_step_count=50, deadline=None, derandomize=True, database=None,
+    max_examples=100,
+    stateful_step_count=50,
+    deadline=None,
+    derandomize=True,
+    database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 test_random_facade_call_sequences_keep_the_runtime_consistent = FacadeMachine.TestCase
@@ -533,6 +589,7 @@ def test_a_negative_kernel_time_never_runs_device_time_backwards(stream0):
     @sandbox.kernel(ns=-10_000_000)
     def backwards(x: sandbox.ptr(np.uint8)):
         pass
+
     ptr, ret = acl.rt.malloc(1024, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     assert ret == 0
     ret = backwards[1, stream0](ptr)
@@ -544,12 +601,16 @@ def test_a_negative_kernel_time_never_runs_device_time_backwards(stream0):
             assert r.t >= started[r.task], f"task {r.task} finished {started[r.task] - r.t} ns before it started"
 
 
-@pytest.mark.parametrize("spec", [{"ns": float("nan")}, {"flops": float("inf")}, {"ns": lambda x: 1 // 0},
-                                  {"bytes": "many"}], ids=["ns-nan", "flops-inf", "ns-raises", "bytes-str"])
+@pytest.mark.parametrize(
+    "spec",
+    [{"ns": float("nan")}, {"flops": float("inf")}, {"ns": lambda x: 1 // 0}, {"bytes": "many"}],
+    ids=["ns-nan", "flops-inf", "ns-raises", "bytes-str"],
+)
 def test_a_kernel_cost_that_is_not_a_time_fails_with_a_code(stream0, spec):
     @sandbox.kernel(**spec)
     def costly(x: sandbox.ptr(np.uint8)):
         pass
+
     ptr, ret = acl.rt.malloc(1024, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     assert ret == 0
     try:

@@ -1,4 +1,5 @@
 """Stream calls beyond create/destroy/synchronize: forced destroy (RT-API 06)."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,20 +23,20 @@ def test_destroy_stream_force_does_not_wait_and_drops_the_tasks_not_started(devi
     buf = dev_alloc(64)
     host, view = pinned(64)
     view[:] = 7
-    slow[1, device0](buf)                                  # running when the stream dies: runs to its end
-    acl.rt.memcpy_async(buf, 64, host, 64, acl.ACL_MEMCPY_HOST_TO_DEVICE, device0)   # queued: dropped
+    slow[1, device0](buf)  # running when the stream dies: runs to its end
+    acl.rt.memcpy_async(buf, 64, host, 64, acl.ACL_MEMCPY_HOST_TO_DEVICE, device0)  # queued: dropped
     assert acl.rt.destroy_stream_force(device0) == 0
     later, _ = acl.rt.create_stream()
-    slow[1, later](dev_alloc(64))                         # (time passes: the running kernel ends)
-    assert acl.rt.synchronize_device() == 0              # the dropped work reports no error
+    slow[1, later](dev_alloc(64))  # (time passes: the running kernel ends)
+    assert acl.rt.synchronize_device() == 0  # the dropped work reports no error
     kernel, copy, _ = tasks_by_id().values()
     assert kernel["status"] == 0 and kernel["end"] > kernel["start"]
     assert copy["status"] == acl.ACL_ERROR_RT_STREAM_ABORT == 107023
-    assert copy["start"] == copy["end"]                   # shown as discarded: no engine time
+    assert copy["start"] == copy["end"]  # shown as discarded: no engine time
     _, view2 = pinned(64)
-    with pytest.warns(sandbox.HazardWarning):              # the host cannot know the copy was dropped
+    with pytest.warns(sandbox.HazardWarning):  # the host cannot know the copy was dropped
         assert acl.rt.memcpy(_, 64, buf, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST) == 0
-    assert not view2.any()                                # the copy's effect never happened
+    assert not view2.any()  # the copy's effect never happened
 
 
 def test_destroy_stream_force_releases_the_tasks_parked_on_an_event(device0):
@@ -59,7 +60,7 @@ def test_destroy_stream_force_of_the_default_stream_is_100000(device0):
 def test_destroy_stream_force_of_a_capturing_stream_is_107027(device0):
     assert acl.mdl.ri_capture_begin(device0, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
     assert acl.rt.destroy_stream_force(device0) == acl.ACL_ERROR_RT_STREAM_CAPTURED == 107027
-    assert acl.rt.stream_query(device0)[1] != 100000      # still alive: the refusal changed nothing
+    assert acl.rt.stream_query(device0)[1] != 100000  # still alive: the refusal changed nothing
 
 
 def test_destroy_stream_force_leaves_the_handle_dead(device0):
@@ -92,14 +93,14 @@ def test_create_stream_v2_takes_the_flag_and_priority_of_its_config_handle(devic
     assert acl.rt.stream_get_priority(stream) == (5, 0)
     assert acl.rt.destroy_stream_config_handle(config) == 0
     assert acl.rt.destroy_stream_config_handle(config) == 100000
-    plain, ret = acl.rt.create_stream_v2(0)                 # a null config: flag 0, priority 0
+    plain, ret = acl.rt.create_stream_v2(0)  # a null config: flag 0, priority 0
     assert ret == 0 and acl.rt.stream_get_priority(plain) == (0, 0)
 
 
 def test_set_stream_config_opt_refuses_a_wrong_attr_size_or_priority_with_100000(device0):
     config, _ = acl.rt.create_stream_config_handle()
-    assert acl.rt.set_stream_config_opt(config, 4, 0, 8) == 100000              # no such attr
-    assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_FLAG, 0, 4) == 100000   # size_t wanted
+    assert acl.rt.set_stream_config_opt(config, 4, 0, 8) == 100000  # no such attr
+    assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_FLAG, 0, 4) == 100000  # size_t wanted
     assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_PRIORITY, 0, 8) == 100000  # uint32_t wanted
     assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_PRIORITY, 8, 4) == 100000  # above 7
     assert acl.rt.set_stream_config_opt(0, acl.ACL_RT_STREAM_PRIORITY, 1, 4) == 100000
@@ -109,9 +110,10 @@ def test_set_stream_config_opt_refuses_a_wrong_attr_size_or_priority_with_100000
 def test_tasks_dropped_by_a_forced_destroy_show_in_the_export_with_their_code(device0):
     from sandbox.export.chrome_trace import to_chrome_trace
     from sandbox.export.validate import validate_chrome_trace
+
     buf = dev_alloc(64)
     slow[1, device0](buf)
-    work[1, device0](buf)                                  # queued behind the running kernel: dropped
+    work[1, device0](buf)  # queued behind the running kernel: dropped
     assert acl.rt.destroy_stream_force(device0) == 0
     later, _ = acl.rt.create_stream()
     slow[1, later](dev_alloc(64))

@@ -1,4 +1,5 @@
 """The exercise graders: each passes on a program that does the thing and fails on one that does not."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -8,13 +9,17 @@ import sandbox
 from sandbox import acl, teach
 
 MiB = 1 << 20
-N = MiB                      # int32 elements per vector (4 MiB)
+N = MiB  # int32 elements per vector (4 MiB)
 H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST
 
 
 @sandbox.kernel(ns=lambda a, b, c, n: 3_500_000 * n // N, writes=("c",))
-def add(a: sandbox.ptr(np.int32, count="n"), b: sandbox.ptr(np.int32, count="n"),
-        c: sandbox.ptr(np.int32, count="n"), n: int):
+def add(
+    a: sandbox.ptr(np.int32, count="n"),
+    b: sandbox.ptr(np.int32, count="n"),
+    c: sandbox.ptr(np.int32, count="n"),
+    n: int,
+):
     c[:n] = a[:n] + b[:n]
 
 
@@ -42,7 +47,7 @@ def one_stream(sync_each=False, read_early=False):
             acl.rt.synchronize_stream(s)
     add[1, s](da, db, dc, N)
     acl.rt.memcpy_async(hc, 4 * N, dc, 4 * N, D2H, s)
-    with pytest.warns(sandbox.HazardWarning, match="reads bytes"):      # the read this test is about
+    with pytest.warns(sandbox.HazardWarning, match="reads bytes"):  # the read this test is about
         early = acl.util.ptr_to_numpy(hc, (N,), np.int32).copy()
     acl.rt.synchronize_stream(s)
     teach.mark("end")
@@ -101,7 +106,7 @@ def test_check_overlap_counts_copy_and_compute_on_the_same_device_only():
         acl.rt.set_device(d)
         acl.rt.synchronize_device()
     teach.mark("end")
-    assert teach.busy(start="start", end="end")["overlap"] > 200_000     # machine-wide, they do overlap
+    assert teach.busy(start="start", end="end")["overlap"] > 200_000  # machine-wide, they do overlap
     check = teach.check_overlap(at_least_fraction=0.1, start="start", end="end")
     assert not check and check.value == 0
     assert "0 ns of the 0 ns that could overlap" in str(check)
@@ -112,7 +117,7 @@ def test_check_time_grades_end_to_end_time_between_marks_or_over_the_tasks():
     serial = teach.check_time(at_most_ns=9_000_000)
     assert not serial and 11_600_000 < serial.value < 11_800_000
     between = teach.check_time(at_most_ns=9_000_000, start="start", end="end")
-    assert not between and between.value >= serial.value        # marks include host time around it
+    assert not between and between.value >= serial.value  # marks include host time around it
     chunked()
     assert teach.check_time(at_most_ns=9_000_000)
     assert teach.check_time(at_most_ns=9_000_000, start="start", end="end")
@@ -178,7 +183,7 @@ def test_check_peak_memory_sees_buffers_alive_together():
     sandbox.configure("ascend310b")
     acl.init()
     acl.rt.set_device(0)
-    for _ in range(3):                               # one at a time: 6 MiB (4 MiB + padding, in 2 MiB pages)
+    for _ in range(3):  # one at a time: 6 MiB (4 MiB + padding, in 2 MiB pages)
         p, _ = acl.rt.malloc(4 * MiB, acl.ACL_MEM_MALLOC_HUGE_FIRST)
         acl.rt.free(p)
     one_at_a_time = teach.peak_device_memory()
@@ -205,7 +210,7 @@ def test_check_no_errors_reports_the_first_failed_call():
     sandbox.configure("ascend310b")
     acl.init()
     assert teach.check_no_errors()
-    acl.rt.create_stream()                           # no device set: no context
+    acl.rt.create_stream()  # no device set: no context
     bad = teach.check_no_errors()
     assert not bad and "aclrtCreateStream returned ACL_ERROR_RT_CONTEXT_NULL" in str(bad)
 

@@ -1,4 +1,5 @@
 """Graders for the memory, multi-device and threads/processes exercises (sandbox.teach.checks)."""
+
 from __future__ import annotations
 
 import threading
@@ -137,6 +138,7 @@ def test_device_order_fails_when_a_device_ran_no_kernel():
 def _thread_per_device(devices):
     def body(d):
         wait(d, launch(d))
+
     ts = [threading.Thread(target=body, args=(d,)) for d in devices]
     for t in ts:
         t.start()
@@ -168,6 +170,7 @@ def test_launchers_counts_processes_of_spawned_programs():
         wait(d, launch(d))
         acl.rt.reset_device(d)
         acl.finalize()
+
     procs = [sandbox.spawn_process(program, d) for d in (0, 1)]
     for p in procs:
         p.join()
@@ -184,6 +187,7 @@ def _two_processes_on_device_0(block_dim):
         wait(0, launch(0, block_dim))
         acl.rt.reset_device(0)
         acl.finalize()
+
     procs = [sandbox.spawn_process(program) for _ in range(2)]
     for p in procs:
         p.join()
@@ -228,7 +232,7 @@ def test_callbacks_counts_the_callbacks_that_ran():
     for i in range(3):
         acl.rt.launch_callback(lambda d: None, [i], acl.ACL_CALLBACK_NO_BLOCK, stream)
     assert acl.rt.synchronize_stream(stream) == 0
-    assert [acl.rt.process_report(10) for _ in range(2)] == [0, 0]     # the third never runs
+    assert [acl.rt.process_report(10) for _ in range(2)] == [0, 0]  # the third never runs
     check = teach.check_callbacks(ran=3)
     assert not check and check.value == 2 and "want 3" in str(check)
     assert acl.rt.process_report(10) == 0
@@ -240,6 +244,7 @@ def test_callbacks_fails_when_a_callback_raised():
 
     def broken(data):
         raise ValueError("bad batch")
+
     acl.rt.launch_callback(broken, None, acl.ACL_CALLBACK_BLOCK, stream)
     assert acl.rt.process_report(10) == 0
     check = teach.check_callbacks(ran=1)
@@ -315,6 +320,7 @@ def _two_streams_one_buffer(wait: bool):
 
 def test_no_hazards_fails_on_a_race_and_names_its_kind():
     import warnings
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sandbox.HazardWarning)
         _two_streams_one_buffer(wait=False)
@@ -337,6 +343,7 @@ def test_no_leaks_fails_without_finalize():
 
 def test_no_leaks_fails_when_finalize_reports_leftovers():
     import warnings
+
     fresh(1)
     acl.rt.set_device(0)
     acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
@@ -370,6 +377,7 @@ def test_error_reported_finds_the_device_error_at_the_synchronize():
     tick[1, stream](buf)
     acl.rt.synchronize_stream(stream)
     check = teach.check_error_reported(code=acl.ACL_ERROR_RT_AICORE_TRAP_EXCEPTION)
-    assert check and str(check) == ("✔ error reported: ACL_ERROR_RT_AICORE_TRAP_EXCEPTION (507016) "
-                                    "returned by aclrtSynchronizeStream")
+    assert check and str(check) == (
+        "✔ error reported: ACL_ERROR_RT_AICORE_TRAP_EXCEPTION (507016) returned by aclrtSynchronizeStream"
+    )
     assert not teach.check_error_reported(code=acl.ACL_ERROR_RT_SYS_DMA)

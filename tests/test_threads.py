@@ -1,4 +1,5 @@
 """Host threads and processes: deterministic interleaving, parking, deadlock detection (issue: seed 000)."""
+
 from __future__ import annotations
 
 import threading
@@ -62,7 +63,7 @@ def test_each_thread_has_its_own_clock_and_current_device():
     devices = {entry[0] for entry in log}
     assert devices == {0, 1}
     syncs = {dev: t for dev, what, t in log if what == "synced"}
-    assert syncs[0] != syncs[1]                       # device 0 paid the process's first SetDevice
+    assert syncs[0] != syncs[1]  # device 0 paid the process's first SetDevice
 
 
 def test_two_threads_keep_two_devices_busy_at_the_same_time():
@@ -90,13 +91,14 @@ def test_the_turn_goes_to_the_thread_with_the_smallest_clock():
     def slow():
         acl.rt.synchronize_device()
         for _ in range(3):
-            acl.rt.create_stream()                    # 50 us each
+            acl.rt.create_stream()  # 50 us each
             order.append("slow")
 
     def fast():
         for _ in range(6):
-            acl.rt.create_event()                     # 5 us each
+            acl.rt.create_event()  # 5 us each
             order.append("fast")
+
     a, b = threading.Thread(target=slow), threading.Thread(target=fast)
     a.start()
     b.start()
@@ -114,6 +116,7 @@ def test_join_moves_the_callers_clock_to_the_joined_threads_end():
     def worker():
         acl.rt.set_device(1)
         ends["worker"] = sandbox.now()
+
     t = threading.Thread(target=worker)
     start = sandbox.now()
     t.start()
@@ -128,14 +131,15 @@ def test_a_thread_blocked_on_work_that_can_never_finish_gets_an_error_not_a_hang
     stream, _ = acl.rt.create_stream()
     results = {}
 
-    def subscriber():                       # subscribes, then ends without ever processing reports
+    def subscriber():  # subscribes, then ends without ever processing reports
         acl.rt.set_device(0)
         results["subscribe"] = acl.rt.subscribe_report(threading.get_ident(), stream)
+
     t = threading.Thread(target=subscriber)
     t.start()
     t.join()
     acl.rt.launch_callback(lambda data: None, [], acl.ACL_CALLBACK_BLOCK, stream)
-    ret = acl.rt.synchronize_stream(stream)           # every thread is parked or gone: an error
+    ret = acl.rt.synchronize_stream(stream)  # every thread is parked or gone: an error
     assert results["subscribe"] == 0 and ret != 0
     assert "can never finish" in acl.get_recent_err_msg()
 
@@ -155,6 +159,7 @@ def test_two_threads_both_waiting_on_blocked_work_both_get_the_error():
     def waiter():
         acl.rt.set_device(0)
         rets["worker"] = acl.rt.synchronize_stream(stream)
+
     w = threading.Thread(target=waiter)
     w.start()
     rets["main"] = acl.rt.synchronize_stream(stream)
@@ -174,11 +179,12 @@ def test_processes_have_their_own_init_and_contexts_but_share_devices():
         seen[name, "ctx"] = acl.rt.get_context()[0]
         stream, _ = acl.rt.create_stream()
         buf, _ = acl.rt.malloc(4096, 0)
-        work[24, stream](buf)                         # every core of device 0
+        work[24, stream](buf)  # every core of device 0
         acl.rt.synchronize_stream(stream)
         acl.rt.free(buf)
         acl.rt.destroy_stream(stream)
         acl.finalize()
+
     p1 = sandbox.spawn_process(program, "a")
     p2 = sandbox.spawn_process(program, "b")
     p1.join()
@@ -189,7 +195,7 @@ def test_processes_have_their_own_init_and_contexts_but_share_devices():
     starts = {r.task: r.t for r in sandbox.trace() if isinstance(r, T.TaskStarted)}
     ends = {r.task: r.t for r in sandbox.trace() if isinstance(r, T.TaskFinished)}
     k1, k2 = kernels
-    assert starts[k2.task] >= ends[k1.task] or starts[k1.task] >= ends[k2.task]   # they contend for cores
+    assert starts[k2.task] >= ends[k1.task] or starts[k1.task] >= ends[k2.task]  # they contend for cores
     pids = {r.pid for r in sandbox.trace() if isinstance(r, T.ProcessStarted)}
     assert pids == {1, 2, 3}
     assert not p1.is_alive() and not p2.is_alive()
@@ -203,6 +209,7 @@ def test_a_process_ending_releases_its_memory():
         acl.init()
         acl.rt.set_device(0)
         acl.rt.malloc(1 << 30, 0)
+
     with pytest.warns(sandbox.LeakWarning, match="1 resource at process end"):
         sandbox.spawn_process(leaky).join()
     acl.rt.set_device(0)
@@ -213,15 +220,16 @@ def test_a_process_ending_releases_its_memory():
 def test_threads_that_libraries_start_do_not_take_turns():
     import asyncio
     import concurrent.futures
+
     sandbox.configure()
     acl.init()
     loop = asyncio.new_event_loop()
-    runner = threading.Thread(target=loop.run_forever)           # library code: an asyncio loop
+    runner = threading.Thread(target=loop.run_forever)  # library code: an asyncio loop
     runner.start()
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         assert pool.submit(sum, [1, 2, 3]).result(timeout=10) == 6
     assert asyncio.run_coroutine_threadsafe(asyncio.sleep(0, "done"), loop).result(timeout=10) == "done"
-    assert acl.rt.set_device(0) == 0                             # the main thread is not held back
+    assert acl.rt.set_device(0) == 0  # the main thread is not held back
     loop.call_soon_threadsafe(loop.stop)
     runner.join(timeout=10)
     assert not runner.is_alive()

@@ -1,4 +1,5 @@
 """Virtual time, host costs, stream ordering, engines and overlap."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -97,7 +98,7 @@ def test_a_kernel_takes_min_of_block_dim_and_cores_and_runs_in_waves(device0):
     start = sandbox.profile().kernel_start_ns
     body1 = one_wave["end"] - one_wave["start"] - start
     body2 = two_waves["end"] - two_waves["start"] - start
-    assert abs(body2 - body1) <= 2       # 2 waves of half-size blocks take as long as 1 wave
+    assert abs(body2 - body1) <= 2  # 2 waves of half-size blocks take as long as 1 wave
 
 
 def test_copies_and_compute_overlap_on_separate_engines(device0):
@@ -137,7 +138,7 @@ def test_two_copies_in_one_direction_share_one_dma_engine(device0):
 def test_the_default_stream_does_not_synchronise_with_other_streams(device0):
     buf = dev_alloc(4096)
     busy[4, device0](buf)
-    busy[4, 0](buf)                    # default stream: starts without waiting for device0's kernel
+    busy[4, 0](buf)  # default stream: starts without waiting for device0's kernel
     acl.rt.synchronize_device()
     explicit, default = tasks_by_id().values()
     assert overlap(explicit, default)
@@ -151,7 +152,7 @@ def test_data_moves_at_completion_time_so_an_early_read_is_stale(device0):
     src[:] = 7.0
     acl.rt.memcpy_async(dev, 4 * n, src_ptr, 4 * n, acl.ACL_MEMCPY_HOST_TO_DEVICE, device0)
     acl.rt.memcpy_async(dst_ptr, 4 * n, dev, 4 * n, acl.ACL_MEMCPY_DEVICE_TO_HOST, device0)
-    assert dst[0] == 0.0                                   # not synchronised yet: old bytes
+    assert dst[0] == 0.0  # not synchronised yet: old bytes
     acl.rt.synchronize_stream(device0)
     assert (dst == 7.0).all()
 
@@ -164,7 +165,7 @@ def test_async_copy_from_pageable_memory_is_synchronous_and_slower(device0):
     t0 = sandbox.now()
     acl.rt.memcpy_async(dev, n, ptr, n, acl.ACL_MEMCPY_HOST_TO_DEVICE, device0)
     pageable_time = sandbox.now() - t0
-    assert acl.rt.stream_query(device0) == (acl.ACL_STREAM_STATUS_COMPLETE, 0)   # done on return
+    assert acl.rt.stream_query(device0) == (acl.ACL_STREAM_STATUS_COMPLETE, 0)  # done on return
     host, _ = pinned(n)
     acl.rt.memcpy_async(dev, n, host, n, acl.ACL_MEMCPY_HOST_TO_DEVICE, device0)
     acl.rt.synchronize_stream(device0)
@@ -177,8 +178,8 @@ def test_stream_priority_orders_tasks_waiting_for_an_engine(device0):
     low, _ = acl.rt.create_stream_with_config(7, 0)
     high, _ = acl.rt.create_stream_with_config(0, 0)
     buf = dev_alloc(4096)
-    busy[24, device0](buf)           # occupies every core
-    busy[24, low](buf)               # submitted first, lower priority
+    busy[24, device0](buf)  # occupies every core
+    busy[24, low](buf)  # submitted first, lower priority
     busy[24, high](buf)
     acl.rt.synchronize_device()
     first, low_k, high_k = tasks_by_id().values()
@@ -212,7 +213,7 @@ def test_blocking_memcpy_uses_the_runtimes_own_queue_not_a_user_stream(device0):
 
 def test_stream_sync_with_timeout_returns_the_timeout_code(device0):
     buf = dev_alloc(4096)
-    busy[1, device0](buf)                                      # 100 us of work
+    busy[1, device0](buf)  # 100 us of work
     t0 = sandbox.now()
     ret = acl.rt.synchronize_stream_with_timeout(device0, 0)
     assert ret == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT

@@ -1,6 +1,7 @@
 """The trace log: one append-only list that every view reads.  Calls and task life-cycle
 records go in as compact rows (cheap to make, not scanned by the garbage collector) and
 come out as the same typed records as everything else."""
+
 import gc
 
 import sandbox
@@ -31,14 +32,14 @@ def test_trace_log_reads_compact_rows_as_typed_records():
     assert copy.t <= started.t < finished.t and finished.status == 0
     call = next(r for r in log.of(tr.ApiCall) if r.name == "aclrtMemcpyAsync")
     assert call.tasks == (copy.task,) and dict(call.args)["count"] == 4096
-    assert log.records[0] is records[0] and log.records is log.records     # built once, then kept
+    assert log.records[0] is records[0] and log.records is log.records  # built once, then kept
 
 
 def test_trace_log_rows_stay_rows_until_read_and_are_not_scanned_by_gc():
     _program()
     log = sandbox.trace()
-    _ = log.records                                  # build what is there now
-    acl.rt.get_device()                              # one more call: one more row
+    _ = log.records  # build what is there now
+    acl.rt.get_device()  # one more call: one more row
     row = log._items[-1]
     assert type(row) is tuple and row[0] == tr.API_CALL
     gc.collect()

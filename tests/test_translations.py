@@ -2,6 +2,7 @@
 with a Chinese edition every English markdown cell is followed by its Chinese twin, the code
 cells are shared (only cells marked ``lang=`` differ), both built editions are committed, and
 the grader speaks the chosen language."""
+
 from __future__ import annotations
 
 import json
@@ -25,7 +26,8 @@ BILINGUAL = [s for s in sources() if "zh" in editions(s)]
 def test_every_source_not_listed_as_untranslated_has_a_chinese_edition():
     missing = {s.stem for s in sources() if "zh" not in editions(s)}
     assert missing == NOT_YET_TRANSLATED & {s.stem for s in sources()}, (
-        "a source gained or lost its Chinese edition: update NOT_YET_TRANSLATED")
+        "a source gained or lost its Chinese edition: update NOT_YET_TRANSLATED"
+    )
 
 
 @pytest.mark.parametrize("source", BILINGUAL, ids=lambda s: s.stem)
@@ -38,12 +40,14 @@ def test_every_markdown_cell_is_followed_by_its_chinese_twin(source):
         if lang == "en":
             twin = cells[i + 1] if i + 1 < len(cells) else None
             assert twin is not None and twin.cell_type == "markdown" and cell_language(twin) == "zh", (
-                f"{source.name} cell {i} has no Chinese twin after it: {cell.source[:80]!r}")
+                f"{source.name} cell {i} has no Chinese twin after it: {cell.source[:80]!r}"
+            )
             assert CJK.search(twin.source), f"{source.name} cell {i + 1} is marked zh but has no Chinese"
         else:
             before = cells[i - 1] if i else None
             assert before is not None and before.cell_type == "markdown" and cell_language(before) == "en", (
-                f"{source.name} cell {i}: a Chinese cell with no English cell before it")
+                f"{source.name} cell {i}: a Chinese cell with no English cell before it"
+            )
 
 
 @pytest.mark.parametrize("source", BILINGUAL, ids=lambda s: s.stem)
@@ -63,11 +67,13 @@ def test_both_editions_are_committed_as_built_from_the_source(source):
         assert path.exists(), f"{path.relative_to(ROOT)} is missing: python tools/build_notebooks.py {source.stem[:2]}"
         committed = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
         assert committed == [c.source for c in learner_notebook(source, lang).cells], (
-            f"{path.relative_to(ROOT)} is not what its source makes: rebuild it")
+            f"{path.relative_to(ROOT)} is not what its source makes: rebuild it"
+        )
 
 
 def test_nbval_collects_the_chinese_notebooks():
     import tomllib
+
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
     assert "notebooks" in config["testpaths"]
     assert not any("zh" in d for d in config["norecursedirs"])
@@ -80,6 +86,7 @@ def test_grader_feedback_follows_the_language():
 
     def solution(a, b):
         raise NotImplementedError()
+
     try:
         sandbox.set_language("zh")
         zh = str(teach.check("01.1", solution))
@@ -94,6 +101,7 @@ def test_every_exercise_title_and_generic_criterion_has_a_chinese_text():
     from sandbox import i18n
     from sandbox.teach import exercises
     from sandbox.teach.texts_zh import WHAT
+
     assert [e.title for e in exercises() if not i18n.known(e.title)] == []
     assert all(CJK.search(t) for t in WHAT.values())
 
@@ -102,6 +110,7 @@ def test_the_exercise_list_follows_the_language():
     import sandbox
     from sandbox import i18n
     from sandbox.teach import exercises
+
     english = exercises()
     assert [e.practises for e in english if not i18n.known(e.practises)] == []
     try:
@@ -120,6 +129,7 @@ def test_the_exercise_list_follows_the_language():
 def test_the_language_is_stored_where_the_views_can_read_it():
     import sandbox
     from sandbox import i18n
+
     try:
         sandbox.set_language("zh")
         assert i18n.language() == "zh"
@@ -133,35 +143,41 @@ def test_the_language_is_stored_where_the_views_can_read_it():
 def test_a_chinese_title_renders_with_a_cjk_font():
     pytest.importorskip("matplotlib")
     from sandbox import i18n
+
     if i18n.cjk_font() is None:
         pytest.skip("no CJK font installed (Debian: apt-get install fonts-noto-cjk)")
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib import font_manager
+
     try:
         i18n.set_language("zh")
-        fonts = font_manager.fontManager._find_fonts_by_props(font_manager.FontProperties(
-            family=matplotlib.rcParams["font.family"]))
+        fonts = font_manager.fontManager._find_fonts_by_props(
+            font_manager.FontProperties(family=matplotlib.rcParams["font.family"])
+        )
         assert any("CJK" in str(f) or "cjk" in str(f).lower() for f in fonts)
         fig, ax = plt.subplots()
         ax.set_title("流与事件")
         import warnings
+
         with warnings.catch_warnings():
-            warnings.simplefilter("error")          # "Glyph ... missing from font(s)" would be raised
+            warnings.simplefilter("error")  # "Glyph ... missing from font(s)" would be raised
             fig.canvas.draw()
         plt.close(fig)
     finally:
         i18n.set_language("en")
 
 
-SKIP_KEYWORDS = ("practises", "signature")          # teach.exercises(): tested below, and code
+SKIP_KEYWORDS = ("practises", "signature")  # teach.exercises(): tested below, and code
 
 
 def _grader_texts() -> list[str]:
     """Every fixed text a grader can print: hints, criterion names and fixed details, as
     literal strings in the exercise sets and the grader's modules."""
     import ast
+
     files = sorted((ROOT / "sandbox" / "teach" / "exercise_sets").glob("nb*.py"))
     files += [ROOT / "sandbox" / "teach" / name for name in ("checks.py", "grading.py")]
     found: list[str] = []
@@ -169,23 +185,29 @@ def _grader_texts() -> list[str]:
     def keep(node):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip() not in ("", "x"):
             found.append(node.value)
+
     for path in files:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call):
                 for kw in node.keywords:
                     if kw.arg in ("hint", "what"):
                         keep(kw.value)
-                if "exercise_sets" in path.parts:           # hints handed to helpers positionally too
+                if "exercise_sets" in path.parts:  # hints handed to helpers positionally too
                     for arg in list(node.args) + [k.value for k in node.keywords if k.arg not in SKIP_KEYWORDS]:
-                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and len(arg.value) >= 20 \
-                                and " " in arg.value:
+                        if (
+                            isinstance(arg, ast.Constant)
+                            and isinstance(arg.value, str)
+                            and len(arg.value) >= 20
+                            and " " in arg.value
+                        ):
                             keep(arg)
                 if getattr(node.func, "id", getattr(node.func, "attr", "")) == "Check":
                     for arg in node.args[2:4]:
                         keep(arg)
             elif isinstance(node, ast.FunctionDef):
                 for a, d in list(zip(node.args.args[::-1], node.args.defaults[::-1])) + list(
-                        zip(node.args.kwonlyargs, node.args.kw_defaults)):
+                    zip(node.args.kwonlyargs, node.args.kw_defaults)
+                ):
                     if a.arg == "hint" and d is not None:
                         keep(d)
     return found
@@ -193,5 +215,6 @@ def _grader_texts() -> list[str]:
 
 def test_every_fixed_grader_text_has_a_chinese_text():
     from sandbox import i18n
+
     missing = sorted({t for t in _grader_texts() if not i18n.known(t)})
     assert missing == [], f"add these to sandbox/teach/texts_zh.py: {missing[:5]}"

@@ -1,4 +1,5 @@
 """The vector-add program of seed 003 (H2D, AddKernel, D2H, synchronize), ported to the facade."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -42,8 +43,7 @@ def run_vector_add(size=1024 * 1024):
         rets.append(acl.rt.free(ptr))
     for ptr in (host_a, host_b, host_c):
         rets.append(acl.rt.free_host(ptr))
-    rets += [acl.rt.destroy_stream(stream), acl.rt.destroy_context(context), acl.rt.reset_device(0),
-             acl.finalize()]
+    rets += [acl.rt.destroy_stream(stream), acl.rt.destroy_context(context), acl.rt.reset_device(0), acl.finalize()]
     return rets, c
 
 
@@ -59,15 +59,19 @@ def test_vector_add_timeline_is_copy_copy_kernel_copy_in_order_then_sync():
     run_vector_add()
     log = sandbox.trace()
     tasks = [r for r in log if isinstance(r, T.TaskSubmitted)]
-    assert [(t.kind, t.engine) for t in tasks] == [("memcpy", "DMA H2D"), ("memcpy", "DMA H2D"),
-                                                   ("kernel", "AI Core"), ("memcpy", "DMA D2H")]
+    assert [(t.kind, t.engine) for t in tasks] == [
+        ("memcpy", "DMA H2D"),
+        ("memcpy", "DMA H2D"),
+        ("kernel", "AI Core"),
+        ("memcpy", "DMA D2H"),
+    ]
     spans = {r.task: [r.t] for r in log if isinstance(r, T.TaskStarted)}
     for r in log:
         if isinstance(r, T.TaskFinished):
             spans[r.task].append(r.t)
     ordered = [spans[t.task] for t in tasks]
     for (_s1, e1), (s2, _e2) in zip(ordered, ordered[1:]):
-        assert s2 == e1                                    # one stream: back to back, no overlap
+        assert s2 == e1  # one stream: back to back, no overlap
     sync = [r for r in log if isinstance(r, T.ApiCall) and r.name == "aclrtSynchronizeStream"][0]
     assert sync.blocked_from is not None and sync.end >= ordered[-1][1]
     launches = [r.name for r in log if isinstance(r, T.ApiCall)]
@@ -78,6 +82,7 @@ def test_a_gm_addr_parameter_is_a_byte_pointer_as_in_ascend_c(device0):
     @sandbox.kernel(ns=1000)
     def fill(out: "GM_ADDR", value: int):  # noqa: F821  (a string Ascend C programmers write; ruff reads it as a name)
         out[:4] = value
+
     buf, _ = acl.rt.malloc(64, 0)
     assert fill[1, device0](buf, 7) == 0
     host = np.zeros(4, np.uint8)
@@ -89,6 +94,7 @@ def test_an_unannotated_parameter_given_a_device_address_is_warned_about_naming_
     @sandbox.kernel(ns=1000)
     def add(x, n: int):
         pass
+
     buf, _ = acl.rt.malloc(64, 0)
     with pytest.warns(UserWarning, match=r'argument x is a live memory address .* x: "GM_ADDR"'):
         assert add[1, device0](buf, 3) == 0

@@ -1,4 +1,5 @@
 """What the views' data holds for a log whose every time is known (sandbox.viz.samples)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -26,24 +27,36 @@ def spans(bars):
 
 # -- Gantt ------------------------------------------------------------------------------
 
+
 def test_logical_view_has_a_row_per_host_thread_then_per_stream(log):
     assert [r.label for r in timeline(log).rows] == [
-        "Host thread 1 (MainThread)", "NPU 0 Stream 0", "NPU 0 Stream 1", "NPU 0 Stream 2"]
+        "Host thread 1 (MainThread)",
+        "NPU 0 Stream 0",
+        "NPU 0 Stream 1",
+        "NPU 0 Stream 2",
+    ]
 
 
 def test_logical_view_puts_each_task_on_its_stream_row(log):
     tl = timeline(log)
     assert spans(tl.bars_on("NPU 0 Stream 1")) == [
-        (220000, 420000, "memcpy"), (420000, 620000, "memcpy"), (620000, 620000, "event_record")]
+        (220000, 420000, "memcpy"),
+        (420000, 620000, "memcpy"),
+        (620000, 620000, "event_record"),
+    ]
     assert spans(tl.bars_on("NPU 0 Stream 2")) == [
-        (620000, 620000, "event_wait"), (620000, 720000, "kernel"), (720000, 920000, "memcpy")]
+        (620000, 620000, "event_wait"),
+        (620000, 720000, "kernel"),
+        (720000, 920000, "memcpy"),
+    ]
 
 
 def test_host_row_shows_calls_and_the_blocked_part_of_synchronize(log):
     bars = timeline(log).bars_on("Host thread 1 (MainThread)")
     assert len([b for b in bars if b.kind == "api"]) == 19
     assert [(b.start, b.end, b.name) for b in bars if b.kind == "blocked"] == [
-        (34000, 920500, "aclrtSynchronizeStream")]
+        (34000, 920500, "aclrtSynchronizeStream")
+    ]
 
 
 def test_event_arrow_runs_from_record_to_wait(log):
@@ -57,7 +70,11 @@ def test_event_arrow_runs_from_record_to_wait(log):
 def test_physical_view_has_a_row_per_engine_used(log):
     tl = timeline(log, "physical")
     assert [r.label for r in tl.rows] == [
-        "Host thread 1 (MainThread)", "NPU 0 AI Core", "NPU 0 DMA H2D", "NPU 0 DMA D2H"]
+        "Host thread 1 (MainThread)",
+        "NPU 0 AI Core",
+        "NPU 0 DMA H2D",
+        "NPU 0 DMA D2H",
+    ]
     assert [b.task for b in tl.bars_on("NPU 0 DMA H2D")] == [1, 2, 3]
     assert tl.arrows == ()
 
@@ -97,9 +114,10 @@ def test_activity_counts_overlap_of_copy_and_compute():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 10_000), st.integers(0, 500)),
-                min_size=1, max_size=60),
-       st.integers(0, 300))
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 10_000), st.integers(0, 500)), min_size=1, max_size=60),
+    st.integers(0, 300),
+)
 def test_merged_bars_cover_every_bar_and_only_narrow_bars_within_a_pixel_merge(items, tol):
     row = np.array([r for r, _s, _d in items], dtype=np.int64)
     start = np.array([s for _r, s, _d in items], dtype=np.int64)
@@ -109,7 +127,7 @@ def test_merged_bars_cover_every_bar_and_only_narrow_bars_within_a_pixel_merge(i
         assert any(r[k] == rr and x0[k] <= s and e <= x1[k] for k in range(len(x0)))
     wide = MERGE_PX * tol
     for k in range(1, len(x0)):
-        if r[k] == r[k - 1] and x0[k] <= x1[k - 1] + tol:     # apart only because one is wide
+        if r[k] == r[k - 1] and x0[k] <= x1[k - 1] + tol:  # apart only because one is wide
             assert x1[k] - x0[k] >= wide or x1[k - 1] - x0[k - 1] >= wide
 
 
@@ -133,11 +151,15 @@ def test_large_trace_merges_into_far_fewer_rectangles():
 
 # -- memory map -------------------------------------------------------------------------
 
+
 def test_memory_map_lists_live_blocks_by_address(log):
     d = memory_map(log, 18000).device(0)
     assert [(b.label, b.offset, b.size, b.reserved) for b in d.blocks] == [
-        ("block 1", 0, 4 * MiB, 4 * MiB), ("block 2", 4 * MiB, 4 * MiB, 4 * MiB),
-        ("block 3", 8 * MiB, 1_000_000, 2 * MiB), ("block 4", 10 * MiB, 4 * MiB, 4 * MiB)]
+        ("block 1", 0, 4 * MiB, 4 * MiB),
+        ("block 2", 4 * MiB, 4 * MiB, 4 * MiB),
+        ("block 3", 8 * MiB, 1_000_000, 2 * MiB),
+        ("block 4", 10 * MiB, 4 * MiB, 4 * MiB),
+    ]
     assert d.used == 14 * MiB and d.requested == 12 * MiB + 1_000_000
 
 
@@ -162,14 +184,15 @@ def test_used_and_free_are_what_get_mem_info_reports(log):
 
 def test_pinned_host_memory_is_kept_apart_from_devices(log):
     mm = memory_map(log, 500000)
-    assert [d.device for d in mm.devices] == [0]          # NPU 1 has an address space but was never used
+    assert [d.device for d in mm.devices] == [0]  # NPU 1 has an address space but was never used
     assert mm.host_bytes == 4 * MiB and mm.host[0].page == "pinned"
 
 
 def test_memory_map_shows_the_devices_a_program_used_or_all_when_none_was():
     import sandbox
     from sandbox import acl
-    sandbox.configure()                                   # 8 devices
+
+    sandbox.configure()  # 8 devices
     assert [d.device for d in memory_map(sandbox.trace(), 0).devices] == list(range(8))
     acl.init()
     acl.rt.set_device(3)
@@ -180,8 +203,7 @@ def test_memory_map_shows_the_devices_a_program_used_or_all_when_none_was():
 def test_block_is_pending_free_between_the_free_call_and_the_release():
     log = tr.TraceLog()
     log.append(tr.DeviceAddressSpace(0, 0, DEV0_BASE, 1 << 30))
-    log.append(tr.MemAllocated(10, 0, DEV0_BASE, 100, 4096, "ACL_MEM_MALLOC_NORMAL_ONLY",
-                               "normal", 1, 1))
+    log.append(tr.MemAllocated(10, 0, DEV0_BASE, 100, 4096, "ACL_MEM_MALLOC_NORMAL_ONLY", "normal", 1, 1))
     log.append(tr.ApiCall(50, 60, 1, 1, "aclrtFree", 0, (("dev_ptr", DEV0_BASE),)))
     log.append(tr.MemFreed(90, 0, DEV0_BASE))
     assert [b.pending_free for b in memory_map(log, 40).device(0).blocks] == [False]
@@ -195,6 +217,7 @@ def test_memory_window_is_the_same_at_every_time(log):
 
 
 # -- stream queues ----------------------------------------------------------------------
+
 
 def test_queue_shows_the_running_task_and_what_waits_behind_it(log):
     q = stream_queues(log, 100000)
@@ -210,8 +233,7 @@ def test_waiting_copy_names_the_busy_engine(log):
 
 def test_tasks_behind_the_head_wait_for_their_predecessor(log):
     waiting = stream_queues(log, 100000).stream("NPU 0 Stream 1").waiting
-    assert [(e.task, e.reason, e.blocker) for e in waiting[1:]] == [
-        (3, "predecessor", 2), (4, "predecessor", 3)]
+    assert [(e.task, e.reason, e.blocker) for e in waiting[1:]] == [(3, "predecessor", 2), (4, "predecessor", 3)]
 
 
 def test_event_wait_waits_for_the_record_task(log):
@@ -223,8 +245,10 @@ def test_event_wait_waits_for_the_record_task(log):
 def test_finished_tasks_are_counted_not_listed(log):
     q = stream_queues(log, 921500)
     assert [(s.label, s.finished, s.running, s.waiting) for s in q.streams] == [
-        ("NPU 0 Stream 0", 1, (), ()), ("NPU 0 Stream 1", 3, (), ()),
-        ("NPU 0 Stream 2", 3, (), ())]
+        ("NPU 0 Stream 0", 1, (), ()),
+        ("NPU 0 Stream 1", 3, (), ()),
+        ("NPU 0 Stream 2", 3, (), ()),
+    ]
 
 
 def test_tasks_not_yet_submitted_are_not_in_the_queue(log):

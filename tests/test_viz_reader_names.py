@@ -1,5 +1,6 @@
 """What a reader sees in the views of a log the runtime wrote: rows only for streams that
 ran something, small stable names instead of handles, exact block sizes, labels that fit."""
+
 from __future__ import annotations
 
 import threading
@@ -32,14 +33,14 @@ def run():
     acl.rt.set_device(0)
     s1, _ = acl.rt.create_stream()
     s2, _ = acl.rt.create_stream()
-    acl.rt.create_stream()                                   # Stream 3: nothing runs on it
-    first, _ = acl.rt.create_event()                         # event 1 on NPU 0, never used
+    acl.rt.create_stream()  # Stream 3: nothing runs on it
+    first, _ = acl.rt.create_event()  # event 1 on NPU 0, never used
     acl.rt.set_device(1)
-    other, _ = acl.rt.create_event()                         # event 1 on NPU 1
+    other, _ = acl.rt.create_event()  # event 1 on NPU 1
     acl.rt.set_device(0)
-    ready, _ = acl.rt.create_event()                         # event 2 on NPU 0
-    acl.rt.mem_pool_create(POOL_PROPS)                       # pool 1, never used
-    pool, _ = acl.rt.mem_pool_create(POOL_PROPS)             # pool 2
+    ready, _ = acl.rt.create_event()  # event 2 on NPU 0
+    acl.rt.mem_pool_create(POOL_PROPS)  # pool 1, never used
+    pool, _ = acl.rt.mem_pool_create(POOL_PROPS)  # pool 2
     dev, _ = acl.rt.malloc(MiB + 4 * KiB, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     host, _ = acl.rt.malloc_host(MiB)
     acl.rt.memcpy_async(dev, MiB, host, MiB, acl.ACL_MEMCPY_HOST_TO_DEVICE, s1)
@@ -62,13 +63,18 @@ def run():
 
 # -- empty default streams ----------------------------------------------------------------
 
+
 def test_gantt_hides_stream_rows_that_never_had_a_task(run):
     ix, _ = run
     for view_rows in (timeline(ix).rows, timeline(ix, PHYSICAL).rows):
         labels = [r.label for r in view_rows]
         assert not any("Stream 0" in x or "Stream 3" in x for x in labels), labels
     assert [r.label for r in timeline(ix).rows] == [
-        "Host thread 1 (main)", f"Host thread 2 ({WORKER})", "NPU 0 Stream 1", "NPU 0 Stream 2"]
+        "Host thread 1 (main)",
+        f"Host thread 2 ({WORKER})",
+        "NPU 0 Stream 1",
+        "NPU 0 Stream 2",
+    ]
     assert " 0 tasks" not in timeline_summary(ix)
 
 
@@ -86,10 +92,14 @@ def test_queues_leave_out_untouched_default_streams_but_keep_created_ones(run):
 
 # -- names instead of handles -------------------------------------------------------------
 
+
 def test_events_are_numbered_per_device_in_creation_order(run):
     ix, h = run
     assert [ix.event_label(h[k]) for k in ("first", "other", "ready")] == [
-        "event 1 on NPU 0", "event 1 on NPU 1", "event 2 on NPU 0"]
+        "event 1 on NPU 0",
+        "event 1 on NPU 1",
+        "event 2 on NPU 0",
+    ]
 
 
 def test_gantt_summary_names_the_event_not_its_handle(run):
@@ -102,8 +112,7 @@ def test_gantt_summary_names_the_event_not_its_handle(run):
 def test_queue_reason_names_the_event_not_its_handle(run):
     ix, h = run
     wait = next(t for t in ix.tasks.values() if t.kind == "event_wait")
-    (entry,) = [e for s in stream_queues(ix, wait.submit).streams for e in s.waiting
-                if e.task == wait.task]
+    (entry,) = [e for s in stream_queues(ix, wait.submit).streams for e in s.waiting if e.task == wait.task]
     if entry.reason == "event":
         assert entry.why.startswith("event 2 on NPU 0 recorded by task ")
     assert str(h["ready"]) not in queues_summary(ix, wait.submit)
@@ -122,23 +131,34 @@ def test_pools_are_numbered_in_creation_order_not_by_handle(run):
 
 # -- exact sizes ------------------------------------------------------------------------------
 
+
 def test_block_sizes_are_exact_when_not_round(run):
     ix, _ = run
     lines = memory_summary(ix, ix.t_end).splitlines()
-    assert ("  block 1: 1 MiB + 4 KiB at +0 B, huge pages, ACL_MEM_MALLOC_HUGE_FIRST, "
-            "reserved 2 MiB") in lines
+    assert ("  block 1: 1 MiB + 4 KiB at +0 B, huge pages, ACL_MEM_MALLOC_HUGE_FIRST, reserved 2 MiB") in lines
     assert any(x.startswith("  pool 2 block 1: 3,000 B at +") for x in lines)
     assert "  host 1: 1 MiB, pinned pages, pinned" in lines
 
 
-@pytest.mark.parametrize("n, text", [
-    (0, "0 B"), (1023, "1,023 B"), (3 * KiB, "3 KiB"), (2 * MiB, "2 MiB"), (64 << 30, "64 GiB"),
-    (MiB + 4 * KiB, "1 MiB + 4 KiB"), (MiB + 1, "1,048,577 B"), (1_000_000, "1,000,000 B")])
+@pytest.mark.parametrize(
+    "n, text",
+    [
+        (0, "0 B"),
+        (1023, "1,023 B"),
+        (3 * KiB, "3 KiB"),
+        (2 * MiB, "2 MiB"),
+        (64 << 30, "64 GiB"),
+        (MiB + 4 * KiB, "1 MiB + 4 KiB"),
+        (MiB + 1, "1,048,577 B"),
+        (1_000_000, "1,000,000 B"),
+    ],
+)
 def test_sizes_are_short_when_round_and_exact_otherwise(n, text):
     assert fmt_size(n) == text
 
 
 # -- labels that fit ----------------------------------------------------------------------------
+
 
 def test_long_host_thread_labels_are_shortened_with_an_ellipsis(run):
     ix, _ = run
@@ -154,7 +174,7 @@ def test_long_host_thread_labels_are_shortened_with_an_ellipsis(run):
 def test_gantt_row_labels_stay_inside_the_figure(run, width):
     ix, _ = run
     fig, _cursor = gantt_plot(ix, width=width)
-    canvas = FigureCanvasAgg(fig)             # the canvas savefig uses for a PNG
+    canvas = FigureCanvasAgg(fig)  # the canvas savefig uses for a PNG
     canvas.draw()
     renderer = canvas.get_renderer()
     ax = fig.axes[0]

@@ -1,4 +1,5 @@
 """Rendering smoke tests: every drawing saves a PNG, for small, real-sized and huge logs."""
+
 from __future__ import annotations
 
 import pytest
@@ -35,9 +36,16 @@ def test_gantt_saves_a_png_in_each_view_and_colouring(log, tmp_path, view, colou
 def test_gantt_draws_one_collection_per_colour_not_one_artist_per_bar(log):
     ax = gantt_figure(log).axes[0]
     polys = [c for c in ax.collections if isinstance(c, PolyCollection)]
-    assert sorted(c.get_label() for c in polys) == sorted([
-        "API call (host)", "host waits for device", "copy host → device",
-        "copy device → host", "kernel (compute)", "event record / wait"])
+    assert sorted(c.get_label() for c in polys) == sorted(
+        [
+            "API call (host)",
+            "host waits for device",
+            "copy host → device",
+            "copy device → host",
+            "kernel (compute)",
+            "event record / wait",
+        ]
+    )
 
 
 def test_gantt_cursor_sits_at_t(log):
@@ -57,7 +65,7 @@ def test_gantt_time_axis_reads_absolute_time_in_the_clocks_unit(log):
     assert lo < 14000 < 921500 < hi
     fig.canvas.draw()
     labels = [t.get_text() for t in ax.get_xticklabels() if lo <= t.get_position()[0] <= hi]
-    assert "200" in labels and "800" in labels       # 200 µs is where the clock says 200.000 µs
+    assert "200" in labels and "800" in labels  # 200 µs is where the clock says 200.000 µs
 
 
 def test_gantt_title_carries_the_seed_figures(log):
@@ -84,8 +92,8 @@ def test_queues_save_a_png(log, tmp_path):
 
 def test_empty_log_still_draws(tmp_path):
     from sandbox.core.trace import TraceLog
-    for i, fig in enumerate([gantt_figure(TraceLog()), memory_figure(TraceLog(), 0),
-                             queues_figure(TraceLog(), 0)]):
+
+    for i, fig in enumerate([gantt_figure(TraceLog()), memory_figure(TraceLog(), 0), queues_figure(TraceLog(), 0)]):
         saved(fig, tmp_path / f"empty{i}.png")
 
 
@@ -108,6 +116,7 @@ def test_gantt_draws_when_a_long_call_reaches_far_before_the_window(tmp_path):
     """Device open costs a second; the window starts at the first allocation, so the
     open call's bar runs a million pixels off to the left."""
     from sandbox.core import trace as tr
+
     log = tr.TraceLog()
     log.append(tr.ThreadStarted(0, 1, 1, "main"))
     log.append(tr.ApiCall(0, 1_000_000_000, 1, 1, "aclrtSetDevice", 0))
@@ -129,9 +138,14 @@ def test_min_bar_px_widens_the_narrowest_bars(log):
         ax = fig.axes[0]
         fig.canvas.draw()
         per_px = (ax.get_xlim()[1] - ax.get_xlim()[0]) / ax.get_window_extent().width
-        widths = [p[:, 0].max() - p[:, 0].min() for c in ax.collections if isinstance(c, PolyCollection)
-                  for p in (path.vertices for path in c.get_paths())]
+        widths = [
+            p[:, 0].max() - p[:, 0].min()
+            for c in ax.collections
+            if isinstance(c, PolyCollection)
+            for p in (path.vertices for path in c.get_paths())
+        ]
         return min(widths) / per_px
+
     assert narrowest(gantt_figure(log, min_bar_px=12)) >= 11.5 > narrowest(gantt_figure(log))
 
 
@@ -139,6 +153,7 @@ def test_min_block_px_widens_a_small_block_enough_for_its_label():
     import sandbox
     from sandbox import acl
     from sandbox.viz.memory import memory_map
+
     sandbox.configure(device_count=1)
     acl.init()
     acl.rt.set_device(0)
@@ -146,10 +161,9 @@ def test_min_block_px_widens_a_small_block_enough_for_its_label():
     small, _ = acl.rt.malloc(4065, acl.ACL_MEM_MALLOC_NORMAL_ONLY)
     log = sandbox.trace()
     texts = [t.get_text() for ax in memory_figure(log, sandbox.now()).axes for t in ax.texts]
-    assert not any("065" in t for t in texts)                              # too thin for its label
-    texts = [t.get_text() for ax in memory_figure(log, sandbox.now(), min_block_px=80).axes
-             for t in ax.texts]
-    assert any("065" in t for t in texts) and any("8 MiB" in t for t in texts)   # both labelled
+    assert not any("065" in t for t in texts)  # too thin for its label
+    texts = [t.get_text() for ax in memory_figure(log, sandbox.now(), min_block_px=80).axes for t in ax.texts]
+    assert any("065" in t for t in texts) and any("8 MiB" in t for t in texts)  # both labelled
     mm = memory_map(log, sandbox.now())
     assert {b.ptr for b in mm.devices[0].blocks} >= {big, small}
 
@@ -157,15 +171,20 @@ def test_min_block_px_widens_a_small_block_enough_for_its_label():
 def test_blocks_at_one_address_get_one_label_saying_how_many():
     import sandbox
     from sandbox import acl
+
     sandbox.configure(device_count=1)
     acl.init()
     acl.rt.set_device(0)
     stream, _ = acl.rt.create_stream()
-    props = {"allocType": acl.ACL_MEM_ALLOCATION_TYPE_PINNED, "handleType": acl.ACL_MEM_HANDLE_TYPE_NONE,
-             "location": {"id": 0, "type": acl.ACL_MEM_LOCATION_TYPE_DEVICE}, "maxSize": 0}
+    props = {
+        "allocType": acl.ACL_MEM_ALLOCATION_TYPE_PINNED,
+        "handleType": acl.ACL_MEM_HANDLE_TYPE_NONE,
+        "location": {"id": 0, "type": acl.ACL_MEM_LOCATION_TYPE_DEVICE},
+        "maxSize": 0,
+    }
     pool = acl.rt.mem_pool_create(props)[0]
     host, _ = acl.rt.malloc_host(8 << 20)
-    for _ in range(3):         # each copy takes longer than the host needs to queue the next step
+    for _ in range(3):  # each copy takes longer than the host needs to queue the next step
         buf, _ = acl.rt.mem_pool_malloc_async(8 << 20, pool, stream)
         acl.rt.memcpy_async(buf, 8 << 20, host, 8 << 20, acl.ACL_MEMCPY_HOST_TO_DEVICE, stream)
         acl.rt.mem_pool_free_async(buf, stream)
@@ -188,6 +207,7 @@ def test_stream_legend_names_each_streams_process_when_several_processes_ran():
         acl.rt.free(buf)
         acl.rt.reset_device(0)
         acl.finalize()
+
     sandbox.configure(device_count=1)
     for p in [sandbox.spawn_process(worker, name=f"P{i}") for i in (1, 2)]:
         p.join()

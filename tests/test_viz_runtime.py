@@ -1,5 +1,6 @@
 """The views of logs written by the simulated runtime itself: vector add on two streams,
 a stream-ordered memory pool, a host function, and a race the hazard checker reports."""
+
 from __future__ import annotations
 
 import json
@@ -67,8 +68,7 @@ def test_vector_add_kernel_runs_after_both_copies(vadd):
 def test_vector_add_event_arrow_joins_the_streams(vadd):
     (arrow,) = timeline(vadd).arrows
     rows = timeline(vadd).rows
-    assert (rows[arrow.src_row].label, rows[arrow.dst_row].label) == (
-        "NPU 0 Stream 1", "NPU 0 Stream 2")
+    assert (rows[arrow.src_row].label, rows[arrow.dst_row].label) == ("NPU 0 Stream 1", "NPU 0 Stream 2")
 
 
 def test_vector_add_queue_when_the_event_wait_arrives(vadd):
@@ -76,8 +76,7 @@ def test_vector_add_queue_when_the_event_wait_arrives(vadd):
     q = stream_queues(vadd, wait.submit)
     s1, s2 = q.stream("NPU 0 Stream 1"), q.stream("NPU 0 Stream 2")
     assert [e.name for e in s1.running] == ["MEMCPY_ASYNC"]
-    assert [(e.task, e.reason, e.blocker) for e in s2.waiting] == [
-        (wait.task, "event", wait.waits_on)]
+    assert [(e.task, e.reason, e.blocker) for e in s2.waiting] == [(wait.task, "event", wait.waits_on)]
 
 
 def test_vector_add_memory_counts_what_the_allocator_reserved(vadd):
@@ -96,11 +95,10 @@ def test_pool_block_is_pending_free_until_its_free_task_runs():
     acl.init()
     acl.rt.set_device(0)
     s, _ = acl.rt.create_stream()
-    pool, _ = acl.rt.mem_pool_create({"allocType": 0, "handleType": 0,
-                                      "location": {"id": 0, "type": 1}, "maxSize": 0})
+    pool, _ = acl.rt.mem_pool_create({"allocType": 0, "handleType": 0, "location": {"id": 0, "type": 1}, "maxSize": 0})
     p, _ = acl.rt.mem_pool_malloc_async(N, pool, s)
     big, _ = acl.rt.malloc(256 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
-    acl.rt.memset_async(big, 256 * N, 0, 256 * N, s)          # keeps the stream busy
+    acl.rt.memset_async(big, 256 * N, 0, 256 * N, s)  # keeps the stream busy
     acl.rt.mem_pool_free_async(p, s)
     t_free = sandbox.now()
     acl.rt.synchronize_stream(s)
@@ -127,13 +125,11 @@ def test_host_function_runs_on_its_thread_row_and_in_the_export():
     (cb,) = [b for b in timeline(log).bars if b.kind == "host_callback"]
     assert timeline(log).rows[cb.row].key[0] == "host"
     lines = timeline_summary(log).splitlines()
-    assert [line.split("  ")[1] for line in lines if line.endswith("1 callback")] == [
-        timeline(log).rows[cb.row].label]
+    assert [line.split("  ")[1] for line in lines if line.endswith("1 callback")] == [timeline(log).rows[cb.row].label]
     assert cb.name == "note"
     doc = json.loads(trace_json(log))
     assert validate_chrome_trace(doc) == []
-    assert any(e["ph"] == "X" and e["cat"] == "callback" and e["name"] == "note"
-               for e in doc["traceEvents"])
+    assert any(e["ph"] == "X" and e["cat"] == "callback" and e["name"] == "note" for e in doc["traceEvents"])
 
 
 def test_a_race_shows_as_a_hazard_in_the_summary_and_the_export():
@@ -146,11 +142,10 @@ def test_a_race_shows_as_a_hazard_in_the_summary_and_the_export():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         acl.rt.memset_async(d, N, 1, N, s1)
-        acl.rt.memset_async(d, N, 2, N, s2)                   # no event between: a race
+        acl.rt.memset_async(d, N, 2, N, s2)  # no event between: a race
     acl.rt.synchronize_device()
     log = sandbox.trace()
     assert "1 hazard" in trace_summary(log) and "hazard stream_race" in trace_summary(log)
     doc = json.loads(trace_json(log))
     assert validate_chrome_trace(doc) == []
-    assert [e["name"] for e in doc["traceEvents"] if e.get("cat") == "hazard"] == [
-        "hazard: stream_race"]
+    assert [e["name"] for e in doc["traceEvents"] if e.get("cat") == "hazard"] == ["hazard: stream_race"]

@@ -1,4 +1,5 @@
 """The public entry points: each works on a given log or on the current machine's log."""
+
 from __future__ import annotations
 
 import json

@@ -1,5 +1,6 @@
 """The dashboard: columns of the log sent once, a cursor the browser moves, the kernel's
 handles on it (t, t_range, step), and a PNG snapshot with stable text for static viewers."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,7 +17,7 @@ def dash():
 def test_the_log_goes_to_the_browser_once_as_binary_columns(dash):
     meta, buffers = dash.data["meta"], dash.data["buffers"]
     assert meta["n_tasks"] == 7 and all(isinstance(b, memoryview) for b in buffers.values())
-    assert len(buffers["task_start"]) == 7 * 8          # float64 per task
+    assert len(buffers["task_start"]) == 7 * 8  # float64 per task
     state = dash.get_state()
     assert state["data"]["meta"]["t_end"] == 921500
 
@@ -67,7 +68,7 @@ def test_t_is_kept_inside_t_range(dash):
     assert dash.t_range == (14000, 921500)
     dash.t = 0
     assert dash.t == 14000
-    dash.t = 10 ** 12
+    dash.t = 10**12
     assert dash.t == 921500
 
 
@@ -104,7 +105,8 @@ def test_refresh_shows_a_longer_log_at_its_end():
 def test_repr_is_stable_text(dash):
     assert repr(dash) == (
         "Dashboard at 100.000 µs of 921.500 µs (logical view, colour by kind): 7 tasks, "
-        "total 900.000 µs, copy 800.000 µs, compute 100.000 µs, overlap 0 ns")
+        "total 900.000 µs, copy 800.000 µs, compute 100.000 µs, overlap 0 ns"
+    )
     assert repr(Dashboard(two_stream_log(), t=100000)) == repr(dash)
 
 
@@ -123,6 +125,7 @@ def test_change_times_include_every_task_moment_and_memory_change():
 
 def test_dashboard_of_an_idle_machine_says_nothing_has_run():
     from sandbox.core import trace as tr
+
     log = tr.TraceLog()
     log.append(tr.MachineConfigured(0, "Ascend910B", "Ascend910B1", 1, 24, 1 << 36, 1000.0, ()))
     d = Dashboard(log)

@@ -1,5 +1,6 @@
 """A notebook that shows the dashboard, a step-through and each view passes strict nbval
 with no ignore markers: executed once, then checked against a fresh run."""
+
 from __future__ import annotations
 
 import subprocess
@@ -34,11 +35,11 @@ CELLS = [
 def notebook(tmp_path_factory):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     path = tmp_path_factory.mktemp("nb") / "views.ipynb"
-    NotebookClient(nb, timeout=120, kernel_name="python3", record_timing=False,
-                   resources={"metadata": {"path": str(REPO)}}).execute()
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", record_timing=False, resources={"metadata": {"path": str(REPO)}}
+    ).execute()
     nbformat.write(nb, path)
     return path, nb
 
@@ -48,18 +49,32 @@ def test_panels_leave_only_their_own_outputs_in_the_cells(notebook):
     dash_cell = nb.cells[1]
     (out,) = dash_cell.outputs
     assert out.output_type == "execute_result"
-    assert set(out.data) == {"text/plain", "image/png",
-                             "application/vnd.jupyter.widget-view+json"}
+    assert set(out.data) == {"text/plain", "image/png", "application/vnd.jupyter.widget-view+json"}
     assert [o.output_type for o in nb.cells[5].outputs] == ["stream"]
 
 
 def test_notebook_passes_strict_nbval_without_markers(notebook):
     path, _nb = notebook
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env",
-         f"--nbval-sanitize-with={REPO / 'tests' / 'sanitize.cfg'}", "-p", "no:cacheprovider",
-         "-o", "addopts=", "-q", str(path)],
-        cwd=path.parent, capture_output=True, text=True, timeout=300,
-        env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--nbval",
+            "--nbval-current-env",
+            f"--nbval-sanitize-with={REPO / 'tests' / 'sanitize.cfg'}",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "-q",
+            str(path),
+        ],
+        cwd=path.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**__import__("os").environ, "PYTHONPATH": str(REPO)},
+    )
     assert run.returncode == 0, run.stdout[-3000:]
     assert f"{len(CELLS)} passed" in run.stdout

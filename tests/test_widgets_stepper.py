@@ -1,4 +1,5 @@
 """The step-through helper: one runtime step per click, the dashboard following the log."""
+
 from __future__ import annotations
 
 import pytest
@@ -36,8 +37,7 @@ def memory_text(st):
 
 def test_each_step_runs_up_to_the_next_yield(stepper):
     assert stepper.step() == "open device"
-    assert len(sandbox.trace().records) and not any(
-        r.__class__.__name__ == "MemAllocated" for r in sandbox.trace())
+    assert len(sandbox.trace().records) and not any(r.__class__.__name__ == "MemAllocated" for r in sandbox.trace())
     assert stepper.step() == "allocate"
     assert sum(r.__class__.__name__ == "MemAllocated" for r in sandbox.trace()) == 2
 
@@ -78,8 +78,7 @@ def test_a_list_of_callables_is_a_program():
         acl.init()
         acl.rt.set_device(0)
 
-    st = StepThrough([open_device, lambda: acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)],
-                     sandbox.trace)
+    st = StepThrough([open_device, lambda: acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)], sandbox.trace)
     assert st.step() == "open_device"
     assert st.step() == "step 2"
     assert "1 block," in memory_text(st)
@@ -108,4 +107,3 @@ def test_repr_is_stable_text(stepper):
 def test_a_non_program_is_refused():
     with pytest.raises(TypeError):
         StepThrough([1, 2], sandbox.trace)
-

@@ -15,6 +15,7 @@ that strict nbval then checks.  A source with Chinese cells makes a second editi
     python tools/build_notebooks.py 02 05      # the ones whose names start with these
     python tools/build_notebooks.py --lang zh 02   # only the Chinese edition
 """
+
 from __future__ import annotations
 
 import sys
@@ -37,8 +38,12 @@ def coalesce_streams(outputs: list) -> list:
     merged: list = []
     for out in outputs:
         last = merged[-1] if merged else None
-        if (out.get("output_type") == "stream" and last is not None and last.get("output_type") == "stream"
-                and last.get("name") == out.get("name")):
+        if (
+            out.get("output_type") == "stream"
+            and last is not None
+            and last.get("output_type") == "stream"
+            and last.get("name") == out.get("name")
+        ):
             last["text"] = "".join(last["text"]) + "".join(out["text"])
         else:
             merged.append(out)
@@ -61,8 +66,14 @@ def build(source: Path, lang: str = "en") -> Path:
     nb = learner_notebook(source, lang)
     out = target(source, lang)
     out.parent.mkdir(parents=True, exist_ok=True)
-    client = NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False,
-                            store_widget_state=False, resources={"metadata": {"path": str(out.parent)}})
+    client = NotebookClient(
+        nb,
+        timeout=300,
+        kernel_name="python3",
+        record_timing=False,
+        store_widget_state=False,
+        resources={"metadata": {"path": str(out.parent)}},
+    )
     client.execute()
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
@@ -77,7 +88,7 @@ def main(args: list[str]) -> None:
     langs = None
     if "--lang" in args:
         i = args.index("--lang")
-        langs, args = [args[i + 1]], args[:i] + args[i + 2:]
+        langs, args = [args[i + 1]], args[:i] + args[i + 2 :]
     sources = sorted(SOURCES.glob("[0-9]*.py"))
     if args:
         sources = [s for s in sources if any(s.name.startswith(p) for p in args)]

@@ -15,6 +15,7 @@ verdicts are in Chinese too; a source without a Chinese edition is left out).  T
 Each exercise's check cell is worth one point; its hidden test asserts that
 ``sandbox.teach.check`` passes, with inputs other than the ones the learner saw.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,12 +27,12 @@ import nbformat
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from notebook_sources import LANGUAGES, editions, instructor_notebook, sources
 
-CONFIG = '''\
+CONFIG = """\
 c = get_config()  # noqa: F821 - nbgrader's config object
 c.CourseDirectory.course_id = "npu-runtime-sandbox"
 c.CourseDirectory.root = __file__.rsplit("/", 1)[0] or "."
 c.Execute.timeout = 300
-'''
+"""
 
 
 def make_course(root: Path, prefixes: list[str] = (), lang: str = "en") -> list[str]:

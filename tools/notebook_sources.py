@@ -15,6 +15,7 @@ The English notebook goes to ``notebooks/NN_topic.ipynb``, the Chinese one to
 ``notebooks/zh/NN_topic.ipynb``; a source has a Chinese edition once it has a ``zh`` cell,
 and then tests/test_translations.py requires every markdown cell to have its twin.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,10 +29,11 @@ SOURCES = ROOT / "notebooks" / "src"
 OUT = ROOT / "notebooks"
 LANGUAGES = ("en", "zh")
 OUTS = {"en": OUT, "zh": OUT / "zh"}
-CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")      # nbgrader's default for Python
+CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")  # nbgrader's default for Python
 MARKDOWN_STUB = "YOUR ANSWER HERE"
-_REGION = re.compile(r"^([ \t]*)### BEGIN (SOLUTION|HIDDEN TESTS)[ \t]*\n(.*?)^[ \t]*### END \2[ \t]*(?:\n|\Z)",
-                     re.MULTILINE | re.DOTALL)
+_REGION = re.compile(
+    r"^([ \t]*)### BEGIN (SOLUTION|HIDDEN TESTS)[ \t]*\n(.*?)^[ \t]*### END \2[ \t]*(?:\n|\Z)", re.MULTILINE | re.DOTALL
+)
 _KEEP_METADATA = ("nbgrader", "tags")
 
 
@@ -75,12 +77,14 @@ def instructor_notebook(source: Path, lang: str = "en") -> nbformat.NotebookNode
 
 def strip_regions(text: str, markdown: bool = False) -> str:
     """Solution regions become the stub; hidden-test regions go (nbgrader's rules)."""
+
     def replace(m: re.Match) -> str:
         indent, kind = m.group(1), m.group(2)
         if kind == "HIDDEN TESTS":
             return ""
         stub = (MARKDOWN_STUB,) if markdown else CODE_STUB
         return "".join(f"{indent}{line}\n" for line in stub)
+
     return _REGION.sub(replace, text).rstrip("\n")
 
 

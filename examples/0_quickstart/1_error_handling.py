@@ -7,6 +7,7 @@ output pointer; pyACL returns outputs instead of taking pointers, so this port m
 kind of mistake with the one argument a learner can get wrong there: aclrtMalloc of 0 bytes,
 which is refused with ACL_ERROR_INVALID_PARAM as well.
 """
+
 import sys
 
 from sandbox import acl
@@ -32,8 +33,10 @@ def print_verbose_error_info(device_id):
     if verbose_ret != acl.ACL_SUCCESS:
         print(f"[WARN]  aclrtGetErrorVerbose({device_id}) returned error code {verbose_ret}")
         return
-    info(f"Verbose error info: errorType={error_info['errorType']}, tryRepair={error_info['tryRepair']}, "
-         f"hasDetail={error_info['hasDetail']}")
+    info(
+        f"Verbose error info: errorType={error_info['errorType']}, tryRepair={error_info['tryRepair']}, "
+        f"hasDetail={error_info['hasDetail']}"
+    )
 
 
 def main():
@@ -58,16 +61,20 @@ def main():
         peek_error = acl.rt.peek_at_last_error(acl.ACL_RT_THREAD_LEVEL)
         last_error = acl.rt.get_last_error(acl.ACL_RT_THREAD_LEVEL)
         recent_err_msg = acl.get_recent_err_msg()
-        print(f"[ERROR] Diagnostics: ret={expected_ret}, peekErr={peek_error}, lastErr={last_error}, "
-              f"recentErrMsg={safe_string(recent_err_msg)}")
+        print(
+            f"[ERROR] Diagnostics: ret={expected_ret}, peekErr={peek_error}, lastErr={last_error}, "
+            f"recentErrMsg={safe_string(recent_err_msg)}"
+        )
         print_verbose_error_info(device_id)
 
         # Read the diagnostics again to show the consumed state.
         cleared_peek = acl.rt.peek_at_last_error(acl.ACL_RT_THREAD_LEVEL)
         cleared_last = acl.rt.get_last_error(acl.ACL_RT_THREAD_LEVEL)
         cleared_err_msg = acl.get_recent_err_msg()
-        info(f"After diagnostics are consumed once: peekErr={cleared_peek}, lastErr={cleared_last}, "
-             f"recentErrMsg={safe_string(cleared_err_msg)}")
+        info(
+            f"After diagnostics are consumed once: peekErr={cleared_peek}, lastErr={cleared_last}, "
+            f"recentErrMsg={safe_string(cleared_err_msg)}"
+        )
 
     # Release ACL resources.
     check(acl.rt.reset_device_force(device_id), "aclrtResetDeviceForce(deviceId)")

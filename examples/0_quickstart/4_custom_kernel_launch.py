@@ -8,6 +8,7 @@ launch: it queues the kernel on the stream and returns an aclError.
 The C program also prints the "Free ...", "Destroy ...", "Reset ..." and "ACL finalize ..."
 lines, which the README's typical output leaves out; this port prints what the program prints.
 """
+
 import inspect
 import sys
 
@@ -29,10 +30,13 @@ def check(ret):
 
 # The kernel: every element of dst is srcA + alpha * srcB (one block does the whole loop).
 @sandbox.kernel(writes=("dst",))
-def vector_add_kernel(src_a: sandbox.ptr(np.float32, count="element_count"),
-                      src_b: sandbox.ptr(np.float32, count="element_count"),
-                      dst: sandbox.ptr(np.float32, count="element_count"),
-                      alpha: float, element_count: int):
+def vector_add_kernel(
+    src_a: sandbox.ptr(np.float32, count="element_count"),
+    src_b: sandbox.ptr(np.float32, count="element_count"),
+    dst: sandbox.ptr(np.float32, count="element_count"),
+    alpha: float,
+    element_count: int,
+):
     dst[:element_count] = src_a[:element_count] + alpha * src_b[:element_count]
 
 
@@ -44,7 +48,7 @@ def vector_add_do(block_dim, stream, src_a, src_b, dst, alpha, element_count):
 def main():
     device_id = 0
     block_dim = 1
-    buffer_size = ELEMENT_COUNT * 4          # float32
+    buffer_size = ELEMENT_COUNT * 4  # float32
     alpha = 1.0
 
     src_a_host = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], dtype=np.float32)
@@ -72,10 +76,16 @@ def main():
     print("Allocate device buffers successfully")
 
     # The host vectors are ordinary (pageable) memory, as std::vector is in the C sample.
-    check(acl.rt.memcpy(src_a_device, buffer_size, acl.util.numpy_to_ptr(src_a_host), buffer_size,
-                        acl.ACL_MEMCPY_HOST_TO_DEVICE))
-    check(acl.rt.memcpy(src_b_device, buffer_size, acl.util.numpy_to_ptr(src_b_host), buffer_size,
-                        acl.ACL_MEMCPY_HOST_TO_DEVICE))
+    check(
+        acl.rt.memcpy(
+            src_a_device, buffer_size, acl.util.numpy_to_ptr(src_a_host), buffer_size, acl.ACL_MEMCPY_HOST_TO_DEVICE
+        )
+    )
+    check(
+        acl.rt.memcpy(
+            src_b_device, buffer_size, acl.util.numpy_to_ptr(src_b_host), buffer_size, acl.ACL_MEMCPY_HOST_TO_DEVICE
+        )
+    )
     print("Copy input vectors to device successfully")
 
     print("Input vectors:")
@@ -91,8 +101,11 @@ def main():
     print("Synchronize stream successfully")
 
     # Bring the result back and compare it with the host's own sum.
-    check(acl.rt.memcpy(acl.util.numpy_to_ptr(dst_host), buffer_size, dst_device, buffer_size,
-                        acl.ACL_MEMCPY_DEVICE_TO_HOST))
+    check(
+        acl.rt.memcpy(
+            acl.util.numpy_to_ptr(dst_host), buffer_size, dst_device, buffer_size, acl.ACL_MEMCPY_DEVICE_TO_HOST
+        )
+    )
 
     print("\nVector addition result:")
     result_matched = True

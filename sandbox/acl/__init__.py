@@ -5,6 +5,7 @@ top-level calls here, the runtime under ``acl.rt``, helpers under ``acl.util``. 
 enum value and error code is available by its C name (``acl.ACL_MEMCPY_HOST_TO_DEVICE``,
 ``acl.ACL_ERROR_RT_STREAM_CONTEXT``).
 """
+
 from __future__ import annotations
 
 from ..core import devices
@@ -14,16 +15,33 @@ from ..core.gate import local
 from ..core.machine import current as _current
 from . import mdl, rt, util  # noqa: F401
 from ._declare import api
-from ._types import (ACL_BF16, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_DOUBLE, ACL_DT_UNDEFINED,  # noqa: F401
-                     ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_STRING, ACL_UINT8,
-                     ACL_UINT16, ACL_UINT32, ACL_UINT64, data_type_size)
+from ._types import (  # noqa: F401  (re-exported: acl.ACL_FLOAT, acl.data_type_size)
+    ACL_BF16,
+    ACL_BOOL,
+    ACL_COMPLEX64,
+    ACL_COMPLEX128,
+    ACL_DOUBLE,
+    ACL_DT_UNDEFINED,
+    ACL_FLOAT,
+    ACL_FLOAT16,
+    ACL_INT8,
+    ACL_INT16,
+    ACL_INT32,
+    ACL_INT64,
+    ACL_STRING,
+    ACL_UINT8,
+    ACL_UINT16,
+    ACL_UINT32,
+    ACL_UINT64,
+    data_type_size,
+)
 
-ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM = 10      # aclrtReduceKind (acl_rt.h)
+ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM = 10  # aclrtReduceKind (acl_rt.h)
 ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX = 11
 ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN = 12
 ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL = 13
 
-globals().update(_ALL_CODES)   # every error code by its C name: acl.ACL_ERROR_RT_STREAM_CONTEXT
+globals().update(_ALL_CODES)  # every error code by its C name: acl.ACL_ERROR_RT_STREAM_CONTEXT
 
 
 def __getattr__(name: str) -> int:
@@ -31,7 +49,8 @@ def __getattr__(name: str) -> int:
     that the codes set from ALL_CODES above are ints."""
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-VERSION = (1, 17, 0)   # the ACL version the facade follows (acl_rt.h of the runtime snapshot)
+
+VERSION = (1, 17, 0)  # the ACL version the facade follows (acl_rt.h of the runtime snapshot)
 
 
 @api("aclInit", cost="init", needs_init=False)
@@ -48,10 +67,12 @@ def finalize(m, th) -> None:
 
 def get_recent_err_msg() -> str:
     """Messages of this thread's failed calls since the last read, newest first; then cleared."""
+
     def body(m, th):
         text = "\n".join(reversed(th.err_msgs))
         th.err_msgs.clear()
         return text
+
     return local(body)
 
 

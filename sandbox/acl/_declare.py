@@ -30,6 +30,7 @@ unannotated parameters pass as they are.  A module declares its own with ``Kind`
 The wrapper is generated once, at import: per call it costs what a hand-written wrapper
 does, an int passes its check inline and no converter function is called for it.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -48,6 +49,7 @@ class Kind:
     under which the value is passed as it is, without calling ``convert``.  ``show(value)``
     is what the trace shows instead of the value.
     """
+
     __slots__ = ("convert", "fast", "show", "resolve")
 
     def __init__(self, convert=None, fast=None, *, show=None, resolve=False):
@@ -66,8 +68,8 @@ def _timeout(value, what: str) -> int:
 
 
 _INT = "type({v}) is int"
-integer = Kind(as_int, _INT)                       # what an ``int`` annotation means
-if TYPE_CHECKING:      # to a type checker, a kind is the type the body gets: each of these converts to an int
+integer = Kind(as_int, _INT)  # what an ``int`` annotation means
+if TYPE_CHECKING:  # to a type checker, a kind is the type the body gets: each of these converts to an int
     ptr = int
     handle = int
     size = int
@@ -75,7 +77,7 @@ if TYPE_CHECKING:      # to a type checker, a kind is the type the body gets: ea
     timeout = int
 else:
     ptr = Kind(as_ptr, _INT)
-    handle = Kind(as_ptr, _INT)                    # stream, event, context, pool: 0 or None = the default/null one
+    handle = Kind(as_ptr, _INT)  # stream, event, context, pool: 0 or None = the default/null one
     size = Kind(as_size, _INT + " and {v} >= 0")
     positive_size = Kind(_positive_size, _INT + " and {v} > 0")
     timeout = Kind(_timeout, _INT + " and {v} >= -1")
@@ -86,23 +88,31 @@ else:
 Declaration = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
-def api(c_name: str, *, cost: int | str = "default", defaults: tuple = (), needs_init: bool = True,
-        trace=None, convert=None, before=None) -> Declaration:
+def api(
+    c_name: str,
+    *,
+    cost: int | str = "default",
+    defaults: tuple = (),
+    needs_init: bool = True,
+    trace=None,
+    convert=None,
+    before=None,
+) -> Declaration:
     """Declare a runtime call (see the module docstring)."""
     options: dict[str, Any] = {"cost": cost}
     if defaults:
         options["defaults"] = defaults
     if not needs_init:
         options["needs_init"] = False
-    return lambda body: _declare(body, c_name, "_call(_name, {run}, {options}{args})", options,
-                                 trace, convert, before)
+    return lambda body: _declare(body, c_name, "_call(_name, {run}, {options}{args})", options, trace, convert, before)
 
 
 def helper(name: str, *, defaults: tuple = (None,), code: bool = False, convert=None) -> Declaration:
     """Declare an acl.util helper: ``name`` in messages and records, ``defaults`` on failure."""
     options = {"defaults": defaults, "code": code}
-    return lambda body: _declare(body, name, "_local({run}, _name, _defaults, code=_code)", options,
-                                 None, convert, None, is_helper=True)
+    return lambda body: _declare(
+        body, name, "_local({run}, _name, _defaults, code=_code)", options, None, convert, None, is_helper=True
+    )
 
 
 def _kind(annotation, where: str):
@@ -124,8 +134,14 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
     for p in public:
         if p.kind is not p.POSITIONAL_OR_KEYWORD or p.name.startswith("_") or p.name in ("m", "th"):
             raise TypeError(f"{body.__name__}: parameter {p.name!r} cannot be a facade parameter")
-    ns = {"__name__": body.__module__, "_call": call, "_local": local, "_body": body, "_name": c_name,
-          "_before": before}
+    ns = {
+        "__name__": body.__module__,
+        "_call": call,
+        "_local": local,
+        "_body": body,
+        "_name": c_name,
+        "_before": before,
+    }
     ns.update({f"_{key}": value for key, value in options.items()})
 
     signature, converted, shown = [], {}, {}
@@ -160,7 +176,7 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
     args = "" if is_helper or not traced else ", args=(" + "".join(f"{n!r}, {shown[n]}, " for n in traced) + ")"
     lines = [f"def {body.__name__}({', '.join(signature)}):"]
     if before is None and not names:
-        run = "_body"                                # nothing to convert: no closure needed
+        run = "_body"  # nothing to convert: no closure needed
     elif before is None and order == names:
         run = f"lambda m, th: _body(m, th{''.join(', ' + converted[n] for n in names)})"
     else:
@@ -171,11 +187,11 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
         lines += [f"        _v_{n} = {converted[n]}" for n in order]
         lines.append(f"        return _body(m, th{''.join(', _v_' + n for n in names)})")
     lines.append("    return " + runner.format(run=run, options=keywords, args=args))
-    exec(compile("\n".join(lines) + "\n", f"<facade {c_name}>", "exec"), ns)        # our own text, made above
+    exec(compile("\n".join(lines) + "\n", f"<facade {c_name}>", "exec"), ns)  # our own text, made above
     fn = ns[body.__name__]
     fn.__module__, fn.__qualname__, fn.__doc__ = body.__module__, body.__qualname__, body.__doc__
     fn.__annotations__ = {k: v for k, v in body.__annotations__.items() if k not in ("m", "th")}
     if not is_helper and "defaults" not in options:
-        fn.__annotations__["return"] = "int"    # a status-only call returns the code, whatever its body returns
-    fn.__source__ = "\n".join(lines)            # what was generated, for reading
+        fn.__annotations__["return"] = "int"  # a status-only call returns the code, whatever its body returns
+    fn.__source__ = "\n".join(lines)  # what was generated, for reading
     return fn

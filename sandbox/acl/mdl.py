@@ -15,6 +15,7 @@ The rules and their codes are in ``sandbox.core.graph``.  Handles are looked up 
 converted (kinds ``model``, ``stream_here``, ``any_stream``), in signature order, after the
 profile's support for graphs (``before=_supported``) where the call checks it.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -26,16 +27,16 @@ from ._declare import Kind, api
 ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY = 0x0
 ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE = 0x1
 
-if TYPE_CHECKING:      # to a type checker, a kind is the type the body gets: the object looked up
+if TYPE_CHECKING:  # to a type checker, a kind is the type the body gets: the object looked up
     from ..core.graph import ModelRI as model
     from ..core.objects import Stream as any_stream
     from ..core.objects import Stream as stream_here
 else:
     model = Kind(lambda m, th, value, what, c_name: m.graphs.ri(as_int(value, what)), resolve=True)
-    stream_here = Kind(lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), api=c_name),
-                       resolve=True)
-    any_stream = Kind(lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), check_context=False),
-                      resolve=True)                     # of any context
+    stream_here = Kind(lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), api=c_name), resolve=True)
+    any_stream = Kind(
+        lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), check_context=False), resolve=True
+    )  # of any context
 
 
 def _supported(m, th, c_name: str) -> None:
@@ -62,7 +63,7 @@ def _exchange_mode(m, th, mode: int):
 def ri_capture_thread_exchange_mode(mode):
     """aclmdlRICaptureThreadExchangeMode: (old_mode, ret); sets the calling thread's capture mode."""
     old, ret = _exchange_mode(mode)
-    return (mode if ret else old), ret           # a refused call hands the mode back
+    return (mode if ret else old), ret  # a refused call hands the mode back
 
 
 @api("aclmdlRICaptureEnd", cost=CAPTURE_CALL_NS, defaults=(0,), before=_supported)

@@ -5,6 +5,7 @@ with ret last.  Handles and pointers are ints; stream 0 is the current context's
 stream.  Each call's C name is the one the trace and the error messages use.  Each call is
 declared once (``_declare.api``): its signature, the kinds of its parameters, one core call.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -24,11 +25,13 @@ def _fn_label(fn) -> str:
 
 def _callbacks():
     from ..core import callbacks
+
     return callbacks
 
 
 def _pools():
     from ..core import pools
+
     return pools
 
 
@@ -38,13 +41,13 @@ def _thread_level(value, what: str) -> int:
     return 0
 
 
-if TYPE_CHECKING:      # to a type checker, a kind is the type the body gets
+if TYPE_CHECKING:  # to a type checker, a kind is the type the body gets
     callback = Any
     thread_id = Any
     pool_props = Any
     thread_level = int
 else:
-    callback = Kind(show=_fn_label)                                      # a Python function, shown by its name
+    callback = Kind(show=_fn_label)  # a Python function, shown by its name
     thread_id = Kind(show=lambda value: _callbacks().thread_label(value))  # shown as the sandbox thread
     pool_props = Kind(show=lambda value: describe(value, limit=200))
     thread_level = Kind(_thread_level)
@@ -452,6 +455,7 @@ def mem_pool_trim_to(m, th, mem_pool: handle, min_bytes_to_keep: int) -> int:
 # -- task exceptions (see core/exceptions.py for the rules and codes) ------------------------------------
 def _exceptions():
     from ..core import exceptions
+
     return exceptions
 
 
@@ -477,6 +481,7 @@ def _reader(c_name: str, field: str):
     @helper(c_name, defaults=(0xFFFFFFFF,))
     def read(m, th, info):
         return _exceptions().read(m, th, info, field)
+
     read.__name__ = read.__qualname__ = c_name
     read.__doc__ = f"The {field.replace('_', ' ')} of the exception info the callback got (0xFFFFFFFF: no info)."
     return read
@@ -546,10 +551,15 @@ else:
     reserved = Kind(_reserve)
 
 
-@api("aclrtReduceAsync", cost="memcpy_async", trace=("count", "kind", "data_type", "stream"),
-     convert=("dst", "src", "reserve", "data_type", "count", "kind", "stream"))
-def reduce_async(m, th, dst: ptr, src: ptr, count: size, kind: int, data_type: reduce_type, stream: handle,
-                 reserve: reserved = None) -> int:
+@api(
+    "aclrtReduceAsync",
+    cost="memcpy_async",
+    trace=("count", "kind", "data_type", "stream"),
+    convert=("dst", "src", "reserve", "data_type", "count", "kind", "stream"),
+)
+def reduce_async(
+    m, th, dst: ptr, src: ptr, count: size, kind: int, data_type: reduce_type, stream: handle, reserve: reserved = None
+) -> int:
     """Queue dst[i] += src[i] over ``count`` bytes of ``data_type`` elements (C: ``type``; kind SUM)."""
     if dst == 0 or src == 0:
         fail(ACL_ERROR_INVALID_PARAM, f"{'dst' if dst == 0 else 'src'} must not be a null pointer")
@@ -558,4 +568,5 @@ def reduce_async(m, th, dst: ptr, src: ptr, count: size, kind: int, data_type: r
 
 def _reduce():
     from ..core import reduce
+
     return reduce

@@ -9,6 +9,7 @@ recent-error message ("acl.util.ptr_to_numpy failed: ..."), an ErrorRaised recor
 exception under ``sandbox.raise_on_error``; the helper returns its pyACL failure value.
 Each helper is declared once (``_declare.helper``), as the runtime calls are.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,9 +22,25 @@ from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int, as_size
 from ._declare import Kind, helper, size
 
-_TYPENUMS: dict[int, np.dtype] = {np.dtype(t).num: np.dtype(t) for t in
-             (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
-              np.float16, np.float32, np.float64, np.complex64, np.complex128)}
+_TYPENUMS: dict[int, np.dtype] = {
+    np.dtype(t).num: np.dtype(t)
+    for t in (
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.uint32,
+        np.int64,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+    )
+}
 
 
 def _host_span(m, ptr: int, nbytes: int, what: str):
@@ -31,13 +48,17 @@ def _host_span(m, ptr: int, nbytes: int, what: str):
     if buf is None:
         fail(ACL_ERROR_INVALID_PARAM, f"{what}: {ptr:#x} is not inside any host buffer")
     if buf.kind == "device":
-        fail(ACL_ERROR_INVALID_PARAM,
-             f"{what}: {ptr:#x} is device memory (device {buf.device}); the host cannot read it directly, "
-             "copy it to host memory with aclrtMemcpy first")
+        fail(
+            ACL_ERROR_INVALID_PARAM,
+            f"{what}: {ptr:#x} is device memory (device {buf.device}); the host cannot read it directly, "
+            "copy it to host memory with aclrtMemcpy first",
+        )
     offset = ptr - buf.ptr
     if offset + nbytes > buf.size:
-        fail(ACL_ERROR_INVALID_PARAM,
-             f"{what}: {nbytes} bytes at {ptr:#x} run past the end of the {buf.size}-byte buffer at {buf.ptr:#x}")
+        fail(
+            ACL_ERROR_INVALID_PARAM,
+            f"{what}: {nbytes} bytes at {ptr:#x} run past the end of the {buf.size}-byte buffer at {buf.ptr:#x}",
+        )
     return buf, offset
 
 
@@ -79,12 +100,12 @@ def _dims(shape, what: str) -> tuple:
     return tuple(as_size(d, what) for d in dims)
 
 
-if TYPE_CHECKING:      # to a type checker, a kind is the type the body gets
+if TYPE_CHECKING:  # to a type checker, a kind is the type the body gets
     dtype = np.dtype
     dims = tuple
 else:
-    dtype = Kind(_dtype)          # a numpy dtype, or its type number
-    dims = Kind(_dims)            # an int or a sequence of sizes
+    dtype = Kind(_dtype)  # a numpy dtype, or its type number
+    dims = Kind(_dims)  # an int or a sequence of sizes
 
 
 @helper("acl.util.ptr_to_numpy", convert=("dtype", "shape", "ptr"))
@@ -92,13 +113,13 @@ def ptr_to_numpy(m, th, ptr: int, shape: dims, dtype: dtype):
     """A numpy view of host memory at ``ptr`` (a view: it sees later writes)."""
     count = math.prod(shape)
     buf, offset = _host_span(m, ptr, count * dtype.itemsize, "ptr_to_numpy")
-    try:        # numpy's own shape rules (how many dimensions, sizes within intp), before any work
+    try:  # numpy's own shape rules (how many dimensions, sizes within intp), before any work
         empty = np.empty(0, dtype).reshape(shape if count == 0 else (0,) * len(shape))
     except (ValueError, TypeError) as exc:
         fail(ACL_ERROR_INVALID_PARAM, f"ptr_to_numpy: numpy cannot make an array of shape {shape}: {exc}")
     hazards.host_access(m, th, buf, offset, count * dtype.itemsize, False, "acl.util.ptr_to_numpy")
     if count == 0:
-        return empty               # no elements: nothing of the buffer needs host memory
+        return empty  # no elements: nothing of the buffer needs host memory
     return buf.dense_view(offset, count * dtype.itemsize).view(dtype).reshape(shape)
 
 
@@ -122,6 +143,7 @@ def start_thread(m, th, func, args_list):
     function to return, so let it end (e.g. a flag checked between process_report calls).
     """
     import threading
+
     if not callable(func):
         fail(ACL_ERROR_INVALID_PARAM, f"start_thread: func must be callable, got {type(func).__name__}")
     thread = threading.Thread(target=func, args=(args_list,), name=f"acl thread ({getattr(func, '__name__', 'func')})")
@@ -139,8 +161,10 @@ def _started_thread(m, th, thread_id):
     ident = thread_id if type(thread_id) is int else as_int(thread_id, "stop_thread: thread_id")
     thread = (m.util_threads or {}).pop(ident, None)
     if thread is None:
-        fail(ACL_ERROR_INVALID_PARAM,
-             f"stop_thread: {describe(thread_id)} is not a thread started by acl.util.start_thread")
+        fail(
+            ACL_ERROR_INVALID_PARAM,
+            f"stop_thread: {describe(thread_id)} is not a thread started by acl.util.start_thread",
+        )
     return thread
 
 
@@ -148,6 +172,6 @@ def stop_thread(thread_id) -> int:
     """Wait for a thread from start_thread to finish (its function must return); 0 or 100000."""
     thread = _started_thread(thread_id)
     if type(thread) is int:
-        return thread                 # the error code
-    thread.join()                     # outside the machine lock: the thread may still make calls
+        return thread  # the error code
+    thread.join()  # outside the machine lock: the thread may still make calls
     return 0

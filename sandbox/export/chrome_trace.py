@@ -6,6 +6,7 @@ lane, flow arrows from each API call to the tasks it submitted, and memory count
 The file opens in Perfetto (ui.perfetto.dev) and chrome://tracing.  Times are virtual:
 ``ts``/``dur`` are microseconds with nanosecond decimals, starting at 0.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,20 +19,34 @@ import numpy as np
 from sandbox.viz.index import build_index
 from sandbox.viz.timeline import engine_lanes
 
-HOST_SORT = 7                 # msprof's sort index for the CANN (host API) layer
-HARDWARE_SORT = 14            # msprof's sort index for the Ascend Hardware layer
-ENGINE_TID = 10_000           # engine lane rows come after every stream row
-CALLBACK_TID = 1_000_000      # + host tid: the row of callbacks run on that thread
-FLOW_CAT = "HostToDevice"     # the msprof flow category
-CATEGORY = {"kernel": "kernel", "memcpy": "memcpy", "memset": "memset", "reduce": "reduce",
-            "event_record": "event_record", "event_wait": "event_wait",
-            "event_reset": "event_record", "callback": "callback", "graph": "graph"}
-TASK_TYPE = {"memcpy": "MEMCPY_ASYNC", "memset": "MEMSET", "reduce": "REDUCE_ASYNC", "event_record": "EVENT_RECORD",
-             "event_wait": "EVENT_WAIT", "event_reset": "EVENT_RESET",
-             "callback": "HOST_FUNC", "graph": "MODEL_EXECUTE"}
-DIRECTION = {"DMA H2D": "host to device", "DMA D2H": "device to host",
-             "DMA D2D": "device to device"}
-MAX_SAFE_INT = 2 ** 53        # larger ints are written as strings (JavaScript viewers round them)
+HOST_SORT = 7  # msprof's sort index for the CANN (host API) layer
+HARDWARE_SORT = 14  # msprof's sort index for the Ascend Hardware layer
+ENGINE_TID = 10_000  # engine lane rows come after every stream row
+CALLBACK_TID = 1_000_000  # + host tid: the row of callbacks run on that thread
+FLOW_CAT = "HostToDevice"  # the msprof flow category
+CATEGORY = {
+    "kernel": "kernel",
+    "memcpy": "memcpy",
+    "memset": "memset",
+    "reduce": "reduce",
+    "event_record": "event_record",
+    "event_wait": "event_wait",
+    "event_reset": "event_record",
+    "callback": "callback",
+    "graph": "graph",
+}
+TASK_TYPE = {
+    "memcpy": "MEMCPY_ASYNC",
+    "memset": "MEMSET",
+    "reduce": "REDUCE_ASYNC",
+    "event_record": "EVENT_RECORD",
+    "event_wait": "EVENT_WAIT",
+    "event_reset": "EVENT_RESET",
+    "callback": "HOST_FUNC",
+    "graph": "MODEL_EXECUTE",
+}
+DIRECTION = {"DMA H2D": "host to device", "DMA D2H": "device to host", "DMA D2D": "device to device"}
+MAX_SAFE_INT = 2**53  # larger ints are written as strings (JavaScript viewers round them)
 
 
 def to_chrome_trace(log) -> dict:
@@ -90,6 +105,7 @@ def _text(ix, events, doc, encode) -> str:
             return encode(o)
         except (TypeError, ValueError):
             return json.dumps(_strict(o), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
     body = ",\n".join([e if type(e) is str else dump(e) for e in events])
     rest = "".join(f',\n"{k}":{dump(v)}' for k, v in doc.items() if k != "traceEvents")
     return '{"traceEvents":[\n' + body + "\n]" + rest + "}\n"
@@ -146,9 +162,9 @@ def _device_rows(ix, dev_base, meta) -> dict[int, int]:
     named = set()
     used = {t.stream for t in ix.tasks.values()}
     for s in sorted(ix.streams.values(), key=lambda s: (s.device, s.stream_id, s.stream)):
-        tid = 1 + s.stream_id              # tid 0 stays the process-level row
+        tid = 1 + s.stream_id  # tid 0 stays the process-level row
         stream_tid[s.stream] = tid
-        if s.stream not in used:           # a stream that never ran a task gets no row
+        if s.stream not in used:  # a stream that never ran a task gets no row
             continue
         if (s.device, tid) not in named:
             named.add((s.device, tid))
@@ -165,16 +181,30 @@ def _task_slices(ix, dev_base, stream_tid, events) -> dict[int, tuple[int, int, 
         end = t.end if t.end is not None else max(t.start, ix.t_end)
         pid, tid = dev_base + t.device, stream_tid[t.stream]
         where[t.task] = (pid, tid, t.start, end)
-        events.append({"ph": "X", "pid": pid, "tid": tid, "ts": _us(t.start),
-                       "dur": _us(end - t.start), "name": str(t.name),
-                       "cat": CATEGORY.get(t.kind, t.kind), "args": _task_args(ix, t)})
+        events.append(
+            {
+                "ph": "X",
+                "pid": pid,
+                "tid": tid,
+                "ts": _us(t.start),
+                "dur": _us(end - t.start),
+                "name": str(t.name),
+                "cat": CATEGORY.get(t.kind, t.kind),
+                "args": _task_args(ix, t),
+            }
+        )
     return where
 
 
 def _task_args(ix, t) -> dict:
     s = ix.streams[t.stream]
-    args = {"Task Type": _task_type(t), "Stream Id": s.stream_id, "Task Id": t.task,
-            "stream": t.stream, "engine": t.engine or "none"}
+    args = {
+        "Task Type": _task_type(t),
+        "Stream Id": s.stream_id,
+        "Task Id": t.task,
+        "stream": t.stream,
+        "engine": t.engine or "none",
+    }
     if t.kind == "kernel":
         args["Block Dim"] = t.block_dim
         args["cores"] = t.cores
@@ -207,8 +237,7 @@ def _engine_slices(ix, dev_base, meta, events) -> None:
     ran = [t for t in ix.tasks.values() if t.start is not None and t.engine]
     lanes = engine_lanes(ix)
     order = list(ix.machine.engines) if ix.machine else []
-    names = sorted({t.engine for t in ran}, key=lambda e: (order.index(e) if e in order
-                                                           else len(order), e))
+    names = sorted({t.engine for t in ran}, key=lambda e: (order.index(e) if e in order else len(order), e))
     rank = {e: i for i, e in enumerate(names)}
     count: dict[tuple, int] = {}
     for t in ran:
@@ -221,11 +250,18 @@ def _engine_slices(ix, dev_base, meta, events) -> None:
             meta += _thread_meta(dev_base + device, tid, label, tid)
     for t in ran:
         end = t.end if t.end is not None else max(t.start, ix.t_end)
-        events.append({"ph": "X", "pid": dev_base + t.device,
-                       "tid": ENGINE_TID + rank[t.engine] * 100 + lanes[t.task],
-                       "ts": _us(t.start), "dur": _us(end - t.start), "name": str(t.name),
-                       "cat": CATEGORY.get(t.kind, t.kind),
-                       "args": {"Task Id": t.task, "Stream Id": ix.streams[t.stream].stream_id}})
+        events.append(
+            {
+                "ph": "X",
+                "pid": dev_base + t.device,
+                "tid": ENGINE_TID + rank[t.engine] * 100 + lanes[t.task],
+                "ts": _us(t.start),
+                "dur": _us(end - t.start),
+                "name": str(t.name),
+                "cat": CATEGORY.get(t.kind, t.kind),
+                "args": {"Task Id": t.task, "Stream Id": ix.streams[t.stream].stream_id},
+            }
+        )
 
 
 def _api_slices(ix, host_pid, task_slice, events) -> None:
@@ -237,8 +273,18 @@ def _api_slices(ix, host_pid, task_slice, events) -> None:
             args["tasks"] = list(c.tasks)
         if c.blocked_from is not None:
             args["blocked_us"] = _us(c.end - c.blocked_from)
-        events.append({"ph": "X", "pid": pid, "tid": c.tid, "ts": _us(c.start),
-                       "dur": _us(c.end - c.start), "name": c.name, "cat": "api", "args": args})
+        events.append(
+            {
+                "ph": "X",
+                "pid": pid,
+                "tid": c.tid,
+                "ts": _us(c.start),
+                "dur": _us(c.end - c.start),
+                "name": c.name,
+                "cat": "api",
+                "args": args,
+            }
+        )
         mid = c.start + (c.end - c.start) // 2
         for n in c.tasks:
             dst = task_slice.get(n)
@@ -246,11 +292,22 @@ def _api_slices(ix, host_pid, task_slice, events) -> None:
                 continue
             d_pid, d_tid, start, end = dst
             inside = start + (1 if end - start >= 2 else 0)
-            source = max(c.start, min(mid, inside))   # a sync-like copy starts mid-call
-            events.append({"ph": "s", "pid": pid, "tid": c.tid, "ts": _us(source), "id": n,
-                           "name": FLOW_CAT, "cat": FLOW_CAT})
-            events.append({"ph": "f", "bp": "e", "pid": d_pid, "tid": d_tid,
-                           "ts": _us(inside), "id": n, "name": FLOW_CAT, "cat": FLOW_CAT})
+            source = max(c.start, min(mid, inside))  # a sync-like copy starts mid-call
+            events.append(
+                {"ph": "s", "pid": pid, "tid": c.tid, "ts": _us(source), "id": n, "name": FLOW_CAT, "cat": FLOW_CAT}
+            )
+            events.append(
+                {
+                    "ph": "f",
+                    "bp": "e",
+                    "pid": d_pid,
+                    "tid": d_tid,
+                    "ts": _us(inside),
+                    "id": n,
+                    "name": FLOW_CAT,
+                    "cat": FLOW_CAT,
+                }
+            )
 
 
 def _callbacks(ix, host_pid, meta, events) -> None:
@@ -264,7 +321,7 @@ def _callbacks(ix, host_pid, meta, events) -> None:
     a slice goes on a lane row of its own, "... callbacks #2", as the engine lanes do.
     """
     runs = sorted(ix.callbacks, key=lambda cb: (cb.tid, cb.start, cb.end, cb.task))
-    lane_ends: dict[int, list[int]] = {}          # host tid -> end of the last slice on each lane
+    lane_ends: dict[int, list[int]] = {}  # host tid -> end of the last slice on each lane
     placed = []
     for cb in runs:
         ends = lane_ends.setdefault(cb.tid, [])
@@ -288,27 +345,62 @@ def _callbacks(ix, host_pid, meta, events) -> None:
         args = {"task": cb.task, "kind": cb.kind, "block": cb.block}
         if cb.error:
             args["error"] = cb.error
-        events.append({"ph": "X", "pid": pid, "tid": CALLBACK_TID * (1 + lane) + cb.tid, "ts": _us(cb.start),
-                       "dur": _us(cb.end - cb.start), "name": str(cb.fn_name), "cat": "callback",
-                       "args": args})
+        events.append(
+            {
+                "ph": "X",
+                "pid": pid,
+                "tid": CALLBACK_TID * (1 + lane) + cb.tid,
+                "ts": _us(cb.start),
+                "dur": _us(cb.end - cb.start),
+                "name": str(cb.fn_name),
+                "cat": "callback",
+                "args": args,
+            }
+        )
 
 
 def _instants(ix, host_pid, events) -> None:
     for e in ix.errors:
         if e.tid in ix.threads:
-            events.append({"ph": "i", "s": "t", "pid": host_pid[ix.threads[e.tid].pid],
-                           "tid": e.tid, "ts": _us(e.t), "name": e.name, "cat": "error",
-                           "args": {"api": e.api, "code": e.code, "message": e.message}})
+            events.append(
+                {
+                    "ph": "i",
+                    "s": "t",
+                    "pid": host_pid[ix.threads[e.tid].pid],
+                    "tid": e.tid,
+                    "ts": _us(e.t),
+                    "name": e.name,
+                    "cat": "error",
+                    "args": {"api": e.api, "code": e.code, "message": e.message},
+                }
+            )
     for h in ix.hazards:
         if h.tid in ix.threads:
-            events.append({"ph": "i", "s": "t", "pid": host_pid[ix.threads[h.tid].pid],
-                           "tid": h.tid, "ts": _us(h.t), "name": f"hazard: {h.kind}",
-                           "cat": "hazard", "args": {"message": h.message,
-                                                     "tasks": list(h.tasks)}})
+            events.append(
+                {
+                    "ph": "i",
+                    "s": "t",
+                    "pid": host_pid[ix.threads[h.tid].pid],
+                    "tid": h.tid,
+                    "ts": _us(h.t),
+                    "name": f"hazard: {h.kind}",
+                    "cat": "hazard",
+                    "args": {"message": h.message, "tasks": list(h.tasks)},
+                }
+            )
     for n in ix.notes:
         if n.tid in ix.threads:
-            events.append({"ph": "i", "s": "t", "pid": host_pid[ix.threads[n.tid].pid],
-                           "tid": n.tid, "ts": _us(n.t), "name": n.text, "cat": "note"})
+            events.append(
+                {
+                    "ph": "i",
+                    "s": "t",
+                    "pid": host_pid[ix.threads[n.tid].pid],
+                    "tid": n.tid,
+                    "ts": _us(n.t),
+                    "name": n.text,
+                    "cat": "note",
+                }
+            )
 
 
 def _counters(ix, host_pid, dev_base, events) -> None:
@@ -331,21 +423,24 @@ def _counters(ix, host_pid, dev_base, events) -> None:
             samples[t] = (alloc, res)
         for t in sorted(samples):
             a, r = samples[t]
-            events.append({"ph": "C", "pid": pid, "tid": 0, "ts": _us(t), "name": name,
-                           "args": {"allocated": a, "reserved": r}})
+            events.append(
+                {"ph": "C", "pid": pid, "tid": 0, "ts": _us(t), "name": name, "args": {"allocated": a, "reserved": r}}
+            )
 
 
 def _process_meta(pid, name, label, sort) -> list[dict]:
-    return [{"ph": "M", "pid": pid, "tid": 0, "name": "process_name", "args": {"name": name}},
-            {"ph": "M", "pid": pid, "tid": 0, "name": "process_labels", "args": {"labels": label}},
-            {"ph": "M", "pid": pid, "tid": 0, "name": "process_sort_index",
-             "args": {"sort_index": sort}}]
+    return [
+        {"ph": "M", "pid": pid, "tid": 0, "name": "process_name", "args": {"name": name}},
+        {"ph": "M", "pid": pid, "tid": 0, "name": "process_labels", "args": {"labels": label}},
+        {"ph": "M", "pid": pid, "tid": 0, "name": "process_sort_index", "args": {"sort_index": sort}},
+    ]
 
 
 def _thread_meta(pid, tid, name, sort) -> list[dict]:
-    return [{"ph": "M", "pid": pid, "tid": tid, "name": "thread_name", "args": {"name": name}},
-            {"ph": "M", "pid": pid, "tid": tid, "name": "thread_sort_index",
-             "args": {"sort_index": sort}}]
+    return [
+        {"ph": "M", "pid": pid, "tid": tid, "name": "thread_name", "args": {"name": name}},
+        {"ph": "M", "pid": pid, "tid": tid, "name": "thread_sort_index", "args": {"sort_index": sort}},
+    ]
 
 
 def _plain(v, depth: int = 0):
@@ -386,10 +481,9 @@ def _strict(v, depth: int = 0):
     return _plain(v, 4)
 
 
-
 # -- the same events as text ---------------------------------------------------------------
 _ORDER = {"X": 0, "s": 1, "f": 2, "i": 3, "C": 4}
-_US = (1000).__rtruediv__        # ns -> the float of _us
+_US = (1000).__rtruediv__  # ns -> the float of _us
 
 
 def _fast_events(ix, encode):
@@ -403,7 +497,7 @@ def _fast_events(ix, encode):
         dev_base += 100
     _host_rows(ix, host_pid, meta)
     stream_tid = _device_rows(ix, dev_base, meta)
-    text: list[str | dict] = []       # an event's JSON text, or the event itself (the rare kinds)
+    text: list[str | dict] = []  # an event's JSON text, or the event itself (the rare kinds)
     ts: list[float] = []
     ph: list[int] = []
     pids: list[int] = []
@@ -424,10 +518,15 @@ def _fast_events(ix, encode):
         tids.append(e["tid"])
     n = len(text)
     try:
-        keys = (np.arange(n), np.array(tids, dtype=np.int64), np.array(pids, dtype=np.int64),
-                np.array(ph, dtype=np.int64), np.array(ts, dtype=np.float64))
+        keys = (
+            np.arange(n),
+            np.array(tids, dtype=np.int64),
+            np.array(pids, dtype=np.int64),
+            np.array(ph, dtype=np.int64),
+            np.array(ts, dtype=np.float64),
+        )
         order = np.lexsort(keys).tolist() if n else []
-    except (OverflowError, TypeError, ValueError):      # keys numpy cannot hold: Python's sort
+    except (OverflowError, TypeError, ValueError):  # keys numpy cannot hold: Python's sort
         order = sorted(range(n), key=lambda i: (ts[i], ph[i], pids[i], tids[i], i))
     events = meta + [text[i] for i in order]
     other = {"generator": "npu-runtime-sandbox", "clock": "virtual time, ns"}
@@ -488,8 +587,21 @@ def _task_texts(ix, dev_base, stream_tid, string, encode, text, ts, ph, pids, ti
         pid, tid = dev_base + t.device, stream_tid[t.stream]
         where[t.task] = (pid, tid, start, end)
         waits, seq = t.waits_on, t.api_seq
-        key = (t.name, t.kind, t.engine, t.stream, t.block_dim, t.cores, t.nbytes, t.event, t.status,
-               t.end is None, not waits, not seq, id(t.detail))
+        key = (
+            t.name,
+            t.kind,
+            t.engine,
+            t.stream,
+            t.block_dim,
+            t.cores,
+            t.nbytes,
+            t.event,
+            t.status,
+            t.end is None,
+            not waits,
+            not seq,
+            id(t.detail),
+        )
         tpl = templates.get(key)
         if tpl is None:
             tpl = templates[key] = _task_template(ix, t, string, encode)
@@ -512,13 +624,17 @@ def _task_texts(ix, dev_base, stream_tid, string, encode, text, ts, ph, pids, ti
 def _task_template(ix, t, string, encode) -> str:
     """The text of ``t``'s slice with holes (%s, %r) for pid, tid, ts, dur, task, and the
     task's waits-on and connection numbers when it has them: what _task_slices makes."""
+
     def lit(x: str) -> str:
         return x.replace("%", "%%")
+
     engine = t.engine
-    out = [f'{{"ph":"X","pid":%s,"tid":%s,"ts":%r,"dur":%r,"name":{lit(string[t.name])},'
-           f'"cat":{lit(string[CATEGORY.get(t.kind, t.kind)])},"args":{{"Task Type":{lit(string[_task_type(t)])},'
-           f'"Stream Id":{_int(ix.streams[t.stream].stream_id)},"Task Id":%s,"stream":{_int(t.stream)},'
-           f'"engine":{lit(string[engine or "none"])}']
+    out = [
+        f'{{"ph":"X","pid":%s,"tid":%s,"ts":%r,"dur":%r,"name":{lit(string[t.name])},'
+        f'"cat":{lit(string[CATEGORY.get(t.kind, t.kind)])},"args":{{"Task Type":{lit(string[_task_type(t)])},'
+        f'"Stream Id":{_int(ix.streams[t.stream].stream_id)},"Task Id":%s,"stream":{_int(t.stream)},'
+        f'"engine":{lit(string[engine or "none"])}'
+    ]
     present = 0
     if t.kind == "kernel":
         out.append(f',"Block Dim":{_int(t.block_dim)},"cores":{_int(t.cores)}')
@@ -550,8 +666,16 @@ def _task_template(ix, t, string, encode) -> str:
     return "".join(out)
 
 
-_PRESENT = ((1, ("Block Dim", "cores")), (2, ("size",)), (4, ("direction",)), (8, ("event",)),
-            (16, ("waits on task",)), (32, ("status",)), (64, ("unfinished",)), (128, ("connection_id",)))
+_PRESENT = (
+    (1, ("Block Dim", "cores")),
+    (2, ("size",)),
+    (4, ("direction",)),
+    (8, ("event",)),
+    (16, ("waits on task",)),
+    (32, ("status",)),
+    (64, ("unfinished",)),
+    (128, ("connection_id",)),
+)
 
 
 def _detail_text(detail, present, encode) -> str:
@@ -572,8 +696,7 @@ def _engine_texts(ix, dev_base, meta, text, ts, ph, pids, tids, string) -> None:
     ran = [t for t in ix.tasks.values() if t.start is not None and t.engine]
     lanes = engine_lanes(ix)
     order = list(ix.machine.engines) if ix.machine else []
-    names = sorted({t.engine for t in ran}, key=lambda e: (order.index(e) if e in order
-                                                           else len(order), e))
+    names = sorted({t.engine for t in ran}, key=lambda e: (order.index(e) if e in order else len(order), e))
     rank = {e: i for i, e in enumerate(names)}
     count: dict[tuple, int] = {}
     for t in ran:
@@ -595,9 +718,14 @@ def _engine_texts(ix, dev_base, meta, text, ts, ph, pids, tids, string) -> None:
         tpl = templates.get(shape)
         if tpl is None:
             tpl = templates[shape] = (
-                '{"ph":"X","pid":%s,"tid":%s,"ts":%r,"dur":%r,"name":' + string[t.name].replace("%", "%%")
-                + ',"cat":' + string[CATEGORY.get(t.kind, t.kind)].replace("%", "%%")
-                + ',"args":{"Task Id":%s,"Stream Id":' + _int(streams[t.stream].stream_id) + "}}")
+                '{"ph":"X","pid":%s,"tid":%s,"ts":%r,"dur":%r,"name":'
+                + string[t.name].replace("%", "%%")
+                + ',"cat":'
+                + string[CATEGORY.get(t.kind, t.kind)].replace("%", "%%")
+                + ',"args":{"Task Id":%s,"Stream Id":'
+                + _int(streams[t.stream].stream_id)
+                + "}}"
+            )
         at = start / 1000
         add(tpl % (pid, tid, at, (end - start) / 1000, t.task))
         add_ts(at)
@@ -638,7 +766,7 @@ def _api_texts(ix, host_pid, task_slice, string, encode, text, ts, ph, pids, tid
             types = tuple(map(type, map(_SECOND, args)))
             key = (args, types, c.ret) if _KEYS.issuperset(types) else None
             head = bodies.get(key)
-        except TypeError:                    # a ret that cannot be a key
+        except TypeError:  # a ret that cannot be a key
             key, head = None, None
         if head is None:
             head = _api_head(c, shapes, encode)
@@ -695,6 +823,7 @@ def _api_head(c, shapes, encode):
         plain = len(set(keys)) == len(keys) and not _FIXED.intersection(keys)
         shape = shapes[names] = [f"{encode(k)}:" for k in keys] if plain else False
     if shape is False:
+
         def whole(c):
             args = {str(k): _plain(v) for k, v in c.args}
             args.update(ret=c.ret, seq=c.seq)
@@ -703,6 +832,7 @@ def _api_head(c, shapes, encode):
             if c.blocked_from is not None:
                 args["blocked_us"] = _us(c.end - c.blocked_from)
             return args
+
         return whole
     return "{" + "".join([k + _value(v, encode) + "," for k, (_, v) in zip(shape, c.args)]) + f'"ret":{_int(c.ret)}'
 

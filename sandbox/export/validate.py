@@ -4,14 +4,20 @@ Perfetto moves an X slice that overlaps another on its row to an overflow track,
 catapult drops a flow whose ends are not inside a slice; neither says so loudly.  This
 checker says so: it returns every broken rule as one line of text.
 """
+
 from __future__ import annotations
 
 from typing import TypeGuard
 
 PHASES = set("XBEiICbnestfMPO")
-METADATA = {"process_name": "name", "thread_name": "name", "process_labels": "labels",
-            "process_sort_index": "sort_index", "thread_sort_index": "sort_index"}
-EPS = 1e-6           # µs; timestamps carry 3 decimals, so this is far below a nanosecond
+METADATA = {
+    "process_name": "name",
+    "thread_name": "name",
+    "process_labels": "labels",
+    "process_sort_index": "sort_index",
+    "thread_sort_index": "sort_index",
+}
+EPS = 1e-6  # µs; timestamps carry 3 decimals, so this is far below a nanosecond
 
 
 def validate_chrome_trace(doc) -> list[str]:
@@ -44,7 +50,7 @@ def validate_chrome_trace(doc) -> list[str]:
             if seen_non_meta:
                 problems.append(f"{where}: metadata after timed events")
             name = e.get("name")
-            key = METADATA.get(name) if isinstance(name, str) else None    # a list name is no key: report it
+            key = METADATA.get(name) if isinstance(name, str) else None  # a list name is no key: report it
             if key is None or not isinstance(e.get("args"), dict) or key not in e["args"]:
                 problems.append(f"{where}: unknown metadata {e.get('name')!r} or missing args.{key}")
                 continue
@@ -92,8 +98,9 @@ def validate_chrome_trace(doc) -> list[str]:
         xs.sort()
         for (s0, e0, i0), (s1, _e1, i1) in zip(xs, xs[1:]):
             if s1 < e0 - EPS:
-                problems.append(f"row pid {row[0]} tid {row[1]}: X event {i1} starts at {s1} "
-                                f"inside event {i0} ({s0}..{e0})")
+                problems.append(
+                    f"row pid {row[0]} tid {row[1]}: X event {i1} starts at {s1} inside event {i0} ({s0}..{e0})"
+                )
     for flow, pair in sorted(flows.items(), key=lambda kv: str(kv[0])):
         problems += _flow_pair(flow, pair, slices)
     return problems
@@ -118,8 +125,7 @@ def _flow_pair(key, pair, slices) -> list[str]:
         e = pair[ph]
         rows = slices.get((e["pid"], e["tid"]), [])
         if not any(s - EPS <= e["ts"] <= end + EPS for s, end, _i in rows):
-            out.append(f"flow id {key[0]!r}: '{ph}' at {e['ts']} is inside no X slice "
-                       f"on pid {e['pid']} tid {e['tid']}")
+            out.append(f"flow id {key[0]!r}: '{ph}' at {e['ts']} is inside no X slice on pid {e['pid']} tid {e['tid']}")
     if pair["s"]["ts"] > pair["f"]["ts"] + EPS:
         out.append(f"flow id {key[0]!r}: ends before it starts")
     return out

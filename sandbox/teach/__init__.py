@@ -13,6 +13,7 @@
 The graders live in ``checks`` and are pure functions of the trace log; ``mark`` is the
 one helper here that writes to the log (a Note record, which every view can show).
 """
+
 from __future__ import annotations
 
 from sandbox.core.machine import current as _current

@@ -11,6 +11,7 @@ A ``Check`` prints as one stable line, for example::
     ✔ copy and compute overlap: 3.1 ms of the 3.5 ms that could overlap (89%)
     ✘ synchronize calls: 3 (aclrtSynchronizeStream x3), want at most 1 — hint: ...
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,9 +26,15 @@ from sandbox.viz.memory import peak_reserved
 from sandbox.viz.timeline import COMPUTE_KINDS, COPY_KINDS, intersect, union
 from sandbox.viz.units import fmt_bytes, fmt_time
 
-PASS, FAIL = "\u2714", "\u2718"     # ✔ ✘
-SYNC_CALLS = ("aclrtSynchronizeStream", "aclrtSynchronizeStreamWithTimeout", "aclrtSynchronizeDevice",
-              "aclrtSynchronizeDeviceWithTimeout", "aclrtSynchronizeEvent", "aclrtSynchronizeEventWithTimeout")
+PASS, FAIL = "\u2714", "\u2718"  # ✔ ✘
+SYNC_CALLS = (
+    "aclrtSynchronizeStream",
+    "aclrtSynchronizeStreamWithTimeout",
+    "aclrtSynchronizeDevice",
+    "aclrtSynchronizeDeviceWithTimeout",
+    "aclrtSynchronizeEvent",
+    "aclrtSynchronizeEventWithTimeout",
+)
 DIRECTIONS = ("H2D", "D2H", "D2D", "peer", "H2H")
 _WORDS = {"host to device": "H2D", "device to host": "D2H", "device to device": "D2D", "host to host": "H2H"}
 _ENGINES = {"DMA H2D": "H2D", "DMA D2H": "D2H", "DMA D2D": "D2D"}
@@ -40,6 +47,7 @@ class Check:
     ``value`` is the measured figure itself (ns, bytes, a count) for programs that want it.
     ``bool(check)`` is whether it passed.
     """
+
     what: str
     passed: bool
     detail: str
@@ -90,6 +98,7 @@ def grade(*checks: Check) -> Checks:
 def _log(log):
     if log is None:
         import sandbox
+
         return sandbox.trace()
     return log
 
@@ -138,8 +147,7 @@ def busy(log=None, start: str | None = None, end: str | None = None, device: int
         elif t.kind in COMPUTE_KINDS:
             kernels.append(iv)
     cu, ku = union(_clip(copies, lo, hi)), union(_clip(kernels, lo, hi))
-    return {"copy": _length(cu), "compute": _length(ku), "overlap": _length(intersect(cu, ku)),
-            "span": hi - lo}
+    return {"copy": _length(cu), "compute": _length(ku), "overlap": _length(intersect(cu, ku)), "span": hi - lo}
 
 
 def bytes_moved(log=None) -> dict:
@@ -180,9 +188,14 @@ def peak_device_memory(log=None, device: int | None = None) -> int:
 # -- graders ---------------------------------------------------------------------------------------------
 def _bounds(at_least, at_most, exactly):
     """A predicate and words for the wanted range of a number."""
+
     def ok(x):
-        return ((exactly is None or x == exactly) and (at_least is None or x >= at_least)
-                and (at_most is None or x <= at_most))
+        return (
+            (exactly is None or x == exactly)
+            and (at_least is None or x >= at_least)
+            and (at_most is None or x <= at_most)
+        )
+
     return ok
 
 
@@ -197,10 +210,16 @@ def _want(fmt, at_least, at_most, exactly) -> str:
     return "want " + " and ".join(parts) if parts else ""
 
 
-def check_overlap(log=None, *, at_least_ns: int | None = None, at_least_fraction: float | None = None,
-                  start: str | None = None, end: str | None = None,
-                  hint: str = "put copies and kernels of different chunks on different streams, "
-                              "so the copy engine works while the AI Core computes") -> Check:
+def check_overlap(
+    log=None,
+    *,
+    at_least_ns: int | None = None,
+    at_least_fraction: float | None = None,
+    start: str | None = None,
+    end: str | None = None,
+    hint: str = "put copies and kernels of different chunks on different streams, "
+    "so the copy engine works while the AI Core computes",
+) -> Check:
     """Copy and compute ran at the same time on the same device for at least ``at_least_ns`` ns
     and/or at least ``at_least_fraction`` of the most that could overlap (on each device the
     shorter of the two), summed over the devices.  One device's copies running beside another
@@ -210,21 +229,27 @@ def check_overlap(log=None, *, at_least_ns: int | None = None, at_least_fraction
     overlap = sum(b["overlap"] for b in per_device)
     possible = sum(min(b["copy"], b["compute"]) for b in per_device)
     frac = overlap / possible if possible else 0.0
-    ok = ((at_least_ns is None or overlap >= at_least_ns)
-          and (at_least_fraction is None or frac >= at_least_fraction))
+    ok = (at_least_ns is None or overlap >= at_least_ns) and (at_least_fraction is None or frac >= at_least_fraction)
     want = []
     if at_least_ns is not None:
         want.append(f"at least {fmt_time(at_least_ns)}")
     if at_least_fraction is not None:
         want.append(f"at least {at_least_fraction:.0%}")
     where = "" if len([b for b in per_device if b["copy"] or b["compute"]]) <= 1 else ", summed over the devices"
-    detail = (f"{fmt_time(overlap)} of the {fmt_time(possible)} that could overlap ({frac:.0%}{where})"
-              + ("" if ok else f", want {' and '.join(want)}"))
+    detail = f"{fmt_time(overlap)} of the {fmt_time(possible)} that could overlap ({frac:.0%}{where})" + (
+        "" if ok else f", want {' and '.join(want)}"
+    )
     return Check("copy and compute overlap", ok, detail, hint, overlap)
 
 
-def check_time(log=None, *, at_most_ns: int, start: str | None = None, end: str | None = None,
-               hint: str = "overlap copies with compute, and synchronise once at the end") -> Check:
+def check_time(
+    log=None,
+    *,
+    at_most_ns: int,
+    start: str | None = None,
+    end: str | None = None,
+    hint: str = "overlap copies with compute, and synchronise once at the end",
+) -> Check:
     """The program (between two marks, or first to last device task) took at most ``at_most_ns``."""
     lo, hi = window(log, start, end)
     span = hi - lo
@@ -234,8 +259,15 @@ def check_time(log=None, *, at_most_ns: int, start: str | None = None, end: str 
     return Check("end-to-end time", ok, detail, hint, span)
 
 
-def check_bytes(log=None, direction: str = "H2D", *, exactly: int | None = None, at_least: int | None = None,
-                at_most: int | None = None, hint: str = "") -> Check:
+def check_bytes(
+    log=None,
+    direction: str = "H2D",
+    *,
+    exactly: int | None = None,
+    at_least: int | None = None,
+    at_most: int | None = None,
+    hint: str = "",
+) -> Check:
     """Bytes copied in one direction ("H2D", "D2H", "D2D", "peer" or "H2H") are in range."""
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, not {direction!r}")
@@ -245,15 +277,24 @@ def check_bytes(log=None, direction: str = "H2D", *, exactly: int | None = None,
     detail = f"{fmt_bytes(n)}" + ("" if ok or not want else f", {want}")
     too_many = (at_most is not None and n > at_most) or (exactly is not None and n > exactly)
     if not hint:
-        hint = (f"count the {direction} copies: each byte should cross once" if too_many
-                else f"some data never made the {direction} trip: check each copy's count and kind")
+        hint = (
+            f"count the {direction} copies: each byte should cross once"
+            if too_many
+            else f"some data never made the {direction} trip: check each copy's count and kind"
+        )
     return Check(f"bytes moved {direction}", ok, detail, hint, n)
 
 
-def check_syncs(log=None, *, exactly: int | None = None, at_most: int | None = None,
-                at_least: int | None = None, allowed: tuple[str, ...] | None = None,
-                hint: str = "queue all the work first, then synchronise once: every synchronize "
-                            "stops the host until the device catches up") -> Check:
+def check_syncs(
+    log=None,
+    *,
+    exactly: int | None = None,
+    at_most: int | None = None,
+    at_least: int | None = None,
+    allowed: tuple[str, ...] | None = None,
+    hint: str = "queue all the work first, then synchronise once: every synchronize "
+    "stops the host until the device catches up",
+) -> Check:
     """The number of synchronize calls is in range (and, if ``allowed`` is given, only those kinds)."""
     calls = sync_calls(log)
     n = sum(calls.values())
@@ -269,9 +310,14 @@ def check_syncs(log=None, *, exactly: int | None = None, at_most: int | None = N
     return Check("synchronize calls", ok, detail, hint, n)
 
 
-def check_api_calls(log=None, *, at_most: int | None = None, exactly: int | None = None,
-                    name: str | None = None,
-                    hint: str = "each runtime call costs host time: avoid calls the program does not need") -> Check:
+def check_api_calls(
+    log=None,
+    *,
+    at_most: int | None = None,
+    exactly: int | None = None,
+    name: str | None = None,
+    hint: str = "each runtime call costs host time: avoid calls the program does not need",
+) -> Check:
     """The host made at most ``at_most`` (or exactly ``exactly``) runtime calls (of ``name``)."""
     n = api_calls(log, name)
     ok = _bounds(None, at_most, exactly)(n)
@@ -279,8 +325,13 @@ def check_api_calls(log=None, *, at_most: int | None = None, exactly: int | None
     return Check(f"{name} calls" if name else "host API calls", ok, detail, hint, n)
 
 
-def check_peak_memory(log=None, *, at_most: int, device: int | None = None,
-                      hint: str = "free buffers as soon as their last task is queued, or reuse them") -> Check:
+def check_peak_memory(
+    log=None,
+    *,
+    at_most: int,
+    device: int | None = None,
+    hint: str = "free buffers as soon as their last task is queued, or reuse them",
+) -> Check:
     """Device memory reserved at its peak stayed within ``at_most`` bytes."""
     peak = peak_device_memory(log, device)
     ok = peak <= at_most
@@ -297,8 +348,13 @@ def check_no_errors(log=None, hint: str = "read acl.get_recent_err_msg() after t
     return Check("runtime errors", ok, detail, hint, len(errors))
 
 
-def check_equal(actual, expected, *, what: str = "result",
-                hint: str = "synchronise before reading a host buffer that an async copy fills") -> Check:
+def check_equal(
+    actual,
+    expected,
+    *,
+    what: str = "result",
+    hint: str = "synchronise before reading a host buffer that an async copy fills",
+) -> Check:
     """Data correctness: ``actual`` equals ``expected`` element by element (floats: np.isclose)."""
     a, e = np.asarray(actual), np.asarray(expected)
     if a.shape != e.shape:
@@ -309,8 +365,13 @@ def check_equal(actual, expected, *, what: str = "result",
         return Check(what, True, f"all {a.size} values match", hint, 0)
     i = int(bad[0])
     got, want = a.reshape(-1)[i].item(), e.reshape(-1)[i].item()
-    return Check(what, False, f"{bad.size} of {a.size} values differ, first at [{i}]: {got!r}, want {want!r}",
-                 hint, int(bad.size))
+    return Check(
+        what,
+        False,
+        f"{bad.size} of {a.size} values differ, first at [{i}]: {got!r}, want {want!r}",
+        hint,
+        int(bad.size),
+    )
 
 
 # -- several devices, threads and processes ------------------------------------------------------------
@@ -324,12 +385,18 @@ def _task_spans(ix, kinds=None) -> dict:
     return {d: sorted(s, key=lambda x: (x[0], x[1], x[2].task)) for d, s in spans.items()}
 
 
-def check_allocated(log=None, *, sizes, device: int | None = None,
-                    hint: str = "allocate each buffer with acl.rt.malloc and keep it until the check") -> Check:
+def check_allocated(
+    log=None,
+    *,
+    sizes,
+    device: int | None = None,
+    hint: str = "allocate each buffer with acl.rt.malloc and keep it until the check",
+) -> Check:
     """Every size in ``sizes`` has its own allocation still alive at the end (on ``device``, if given)."""
     ix = build_index(_log(log))
-    live = sorted(b.size for b in ix.blocks
-                  if b.device >= 0 and b.freed is None and (device is None or b.device == device))
+    live = sorted(
+        b.size for b in ix.blocks if b.device >= 0 and b.freed is None and (device is None or b.device == device)
+    )
     missing = []
     for size in sorted(sizes):
         if size in live:
@@ -338,13 +405,17 @@ def check_allocated(log=None, *, sizes, device: int | None = None,
             missing.append(size)
     ok = not missing
     where = "" if device is None else f" on device {device}"
-    detail = (f"{len(sizes)} of {len(sizes)} buffers alive{where}" if ok else
-              f"no live buffer{where} of {', '.join(f'{s} bytes' for s in missing)}")
+    detail = (
+        f"{len(sizes)} of {len(sizes)} buffers alive{where}"
+        if ok
+        else f"no live buffer{where} of {', '.join(f'{s} bytes' for s in missing)}"
+    )
     return Check("buffers allocated", ok, detail, hint, len(sizes) - len(missing))
 
 
-def check_devices_together(log=None, *, devices,
-                           hint: str = "queue work on every device before waiting for any of them") -> Check:
+def check_devices_together(
+    log=None, *, devices, hint: str = "queue work on every device before waiting for any of them"
+) -> Check:
     """At some moment every device in ``devices`` was running a task at once; value: how long, in ns."""
     ix = build_index(_log(log))
     spans = _task_spans(ix)
@@ -355,15 +426,24 @@ def check_devices_together(log=None, *, devices,
         common = mine if common is None else intersect(common, mine)
     together = _length(common or [])
     ok = together > 0 and not idle
-    detail = (f"devices {', '.join(map(str, devices))} all busy for {fmt_time(together)}" if ok else
-              f"device {', '.join(map(str, idle))} ran no task" if idle else
-              f"devices {', '.join(map(str, devices))} were never all busy at once")
+    detail = (
+        f"devices {', '.join(map(str, devices))} all busy for {fmt_time(together)}"
+        if ok
+        else f"device {', '.join(map(str, idle))} ran no task"
+        if idle
+        else f"devices {', '.join(map(str, devices))} were never all busy at once"
+    )
     return Check("devices busy together", ok, detail, hint, together)
 
 
-def check_device_order(log=None, *, first: int, then: int,
-                       hint: str = "make the host wait for the first device (aclrtSynchronizeEvent on its "
-                                   "event) before launching on the second") -> Check:
+def check_device_order(
+    log=None,
+    *,
+    first: int,
+    then: int,
+    hint: str = "make the host wait for the first device (aclrtSynchronizeEvent on its "
+    "event) before launching on the second",
+) -> Check:
     """Every kernel on device ``then`` started after the last kernel on device ``first`` ended."""
     ix = build_index(_log(log))
     spans = _task_spans(ix, COMPUTE_KINDS)
@@ -374,32 +454,50 @@ def check_device_order(log=None, *, first: int, then: int,
     last_end, first_start = max(e for _, e, _ in a), min(s for s, _, _ in b)
     gap = first_start - last_end
     ok = gap >= 0
-    detail = (f"device {then} started {fmt_time(gap)} after device {first} finished" if ok else
-              f"device {then} started {fmt_time(-gap)} before device {first} finished")
+    detail = (
+        f"device {then} started {fmt_time(gap)} after device {first} finished"
+        if ok
+        else f"device {then} started {fmt_time(-gap)} before device {first} finished"
+    )
     return Check("order across devices", ok, detail, hint, gap)
 
 
-def check_launchers(log=None, *, threads: int | None = None, processes: int | None = None,
-                    hint: str = "give each device its own host thread, and call set_device in that thread") -> Check:
+def check_launchers(
+    log=None,
+    *,
+    threads: int | None = None,
+    processes: int | None = None,
+    hint: str = "give each device its own host thread, and call set_device in that thread",
+) -> Check:
     """Kernels were launched from ``threads`` distinct host threads in ``processes`` distinct processes."""
     ix = build_index(_log(log))
     launches = [t for t in ix.tasks.values() if t.kind in COMPUTE_KINDS]
     tids = {t.tid for t in launches}
     pids = {ix.threads[tid].pid for tid in tids if tid in ix.threads}
     ok = (threads is None or len(tids) == threads) and (processes is None or len(pids) == processes)
+
     def count(n, word, plural):
         return f"{n} {word if n == 1 else plural}"
+
     detail = f"{count(len(tids), 'thread', 'threads')} in {count(len(pids), 'process', 'processes')}"
     if not ok:
-        want = [count(n, w, p) for n, w, p in ((threads, "thread", "threads"),
-                                               (processes, "process", "processes")) if n is not None]
+        want = [
+            count(n, w, p)
+            for n, w, p in ((threads, "thread", "threads"), (processes, "process", "processes"))
+            if n is not None
+        ]
         detail += f", want {' in '.join(want)}"
     return Check("kernel launchers", ok, detail, hint, (len(tids), len(pids)))
 
 
-def check_shared_device(log=None, *, device: int, processes: int = 2,
-                        hint: str = "a kernel with block_dim equal to the core count takes every core: "
-                                    "launch with fewer blocks so kernels of two processes fit side by side") -> Check:
+def check_shared_device(
+    log=None,
+    *,
+    device: int,
+    processes: int = 2,
+    hint: str = "a kernel with block_dim equal to the core count takes every core: "
+    "launch with fewer blocks so kernels of two processes fit side by side",
+) -> Check:
     """Kernels of at least ``processes`` different processes ran at the same moment on ``device``."""
     ix = build_index(_log(log))
     spans = _task_spans(ix, COMPUTE_KINDS).get(device, [])
@@ -410,17 +508,21 @@ def check_shared_device(log=None, *, device: int, processes: int = 2,
         most = max(most, len(running))
     owners = {ix.threads[t.tid].pid for _, _, t in spans if t.tid in ix.threads}
     ok = most >= processes
-    detail = (f"kernels of {most} processes ran at once on device {device} "
-              f"({len(owners)} launched there)")
+    detail = f"kernels of {most} processes ran at once on device {device} ({len(owners)} launched there)"
     if not ok:
         detail += f", want {processes}"
     return Check("device shared at once", ok, detail, hint, most)
 
 
 # -- callbacks and ACL Graph ------------------------------------------------------------------------------
-def check_callbacks(log=None, *, ran: int, kind: str = "callback",
-                    hint: str = "queue one aclrtLaunchCallback per batch after its copy back, and keep a "
-                                "thread subscribed to the stream looping on aclrtProcessReport") -> Check:
+def check_callbacks(
+    log=None,
+    *,
+    ran: int,
+    kind: str = "callback",
+    hint: str = "queue one aclrtLaunchCallback per batch after its copy back, and keep a "
+    "thread subscribed to the stream looping on aclrtProcessReport",
+) -> Check:
     """Exactly ``ran`` host callbacks of ``kind`` ("callback" or "host_func") ran, and none raised."""
     runs = [r for r in _log(log) if isinstance(r, tr.CallbackRun) and r.kind == kind]
     raised = [r for r in runs if r.error]
@@ -434,9 +536,15 @@ def check_callbacks(log=None, *, ran: int, kind: str = "callback",
     return Check(what, ok, detail, hint, len(runs))
 
 
-def check_host_calls(log=None, *, at_most: int, start: str, end: str,
-                     hint: str = "every launch is a host call: capture the work once into a graph and "
-                                 "replay it, or fuse small kernels into one") -> Check:
+def check_host_calls(
+    log=None,
+    *,
+    at_most: int,
+    start: str,
+    end: str,
+    hint: str = "every launch is a host call: capture the work once into a graph and "
+    "replay it, or fuse small kernels into one",
+) -> Check:
     """The host made at most ``at_most`` runtime calls that began between the marks ``start`` and ``end``."""
     lo, hi = window(log, start, end)
     calls = [c for c in _log(log) if isinstance(c, tr.ApiCall) and lo <= c.start < hi]
@@ -450,8 +558,11 @@ def check_host_calls(log=None, *, at_most: int, start: str, end: str,
 
 
 # -- debugging: hazards and leaks -----------------------------------------------------------------------
-def check_no_hazards(log=None, hint: str = "read each report in sandbox.hazards(): it names the two tasks "
-                                           "and the event or synchronize that would order them") -> Check:
+def check_no_hazards(
+    log=None,
+    hint: str = "read each report in sandbox.hazards(): it names the two tasks "
+    "and the event or synchronize that would order them",
+) -> Check:
     """The hazard checks found no race or misuse (sandbox.hazards() is empty)."""
     found = [r for r in _log(log) if isinstance(r, tr.Hazard)]
     ok = not found
@@ -462,9 +573,12 @@ def check_no_hazards(log=None, hint: str = "read each report in sandbox.hazards(
     return Check("hazards", ok, detail, hint, len(found))
 
 
-def check_no_leaks(log=None, hint: str = "release everything you create, in reverse order: aclrtFree, "
-                                         "aclrtFreeHost, aclrtDestroyEvent, aclrtDestroyStream, "
-                                         "aclrtResetDevice, then aclFinalize") -> Check:
+def check_no_leaks(
+    log=None,
+    hint: str = "release everything you create, in reverse order: aclrtFree, "
+    "aclrtFreeHost, aclrtDestroyEvent, aclrtDestroyStream, "
+    "aclrtResetDevice, then aclFinalize",
+) -> Check:
     """The program called aclFinalize and its leak report was empty."""
     finalized = any(isinstance(r, tr.ApiCall) and r.name == "aclFinalize" for r in _log(log))
     leaks = [item for r in _log(log) if isinstance(r, tr.LeakReport) for item in r.items]
@@ -481,13 +595,20 @@ def check_no_leaks(log=None, hint: str = "release everything you create, in reve
     return Check("leaks", ok, detail, hint, len(leaks))
 
 
-def check_error_reported(log=None, *, code: int,
-                         hint: str = "check the code every synchronize returns: a device error is "
-                                     "reported there, once") -> Check:
+def check_error_reported(
+    log=None,
+    *,
+    code: int,
+    hint: str = "check the code every synchronize returns: a device error is reported there, once",
+) -> Check:
     """A call returned ``code`` to the program (e.g. a device error at a synchronize)."""
     hits = [r for r in _log(log) if isinstance(r, tr.ErrorRaised) and r.code == code]
     ok = bool(hits)
     from sandbox.core.errors import code_name
-    detail = (f"{code_name(code)} ({code}) returned by {hits[0].api}" if ok else
-              f"no call returned {code_name(code)} ({code})")
+
+    detail = (
+        f"{code_name(code)} ({code}) returned by {hits[0].api}"
+        if ok
+        else f"no call returned {code_name(code)} ({code})"
+    )
     return Check("error reported", ok, detail, hint, len(hits))

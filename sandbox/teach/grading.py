@@ -15,6 +15,7 @@ host thread of that machine.  Then it judges the whole run from the trace and th
 The learner's own machine is never touched: the solution's thread, and every thread it
 starts, is bound to the grader's machine (``core.machine.bound``).
 """
+
 from __future__ import annotations
 
 import html
@@ -39,7 +40,7 @@ from sandbox.core.processes import thread_finished
 from .checks import FAIL, PASS, Check, check_no_errors, check_no_hazards
 from .provenance import KERNEL, ORIGIN_WORDS, Recorder
 
-START, END = "solution start", "solution end"      # the grader's marks around the run
+START, END = "solution start", "solution end"  # the grader's marks around the run
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class Exercise:
     the grader's machine before the solution (for example ``acl.init``) and may add
     arguments; ``judge(run)`` returns the exercise's own checks.
     """
+
     id: str
     title: str
     practises: str
@@ -59,7 +61,7 @@ class Exercise:
     devices: int | None = None
     prepare: Callable[[dict], dict | None] | None = None
     signature: str = "solution()"
-    allow_errors: bool | str = False             # the exercise is about a failing call (a str: why)
+    allow_errors: bool | str = False  # the exercise is about a failing call (a str: why)
     time_limit_s: float = 30.0
 
     @property
@@ -78,6 +80,7 @@ def register(exercise: Exercise) -> Exercise:
 
 def _load() -> dict[str, Exercise]:
     from . import exercise_sets as _modules  # noqa: F401  (importing registers them)
+
     return _REGISTRY
 
 
@@ -85,7 +88,7 @@ def _key(exercise_id: str) -> tuple:
     """Sort key of an exercise id: by notebook number, then its letter ("09", "09b"), then number."""
     notebook, _, rest = exercise_id.partition(".")
     digits = notebook.rstrip("abcdefghijklmnopqrstuvwxyz")
-    head = (int(digits), notebook[len(digits):]) if digits.isdigit() else (1 << 30, notebook)
+    head = (int(digits), notebook[len(digits) :]) if digits.isdigit() else (1 << 30, notebook)
     return head + tuple(int(p) if p.isdigit() else p for p in rest.split(".") if p)
 
 
@@ -115,8 +118,10 @@ def exercises() -> ExerciseList:
     in the language of ``sandbox.set_language`` (the signature is code and stays as it is)."""
     reg = _load()
     t = i18n.translate
-    return ExerciseList(ExerciseInfo(e.id, t(e.title), t(e.practises), e.signature)
-                        for e in sorted(reg.values(), key=lambda e: _key(e.id)))
+    return ExerciseList(
+        ExerciseInfo(e.id, t(e.title), t(e.practises), e.signature)
+        for e in sorted(reg.values(), key=lambda e: _key(e.id))
+    )
 
 
 # -- the verdict --------------------------------------------------------------------------------
@@ -137,8 +142,11 @@ class Grade:
     def headline(self) -> str:
         failed = sum(not c.passed for c in self.checks)
         n = len(self.checks)
-        verdict = (f"passed, all {n} criteria met" if self.passed else
-                   f"not yet: {failed} of {n} {'criterion' if n == 1 else 'criteria'} not met")
+        verdict = (
+            f"passed, all {n} criteria met"
+            if self.passed
+            else f"not yet: {failed} of {n} {'criterion' if n == 1 else 'criteria'} not met"
+        )
         t = i18n.translate
         colon = "：" if i18n.language() == "zh" else ": "
         return f"{PASS if self.passed else FAIL} {self.exercise_id} \u00b7 {t(self.title)}{colon}{t(verdict)}"
@@ -157,20 +165,29 @@ class Grade:
 
         def row(c: Check) -> str:
             colour = "#1a7f37" if c.passed else "#b35900"
-            hint = (f"<br><span style='color:#555'>{t('hint')}{colon}{html.escape(t(c.hint))}</span>"
-                    if c.hint and not c.passed else "")
-            return (f"<li style='list-style:none'><span style='color:{colour}'>{PASS if c.passed else FAIL}</span> "
-                    f"<b>{html.escape(t(c.what))}</b>{colon}{html.escape(t(c.detail))}{hint}</li>")
+            hint = (
+                f"<br><span style='color:#555'>{t('hint')}{colon}{html.escape(t(c.hint))}</span>"
+                if c.hint and not c.passed
+                else ""
+            )
+            return (
+                f"<li style='list-style:none'><span style='color:{colour}'>{PASS if c.passed else FAIL}</span> "
+                f"<b>{html.escape(t(c.what))}</b>{colon}{html.escape(t(c.detail))}{hint}</li>"
+            )
+
         colour = "#1a7f37" if self.passed else "#b35900"
         note = f"<p style='margin:2px 0'>{html.escape(t(self.note))}</p>" if self.note else ""
-        return (f"<div><p style='margin:2px 0;color:{colour}'><b>{html.escape(self.headline)}</b></p>"
-                f"<ul style='margin:2px 0;padding-left:1em'>{''.join(row(c) for c in self.checks)}</ul>{note}</div>")
+        return (
+            f"<div><p style='margin:2px 0;color:{colour}'><b>{html.escape(self.headline)}</b></p>"
+            f"<ul style='margin:2px 0;padding-left:1em'>{''.join(row(c) for c in self.checks)}</ul>{note}</div>"
+        )
 
 
 # -- a run, as the judges see it ---------------------------------------------------------------------
 @dataclass
 class Run:
     """What a judge reads: the inputs, what the solution returned, and the graded machine."""
+
     exercise: Exercise
     inputs: dict
     machine: Machine
@@ -193,6 +210,7 @@ class Run:
     def index(self):
         if self._index is None:
             from sandbox.viz.index import build_index
+
             self._index = build_index(self.log)
         return self._index
 
@@ -216,8 +234,12 @@ class Run:
             got = "None (did the function end without a return?)" if r is None else f"a {type(r).__name__}"
             return Check("what came back", False, f"{got}, want {want}", "return the array you copied back"), None
         if r.shape != tuple(shape) or r.dtype != np.dtype(dtype):
-            return Check("what came back", False, f"shape {r.shape} {r.dtype.name}, want {want}",
-                         "view the host buffer with acl.util.ptr_to_numpy(ptr, shape, dtype) and copy it"), None
+            return Check(
+                "what came back",
+                False,
+                f"shape {r.shape} {r.dtype.name}, want {want}",
+                "view the host buffer with acl.util.ptr_to_numpy(ptr, shape, dtype) and copy it",
+            ), None
         return Check("what came back", True, f"{what}: {want}"), r
 
     def from_device(self, array: np.ndarray, *, computed: bool = True, what: str = "the answer") -> Check:
@@ -230,9 +252,12 @@ class Run:
             detail = f"{what} is what the device-to-host copies brought back; {ORIGIN_WORDS[origin]}"
         else:
             detail = f"{what} did not come from the device: {words}"
-        hint = ("compute it with a kernel on the device, copy it back with a device-to-host copy, and "
-                "synchronise before you read the host buffer" if computed else
-                "copy it back from the device and synchronise before you read it")
+        hint = (
+            "compute it with a kernel on the device, copy it back with a device-to-host copy, and "
+            "synchronise before you read the host buffer"
+            if computed
+            else "copy it back from the device and synchronise before you read it"
+        )
         return Check("the answer came from the device", ok, detail, hint, origin)
 
 
@@ -248,8 +273,11 @@ def _rng(exercise_id: str) -> np.random.Generator:
 
 def _where(exc: BaseException) -> str:
     """The learner's line that raised (the last frame outside the sandbox package)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if "/sandbox/" not in f.filename.replace("\\", "/") and f.filename != threading.__file__]
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if "/sandbox/" not in f.filename.replace("\\", "/") and f.filename != threading.__file__
+    ]
     if not frames:
         return ""
     f = frames[-1]
@@ -290,7 +318,7 @@ def _run(m: Machine, exercise: Exercise, solution, inputs: dict, outcome: _Outco
             outcome.result = solution(**inputs)
         except RunAborted:
             outcome.aborted = True
-        except BaseException as exc:        # noqa: BLE001 - SystemExit and all: a ✘, not a dead notebook
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and all: a ✘, not a dead notebook
             outcome.error = exc
         finally:
             try:
@@ -298,8 +326,8 @@ def _run(m: Machine, exercise: Exercise, solution, inputs: dict, outcome: _Outco
                     th = m.current_thread()
                     outcome.end = th.clock
                     outcome.unjoined = [t.name for t in m.scheduler.threads if not t.finished and t is not th]
-                    thread_finished(m, th)     # the device side runs to the end of what was queued
-            except BaseException:             # noqa: BLE001 - the run was aborted mid-way
+                    thread_finished(m, th)  # the device side runs to the end of what was queued
+            except BaseException:  # noqa: BLE001 - the run was aborted mid-way
                 pass
             outcome.finished = True
 
@@ -311,19 +339,30 @@ def check(exercise_id: str, solution) -> Grade:
     exercise = reg.get(exercise_id)
     if exercise is None:
         known = ", ".join(sorted(reg, key=_key))
-        return Grade(str(exercise_id), "unknown exercise",
-                     [Check("exercise", False, f"no exercise {exercise_id!r}", f"the exercises are {known}")])
+        return Grade(
+            str(exercise_id),
+            "unknown exercise",
+            [Check("exercise", False, f"no exercise {exercise_id!r}", f"the exercises are {known}")],
+        )
     if not callable(solution):
-        return Grade(exercise.id, exercise.title,
-                     [Check("the solution ran", False, f"got a {type(solution).__name__}, not a function",
-                            f"pass the function itself: sandbox.teach.check({exercise.id!r}, solution)")])
+        return Grade(
+            exercise.id,
+            exercise.title,
+            [
+                Check(
+                    "the solution ran",
+                    False,
+                    f"got a {type(solution).__name__}, not a function",
+                    f"pass the function itself: sandbox.teach.check({exercise.id!r}, solution)",
+                )
+            ],
+        )
     inputs = exercise.inputs(_rng(exercise.id))
     m = Machine(exercise.profile, exercise.devices)
     recorder = Recorder.attach(m)
     learner_machine = binding._current
     outcome = _Outcome()
-    worker = threading.Thread(target=_run, args=(m, exercise, solution, inputs, outcome),
-                              name="main", daemon=True)
+    worker = threading.Thread(target=_run, args=(m, exercise, solution, inputs, outcome), name="main", daemon=True)
     worker._sandbox_grading = True  # type: ignore[attr-defined]  # its threads take part in the turn order (core/threads.py)
     crashed: list[tuple[str, BaseException]] = []  # threads of the run that raised: graded, not printed
     learner_hook = threading.excepthook
@@ -334,8 +373,9 @@ def check(exercise_id: str, solution) -> Grade:
             crashed.append((entry[1].name, args.exc_value))
         else:
             learner_hook(args)
+
     threading.excepthook = hook
-    with warnings.catch_warnings(record=True):     # hazards are graded below, not printed
+    with warnings.catch_warnings(record=True):  # hazards are graded below, not printed
         warnings.simplefilter("always")
         try:
             worker.start()
@@ -348,7 +388,7 @@ def check(exercise_id: str, solution) -> Grade:
                 _original_join(worker, 1.0)
             if not timed_out:
                 _wait_for_threads(m)
-        except KeyboardInterrupt:                  # the stop button: stop the run, give the cell back
+        except KeyboardInterrupt:  # the stop button: stop the run, give the cell back
             _abort(m, "interrupted")
             _original_join(worker, 1.0)
             raise
@@ -356,20 +396,34 @@ def check(exercise_id: str, solution) -> Grade:
             threading.excepthook = learner_hook
             configured = binding._current is not learner_machine
             binding._current = learner_machine
-    run = Run(exercise, inputs, m, recorder, outcome.result, outcome.start,
-              max(outcome.end, m.sim.now) if outcome.finished else m.sim.now)
+    run = Run(
+        exercise,
+        inputs,
+        m,
+        recorder,
+        outcome.result,
+        outcome.start,
+        max(outcome.end, m.sim.now) if outcome.finished else m.sim.now,
+    )
     with m.lock:
         m.log.append(tr.Note(run.end, outcome.tid, END))
     lines = _run_lines(exercise, outcome, timed_out, configured, outcome.unjoined, crashed)
     if not all(lines):
-        return Grade(exercise.id, exercise.title, lines,
-                     "The other criteria are judged once the solution runs to its end.")
+        return Grade(
+            exercise.id, exercise.title, lines, "The other criteria are judged once the solution runs to its end."
+        )
     lines += [_errors(run), check_no_hazards(run.log)]
     try:
         lines += list(exercise.judge(run))
-    except Exception as exc:                       # noqa: BLE001 - a judge tripping on odd output
-        lines.append(Check("the answer", False, f"could not be judged: {type(exc).__name__}: {exc}",
-                           "return what the exercise asks for"))
+    except Exception as exc:  # noqa: BLE001 - a judge tripping on odd output
+        lines.append(
+            Check(
+                "the answer",
+                False,
+                f"could not be judged: {type(exc).__name__}: {exc}",
+                "return what the exercise asks for",
+            )
+        )
     return Grade(exercise.id, exercise.title, lines)
 
 
@@ -387,37 +441,75 @@ def _wait_for_threads(m: Machine, seconds: float = 2.0) -> None:
         _abort(m, "threads left running")
 
 
-def _run_lines(exercise: Exercise, outcome: _Outcome, timed_out: bool, configured: bool,
-               leftover: list[str], crashed: list | tuple = ()) -> list[Check]:
+def _run_lines(
+    exercise: Exercise,
+    outcome: _Outcome,
+    timed_out: bool,
+    configured: bool,
+    leftover: list[str],
+    crashed: list | tuple = (),
+) -> list[Check]:
     lines = []
     err = outcome.error
     if timed_out or outcome.aborted:
-        lines.append(Check("the solution ran", False,
-                           f"it did not return within {exercise.time_limit_s:.0f} s of real time",
-                           "is it waiting for something that never happens (a threading.Event, a queue, "
-                           "a join of a thread that waits for you)?"))
+        lines.append(
+            Check(
+                "the solution ran",
+                False,
+                f"it did not return within {exercise.time_limit_s:.0f} s of real time",
+                "is it waiting for something that never happens (a threading.Event, a queue, "
+                "a join of a thread that waits for you)?",
+            )
+        )
     elif isinstance(err, NotImplementedError):
-        lines.append(Check("the solution ran", False, "it raised NotImplementedError: there is no solution yet",
-                           "replace the lines '# YOUR CODE HERE' and 'raise NotImplementedError()' with your code"))
+        lines.append(
+            Check(
+                "the solution ran",
+                False,
+                "it raised NotImplementedError: there is no solution yet",
+                "replace the lines '# YOUR CODE HERE' and 'raise NotImplementedError()' with your code",
+            )
+        )
     elif err is not None:
-        lines.append(Check("the solution ran", False, f"it raised {type(err).__name__}: {err}{_where(err)}",
-                           "fix the line named; every runtime call returns a code you can check, and "
-                           "acl.get_recent_err_msg() says why a call failed"))
+        lines.append(
+            Check(
+                "the solution ran",
+                False,
+                f"it raised {type(err).__name__}: {err}{_where(err)}",
+                "fix the line named; every runtime call returns a code you can check, and "
+                "acl.get_recent_err_msg() says why a call failed",
+            )
+        )
     else:
         lines.append(Check("the solution ran", True, f"it returned {_kind(outcome.result)}"))
     for name, exc in crashed[:1]:
         more = f" (and {len(crashed) - 1} more thread(s))" if len(crashed) > 1 else ""
-        lines.append(Check("the threads ran", False,
-                           f"thread {name!r} raised {type(exc).__name__}: {exc}{_where(exc)}{more}",
-                           "an exception ends its own thread only, so that thread's work is missing: fix what "
-                           "the message names"))
+        lines.append(
+            Check(
+                "the threads ran",
+                False,
+                f"thread {name!r} raised {type(exc).__name__}: {exc}{_where(exc)}{more}",
+                "an exception ends its own thread only, so that thread's work is missing: fix what the message names",
+            )
+        )
     if configured:
-        lines.append(Check("the grader's machine", False, "the solution called sandbox.configure()",
-                           "leave the machine to the grader: it builds a fresh one for every check"))
+        lines.append(
+            Check(
+                "the grader's machine",
+                False,
+                "the solution called sandbox.configure()",
+                "leave the machine to the grader: it builds a fresh one for every check",
+            )
+        )
     if leftover:
-        lines.append(Check("threads joined", False,
-                           f"still running when the solution returned: {', '.join(repr(n) for n in leftover)}",
-                           "join every thread you start before the function returns"))
+        lines.append(
+            Check(
+                "threads joined",
+                False,
+                f"still running when the solution returned: {', '.join(repr(n) for n in leftover)}",
+                "join every thread you start before the function returns",
+            )
+        )
     return lines
 
 

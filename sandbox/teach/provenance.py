@@ -11,6 +11,7 @@ Origins, from weakest to strongest: bytes the host put there (``HOST``), bytes a
 wrote (``MEMSET``), bytes a kernel computed (``KERNEL``).  Copies carry the origin of their
 source along (a device-to-device copy of a kernel's output is still a kernel's output).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,8 +21,12 @@ import numpy as np
 from sandbox.core.memory import DeviceAllocation
 
 UNWRITTEN, HOST, MEMSET, KERNEL = 0, 1, 2, 3
-ORIGIN_WORDS = {UNWRITTEN: "no copy from the device wrote them", HOST: "they came from the host, not from a kernel",
-                MEMSET: "a memset wrote them, not a kernel", KERNEL: "a kernel computed them"}
+ORIGIN_WORDS = {
+    UNWRITTEN: "no copy from the device wrote them",
+    HOST: "they came from the host, not from a kernel",
+    MEMSET: "a memset wrote them, not a kernel",
+    KERNEL: "a kernel computed them",
+}
 
 
 class Origins:
@@ -65,6 +70,7 @@ class Origins:
 class Writer:
     """The task that last wrote a byte range: its kind, and for a copy the buffer it read
     (the source byte of destination offset ``x`` is ``x + delta``)."""
+
     kind: str
     task: int
     source: object = None
@@ -82,7 +88,7 @@ class Writes:
 
     def __init__(self, sim):
         self.sim = sim
-        self.buffers: dict[int, tuple] = {}        # id(buffer) -> (buffer, Origins of Writers)
+        self.buffers: dict[int, tuple] = {}  # id(buffer) -> (buffer, Origins of Writers)
 
     def _of(self, buf) -> Origins:
         entry = self.buffers.get(id(buf))
@@ -110,9 +116,10 @@ class Writes:
 @dataclass
 class Landing:
     """One device-to-host copy that completed: where, what it brought, and its origins."""
+
     address: int
     data: bytes
-    origins: list          # (start, end, origin), offsets relative to ``address``
+    origins: list  # (start, end, origin), offsets relative to ``address``
     task: int
     t: int
 
@@ -131,11 +138,11 @@ class Recorder:
 
     def __init__(self, sim):
         self.sim = sim
-        self.pending: dict[int, tuple] = {}       # task id -> access tuples
-        self.origins: dict[int, tuple] = {}       # id(buffer) -> (buffer, Origins): the buffer kept alive
+        self.pending: dict[int, tuple] = {}  # task id -> access tuples
+        self.origins: dict[int, tuple] = {}  # id(buffer) -> (buffer, Origins): the buffer kept alive
         self.landings: list[Landing] = []
-        self.kernel_writes = 0                    # bytes kernels wrote, in all
-        self.writes = Writes(sim)                 # ... and which task wrote them, from where
+        self.kernel_writes = 0  # bytes kernels wrote, in all
+        self.writes = Writes(sim)  # ... and which task wrote them, from where
 
     def _of(self, buf) -> Origins:
         entry = self.origins.get(id(buf))
@@ -151,7 +158,7 @@ class Recorder:
     def finished(self, task, status: int) -> None:
         access = self.pending.pop(task.id, None)
         if access is None or status:
-            return                                  # a failed task's effect did not happen
+            return  # a failed task's effect did not happen
         self.writes.record(task, access)
         writes = [a for a in access if a[3] and a[2] > 0]
         if task.kind == "kernel":
@@ -177,8 +184,15 @@ class Recorder:
             if not isinstance(dst, DeviceAllocation) and isinstance(src, DeviceAllocation):
                 data = np.empty(n, np.uint8)
                 dst.read_into(doff, data)
-                self.landings.append(Landing(dst.ptr + doff, data.tobytes(),
-                                             [(s - soff, e - soff, o) for s, e, o in pieces], task.id, self.sim.now))
+                self.landings.append(
+                    Landing(
+                        dst.ptr + doff,
+                        data.tobytes(),
+                        [(s - soff, e - soff, o) for s, e, o in pieces],
+                        task.id,
+                        self.sim.now,
+                    )
+                )
 
     # -- questions a grader asks -----------------------------------------------------------------
     def device_origin(self, buf, offset: int, nbytes: int) -> int:
@@ -210,11 +224,11 @@ class Recorder:
                 lo, hi = max(a, ld.address), min(a + n, ld.address + len(ld.data))
                 if lo >= hi:
                     continue
-                image[lo - a:hi - a] = ld.data[lo - ld.address:hi - ld.address]
+                image[lo - a : hi - a] = ld.data[lo - ld.address : hi - ld.address]
                 for s, e, o in ld.origins:
                     s2, e2 = max(lo, ld.address + s), min(hi, ld.address + e)
                     if s2 < e2:
-                        origin[s2 - a:e2 - a] = o
+                        origin[s2 - a : e2 - a] = o
             if bytes(image) != data:
                 continue
             weakest = int(origin.min())
@@ -223,6 +237,10 @@ class Recorder:
             if weakest == KERNEL:
                 break
         if best[2] is None and landings:
-            best = (UNWRITTEN, "the device-to-host copies brought back other bytes than the ones returned "
-                               "(read before they landed, or changed on the host afterwards?)", None)
+            best = (
+                UNWRITTEN,
+                "the device-to-host copies brought back other bytes than the ones returned "
+                "(read before they landed, or changed on the host afterwards?)",
+                None,
+            )
         return best

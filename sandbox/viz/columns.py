@@ -10,6 +10,7 @@ Rows are the Gantt chart's (sandbox/viz/timeline.py): host threads first, then a
 stream (logical view) or per engine lane (physical view).  Times are ns of virtual time as
 float64, exact up to 2**53 ns (104 days); a missing time is NaN.
 """
+
 from __future__ import annotations
 
 import weakref
@@ -43,8 +44,14 @@ def _change_times(ix) -> list[int]:
     tasks = list(ix.tasks.values())
     blocks = ix.blocks + ix.pool_blocks
     parts = [np.array([0, ix.t_end], dtype=np.int64)]
-    for key, rows in (("submit", tasks), ("start", tasks), ("end", tasks), ("allocated", blocks),
-                      ("freed", blocks), ("free_called", blocks)):
+    for key, rows in (
+        ("submit", tasks),
+        ("start", tasks),
+        ("end", tasks),
+        ("allocated", blocks),
+        ("freed", blocks),
+        ("free_called", blocks),
+    ):
         values = [x for x in map(attrgetter(key), rows) if x is not None]
         parts.append(np.asarray(values, dtype=np.int64))
     return np.unique(np.concatenate(parts)).tolist()
@@ -106,11 +113,16 @@ def _columns(ix) -> tuple[dict, dict]:
         th = ix.threads[tid]
         name = f" ({th.name})" if th.name else ""
         who = f"Process {th.pid} thread" if several else "Host thread"
-        short = (f"pid {th.pid} thread {tid}" if several else f"thread {tid}") + (
-            f" · {th.name}" if th.name else "")
+        short = (f"pid {th.pid} thread {tid}" if several else f"thread {tid}") + (f" · {th.name}" if th.name else "")
         for rows, at in ((rows_l, at_l), (rows_p, at_p)):
-            row(rows, at, ("host", th.pid, tid), f"{who} {tid}{name}",
-                f"Host process {th.pid}" if several else "Host", short)
+            row(
+                rows,
+                at,
+                ("host", th.pid, tid),
+                f"{who} {tid}{name}",
+                f"Host process {th.pid}" if several else "Host",
+                short,
+            )
     for cb in ix.callbacks:
         th = ix.threads.get(cb.tid)
         for rows, at in ((rows_l, at_l), (rows_p, at_p)):
@@ -120,9 +132,21 @@ def _columns(ix) -> tuple[dict, dict]:
     used = {t.stream for t in ix.tasks.values()}
     order_s = sorted(ix.streams.values(), key=lambda s: (s.device, s.stream_id, s.stream))
     stream_at = {s.stream: i for i, s in enumerate(order_s)}
-    streams = [[stream_label(s), s.device, s.stream_id, s.priority, bool(s.is_default), s.label,
-                s.created, -1 if s.destroyed is None else s.destroyed, ix.stream_label(s.stream),
-                s.stream in used] for s in order_s]
+    streams = [
+        [
+            stream_label(s),
+            s.device,
+            s.stream_id,
+            s.priority,
+            bool(s.is_default),
+            s.label,
+            s.created,
+            -1 if s.destroyed is None else s.destroyed,
+            ix.stream_label(s.stream),
+            s.stream in used,
+        ]
+        for s in order_s
+    ]
     for s in order_s:
         if s.stream in used:
             row(rows_l, at_l, ("stream", s.device, s.stream), stream_label(s), f"NPU {s.device}")
@@ -138,9 +162,9 @@ def _columns(ix) -> tuple[dict, dict]:
             key: tuple = (t.device, t.engine)
             if counts.get(key, 0) <= lane:
                 counts[key] = lane + 1
-    for device, engine in sorted(counts, key=lambda k: (k[0], engine_order.index(k[1])
-                                                         if k[1] in engine_order else
-                                                         len(engine_order), k[1])):
+    for device, engine in sorted(
+        counts, key=lambda k: (k[0], engine_order.index(k[1]) if k[1] in engine_order else len(engine_order), k[1])
+    ):
         n = counts[(device, engine)]
         for lane in range(n):
             label = f"NPU {device} {engine}" + (f" #{lane + 1}" if n > 1 else "")
@@ -154,8 +178,7 @@ def _columns(ix) -> tuple[dict, dict]:
         if key not in at_l:
             row(rows_p, at_p, key, f"Host thread {c.tid}", "Host")
             row(rows_l, at_l, key, f"Host thread {c.tid}", "Host")
-    c_row = [at_l[k] for k in zip(repeat("host"), map(attrgetter("pid"), calls),
-                                  map(attrgetter("tid"), calls))]
+    c_row = [at_l[k] for k in zip(repeat("host"), map(attrgetter("pid"), calls), map(attrgetter("tid"), calls))]
     call_names = list(map(attrgetter("name"), calls))
     call_code = {x: strings.code(x) for x in sorted(set(call_names))}
     c_name = [call_code[x] for x in call_names]
@@ -167,9 +190,27 @@ def _columns(ix) -> tuple[dict, dict]:
 
     # tasks
     n = len(tasks)
-    get = {k: list(map(attrgetter(k), tasks)) for k in (
-        "task", "submit", "start", "end", "stream", "device", "kind", "engine", "name",
-        "prev_task", "waits_on", "event", "nbytes", "block_dim", "cores", "status")}
+    get = {
+        k: list(map(attrgetter(k), tasks))
+        for k in (
+            "task",
+            "submit",
+            "start",
+            "end",
+            "stream",
+            "device",
+            "kind",
+            "engine",
+            "name",
+            "prev_task",
+            "waits_on",
+            "event",
+            "nbytes",
+            "block_dim",
+            "cores",
+            "status",
+        )
+    }
     numbers = np.asarray(get["task"], dtype=np.int64)
     order = np.argsort(numbers, kind="stable")
 
@@ -181,10 +222,10 @@ def _columns(ix) -> tuple[dict, dict]:
         return np.where(ok, found, -1)
 
     kinds, engines = Strings(), Strings()
-    try:                    # details are few shared tuples: read each once
+    try:  # details are few shared tuples: read each once
         details = {d: style.copy_direction(d) for d in set(map(attrgetter("detail"), tasks))}
         directions = [details[t.detail] if t.kind == "memcpy" else "" for t in tasks]
-    except TypeError:       # a detail holding something unhashable
+    except TypeError:  # a detail holding something unhashable
         directions = [style.copy_direction(t.detail) if t.kind == "memcpy" else "" for t in tasks]
     pair_code: dict[tuple, tuple] = {}
     triples = list(zip(get["kind"], get["engine"], directions))
@@ -202,8 +243,10 @@ def _columns(ix) -> tuple[dict, dict]:
         "start": [NAN if x is None else x for x in get["start"]],
         "end": [NAN if x is None else x for x in get["end"]],
         "lrow": [stream_row[x] for x in get["stream"]],
-        "prow": [at_p.get(("engine", d, e, lanes[k]), -1) if k in lanes else -1
-                 for k, d, e in zip(get["task"], get["device"], get["engine"])],
+        "prow": [
+            at_p.get(("engine", d, e, lanes[k]), -1) if k in lanes else -1
+            for k, d, e in zip(get["task"], get["device"], get["engine"])
+        ],
         "kind": [p[0] for p in pairs],
         "ckind": [p[1] for p in pairs],
         "name": [name_code[x] for x in get["name"]],
@@ -225,8 +268,7 @@ def _columns(ix) -> tuple[dict, dict]:
 
     # host callbacks
     cbs = ix.callbacks
-    cb_row = [at_l[("host", ix.threads[cb.tid].pid if cb.tid in ix.threads else 1, cb.tid)]
-              for cb in cbs]
+    cb_row = [at_l[("host", ix.threads[cb.tid].pid if cb.tid in ix.threads else 1, cb.tid)] for cb in cbs]
 
     # memory
     lives = lifetimes(ix)
@@ -248,7 +290,8 @@ def _columns(ix) -> tuple[dict, dict]:
         **{f"task_{k}": _pack(v, np.float64 if k in f64 else np.int32) for k, v in cols.items()},
         "call_start": _pack(list(map(attrgetter("start"), calls)), np.float64),
         "call_end": _pack(list(map(attrgetter("end"), calls)), np.float64),
-        "call_blocked": _pack(blocked, np.float64), "call_row": _pack(c_row, np.int32),
+        "call_blocked": _pack(blocked, np.float64),
+        "call_row": _pack(c_row, np.int32),
         "call_name": _pack(c_name, np.int32),
         "call_ret": _pack(list(map(attrgetter("ret"), calls)), np.int32),
         "call_seq": _pack(list(map(attrgetter("seq"), calls)), np.int32),
@@ -271,17 +314,25 @@ def _columns(ix) -> tuple[dict, dict]:
     a = activity(ix)
     end = max(1, ix.t_end)
     meta = {
-        "t_start": min(ix.t_start, end - 1), "t_end": end, "n_tasks": n, "n_calls": len(calls),
-        "n_callbacks": len(cbs), "n_blocks": len(blocks),
+        "t_start": min(ix.t_start, end - 1),
+        "t_end": end,
+        "n_tasks": n,
+        "n_calls": len(calls),
+        "n_callbacks": len(cbs),
+        "n_blocks": len(blocks),
         "rows": {"logical": [r[:3] for r in rows_l], "physical": [r[:3] for r in rows_p]},
-        "ticks": {"logical": [tick_label(_Row(r)) for r in rows_l],
-                  "physical": [tick_label(_Row(r)) for r in rows_p]},
-        "strings": strings.items, "kinds": kinds.items, "engines": engines.items,
-        "streams": streams, "devices": devices,
+        "ticks": {"logical": [tick_label(_Row(r)) for r in rows_l], "physical": [tick_label(_Row(r)) for r in rows_p]},
+        "strings": strings.items,
+        "kinds": kinds.items,
+        "engines": engines.items,
+        "streams": streams,
+        "devices": devices,
         "block_labels": [[life.label, life.policy, life.owner] for life in lives],
-        "args": "\n".join(map(str, map(attrgetter("args"), calls))),   # repr: no newlines
-        "title": (f"total {fmt_time(a.total)} · copy {fmt_time(a.copy)} · "
-                  f"compute {fmt_time(a.compute)} · overlap {fmt_time(a.overlap)}"),
+        "args": "\n".join(map(str, map(attrgetter("args"), calls))),  # repr: no newlines
+        "title": (
+            f"total {fmt_time(a.total)} · copy {fmt_time(a.copy)} · "
+            f"compute {fmt_time(a.compute)} · overlap {fmt_time(a.overlap)}"
+        ),
         "palette": style.palette(),
     }
     return meta, buffers
@@ -295,5 +346,4 @@ class _Row:
 
 
 def _pack(values, dtype) -> bytes:
-    return np.asarray(values, dtype=dtype).astype(np.dtype(dtype).newbyteorder("<"),
-                                                  copy=False).tobytes()
+    return np.asarray(values, dtype=dtype).astype(np.dtype(dtype).newbyteorder("<"), copy=False).tobytes()

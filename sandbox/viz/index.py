@@ -4,6 +4,7 @@ The log is a flat list of records; a view wants "task 7: submitted, started, fin
 on which stream".  Building that join once (and handing the result to each view) keeps
 the views cheap and keeps them pure: they read only this index, never the live runtime.
 """
+
 from __future__ import annotations
 
 import weakref
@@ -18,6 +19,7 @@ class Task(NamedTuple):
 
     A named tuple, not a frozen dataclass: a 100k-task log makes 100k of them, and a frozen
     dataclass sets each of its 20 fields through object.__setattr__."""
+
     task: int
     device: int
     stream: int
@@ -63,6 +65,7 @@ class ThreadInfo:
 @dataclass(frozen=True, slots=True)
 class Block:
     """One allocation's life: from MemAllocated to MemFreed (``freed`` None if never)."""
+
     device: int
     ptr: int
     size: int
@@ -73,7 +76,7 @@ class Block:
     tid: int
     allocated: int
     freed: int | None
-    free_called: int | None    # when the host asked for the free (may precede ``freed``)
+    free_called: int | None  # when the host asked for the free (may precede ``freed``)
     label: str
     pool: int
     stream: int
@@ -82,24 +85,24 @@ class Block:
 @dataclass
 class Index:
     machine: tr.MachineConfigured | None = None
-    spaces: dict = field(default_factory=dict)      # device -> DeviceAddressSpace
-    processes: dict = field(default_factory=dict)   # pid -> name
-    threads: dict = field(default_factory=dict)     # tid -> ThreadInfo
-    streams: dict = field(default_factory=dict)     # stream handle -> StreamInfo
-    events: dict = field(default_factory=dict)      # event -> EventCreated
+    spaces: dict = field(default_factory=dict)  # device -> DeviceAddressSpace
+    processes: dict = field(default_factory=dict)  # pid -> name
+    threads: dict = field(default_factory=dict)  # tid -> ThreadInfo
+    streams: dict = field(default_factory=dict)  # stream handle -> StreamInfo
+    events: dict = field(default_factory=dict)  # event -> EventCreated
     event_numbers: dict = field(default_factory=dict)  # event -> 1, 2, ... per device, by creation
-    tasks: dict = field(default_factory=dict)       # task -> Task, submission order
-    calls: list = field(default_factory=list)       # ApiCall, log order
-    blocks: list = field(default_factory=list)      # Block, allocation order
-    pool_blocks: list = field(default_factory=list) # Block handed out by a memory pool
-    pools: dict = field(default_factory=dict)       # pool handle -> 1, 2, ... in creation order
-    callbacks: list = field(default_factory=list)   # CallbackRun, log order
-    hazards: list = field(default_factory=list)     # Hazard, log order
-    leaks: list = field(default_factory=list)       # LeakReport, log order
-    errors: list = field(default_factory=list)      # ErrorRaised
-    notes: list = field(default_factory=list)       # Note
-    t_end: int = 0                                  # last moment anything happened
-    t_start: int = 0                                # first task submitted or block allocated
+    tasks: dict = field(default_factory=dict)  # task -> Task, submission order
+    calls: list = field(default_factory=list)  # ApiCall, log order
+    blocks: list = field(default_factory=list)  # Block, allocation order
+    pool_blocks: list = field(default_factory=list)  # Block handed out by a memory pool
+    pools: dict = field(default_factory=dict)  # pool handle -> 1, 2, ... in creation order
+    callbacks: list = field(default_factory=list)  # CallbackRun, log order
+    hazards: list = field(default_factory=list)  # Hazard, log order
+    leaks: list = field(default_factory=list)  # LeakReport, log order
+    errors: list = field(default_factory=list)  # ErrorRaised
+    notes: list = field(default_factory=list)  # Note
+    t_end: int = 0  # last moment anything happened
+    t_start: int = 0  # first task submitted or block allocated
     memo: dict = field(default_factory=dict, repr=False, compare=False)
     # ^ what views derive from this index (activity, lanes, layouts), computed once each
 
@@ -155,7 +158,7 @@ def build_index(log) -> Index:
     try:
         size = len(log)
         hit = _CACHE.get(log)
-    except TypeError:                 # a plain iterable, or a log that cannot be weakly held
+    except TypeError:  # a plain iterable, or a log that cannot be weakly held
         size, hit = None, None
     if hit is not None and hit[0] == size:
         return hit[1]
@@ -182,7 +185,7 @@ def _build_index(log) -> Index:
     free_calls: dict[int, list[int]] = {}
     pool_allocs: list = []
     pool_frees: dict[tuple[int, int], list] = {}
-    events_on: dict[int, int] = {}          # device -> events created there so far
+    events_on: dict[int, int] = {}  # device -> events created there so far
     t_end = 0
 
     for r in log:
@@ -269,11 +272,12 @@ def _build_index(log) -> Index:
             t_end = t
 
     for h, c in stream_created.items():
-        ix.streams[h] = StreamInfo(h, c.stream_id, c.device, c.priority, c.is_default,
-                                   c.t, stream_destroyed.get(h), c.label)
+        ix.streams[h] = StreamInfo(
+            h, c.stream_id, c.device, c.priority, c.is_default, c.t, stream_destroyed.get(h), c.label
+        )
     for tid, started_at in thread_started.items():
         ix.threads[tid] = ThreadInfo(tid, started_at.pid, started_at.name, started_at.t, thread_ended.get(tid))
-    for c in ix.calls:      # threads seen only through their calls still get a row
+    for c in ix.calls:  # threads seen only through their calls still get a row
         if c.tid not in ix.threads:
             ix.threads[c.tid] = ThreadInfo(c.tid, c.pid, "", c.start, None)
 
@@ -281,24 +285,55 @@ def _build_index(log) -> Index:
         st = started.get(n)
         fi = finished.get(n)
         ix.tasks[n] = Task(
-            n, s.device, s.stream, s.kind, s.name, s.engine, s.prev_task, s.waits_on,
-            s.event, s.nbytes, s.block_dim, s.tid, s.api_seq, s.t,
-            st.t if st else None, fi.t if fi else None,
-            st.cores if st else 0, fi.status if fi else 0, s.detail)
+            n,
+            s.device,
+            s.stream,
+            s.kind,
+            s.name,
+            s.engine,
+            s.prev_task,
+            s.waits_on,
+            s.event,
+            s.nbytes,
+            s.block_dim,
+            s.tid,
+            s.api_seq,
+            s.t,
+            st.t if st else None,
+            fi.t if fi else None,
+            st.cores if st else 0,
+            fi.status if fi else 0,
+            s.detail,
+        )
         if s.stream not in ix.streams:
             ix.streams[s.stream] = StreamInfo(s.stream, s.stream, s.device, 0, False, s.t, None)
 
     seen: dict[tuple[int, int], int] = {}
     for a in allocs:
         key = (a.device, a.ptr)
-        i = seen.get(key, 0)        # the i-th allocation at this address meets the i-th free
+        i = seen.get(key, 0)  # the i-th allocation at this address meets the i-th free
         seen[key] = i + 1
         fl = frees.get(key, [])
         freed = fl[i] if i < len(fl) else None
         called = _first_between(free_calls.get(a.ptr, []), a.t, freed)
-        ix.blocks.append(Block(
-            a.device, a.ptr, a.size, a.reserved, a.policy, a.page, a.pid, a.tid, a.t, freed,
-            called if called is not None else freed, "", 0, 0))
+        ix.blocks.append(
+            Block(
+                a.device,
+                a.ptr,
+                a.size,
+                a.reserved,
+                a.policy,
+                a.page,
+                a.pid,
+                a.tid,
+                a.t,
+                freed,
+                called if called is not None else freed,
+                "",
+                0,
+                0,
+            )
+        )
     _pool_blocks(ix, pool_allocs, pool_frees)
     ix.t_end = t_end
     firsts = [t.submit for t in ix.tasks.values()] + [b.allocated for b in ix.blocks]
@@ -318,10 +353,24 @@ def _pool_blocks(ix, allocs, frees) -> None:
         fl = frees.get(key, [])
         f = fl[i] if i < len(fl) else None
         task = ix.tasks.get(f.task) if f is not None else None
-        ix.pool_blocks.append(Block(
-            a.device, a.ptr, a.size, a.reserved, ix.pool_label(a.pool), "huge", 0, 0, a.t,
-            task.end if task is not None else None, f.t if f is not None else None,
-            "", a.pool, a.stream))
+        ix.pool_blocks.append(
+            Block(
+                a.device,
+                a.ptr,
+                a.size,
+                a.reserved,
+                ix.pool_label(a.pool),
+                "huge",
+                0,
+                0,
+                a.t,
+                task.end if task is not None else None,
+                f.t if f is not None else None,
+                "",
+                a.pool,
+                a.stream,
+            )
+        )
 
 
 def pool_handle(policy: str) -> int:

@@ -4,6 +4,7 @@ Used and free count reserved bytes (what the allocator took, page rounding inclu
 which is what aclrtGetMemInfo reports; the requested sizes are kept beside them so a
 learner can see what rounding to huge pages cost.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,18 +18,18 @@ MiB = 1 << 20
 @dataclass(frozen=True, slots=True)
 class MemBlock:
     ptr: int
-    offset: int           # from the start of the device's address space
-    size: int             # requested
-    reserved: int         # taken
+    offset: int  # from the start of the device's address space
+    size: int  # requested
+    reserved: int  # taken
     policy: str
     page: str
     label: str
     pool: int
-    stream: int           # owner stream of a stream-ordered allocation, else 0
-    pending_free: bool    # the host asked to free it; queued work still holds it
+    stream: int  # owner stream of a stream-ordered allocation, else 0
+    pending_free: bool  # the host asked to free it; queued work still holds it
     allocated: int
-    kind: str = "block"   # "block", "pool segment" (memory a pool holds) or "pool block"
-    owner: str = ""       # the owner stream's label, for pool blocks
+    kind: str = "block"  # "block", "pool segment" (memory a pool holds) or "pool block"
+    owner: str = ""  # the owner stream's label, for pool blocks
 
 
 @dataclass(frozen=True)
@@ -36,13 +37,13 @@ class DeviceMemory:
     device: int
     base: int
     total: int
-    blocks: tuple         # MemBlock, by address (pool blocks after their segment)
-    used: int             # reserved bytes in live blocks and pool segments
-    requested: int        # requested bytes in live blocks
+    blocks: tuple  # MemBlock, by address (pool blocks after their segment)
+    used: int  # reserved bytes in live blocks and pool segments
+    requested: int  # requested bytes in live blocks
     free: int
     largest_free: int
-    holes: int            # free extents between and around blocks
-    window: int           # bytes from base shown by the map (same for every t)
+    holes: int  # free extents between and around blocks
+    window: int  # bytes from base shown by the map (same for every t)
 
     @property
     def fragmentation(self) -> float:
@@ -53,8 +54,8 @@ class DeviceMemory:
 @dataclass(frozen=True)
 class MemoryMap:
     t: int
-    devices: tuple        # DeviceMemory, by device id
-    host: tuple           # pinned host MemBlocks (offset is 0)
+    devices: tuple  # DeviceMemory, by device id
+    host: tuple  # pinned host MemBlocks (offset is 0)
 
     @property
     def host_bytes(self) -> int:
@@ -70,7 +71,8 @@ class MemoryMap:
 @dataclass(frozen=True, slots=True)
 class Lifetime:
     """One block's life with the names the map gives it (the same at every t)."""
-    block: Any            # index.Block or a pool's block
+
+    block: Any  # index.Block or a pool's block
     offset: int
     kind: str
     pool: int
@@ -100,13 +102,17 @@ def lifetimes(log) -> list[Lifetime]:
             n = ordinal[b.device] = ordinal.get(b.device, 0) + 1
             if kind == "pool segment":
                 pool = ix.pools.get(pool_handle(b.policy), 0)
-                policy = ix.pool_label(pool_handle(b.policy))   # the number, not the handle
-            default = (f"host {n}" if b.device < 0 else
-                       f"pool {pool} segment" if kind == "pool segment" else f"block {n}")
+                policy = ix.pool_label(pool_handle(b.policy))  # the number, not the handle
+            default = (
+                f"host {n}" if b.device < 0 else f"pool {pool} segment" if kind == "pool segment" else f"block {n}"
+            )
         space = ix.spaces.get(b.device)
         base = space.base if space else 0
-        out.append(Lifetime(b, b.ptr - base, kind, pool, policy, b.label or default,
-                            ix.stream_label(b.stream) if b.stream else ""))
+        out.append(
+            Lifetime(
+                b, b.ptr - base, kind, pool, policy, b.label or default, ix.stream_label(b.stream) if b.stream else ""
+            )
+        )
     return out
 
 
@@ -121,10 +127,23 @@ def memory_map(log, t: int) -> MemoryMap:
         if not (b.allocated <= t and (b.freed is None or b.freed > t)):
             continue
         pending = b.free_called is not None and b.free_called <= t
-        live.setdefault(b.device, []).append(MemBlock(
-            b.ptr, life.offset if b.device >= 0 else 0, b.size, b.reserved, life.policy,
-            b.page, life.label, life.pool, b.stream, pending, b.allocated, life.kind,
-            life.owner))
+        live.setdefault(b.device, []).append(
+            MemBlock(
+                b.ptr,
+                life.offset if b.device >= 0 else 0,
+                b.size,
+                b.reserved,
+                life.policy,
+                b.page,
+                life.label,
+                life.pool,
+                b.stream,
+                pending,
+                b.allocated,
+                life.kind,
+                life.owner,
+            )
+        )
     devices = []
     for d in opened_devices(ix):
         space = ix.spaces.get(d)
@@ -147,9 +166,18 @@ def _figures(device, base, total, blocks, reach) -> DeviceMemory:
         cursor = max(cursor, b.offset + b.reserved)
     if total > cursor:
         gaps.append(total - cursor)
-    return DeviceMemory(device, base, total, blocks, used, sum(b.size for b in held),
-                        max(0, total - used), max(gaps, default=0), len(gaps),
-                        window(reach, total))
+    return DeviceMemory(
+        device,
+        base,
+        total,
+        blocks,
+        used,
+        sum(b.size for b in held),
+        max(0, total - used),
+        max(gaps, default=0),
+        len(gaps),
+        window(reach, total),
+    )
 
 
 def window(reach: int, total: int) -> int:

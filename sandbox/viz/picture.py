@@ -5,6 +5,7 @@ compared), so the summary is what CI checks.  The PNG is rendered here, explicit
 rather than left to the inline backend, which registers its Figure formatter only once
 pyplot has been imported.
 """
+
 from __future__ import annotations
 
 import base64
@@ -34,8 +35,7 @@ class Picture:
         self.figure.savefig(path, **kwargs)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"image/png": base64.b64encode(self.png()).decode("ascii"),
-                "text/plain": self.text}
+        return {"image/png": base64.b64encode(self.png()).decode("ascii"), "text/plain": self.text}
 
     def __repr__(self) -> str:
         return self.text

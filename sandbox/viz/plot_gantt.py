@@ -11,6 +11,7 @@ virtual time (a 20 ms start-up then does not squeeze 2 ms of copies into a slive
 ``min_bar_px`` makes the narrowest bar wider (1 µs callbacks beside 100 µs kernels).
 Figures are plain ``matplotlib.figure.Figure`` objects, so nothing auto-displays.
 """
+
 from __future__ import annotations
 
 import math
@@ -34,26 +35,38 @@ KIND = "kind"
 STREAM = "stream"
 BAR_HEIGHT = 0.72
 BLOCKED_HEIGHT = 0.34
-LABEL_LIMIT = 400          # bars; above this no text is written on bars
-ARROW_LIMIT = 300          # arrows; above this they are plain lines in one collection
-TICK_CHARS = 28            # longest row label on the axis; longer ones end in an ellipsis
+LABEL_LIMIT = 400  # bars; above this no text is written on bars
+ARROW_LIMIT = 300  # arrows; above this they are plain lines in one collection
+TICK_CHARS = 28  # longest row label on the axis; longer ones end in an ellipsis
 TICK_FONT = 8
-LABEL_PAD_PX = 20          # tick length and gap between the label and the axes
-PLOT_RIGHT = 0.8           # the legend sits to the right of this
-MERGE_PX = 4               # bars narrower than this may merge with their neighbours
+LABEL_PAD_PX = 20  # tick length and gap between the label and the axes
+PLOT_RIGHT = 0.8  # the legend sits to the right of this
+MERGE_PX = 4  # bars narrower than this may merge with their neighbours
 
 
-def gantt_figure(log, view: str = LOGICAL, colour_by: str = KIND, t: int | None = None,
-                 width: float = 10.0, window: tuple[int, int] | None = None,
-                 min_bar_px: float | None = None) -> Figure:
+def gantt_figure(
+    log,
+    view: str = LOGICAL,
+    colour_by: str = KIND,
+    t: int | None = None,
+    width: float = 10.0,
+    window: tuple[int, int] | None = None,
+    min_bar_px: float | None = None,
+) -> Figure:
     """A titled Gantt chart of ``log``: the seed's figures (total, copy, compute, overlap)
     in the title, a legend, and a cursor at ``t`` if given."""
     return gantt_plot(log, view, colour_by, t, width, window, min_bar_px)[0]
 
 
-def gantt_plot(log, view: str = LOGICAL, colour_by: str = KIND, t: int | None = None,
-               width: float = 10.0, window: tuple[int, int] | None = None,
-               min_bar_px: float | None = None):
+def gantt_plot(
+    log,
+    view: str = LOGICAL,
+    colour_by: str = KIND,
+    t: int | None = None,
+    width: float = 10.0,
+    window: tuple[int, int] | None = None,
+    min_bar_px: float | None = None,
+):
     """``gantt_figure`` plus its cursor line (None without ``t``), for callers that move
     the cursor later without drawing the bars again."""
     ix = build_index(log)
@@ -64,16 +77,20 @@ def gantt_plot(log, view: str = LOGICAL, colour_by: str = KIND, t: int | None = 
     ax = fig.add_axes((left, 0.58 / height, PLOT_RIGHT - left, 1 - 0.9 / height))
     cursor = draw_gantt(ax, tl, colour_by=colour_by, t=t, window=window, min_bar_px=min_bar_px)
     a = activity(ix)
-    ax.set_title(f"Task timeline ({view} view)   total {fmt_time(a.total)} · "
-                 f"copy {fmt_time(a.copy)} · compute {fmt_time(a.compute)} · "
-                 f"overlap {fmt_time(a.overlap)}", fontsize=9, loc="left")
+    ax.set_title(
+        f"Task timeline ({view} view)   total {fmt_time(a.total)} · "
+        f"copy {fmt_time(a.copy)} · compute {fmt_time(a.compute)} · "
+        f"overlap {fmt_time(a.overlap)}",
+        fontsize=9,
+        loc="left",
+    )
     return fig, cursor
 
 
 def tick_label(row) -> str:
     """The row's axis label: its short form, cut to TICK_CHARS with an ellipsis."""
     text = row.tick or row.label
-    return text if len(text) <= TICK_CHARS else text[:TICK_CHARS - 1] + "\u2026"
+    return text if len(text) <= TICK_CHARS else text[: TICK_CHARS - 1] + "\u2026"
 
 
 def label_margin(labels, width: float) -> float:
@@ -81,13 +98,18 @@ def label_margin(labels, width: float) -> float:
     widest row label, measured in the font it is drawn in."""
     renderer = RendererAgg(10, 10, style.DPI)
     font = FontProperties(size=TICK_FONT)
-    widest = max((renderer.get_text_width_height_descent(t, font, ismath=False)[0]
-                  for t in labels), default=0.0)
+    widest = max((renderer.get_text_width_height_descent(t, font, ismath=False)[0] for t in labels), default=0.0)
     return min(0.45, max(0.06, (widest + LABEL_PAD_PX) / (width * style.DPI)))
 
 
-def draw_gantt(ax, tl: Timeline, colour_by: str = KIND, t: int | None = None,
-               window: tuple[int, int] | None = None, min_bar_px: float | None = None):
+def draw_gantt(
+    ax,
+    tl: Timeline,
+    colour_by: str = KIND,
+    t: int | None = None,
+    window: tuple[int, int] | None = None,
+    min_bar_px: float | None = None,
+):
     """Draw ``tl`` into ``ax`` (only ``window`` = (t0, t1) ns of it if given); returns the
     cursor line (None without ``t``) so a caller can move it without redrawing the bars."""
     if type(colour_by) is not str or colour_by not in (KIND, STREAM):
@@ -123,8 +145,7 @@ def draw_gantt(ax, tl: Timeline, colour_by: str = KIND, t: int | None = None,
             x1 = np.where(wide, x1 - style.GAP_PX * ns_per_px, x1)
             x1 = np.maximum(x1, x0 + least * ns_per_px)
             verts = _rectangles(x0, x1, r, height)
-            ax.add_collection(PolyCollection(verts, facecolors=colour, edgecolors="none",
-                                             linewidths=0, label=label))
+            ax.add_collection(PolyCollection(verts, facecolors=colour, edgecolors="none", linewidths=0, label=label))
         if n <= LABEL_LIMIT:
             _bar_labels(ax, tl, ns_per_px)
     _arrows(ax, tl)
@@ -134,8 +155,7 @@ def draw_gantt(ax, tl: Timeline, colour_by: str = KIND, t: int | None = None,
     if tl.arrows:
         handles.append(Patch(facecolor="none", edgecolor="#333333", label="event record → wait"))
     if handles:
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7,
-                  frameon=False)
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
     if t is None:
         return None
     return ax.axvline(t, color=style.CURSOR, lw=1.2, ls=(0, (4, 2)), zorder=5)
@@ -194,16 +214,24 @@ def _colour_codes(tl: Timeline, colour_by: str):
 
     ranks = {h: i for i, (h, _label) in enumerate(tl.streams)}
     stream_names = dict(tl.streams)
-    for kind in ("api", "blocked"):        # fixed legend order: host first, then the rest
-        code_of(("k", kind), style.KIND_LABELS[kind], style.kind_colour(kind),
-                BLOCKED_HEIGHT if kind == "blocked" else BAR_HEIGHT)
+    for kind in ("api", "blocked"):  # fixed legend order: host first, then the rest
+        code_of(
+            ("k", kind),
+            style.KIND_LABELS[kind],
+            style.kind_colour(kind),
+            BLOCKED_HEIGHT if kind == "blocked" else BAR_HEIGHT,
+        )
     if colour_by == STREAM:
         for h, label in tl.streams:
             code_of(("s", h), label, style.stream_colour(ranks[h]), BAR_HEIGHT)
     else:
         for kind in style.KIND_COLOURS:
-            code_of(("k", style.KIND_LABELS.get(kind, kind)), style.KIND_LABELS.get(kind, kind),
-                    style.kind_colour(kind), BAR_HEIGHT)
+            code_of(
+                ("k", style.KIND_LABELS.get(kind, kind)),
+                style.KIND_LABELS.get(kind, kind),
+                style.kind_colour(kind),
+                BAR_HEIGHT,
+            )
     by_key: dict[tuple, int] = {}
 
     def code(key) -> int:
@@ -219,10 +247,10 @@ def _colour_codes(tl: Timeline, colour_by: str):
 
     # one look-up per distinct (kind, engine, stream, has task), not one per bar
     by_stream = colour_by == STREAM
-    keys = ((b.kind, b.engine, b.direction, b.stream if by_stream else 0, bool(b.task))
-            for b in tl.bars)
-    codes = np.fromiter((by_key[k] if k in by_key else by_key.setdefault(k, code(k))
-                         for k in keys), np.int64, len(tl.bars))
+    keys = ((b.kind, b.engine, b.direction, b.stream if by_stream else 0, bool(b.task)) for b in tl.bars)
+    codes = np.fromiter(
+        (by_key[k] if k in by_key else by_key.setdefault(k, code(k)) for k in keys), np.int64, len(tl.bars)
+    )
     return codes, legend
 
 
@@ -237,14 +265,23 @@ def _bar_labels(ax, tl: Timeline, ns_per_px: float) -> None:
         name = style.bar_label(b.kind, b.name, b.engine, b.direction)
         if (end - start) / ns_per_px >= 6.5 * len(name) + 6:
             dark = b.kind in ("memset",) or b.kind.startswith("event")
-            ax.text((start + end) / 2, b.row, name, ha="center", va="center",
-                    fontsize=7, color="black" if dark else "white", clip_on=True, zorder=4)
+            ax.text(
+                (start + end) / 2,
+                b.row,
+                name,
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="black" if dark else "white",
+                clip_on=True,
+                zorder=4,
+            )
 
 
 def _arrows(ax, tl: Timeline) -> None:
     if not tl.arrows:
         return
-    if len(tl.arrows) > ARROW_LIMIT:      # one path of many segments: one artist, one draw
+    if len(tl.arrows) > ARROW_LIMIT:  # one path of many segments: one artist, one draw
         n = len(tl.arrows)
         xy = np.empty((2 * n, 2), dtype=float)
         xy[0::2, 0] = [a.src_t for a in tl.arrows]
@@ -252,13 +289,16 @@ def _arrows(ax, tl: Timeline) -> None:
         xy[1::2, 0] = [a.dst_t for a in tl.arrows]
         xy[1::2, 1] = [a.dst_row for a in tl.arrows]
         codes = np.tile(np.array([Path.MOVETO, Path.LINETO], dtype=np.uint8), n)
-        ax.add_patch(PathPatch(Path(xy, codes), facecolor="none", edgecolor="#333333",
-                               lw=0.6, zorder=3))
+        ax.add_patch(PathPatch(Path(xy, codes), facecolor="none", edgecolor="#333333", lw=0.6, zorder=3))
         return
     for a in tl.arrows:
-        ax.annotate("", xy=(a.dst_t, a.dst_row), xytext=(a.src_t, a.src_row),
-                    arrowprops=dict(arrowstyle="-|>", color="#333333", lw=1.0,
-                                    shrinkA=0, shrinkB=0, mutation_scale=8), zorder=6)
+        ax.annotate(
+            "",
+            xy=(a.dst_t, a.dst_row),
+            xytext=(a.src_t, a.src_row),
+            arrowprops=dict(arrowstyle="-|>", color="#333333", lw=1.0, shrinkA=0, shrinkB=0, mutation_scale=8),
+            zorder=6,
+        )
 
 
 def axis_unit(at: float) -> tuple[str, int]:
@@ -278,6 +318,7 @@ def _axes(ax, tl: Timeline, origin: int, span: int, t_end: int | None = None) ->
         step = (locs[1] - locs[0]) if len(locs) > 1 else max(1, span)
         decimals = max(0, min(6, math.ceil(-math.log10(step / scale) - 1e-9)))
         return f"{x / scale:.{decimals}f}"
+
     ax.xaxis.set_major_formatter(FuncFormatter(label))
     ax.set_xlabel(f"virtual time ({unit})", fontsize=8)
     ax.set_yticks(range(len(tl.rows)))
@@ -288,5 +329,3 @@ def _axes(ax, tl: Timeline, origin: int, span: int, t_end: int | None = None) ->
             ax.axhline(i - 0.5, color="#B0B0B0", lw=0.8, zorder=1)
     ax.grid(axis="x", color="#E5E5E5", lw=0.6, zorder=0)
     ax.set_axisbelow(True)
-
-

@@ -8,6 +8,7 @@ small block: it is then wide enough for its label), so an 8 KiB block in a 4 MiB
 shows.  Blocks at one address (a pool's block reused in stream order, each free still pending)
 get one label that says how many there are, not labels drawn over each other.
 """
+
 from __future__ import annotations
 
 from matplotlib.figure import Figure
@@ -30,26 +31,27 @@ def draw_memory(mm: MemoryMap, width: float = 10.0, min_block_px: float | None =
     n = max(1, len(mm.devices))
     height = 0.75 + ROW_IN * n
     fig = Figure(figsize=(width, height), dpi=style.DPI)
-    fig.text(0.01, 1 - 0.22 / height, f"Device memory at {fmt_time(mm.t)}", fontsize=9,
-             va="center")
+    fig.text(0.01, 1 - 0.22 / height, f"Device memory at {fmt_time(mm.t)}", fontsize=9, va="center")
     for i, d in enumerate(mm.devices):
         bottom = (height - 0.45 - ROW_IN * (i + 1) + 0.45) / height
         ax = fig.add_axes((0.06, bottom, 0.74, 0.3 / height))
         _device(ax, d, width * 0.74 * style.DPI, min_block_px)
-    host = (f"Host pinned memory: {len(mm.host)} block{'s' if len(mm.host) != 1 else ''}, "
-            f"{fmt_bytes(mm.host_bytes)}")
+    host = f"Host pinned memory: {len(mm.host)} block{'s' if len(mm.host) != 1 else ''}, {fmt_bytes(mm.host_bytes)}"
     fig.text(0.01, 0.12 / height, host, fontsize=8, va="center")
-    handles = [Patch(facecolor=style.PAGE_COLOURS["huge"], label="huge pages (2 MiB)"),
-               Patch(facecolor=style.PAGE_COLOURS["normal"], edgecolor="white",
-                     hatch=style.PAGE_HATCH["normal"], label="normal pages (4 KiB)"),
-               Patch(facecolor=style.PAGE_COLOURS["huge"], alpha=0.35, label="rounding"),
-               Patch(facecolor="white", edgecolor=style.BLACK, hatch=style.PENDING_HATCH,
-                     label="free pending"),
-               Patch(facecolor=style.POOL, edgecolor="#777777", hatch="..",
-                     label="pool (held, not in use)"),
-               Patch(facecolor=style.FREE, edgecolor="#999999", label="free")]
-    fig.legend(handles=handles, loc="upper right", bbox_to_anchor=(0.995, 1 - 0.3 / height),
-               fontsize=7, frameon=False)
+    handles = [
+        Patch(facecolor=style.PAGE_COLOURS["huge"], label="huge pages (2 MiB)"),
+        Patch(
+            facecolor=style.PAGE_COLOURS["normal"],
+            edgecolor="white",
+            hatch=style.PAGE_HATCH["normal"],
+            label="normal pages (4 KiB)",
+        ),
+        Patch(facecolor=style.PAGE_COLOURS["huge"], alpha=0.35, label="rounding"),
+        Patch(facecolor="white", edgecolor=style.BLACK, hatch=style.PENDING_HATCH, label="free pending"),
+        Patch(facecolor=style.POOL, edgecolor="#777777", hatch="..", label="pool (held, not in use)"),
+        Patch(facecolor=style.FREE, edgecolor="#999999", label="free"),
+    ]
+    fig.legend(handles=handles, loc="upper right", bbox_to_anchor=(0.995, 1 - 0.3 / height), fontsize=7, frameon=False)
     return fig
 
 
@@ -61,41 +63,74 @@ def _device(ax, d, axis_px: float, min_block_px: float | None = None) -> None:
     for b in d.blocks:
         if b.kind != "pool segment":
             at_offset.setdefault(b.offset, []).append(b)
-    ax.add_patch(Rectangle((0, 0), window, 1, facecolor=style.FREE, edgecolor="#999999",
-                           lw=0.6))
+    ax.add_patch(Rectangle((0, 0), window, 1, facecolor=style.FREE, edgecolor="#999999", lw=0.6))
     for b in d.blocks:
         if b.offset >= window:
             continue
         if b.kind == "pool segment":
-            ax.add_patch(Rectangle((b.offset, 0), max(b.reserved, least), 1,
-                                   facecolor=style.POOL, edgecolor="#777777", lw=0.6,
-                                   hatch=".."))
+            ax.add_patch(
+                Rectangle(
+                    (b.offset, 0),
+                    max(b.reserved, least),
+                    1,
+                    facecolor=style.POOL,
+                    edgecolor="#777777",
+                    lw=0.6,
+                    hatch="..",
+                )
+            )
             continue
         colour = style.PAGE_COLOURS.get(b.page, style.OTHER_KIND)
         floor = least if b.reserved < least else style.MIN_BLOCK_PX * per_px
-        solid = max(b.size, floor)    # a block widened to the minimum is widened whole
+        solid = max(b.size, floor)  # a block widened to the minimum is widened whole
         inner = (0.18, 0.64) if b.kind == "pool block" else (0, 1)
-        ax.add_patch(Rectangle((b.offset, inner[0]), solid, inner[1], facecolor=colour,
-                               edgecolor="white", lw=0, hatch=style.PAGE_HATCH.get(b.page)))
+        ax.add_patch(
+            Rectangle(
+                (b.offset, inner[0]),
+                solid,
+                inner[1],
+                facecolor=colour,
+                edgecolor="white",
+                lw=0,
+                hatch=style.PAGE_HATCH.get(b.page),
+            )
+        )
         if b.reserved > solid:
-            ax.add_patch(Rectangle((b.offset + solid, 0), b.reserved - solid, 1,
-                                   facecolor=colour, alpha=0.35, lw=0))
+            ax.add_patch(Rectangle((b.offset + solid, 0), b.reserved - solid, 1, facecolor=colour, alpha=0.35, lw=0))
         edge = style.BLACK if b.pending_free else "#1F4E79"
-        ax.add_patch(Rectangle((b.offset, 0), max(b.reserved, least), 1, facecolor="none",
-                               edgecolor=edge, lw=0.8,
-                               hatch=style.PENDING_HATCH if b.pending_free else None))
+        ax.add_patch(
+            Rectangle(
+                (b.offset, 0),
+                max(b.reserved, least),
+                1,
+                facecolor="none",
+                edgecolor=edge,
+                lw=0.8,
+                hatch=style.PENDING_HATCH if b.pending_free else None,
+            )
+        )
         same = at_offset[b.offset]
         if b is not same[0]:
-            continue                 # one label per address
+            continue  # one label per address
         size = fmt_size(b.size)
         name = b.label if len(same) == 1 else f"{len(same)} blocks at one address"
         label = f"{name}\n{size}" if len(same) == 1 else f"{name}\n{size} each"
         shown = max(b.reserved, least)
         if shown / per_px >= 6 * max(len(name), len(size) + 5 * (len(same) > 1), 8) + 6:
-            ax.text(b.offset + shown / 2, 0.5, label, ha="center", va="center",
-                    fontsize=7, color="black", clip_on=True, linespacing=1.0,
-                    bbox=dict(facecolor="white", alpha=0.75, lw=0, pad=1.0)
-                    if len(same) > 1 or b.pending_free or style.PAGE_HATCH.get(b.page) else None)
+            ax.text(
+                b.offset + shown / 2,
+                0.5,
+                label,
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="black",
+                clip_on=True,
+                linespacing=1.0,
+                bbox=dict(facecolor="white", alpha=0.75, lw=0, pad=1.0)
+                if len(same) > 1 or b.pending_free or style.PAGE_HATCH.get(b.page)
+                else None,
+            )
     ax.set_xlim(0, window)
     ax.set_ylim(0, 1)
     ax.set_yticks([])
@@ -106,8 +141,11 @@ def _device(ax, d, axis_px: float, min_block_px: float | None = None) -> None:
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: fmt_bytes(int(x))))
     ax.tick_params(axis="x", labelsize=7)
     shown = "" if window >= d.total else f" (first {fmt_bytes(window)} shown)"
-    ax.set_title(f"NPU {d.device}: used {fmt_bytes(d.used)} of {fmt_bytes(d.total)}, "
-                 f"free {fmt_bytes(d.free)}, largest free {fmt_bytes(d.largest_free)}, "
-                 f"{d.holes} free extent{'s' if d.holes != 1 else ''}, "
-                 f"fragmentation {fmt_percent(d.fragmentation)}{shown}",
-                 fontsize=8, loc="left")
+    ax.set_title(
+        f"NPU {d.device}: used {fmt_bytes(d.used)} of {fmt_bytes(d.total)}, "
+        f"free {fmt_bytes(d.free)}, largest free {fmt_bytes(d.largest_free)}, "
+        f"{d.holes} free extent{'s' if d.holes != 1 else ''}, "
+        f"fragmentation {fmt_percent(d.fragmentation)}{shown}",
+        fontsize=8,
+        loc="left",
+    )

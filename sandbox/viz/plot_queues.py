@@ -6,6 +6,7 @@ in the stream, dotted: an event, solid: its engine is busy), with the reason wri
 the box, so "my copy is stuck behind the other stream's copy" (engine busy) looks
 different from "my kernel waits for the event" without telling colours apart.
 """
+
 from __future__ import annotations
 
 from matplotlib.figure import Figure
@@ -15,7 +16,7 @@ from sandbox.viz import style
 from sandbox.viz.queues import Queues, stream_queues
 from sandbox.viz.units import fmt_time
 
-SHOWN = 5            # waiting tasks drawn per stream; the rest are counted
+SHOWN = 5  # waiting tasks drawn per stream; the rest are counted
 BOX_W = 1.5
 ROW_IN = 0.55
 
@@ -42,33 +43,66 @@ def draw_queues(q: Queues, width: float = 10.0) -> Figure:
         for e in s.running:
             colour = style.kind_colour(style.colour_kind(e.kind, e.engine, e.direction))
             dark = colour in (style.YELLOW, style.KIND_COLOURS["api"], style.KIND_COLOURS["event_wait"])
-            _box(ax, x, i, colour, (f"task {e.task}", style.bar_label(e.kind, e.name, e.engine, e.direction),
-                                    "running"), text="black" if dark else "white")
+            _box(
+                ax,
+                x,
+                i,
+                colour,
+                (f"task {e.task}", style.bar_label(e.kind, e.name, e.engine, e.direction), "running"),
+                text="black" if dark else "white",
+            )
             x += BOX_W + 0.1
         if not s.running:
             _box(ax, x, i, "white", ("idle",), edge="#BBBBBB", text="#888888")
             x += BOX_W + 0.1
         for e in s.waiting[:SHOWN]:
             colour = style.kind_colour(style.colour_kind(e.kind, e.engine, e.direction))
-            _box(ax, x, i, "white", (f"task {e.task}", style.bar_label(e.kind, e.name, e.engine, e.direction),
-                                     f"waits: {e.reason}"),
-                 edge=colour, text="black", ls=style.REASON_STYLES.get(e.reason, "solid"), lw=1.8)
+            _box(
+                ax,
+                x,
+                i,
+                "white",
+                (f"task {e.task}", style.bar_label(e.kind, e.name, e.engine, e.direction), f"waits: {e.reason}"),
+                edge=colour,
+                text="black",
+                ls=style.REASON_STYLES.get(e.reason, "solid"),
+                lw=1.8,
+            )
             x += BOX_W + 0.1
         if len(s.waiting) > SHOWN:
             ax.text(x, i, f"+{len(s.waiting) - SHOWN} more", va="center", fontsize=7)
     handles = [Patch(facecolor="#777777", label="running (filled)")] + [
         Patch(facecolor="white", edgecolor="#333333", linestyle=ls, lw=1.5, label=f"waiting: {r}")  # type: ignore[arg-type]  # REASON_STYLES: matplotlib line styles
-        for r, ls in style.REASON_STYLES.items() if r != "ready"]
-    fig.legend(handles=handles, loc="upper right", ncol=len(handles), fontsize=7,
-               frameon=False, bbox_to_anchor=(0.995, 1 - 0.05 / height))
+        for r, ls in style.REASON_STYLES.items()
+        if r != "ready"
+    ]
+    fig.legend(
+        handles=handles,
+        loc="upper right",
+        ncol=len(handles),
+        fontsize=7,
+        frameon=False,
+        bbox_to_anchor=(0.995, 1 - 0.05 / height),
+    )
     return fig
 
 
 def _box(ax, x, y, colour, lines, edge="none", text="white", ls="solid", lw=0.8) -> None:
-    ax.add_patch(FancyBboxPatch((x, y - 0.38), BOX_W, 0.76, boxstyle="round,pad=0.02",
-                                facecolor=colour, edgecolor=edge, lw=lw, linestyle=ls))
-    ax.text(x + BOX_W / 2, y, "\n".join(_clip(s, 17) for s in lines), ha="center",
-            va="center", fontsize=6.5, color=text, linespacing=1.1)
+    ax.add_patch(
+        FancyBboxPatch(
+            (x, y - 0.38), BOX_W, 0.76, boxstyle="round,pad=0.02", facecolor=colour, edgecolor=edge, lw=lw, linestyle=ls
+        )
+    )
+    ax.text(
+        x + BOX_W / 2,
+        y,
+        "\n".join(_clip(s, 17) for s in lines),
+        ha="center",
+        va="center",
+        fontsize=6.5,
+        color=text,
+        linespacing=1.1,
+    )
 
 
 def _clip(s: str, n: int) -> str:

@@ -4,6 +4,7 @@ A submitted task can start once three things hold: its predecessor in the stream
 the event it waits on (if any) has been recorded, and its engine has room.  The first of
 these that does not hold at t is the reason shown, naming the task in the way.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,10 +24,10 @@ class QueueEntry:
     kind: str
     name: str
     engine: str
-    reason: str           # "" for a running task
-    blocker: int          # the task in the way (0 if none)
-    why: str              # the reason in words, e.g. "after task 3"
-    direction: str = ""   # a copy's direction in its own words, else ""
+    reason: str  # "" for a running task
+    blocker: int  # the task in the way (0 if none)
+    why: str  # the reason in words, e.g. "after task 3"
+    direction: str = ""  # a copy's direction in its own words, else ""
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,8 @@ class StreamQueue:
     stream: int
     stream_id: int
     priority: int
-    running: tuple        # QueueEntry; one, except for tasks that start and end together
-    waiting: tuple        # QueueEntry in queue order
+    running: tuple  # QueueEntry; one, except for tasks that start and end together
+    waiting: tuple  # QueueEntry in queue order
     finished: int
     failed: int
 
@@ -48,7 +49,7 @@ class StreamQueue:
 @dataclass(frozen=True)
 class Queues:
     t: int
-    streams: tuple        # StreamQueue by device, then stream id
+    streams: tuple  # StreamQueue by device, then stream id
 
     def stream(self, label: str) -> StreamQueue:
         for s in self.streams:
@@ -64,7 +65,7 @@ def stream_queues(log, t: int) -> Queues:
     ix = build_index(log)
     tasks = ix.tasks
     per_stream: dict[int, list] = {}
-    busy: dict[tuple, int] = {}          # (device, engine) -> lowest task running there
+    busy: dict[tuple, int] = {}  # (device, engine) -> lowest task running there
     for task in tasks.values():
         if task.submit <= t:
             per_stream.setdefault(task.stream, []).append(task)
@@ -76,22 +77,25 @@ def stream_queues(log, t: int) -> Queues:
         mine = per_stream.get(s.stream, [])
         alive = s.created <= t and (s.destroyed is None or s.destroyed > t)
         if not mine and (not alive or s.is_default or s.label):
-            continue        # an untouched default or runtime stream is only noise; a stream
-                            # the program created is shown empty, since it asked for it
+            continue  # an untouched default or runtime stream is only noise; a stream
+            # the program created is shown empty, since it asked for it
         running, waiting, finished, failed = [], [], 0, 0
         for task in mine:
             if task.end is not None and task.end <= t:
                 finished += 1
                 failed += task.status != 0
             elif task.start is not None and task.start <= t:
-                running.append(QueueEntry(task.task, task.kind, task.name, task.engine,
-                                          "", 0, "running", _direction(task)))
+                running.append(
+                    QueueEntry(task.task, task.kind, task.name, task.engine, "", 0, "running", _direction(task))
+                )
             else:
                 reason, blocker, why = _reason(task, t, tasks, ix, busy)
-                waiting.append(QueueEntry(task.task, task.kind, task.name, task.engine,
-                                          reason, blocker, why, _direction(task)))
-        out.append(StreamQueue(s.device, s.stream, s.stream_id, s.priority, tuple(running),
-                               tuple(waiting), finished, failed))
+                waiting.append(
+                    QueueEntry(task.task, task.kind, task.name, task.engine, reason, blocker, why, _direction(task))
+                )
+        out.append(
+            StreamQueue(s.device, s.stream, s.stream_id, s.priority, tuple(running), tuple(waiting), finished, failed)
+        )
     return Queues(t, tuple(out))
 
 
@@ -112,8 +116,7 @@ def _reason(task, t, tasks, ix, busy) -> tuple[str, int, str]:
         if not _done(rec, t):
             where = f" on {ix.stream_label(rec.stream)}" if rec else ""
             event = task.event or (rec.event if rec else 0)
-            return (EVENT, task.waits_on,
-                    f"{ix.event_label(event)} recorded by task {task.waits_on}{where}")
+            return (EVENT, task.waits_on, f"{ix.event_label(event)} recorded by task {task.waits_on}{where}")
     if task.engine:
         first = busy.get((task.device, task.engine))
         if first is not None:

@@ -5,6 +5,7 @@ every time is written out here, independent of the simulator.  ``two_stream_log`
 vector-add program split over two streams with an event between them; ``synthetic_log``
 is a large, regular workload for drawing benchmarks (a workload shape, not a simulation).
 """
+
 from __future__ import annotations
 
 import random
@@ -20,8 +21,7 @@ ENGINES = ("AI Core", "DMA H2D", "DMA D2H", "DMA D2D", "Peer link", "Callback")
 
 
 def _machine(log: tr.TraceLog, devices: int) -> None:
-    log.append(tr.MachineConfigured(0, "Ascend910B", "Ascend910B1", devices, 24, 64 * GiB,
-                                    1000.0, ENGINES))
+    log.append(tr.MachineConfigured(0, "Ascend910B", "Ascend910B1", devices, 24, 64 * GiB, 1000.0, ENGINES))
     for d in range(devices):
         log.append(tr.DeviceAddressSpace(0, d, DEV0_BASE + d * (DEV1_BASE - DEV0_BASE), 64 * GiB))
     log.append(tr.ProcessStarted(0, 1, "python"))
@@ -41,16 +41,35 @@ def two_stream_log() -> tr.TraceLog:
     seq = iter(range(1, 100))
 
     def call(start, end, name, args=(), tasks=(), blocked_from=None):
-        log.append(tr.ApiCall(start, end, 1, 1, name, 0, tuple(args), tuple(tasks),
-                              blocked_from, next(seq)))
+        log.append(tr.ApiCall(start, end, 1, 1, name, 0, tuple(args), tuple(tasks), blocked_from, next(seq)))
 
     def alloc(t, ptr, size, reserved, policy, page, device=0):
         log.append(tr.MemAllocated(t, device, ptr, size, reserved, policy, page, 1, 1))
 
-    def task(n, t, stream, kind, name, engine, prev, waits, start, end, *, nbytes=0,
-             block_dim=0, event=0, cores=0, api_seq=0, detail=()):
-        log.append(tr.TaskSubmitted(t, n, 0, stream, kind, name, engine, prev, waits, nbytes,
-                                    block_dim, event, 1, api_seq, detail))
+    def task(
+        n,
+        t,
+        stream,
+        kind,
+        name,
+        engine,
+        prev,
+        waits,
+        start,
+        end,
+        *,
+        nbytes=0,
+        block_dim=0,
+        event=0,
+        cores=0,
+        api_seq=0,
+        detail=(),
+    ):
+        log.append(
+            tr.TaskSubmitted(
+                t, n, 0, stream, kind, name, engine, prev, waits, nbytes, block_dim, event, 1, api_seq, detail
+            )
+        )
         return (n, start, end, cores)
 
     call(0, 1000, "aclInit")
@@ -81,24 +100,34 @@ def two_stream_log() -> tr.TraceLog:
 
     def copy(n, call_start, stream, engine, kind_name, prev, start, end):
         submit = call_start + (1000 if n == 1 else 2000)
-        runs.append(task(n, submit, stream, "memcpy", "MEMCPY_ASYNC", engine, prev, 0,
-                         start, end, nbytes=4 * MiB, api_seq=0,
-                         detail=(("kind", kind_name),)))
-        call(call_start, submit, "aclrtMemcpyAsync",
-             [("count", 4 * MiB), ("kind", kind_name), ("stream", stream)], [n])
+        runs.append(
+            task(
+                n,
+                submit,
+                stream,
+                "memcpy",
+                "MEMCPY_ASYNC",
+                engine,
+                prev,
+                0,
+                start,
+                end,
+                nbytes=4 * MiB,
+                api_seq=0,
+                detail=(("kind", kind_name),),
+            )
+        )
+        call(call_start, submit, "aclrtMemcpyAsync", [("count", 4 * MiB), ("kind", kind_name), ("stream", stream)], [n])
 
     copy(1, 19000, 1, "DMA H2D", h2d, 0, 20000, 220000)
     copy(2, 20000, 2, "DMA H2D", h2d, 0, 220000, 420000)
     copy(3, 22000, 2, "DMA H2D", h2d, 2, 420000, 620000)
     log.append(tr.EventCreated(24000, 1, 0, 0))
-    runs.append(task(4, 25000, 2, "event_record", "EVENT_RECORD", "", 3, 0, 620000, 620000,
-                     event=1))
+    runs.append(task(4, 25000, 2, "event_record", "EVENT_RECORD", "", 3, 0, 620000, 620000, event=1))
     call(24000, 25000, "aclrtRecordEvent", [("event", 1), ("stream", 2)], [4])
-    runs.append(task(5, 26000, 3, "event_wait", "EVENT_WAIT", "", 0, 4, 620000, 620000,
-                     event=1))
+    runs.append(task(5, 26000, 3, "event_wait", "EVENT_WAIT", "", 0, 4, 620000, 620000, event=1))
     call(25000, 26000, "aclrtStreamWaitEvent", [("stream", 3), ("event", 1)], [5])
-    runs.append(task(6, 31000, 3, "kernel", "vector_add", "AI Core", 5, 0, 620000, 720000,
-                     block_dim=8, cores=8))
+    runs.append(task(6, 31000, 3, "kernel", "vector_add", "AI Core", 5, 0, 620000, 720000, block_dim=8, cores=8))
     call(26000, 31000, "aclrtLaunchKernel", [("blockDim", 8), ("stream", 3)], [6])
     copy(7, 31000, 3, "DMA D2H", d2h, 6, 720000, 920000)
     log.append(tr.Note(33000, 1, "all work queued"))
@@ -114,8 +143,10 @@ def two_stream_log() -> tr.TraceLog:
 
 def _ordered(log: tr.TraceLog) -> tr.TraceLog:
     """Sort records by their time, as a simulator appends them (stable for equal times)."""
+
     def when(r):
         return r.start if isinstance(r, tr.ApiCall) else r.t
+
     return tr.TraceLog(sorted(log.records, key=when))
 
 
@@ -129,16 +160,19 @@ def synthetic_log(n_tasks: int, streams: int = 4, devices: int = 1, seed: int = 
     rng = random.Random(seed)
     log = tr.TraceLog()
     _machine(log, devices)
-    handles: list[tuple[int, int]] = []     # (handle, device)
+    handles: list[tuple[int, int]] = []  # (handle, device)
     for d in range(devices):
         for s in range(streams):
             h = len(handles) + 1
             handles.append((h, d))
             log.append(tr.StreamCreated(0, h, s, d, 1 + d, 0, s == 0))
-    pattern = (("memcpy", "MEMCPY_ASYNC", "DMA H2D"), ("kernel", "matmul", "AI Core"),
-               ("memcpy", "MEMCPY_ASYNC", "DMA D2H"))
+    pattern = (
+        ("memcpy", "MEMCPY_ASYNC", "DMA H2D"),
+        ("kernel", "matmul", "AI Core"),
+        ("memcpy", "MEMCPY_ASYNC", "DMA D2H"),
+    )
     host_t = 1000
-    last: dict[int, tuple[int, int]] = {}           # stream -> (task, end)
+    last: dict[int, tuple[int, int]] = {}  # stream -> (task, end)
     records: list = []
     for n in range(1, n_tasks + 1):
         h, d = handles[(n - 1) % len(handles)]
@@ -156,13 +190,39 @@ def synthetic_log(n_tasks: int, streams: int = 4, devices: int = 1, seed: int = 
         end = start + dur
         last[h] = (n, end)
         records.append((n, start, end))
-        log.append(tr.ApiCall(api_start, host_t, 1, 1,
-                              "aclrtLaunchKernel" if kind == "kernel" else
-                              "aclrtStreamWaitEvent" if waits else "aclrtMemcpyAsync",
-                              0, (("stream", h),), (n,), None, n))
-        log.append(tr.TaskSubmitted(host_t, n, d, h, kind, name, engine, prev, waits,
-                                    4096 if kind == "memcpy" else 0,
-                                    8 if kind == "kernel" else 0, 0, 1, n, ()))
+        log.append(
+            tr.ApiCall(
+                api_start,
+                host_t,
+                1,
+                1,
+                "aclrtLaunchKernel" if kind == "kernel" else "aclrtStreamWaitEvent" if waits else "aclrtMemcpyAsync",
+                0,
+                (("stream", h),),
+                (n,),
+                None,
+                n,
+            )
+        )
+        log.append(
+            tr.TaskSubmitted(
+                host_t,
+                n,
+                d,
+                h,
+                kind,
+                name,
+                engine,
+                prev,
+                waits,
+                4096 if kind == "memcpy" else 0,
+                8 if kind == "kernel" else 0,
+                0,
+                1,
+                n,
+                (),
+            )
+        )
     for n, start, end in records:
         log.append(tr.TaskStarted(start, n, 8))
         log.append(tr.TaskFinished(end, n, 0))

@@ -12,16 +12,17 @@ One meaning per colour, from the Okabe-Ito palette (Okabe & Ito, "Color Universa
 The browser timeline receives these tables with its data (``palette()``), so the PNG
 renderers and the widget cannot drift apart.
 """
+
 from __future__ import annotations
 
 # Okabe-Ito
 ORANGE = "#E69F00"
 SKY_BLUE = "#56B4E9"
-GREEN = "#009E73"            # bluish green
+GREEN = "#009E73"  # bluish green
 YELLOW = "#F0E442"
 BLUE = "#0072B2"
 VERMILLION = "#D55E00"
-PURPLE = "#CC79A7"           # reddish purple
+PURPLE = "#CC79A7"  # reddish purple
 BLACK = "#000000"
 
 KIND_COLOURS = {
@@ -29,7 +30,7 @@ KIND_COLOURS = {
     "memcpy_h2d": ORANGE,
     "memcpy_d2h": PURPLE,
     "memcpy_d2d": VERMILLION,
-    "memcpy": VERMILLION,        # a copy whose direction the log does not say
+    "memcpy": VERMILLION,  # a copy whose direction the log does not say
     "memset": YELLOW,
     "reduce": SKY_BLUE,
     "event_record": "#8C8C8C",
@@ -59,26 +60,37 @@ KIND_LABELS = {
     "host_callback": "callback",
 }
 STREAM_PALETTE = (BLUE, ORANGE, GREEN, PURPLE, SKY_BLUE, VERMILLION, YELLOW, "#6E6E6E")
-DIRECTIONS = {"DMA H2D": "h2d", "DMA D2H": "d2h", "DMA D2D": "d2d",
-              "host to device": "h2d", "device to host": "d2h", "device to device": "d2d",
-              "ACL_MEMCPY_HOST_TO_DEVICE": "h2d", "ACL_MEMCPY_DEVICE_TO_HOST": "d2h",
-              "ACL_MEMCPY_DEVICE_TO_DEVICE": "d2d"}
+DIRECTIONS = {
+    "DMA H2D": "h2d",
+    "DMA D2H": "d2h",
+    "DMA D2D": "d2d",
+    "host to device": "h2d",
+    "device to host": "d2h",
+    "device to device": "d2d",
+    "ACL_MEMCPY_HOST_TO_DEVICE": "h2d",
+    "ACL_MEMCPY_DEVICE_TO_HOST": "d2h",
+    "ACL_MEMCPY_DEVICE_TO_DEVICE": "d2d",
+}
 SHORT = {"h2d": "H2D", "d2h": "D2H", "d2d": "D2D"}
 
 PAGE_COLOURS = {"huge": SKY_BLUE, "normal": SKY_BLUE, "huge1g": SKY_BLUE, "pinned": SKY_BLUE}
 PAGE_HATCH = {"huge": None, "normal": "xxx", "huge1g": "...", "pinned": None}
-PENDING_HATCH = "///"          # black hatching: free asked for, queued work still holds it
+PENDING_HATCH = "///"  # black hatching: free asked for, queued work still holds it
 POOL_HATCH = ".."
-REASON_STYLES = {"predecessor": "dashed", "event": "dotted", "engine busy": "solid",
-                 "ready": "solid"}   # the outline of a waiting box; its fill is the task's kind
-RUNNING = BLUE                 # kept for older callers: a running box takes its kind's colour
+REASON_STYLES = {
+    "predecessor": "dashed",
+    "event": "dotted",
+    "engine busy": "solid",
+    "ready": "solid",
+}  # the outline of a waiting box; its fill is the task's kind
+RUNNING = BLUE  # kept for older callers: a running box takes its kind's colour
 FREE = "#F2F2F2"
 POOL = "#E0E0E0"
 CURSOR = BLACK
 DPI = 100
-MIN_BAR_PX = 2.0               # the narrowest task bar drawn (a 2 µs task in a 17 ms run)
-GAP_PX = 1.0                   # white gap cut from the end of each bar wider than 3 px
-MIN_BLOCK_PX = 3.0             # the narrowest memory block drawn
+MIN_BAR_PX = 2.0  # the narrowest task bar drawn (a 2 µs task in a 17 ms run)
+GAP_PX = 1.0  # white gap cut from the end of each bar wider than 3 px
+MIN_BLOCK_PX = 3.0  # the narrowest memory block drawn
 
 
 def kind_colour(kind: str) -> str:
@@ -123,7 +135,17 @@ def bar_label(kind: str, name: str, engine: str, direction: str = "") -> str:
 
 def palette() -> dict:
     """The tables above as plain data, for the browser timeline."""
-    return {"kinds": KIND_COLOURS, "labels": KIND_LABELS, "other": OTHER_KIND,
-            "streams": list(STREAM_PALETTE), "page": PAGE_COLOURS["huge"], "free": FREE,
-            "pool": POOL, "cursor": CURSOR, "min_bar_px": MIN_BAR_PX, "gap_px": GAP_PX,
-            "min_block_px": MIN_BLOCK_PX, "reason_styles": REASON_STYLES}
+    return {
+        "kinds": KIND_COLOURS,
+        "labels": KIND_LABELS,
+        "other": OTHER_KIND,
+        "streams": list(STREAM_PALETTE),
+        "page": PAGE_COLOURS["huge"],
+        "free": FREE,
+        "pool": POOL,
+        "cursor": CURSOR,
+        "min_bar_px": MIN_BAR_PX,
+        "gap_px": GAP_PX,
+        "min_block_px": MIN_BLOCK_PX,
+        "reason_styles": REASON_STYLES,
+    }

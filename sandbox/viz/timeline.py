@@ -5,6 +5,7 @@ Two layouts of the same tasks.  The logical view has a row per stream that had a
 hardware did).  Both start with one row per host thread: its API calls, and the part of
 each blocking call spent waiting for the device.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,35 +21,37 @@ from sandbox.viz.style import copy_direction
 LOGICAL = "logical"
 PHYSICAL = "physical"
 COPY_KINDS = ("memcpy", "memset")
-HOST_CALLBACK = "host_callback"   # a callback running on a host thread (the stream task
-                                  # that triggers it has kind "callback")
+HOST_CALLBACK = "host_callback"  # a callback running on a host thread (the stream task
+# that triggers it has kind "callback")
 COMPUTE_KINDS = ("kernel",)
 
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    key: tuple        # ("host", pid, tid) | ("stream", device, stream) | ("engine", device, engine, lane)
+    key: tuple  # ("host", pid, tid) | ("stream", device, stream) | ("engine", device, engine, lane)
     label: str
-    group: str        # "Host" or "NPU <n>": rows of one group are drawn together
-    tick: str = ""    # a shorter label for the chart's axis ("" means use ``label``)
+    group: str  # "Host" or "NPU <n>": rows of one group are drawn together
+    tick: str = ""  # a shorter label for the chart's axis ("" means use ``label``)
 
 
 class Bar(NamedTuple):
     """One bar (a named tuple: a 100k-task log makes a few hundred thousand of them)."""
+
     row: int
     start: int
     end: int
-    kind: str         # the task kind, or "api" / "blocked" on host rows
+    kind: str  # the task kind, or "api" / "blocked" on host rows
     name: str
-    stream: int       # stream handle (0 on host rows), for colouring by stream
-    task: int         # 0 on host rows
+    stream: int  # stream handle (0 on host rows), for colouring by stream
+    task: int  # 0 on host rows
     engine: str = ""  # the task's engine, "" on host rows
-    direction: str = ""   # a copy's direction in its own words ("host to device"), else ""
+    direction: str = ""  # a copy's direction in its own words ("host to device"), else ""
 
 
 @dataclass(frozen=True, slots=True)
 class Arrow:
     """An event dependency: the record finished at src_t, the wait completed at dst_t."""
+
     event: int
     record_task: int
     wait_task: int
@@ -65,9 +68,9 @@ class Timeline:
     bars: tuple
     arrows: tuple
     t_end: int
-    streams: tuple = ()   # (stream handle, "NPU d Stream n") in row order, for legends
-    t_start: int = 0      # where device activity begins: device open costs a second of
-                          # virtual time, which would squeeze the work into a sliver
+    streams: tuple = ()  # (stream handle, "NPU d Stream n") in row order, for legends
+    t_start: int = 0  # where device activity begins: device open costs a second of
+    # virtual time, which would squeeze the work into a sliver
 
     def row_of(self, label: str) -> int:
         for i, r in enumerate(self.rows):
@@ -107,12 +110,12 @@ def _timeline(ix, view: str) -> Timeline:
     else:
         _engine_rows(ix, row, bars)
         arrows = ()
-    owner: dict[int, int] = {}         # stream -> pid of the thread that first submitted to it
+    owner: dict[int, int] = {}  # stream -> pid of the thread that first submitted to it
     for t in ix.tasks.values():
         if t.stream not in owner:
             th = ix.threads.get(t.tid)
             owner[t.stream] = th.pid if th is not None else 0
-    several = len(set(owner.values())) > 1      # the legend then names each stream's process
+    several = len(set(owner.values())) > 1  # the legend then names each stream's process
 
     def legend_label(s) -> str:
         if not several:
@@ -120,11 +123,14 @@ def _timeline(ix, view: str) -> Timeline:
         pid = owner[s.stream]
         name = ix.processes.get(pid) or f"pid {pid}"
         return f"{stream_label(s)} · {name}"
-    streams = tuple((s.stream, legend_label(s))
-                    for s in sorted((s for s in ix.streams.values() if s.stream in owner),
-                                    key=lambda s: (s.device, s.stream_id, s.stream)))
-    return Timeline(view, tuple(rows), tuple(bars), tuple(arrows), ix.t_end, streams,
-                    ix.t_start)
+
+    streams = tuple(
+        (s.stream, legend_label(s))
+        for s in sorted(
+            (s for s in ix.streams.values() if s.stream in owner), key=lambda s: (s.device, s.stream_id, s.stream)
+        )
+    )
+    return Timeline(view, tuple(rows), tuple(bars), tuple(arrows), ix.t_end, streams, ix.t_start)
 
 
 def stream_label(s) -> str:
@@ -138,10 +144,8 @@ def _host_rows(ix, row, bars) -> None:
         th = ix.threads[tid]
         name = f" ({th.name})" if th.name else ""
         who = f"Process {th.pid} thread" if several else "Host thread"
-        short = (f"pid {th.pid} thread {tid}" if several else f"thread {tid}") + (
-            f" · {th.name}" if th.name else "")
-        row(("host", th.pid, tid), f"{who} {tid}{name}",
-            f"Host process {th.pid}" if several else "Host", short)
+        short = (f"pid {th.pid} thread {tid}" if several else f"thread {tid}") + (f" · {th.name}" if th.name else "")
+        row(("host", th.pid, tid), f"{who} {tid}{name}", f"Host process {th.pid}" if several else "Host", short)
     at: dict[tuple, int] = {}
     append = bars.append
     for c in ix.calls:
@@ -152,7 +156,7 @@ def _host_rows(ix, row, bars) -> None:
         append(Bar(i, c.start, c.end, "api", c.name, 0, 0))
         if c.blocked_from is not None and c.blocked_from < c.end:
             append(Bar(i, c.blocked_from, c.end, "blocked", c.name, 0, 0))
-    for cb in ix.callbacks:          # host callbacks run on a host thread, drawn on top
+    for cb in ix.callbacks:  # host callbacks run on a host thread, drawn on top
         th = ix.threads.get(cb.tid)
         i = row(("host", th.pid if th else 1, cb.tid), f"Host thread {cb.tid}", "Host")
         bars.append(Bar(i, cb.start, cb.end, HOST_CALLBACK, cb.fn_name, 0, cb.task))
@@ -162,8 +166,9 @@ def _stream_rows(ix, row, bars) -> dict[int, int]:
     """A row per stream that had a task: every context's default stream exists from
     set_device on, and an empty row for each would say nothing."""
     used = {t.stream for t in ix.tasks.values()}
-    order = sorted((s for s in ix.streams.values() if s.stream in used),
-                   key=lambda s: (s.device, s.stream_id, s.stream))
+    order = sorted(
+        (s for s in ix.streams.values() if s.stream in used), key=lambda s: (s.device, s.stream_id, s.stream)
+    )
     for s in order:
         row(("stream", s.device, s.stream), stream_label(s), f"NPU {s.device}")
     task_row: dict[int, int] = {}
@@ -173,9 +178,19 @@ def _stream_rows(ix, row, bars) -> dict[int, int]:
     for t in ix.tasks.values():
         i = task_row[t.task] = at[t.stream]
         if t.start is not None:
-            append(Bar(i, t.start, t.end if t.end is not None else max(t.start, t_end), t.kind,
-                       t.name, t.stream, t.task, t.engine,
-                       copy_direction(t.detail) if t.kind == "memcpy" else ""))
+            append(
+                Bar(
+                    i,
+                    t.start,
+                    t.end if t.end is not None else max(t.start, t_end),
+                    t.kind,
+                    t.name,
+                    t.stream,
+                    t.task,
+                    t.engine,
+                    copy_direction(t.detail) if t.kind == "memcpy" else "",
+                )
+            )
     return task_row
 
 
@@ -183,8 +198,7 @@ def _engine_rows(ix, row, bars) -> None:
     engine_order = list(ix.machine.engines) if ix.machine else []
     ran = [t for t in ix.tasks.values() if t.start is not None and t.engine]
     lanes = engine_lanes(ix)
-    used = sorted({(t.device, t.engine) for t in ran},
-                  key=lambda k: (k[0], _rank(engine_order, k[1]), k[1]))
+    used = sorted({(t.device, t.engine) for t in ran}, key=lambda k: (k[0], _rank(engine_order, k[1]), k[1]))
     counts: dict[tuple, int] = {}
     for t in ran:
         key: tuple = (t.device, t.engine)
@@ -200,14 +214,26 @@ def _engine_rows(ix, row, bars) -> None:
         i = at.get(key)
         if i is None:
             i = at[key] = row(("engine", *key), "", "")
-        bars.append(Bar(i, t.start, _end(t, ix), t.kind, t.name, t.stream, t.task, t.engine,
-                        copy_direction(t.detail) if t.kind == "memcpy" else ""))
+        bars.append(
+            Bar(
+                i,
+                t.start,
+                _end(t, ix),
+                t.kind,
+                t.name,
+                t.stream,
+                t.task,
+                t.engine,
+                copy_direction(t.detail) if t.kind == "memcpy" else "",
+            )
+        )
 
 
 def engine_lanes(ix) -> dict[int, int]:
     """``assign_lanes`` of every task that ran on an engine, once per index."""
-    return ix.derived("lanes", lambda: assign_lanes(
-        [t for t in ix.tasks.values() if t.start is not None and t.engine], ix))
+    return ix.derived(
+        "lanes", lambda: assign_lanes([t for t in ix.tasks.values() if t.start is not None and t.engine], ix)
+    )
 
 
 def assign_lanes(tasks, ix) -> dict[int, int]:
@@ -226,7 +252,7 @@ def assign_lanes(tasks, ix) -> dict[int, int]:
         for t in sorted(group, key=attrgetter("start", "task")):
             start = t.start
             end = t.end if t.end is not None else max(start, t_end)
-            if free_at and free_at[0] <= start:      # the usual case: lane 0 is free
+            if free_at and free_at[0] <= start:  # the usual case: lane 0 is free
                 free_at[0] = end
                 lane_of[t.task] = 0
                 continue
@@ -249,8 +275,7 @@ def _arrows(ix, task_row) -> list[Arrow]:
         rec = ix.tasks.get(t.waits_on)
         if rec is None or rec.end is None or t.end is None:
             continue
-        out.append(Arrow(t.event or rec.event, rec.task, t.task, task_row[rec.task], rec.end,
-                         task_row[t.task], t.end))
+        out.append(Arrow(t.event or rec.event, rec.task, t.task, task_row[rec.task], rec.end, task_row[t.task], t.end))
     return out
 
 
@@ -266,6 +291,7 @@ def _rank(order: list, name: str) -> int:
 @dataclass(frozen=True)
 class Activity:
     """The seed's figures for one trace: copy time, compute time, total, and their overlap."""
+
     copy: int
     compute: int
     total: int
@@ -287,8 +313,7 @@ def _activity(ix) -> Activity:
     the overlap by inclusion-exclusion, |copy| + |compute| - |copy or compute|."""
     ran = [t for t in ix.tasks.values() if t.start is not None]
     start = np.fromiter((t.start for t in ran), np.int64, len(ran))
-    end = np.fromiter((t.end if t.end is not None else max(t.start, ix.t_end) for t in ran),
-                      np.int64, len(ran))
+    end = np.fromiter((t.end if t.end is not None else max(t.start, ix.t_end) for t in ran), np.int64, len(ran))
     kinds = [t.kind for t in ran]
     copy = np.fromiter((k in COPY_KINDS for k in kinds), bool, len(ran))
     compute = np.fromiter((k in COMPUTE_KINDS for k in kinds), bool, len(ran))

@@ -1,7 +1,8 @@
 """Fixed-format time and byte strings, so every summary reads the same on every run."""
+
 from __future__ import annotations
 
-MICRO = "\u00b5"   # the micro sign, as in "µs"
+MICRO = "\u00b5"  # the micro sign, as in "µs"
 
 
 def time_unit(span_ns: int) -> tuple[str, int]:
@@ -51,7 +52,7 @@ def fmt_size(n: int) -> str:
         whole, rest = divmod(n, size)
         if rest == 0:
             return f"{whole} {unit}"
-        for small_unit, small in _UNITS[i + 1:]:
+        for small_unit, small in _UNITS[i + 1 :]:
             if rest % small == 0 and rest >= small:
                 return f"{whole} {unit} + {rest // small} {small_unit}"
         break

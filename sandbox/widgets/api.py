@@ -4,6 +4,7 @@ machine's log (``sandbox.trace()``).
 This is the one module that reaches up to the package top, so every other view module
 stays a pure function of the log it is given.
 """
+
 from __future__ import annotations
 
 from sandbox.core.binding import current
@@ -43,14 +44,21 @@ def step_through(program, log_source=None) -> StepThrough:
     return StepThrough(program, log_source or current_log)
 
 
-def gantt(log=None, view: str = LOGICAL, colour_by: str = KIND, t: int | None = None,
-          window: tuple[int, int] | None = None, min_bar_px: float | None = None) -> Picture:
+def gantt(
+    log=None,
+    view: str = LOGICAL,
+    colour_by: str = KIND,
+    t: int | None = None,
+    window: tuple[int, int] | None = None,
+    min_bar_px: float | None = None,
+) -> Picture:
     """The Gantt chart; shows as a PNG with the timeline summary as its text.
     ``window=(t0, t1)`` (ns) draws only that stretch of time; ``min_bar_px`` widens the
     narrowest bars (short callbacks) so they show."""
     ix = build_index(_log(log))
-    return Picture(gantt_figure(ix, view, colour_by, t, window=window, min_bar_px=min_bar_px),
-                   timeline_summary(ix, view))
+    return Picture(
+        gantt_figure(ix, view, colour_by, t, window=window, min_bar_px=min_bar_px), timeline_summary(ix, view)
+    )
 
 
 def memory_map(t: int | None = None, log=None, min_block_px: float | None = None) -> Picture:

@@ -10,6 +10,7 @@ Where no widget can run (nbval, GitHub, a notebook reopened without its widget s
 display carries a PNG snapshot of the three panels at ``t`` and a line of stable text
 beside the widget view; both are drawn only when the dashboard is displayed.
 """
+
 from __future__ import annotations
 
 import base64
@@ -54,8 +55,7 @@ class Dashboard(anywidget.AnyWidget):
     colour = traitlets.Unicode(KIND).tag(sync=True)
     selected = traitlets.Int(0).tag(sync=True)
 
-    def __init__(self, log, t: int | None = None, view: str = LOGICAL,
-                 colour_by: str = KIND, width: float = 10.0):
+    def __init__(self, log, t: int | None = None, view: str = LOGICAL, colour_by: str = KIND, width: float = 10.0):
         self._width = width
         self._range = (0, 1)
         self._times: list[int] = [0]
@@ -124,18 +124,23 @@ class Dashboard(anywidget.AnyWidget):
         self._times = [x for x in change_times(self._ix) if start <= x <= end]
         meta, buffers = columns(log)
         with self.hold_sync():
-            self.data = {"meta": meta if self._ix.t_end else None,
-                         "buffers": {k: memoryview(v) for k, v in buffers.items()}}
+            self.data = {
+                "meta": meta if self._ix.t_end else None,
+                "buffers": {k: memoryview(v) for k, v in buffers.items()},
+            }
             self.t = end if t is None else t
 
     # -- notebook display ------------------------------------------------------------------
     def snapshot_png(self) -> bytes:
         """The three panels at ``t`` as one PNG, for viewers that cannot run widgets."""
         t = self.t
-        return stack_png([figure_png(gantt_figure(self._ix, self.view, self.colour, t=t,
-                                                  width=self._width)),
-                          figure_png(memory_figure(self._ix, t, self._width)),
-                          figure_png(queues_figure(self._ix, t, self._width))])
+        return stack_png(
+            [
+                figure_png(gantt_figure(self._ix, self.view, self.colour, t=t, width=self._width)),
+                figure_png(memory_figure(self._ix, t, self._width)),
+                figure_png(queues_figure(self._ix, t, self._width)),
+            ]
+        )
 
     def queues_text(self) -> str:
         """The stream queues at ``t`` in words (what the browser panel shows)."""
@@ -155,12 +160,14 @@ class Dashboard(anywidget.AnyWidget):
 
     def __repr__(self) -> str:
         style = f"({self.view} view, colour by {self.colour})"
-        if not self._ix.t_end:              # the cursor needs a range of at least 1 ns
+        if not self._ix.t_end:  # the cursor needs a range of at least 1 ns
             return f"Dashboard: {NOTHING_YET} {style}"
         a = activity(self._ix)
-        return (f"Dashboard at {fmt_time(self.t)} of {fmt_time(self._ix.t_end)} "
-                f"{style}: "
-                f"{len(self._ix.tasks)} task{'' if len(self._ix.tasks) == 1 else 's'}, "
-                f"total {fmt_time(a.total)}, "
-                f"copy {fmt_time(a.copy)}, compute {fmt_time(a.compute)}, "
-                f"overlap {fmt_time(a.overlap)}")
+        return (
+            f"Dashboard at {fmt_time(self.t)} of {fmt_time(self._ix.t_end)} "
+            f"{style}: "
+            f"{len(self._ix.tasks)} task{'' if len(self._ix.tasks) == 1 else 's'}, "
+            f"total {fmt_time(a.total)}, "
+            f"copy {fmt_time(a.copy)}, compute {fmt_time(a.compute)}, "
+            f"overlap {fmt_time(a.overlap)}"
+        )

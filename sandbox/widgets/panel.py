@@ -4,6 +4,7 @@
 see the captured figure as a stray cell output.  Assigning ``out.outputs`` in one step
 keeps the picture inside the widget model (and avoids an empty frame between updates).
 """
+
 from __future__ import annotations
 
 import base64
@@ -14,10 +15,13 @@ from sandbox.viz.picture import figure_png
 
 def show_png(out, png: bytes, text: str) -> None:
     """Replace what ``out`` shows with one PNG and its text."""
-    out.outputs = ({"output_type": "display_data",
-                    "data": {"image/png": base64.b64encode(png).decode("ascii"),
-                             "text/plain": text},
-                    "metadata": {}},)
+    out.outputs = (
+        {
+            "output_type": "display_data",
+            "data": {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": text},
+            "metadata": {},
+        },
+    )
 
 
 def show_figure(out, fig, text: str) -> bytes:
@@ -29,7 +33,7 @@ def show_figure(out, fig, text: str) -> bytes:
 
 def stack_png(pngs: list[bytes]) -> bytes:
     """One PNG of several stacked top to bottom (the dashboard's static snapshot)."""
-    from PIL import Image       # matplotlib depends on Pillow, so it is always there
+    from PIL import Image  # matplotlib depends on Pillow, so it is always there
 
     images = [Image.open(io.BytesIO(p)).convert("RGB") for p in pngs]
     width = max(im.width for im in images)

@@ -4,6 +4,7 @@ A program is either a generator function that yields after each step (the yielde
 value, if a string, names the step), or a list of callables, one per step.  The
 runtime runs each call at once; the dashboard then shows the log as it stands.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -31,8 +32,7 @@ class StepThrough(widgets.VBox):
         self.next_button.on_click(lambda _b: self._guarded(self.step))
         self.rest_button.on_click(lambda _b: self._guarded(self.run))
         self._update_status()
-        super().__init__([widgets.HBox([self.next_button, self.rest_button, self.status]),
-                          self.dashboard])
+        super().__init__([widgets.HBox([self.next_button, self.rest_button, self.status]), self.dashboard])
 
     def step(self) -> str | None:
         """Run the next step; returns its name, or None when the program has ended."""
@@ -61,7 +61,7 @@ class StepThrough(widgets.VBox):
         """Button clicks have no cell to raise into: show the error in the status line."""
         try:
             action()
-        except Exception as exc:            # noqa: BLE001 - shown to the learner
+        except Exception as exc:  # noqa: BLE001 - shown to the learner
             self.error = f"{type(exc).__name__}: {exc}"
             self.finished = True
             self._update_status()
@@ -75,8 +75,11 @@ class StepThrough(widgets.VBox):
         self.status.value = state + last
         self.next_button.disabled = self.rest_button.disabled = self.finished
         if self.finished:
-            why = (f"stopped: the last step raised {self.error}" if self.error
-                   else "the program has run to its end: no step left")
+            why = (
+                f"stopped: the last step raised {self.error}"
+                if self.error
+                else "the program has run to its end: no step left"
+            )
             self.next_button.tooltip = self.rest_button.tooltip = why
         else:
             self.next_button.tooltip = "run the next step"
@@ -108,4 +111,5 @@ def _as_steps(program):
             s()
             name = getattr(s, "__name__", "")
             yield None if name == "<lambda>" else (name or None)
+
     return run()

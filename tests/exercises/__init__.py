@@ -6,6 +6,7 @@ each nbgrader solution cell ``exNN_k``, the function ``solution`` it defined, as
 ``"NN.k"``.  A mistake or a correct variant is the source of a ``solution`` function, made
 in that notebook's namespace by ``variant``, so it can use the notebook's kernels and helpers.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -35,13 +36,14 @@ def exercise_id(grade_id: str) -> str:
 def _run_notebook(nn: str) -> tuple[dict, dict]:
     """The notebook's namespace after its last cell, and its reference solutions."""
     import matplotlib
+
     matplotlib.use("Agg")
     ns: dict = {"__name__": f"notebook_{nn}"}
     found: dict = {}
     for cell in instructor_notebook(_source(nn)).cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type != "code" or meta.get("grade"):
-            continue                         # check cells grade; the tests do that themselves
+            continue  # check cells grade; the tests do that themselves
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
             exec(compile(_python(cell.source), f"<notebook {nn}>", "exec"), ns)

@@ -1,4 +1,5 @@
 """Notebook 02: reference solutions, mistakes that must fail, correct variants that must pass."""
+
 from __future__ import annotations
 
 from . import solutions
@@ -15,11 +16,11 @@ _ONE_STREAM = """
 """
 
 
-def _pipeline(chunks=8, slots=2, wait_slot=True, tail="    acl.rt.synchronize_stream(compute_s)\n"
-              "    return result(hc)\n"):
+def _pipeline(
+    chunks=8, slots=2, wait_slot=True, tail="    acl.rt.synchronize_stream(compute_s)\n    return result(hc)\n"
+):
     """A double-buffered solution for 02.2 (the reference's loop), with knobs for mistakes."""
-    wait = ("        if i >= SLOTS:\n"
-            "            acl.rt.stream_wait_event(copy_s, done[slot])\n") if wait_slot else ""
+    wait = ("        if i >= SLOTS:\n            acl.rt.stream_wait_event(copy_s, done[slot])\n") if wait_slot else ""
     return f"""
 def solution(a, b):
     CHUNKS, SLOTS = {chunks}, {slots}
@@ -54,7 +55,9 @@ def solution(a, b):
     return (a + b).astype(np.int32)
 """,
         "host_computed_answer": """
-def solution(a, b):""" + _ONE_STREAM + """
+def solution(a, b):"""
+        + _ONE_STREAM
+        + """
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     add[1, s](da, da, dc, 1024)
     prepare_next_batch()
@@ -62,7 +65,9 @@ def solution(a, b):""" + _ONE_STREAM + """
     return a + b
 """,
         "blocking_copies": """
-def solution(a, b):""" + _ONE_STREAM + """
+def solution(a, b):"""
+        + _ONE_STREAM
+        + """
     acl.rt.memcpy(da, NBYTES, ha, NBYTES, H2D)
     acl.rt.memcpy(db, NBYTES, hb, NBYTES, H2D)
     add[1, s](da, db, dc, N)
@@ -72,7 +77,9 @@ def solution(a, b):""" + _ONE_STREAM + """
     return result(hc)
 """,
         "host_work_after_synchronize": """
-def solution(a, b):""" + _ONE_STREAM + """
+def solution(a, b):"""
+        + _ONE_STREAM
+        + """
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
     add[1, s](da, db, dc, N)
@@ -82,7 +89,9 @@ def solution(a, b):""" + _ONE_STREAM + """
     return result(hc)
 """,
         "host_work_before_queuing": """
-def solution(a, b):""" + _ONE_STREAM + """
+def solution(a, b):"""
+        + _ONE_STREAM
+        + """
     prepare_next_batch()
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
@@ -92,7 +101,9 @@ def solution(a, b):""" + _ONE_STREAM + """
     return result(hc)
 """,
         "launch_after_host_work": """
-def solution(a, b):""" + _ONE_STREAM + """
+def solution(a, b):"""
+        + _ONE_STREAM
+        + """
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
     prepare_next_batch()
@@ -102,7 +113,9 @@ def solution(a, b):""" + _ONE_STREAM + """
     return result(hc)
 """,
         "missing_synchronize": """
-def solution(a, b):""" + _ONE_STREAM + """
+def solution(a, b):"""
+        + _ONE_STREAM
+        + """
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
     add[1, s](da, db, dc, N)
@@ -111,7 +124,9 @@ def solution(a, b):""" + _ONE_STREAM + """
     return result(hc)
 """,
         "synchronize_after_every_call": """
-def solution(a, b):""" + _ONE_STREAM + """
+def solution(a, b):"""
+        + _ONE_STREAM
+        + """
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     acl.rt.synchronize_stream(s)
     acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
@@ -129,10 +144,13 @@ def solution(a, b):""" + _ONE_STREAM + """
 def solution(a, b):
     return (a + b).astype(np.int32)
 """,
-        "host_computed_answer": _pipeline(chunks=8).replace("    return result(hc)", "    return a + b")
-                                                   .replace("for i in range(CHUNKS)", "for i in range(1)"),
+        "host_computed_answer": _pipeline(chunks=8)
+        .replace("    return result(hc)", "    return a + b")
+        .replace("for i in range(CHUNKS)", "for i in range(1)"),
         "one_stream": """
-def solution(a, b):""" + _ONE_STREAM + """
+def solution(a, b):"""
+        + _ONE_STREAM
+        + """
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
     add[1, s](da, db, dc, N)
@@ -141,7 +159,9 @@ def solution(a, b):""" + _ONE_STREAM + """
     return result(hc)
 """,
         "chunks_on_one_stream": """
-def solution(a, b):""" + _ONE_STREAM + """
+def solution(a, b):"""
+        + _ONE_STREAM
+        + """
     step = N // 8
     cb = 4 * step
     for i in range(8):
@@ -153,8 +173,7 @@ def solution(a, b):""" + _ONE_STREAM + """
     acl.rt.synchronize_stream(s)
     return result(hc)
 """,
-        "hard_coded_answer": _pipeline(chunks=8).replace("    return result(hc)",
-                                                         "    return np.full(N, N, np.int32)"),
+        "hard_coded_answer": _pipeline(chunks=8).replace("    return result(hc)", "    return np.full(N, N, np.int32)"),
         "race_slot_reused_without_waiting": _pipeline(chunks=8, wait_slot=False),
         "missing_synchronize": _pipeline(chunks=8, tail="    return result(hc)\n"),
         "host_waits_instead_of_events": """
@@ -181,7 +200,9 @@ def solution(a, b):
     return result(hc)
 """,
         "copies_of_extra_data_to_fake_overlap": """
-def solution(a, b):""" + _ONE_STREAM + """
+def solution(a, b):"""
+        + _ONE_STREAM
+        + """
     s2, _ = acl.rt.create_stream()
     junk, _ = acl.rt.malloc(NBYTES, HUGE)
     ev, _ = acl.rt.create_event()
@@ -201,7 +222,9 @@ def solution(a, b):""" + _ONE_STREAM + """
 VARIANTS = {
     "02.1": {
         "poll_with_stream_query": """
-def solution(a, b):""" + _ONE_STREAM + """
+def solution(a, b):"""
+        + _ONE_STREAM
+        + """
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
     add[1, s](da, db, dc, N)
@@ -212,7 +235,9 @@ def solution(a, b):""" + _ONE_STREAM + """
     return result(hc)
 """,
         "synchronize_device_and_clean_up": """
-def solution(a, b):""" + _ONE_STREAM + """
+def solution(a, b):"""
+        + _ONE_STREAM
+        + """
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
     add[1, s](da, db, dc, N)
@@ -245,29 +270,39 @@ def solution(a, b):
     return result(hc)
 """,
         "pipelined_with_host_work": _pipeline(chunks=8).replace(
-            "    acl.rt.synchronize_stream(compute_s)", "    prepare_next_batch()\n    acl.rt.synchronize_stream(compute_s)"),
+            "    acl.rt.synchronize_stream(compute_s)",
+            "    prepare_next_batch()\n    acl.rt.synchronize_stream(compute_s)",
+        ),
     },
     "02.2": {
         "sixteen_chunks": _pipeline(chunks=16),
         "three_slots": _pipeline(chunks=8, slots=3),
         "thirty_two_chunks": _pipeline(chunks=32),
         "sixteen_chunks_three_slots": _pipeline(chunks=16, slots=3),
-        "poll_with_stream_query": _pipeline(chunks=8, tail=(
-            "    while acl.rt.stream_query(compute_s)[0] != acl.ACL_STREAM_STATUS_COMPLETE:\n"
-            "        sandbox.host_work(20_000, 'other host work')\n"
-            "    return result(hc)\n")),
-        "synchronize_event_and_clean_up": _pipeline(chunks=8, tail=(
-            "    acl.rt.synchronize_event(done[(CHUNKS - 1) % SLOTS])\n"
-            "    c = result(hc)\n"
-            "    for p in [q for slot in slots for q in slot]:\n"
-            "        acl.rt.free(p)\n"
-            "    for p in (ha, hb, hc):\n"
-            "        acl.rt.free_host(p)\n"
-            "    for e in loaded + done:\n"
-            "        acl.rt.destroy_event(e)\n"
-            "    acl.rt.destroy_stream(copy_s)\n"
-            "    acl.rt.destroy_stream(compute_s)\n"
-            "    return c\n")),
+        "poll_with_stream_query": _pipeline(
+            chunks=8,
+            tail=(
+                "    while acl.rt.stream_query(compute_s)[0] != acl.ACL_STREAM_STATUS_COMPLETE:\n"
+                "        sandbox.host_work(20_000, 'other host work')\n"
+                "    return result(hc)\n"
+            ),
+        ),
+        "synchronize_event_and_clean_up": _pipeline(
+            chunks=8,
+            tail=(
+                "    acl.rt.synchronize_event(done[(CHUNKS - 1) % SLOTS])\n"
+                "    c = result(hc)\n"
+                "    for p in [q for slot in slots for q in slot]:\n"
+                "        acl.rt.free(p)\n"
+                "    for p in (ha, hb, hc):\n"
+                "        acl.rt.free_host(p)\n"
+                "    for e in loaded + done:\n"
+                "        acl.rt.destroy_event(e)\n"
+                "    acl.rt.destroy_stream(copy_s)\n"
+                "    acl.rt.destroy_stream(compute_s)\n"
+                "    return c\n"
+            ),
+        ),
         "three_streams": """
 def solution(a, b):
     step = N // 8

@@ -1,4 +1,5 @@
 """Notebook 03: reference solutions, mistakes that must fail, correct variants that must pass."""
+
 from __future__ import annotations
 
 from . import solutions
@@ -6,9 +7,12 @@ from . import solutions
 SOLUTIONS = solutions("03")
 
 
-def _order(between="    acl.rt.record_event(ev, s1)\n    acl.rt.stream_wait_event(s2, ev)\n",
-           before_long="", short_stream="s2",
-           end="    acl.rt.synchronize_stream(s2)\n    acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)\n"):
+def _order(
+    between="    acl.rt.record_event(ev, s1)\n    acl.rt.stream_wait_event(s2, ev)\n",
+    before_long="",
+    short_stream="s2",
+    end="    acl.rt.synchronize_stream(s2)\n    acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)\n",
+):
     """A 03.2 solution with the lines between the launches (and around them) replaceable."""
     return f"""
 def solution(x0):
@@ -24,11 +28,13 @@ def solution(x0):
 """
 
 
-def _timing(wait="    while acl.rt.query_event_status(end)[0] != acl.ACL_EVENT_RECORDED_STATUS_COMPLETE:\n"
-                 "        other_work()\n",
-            result="    ms, _ = acl.rt.event_elapsed_time(start, end)\n    return ms\n",
-            records=("    acl.rt.record_event(start, s)\n", "    acl.rt.record_event(end, s)\n"),
-            create="    start, _ = acl.rt.create_event()\n    end, _ = acl.rt.create_event()\n"):
+def _timing(
+    wait="    while acl.rt.query_event_status(end)[0] != acl.ACL_EVENT_RECORDED_STATUS_COMPLETE:\n"
+    "        other_work()\n",
+    result="    ms, _ = acl.rt.event_elapsed_time(start, end)\n    return ms\n",
+    records=("    acl.rt.record_event(start, s)\n", "    acl.rt.record_event(end, s)\n"),
+    create="    start, _ = acl.rt.create_event()\n    end, _ = acl.rt.create_event()\n",
+):
     """A 03.3 solution with its parts replaceable."""
     return f"""
 def solution(ns):
@@ -103,20 +109,26 @@ def solution(x0):
     acl.rt.synchronize_device()
     return np.array([(x0 + 1) * 2], np.uint32)
 """,
-        "one_stream": _order(between="", short_stream="s1",
-                             end="    acl.rt.synchronize_stream(s1)\n"
-                                 "    acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)\n"),
+        "one_stream": _order(
+            between="",
+            short_stream="s1",
+            end="    acl.rt.synchronize_stream(s1)\n    acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)\n",
+        ),
         "host_sleep_instead_of_event": _order(between="    sandbox.host_work(2_500_000, 'wait for long_op')\n"),
         "synchronize_instead_of_event": _order(between="    acl.rt.synchronize_stream(s1)\n"),
         "no_synchronize_racy_read": _order(end="    acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)\n"),
-        "event_recorded_before_long_op": _order(before_long="    acl.rt.record_event(ev, s1)\n",
-                                                between="    acl.rt.stream_wait_event(s2, ev)\n"),
-        "wrong_direction": _order(between="", before_long="",
-                                  short_stream="s2",
-                                  end="    acl.rt.record_event(ev, s2)\n"
-                                      "    acl.rt.stream_wait_event(s1, ev)\n"
-                                      "    acl.rt.synchronize_device()\n"
-                                      "    acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)\n"),
+        "event_recorded_before_long_op": _order(
+            before_long="    acl.rt.record_event(ev, s1)\n", between="    acl.rt.stream_wait_event(s2, ev)\n"
+        ),
+        "wrong_direction": _order(
+            between="",
+            before_long="",
+            short_stream="s2",
+            end="    acl.rt.record_event(ev, s2)\n"
+            "    acl.rt.stream_wait_event(s1, ev)\n"
+            "    acl.rt.synchronize_device()\n"
+            "    acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)\n",
+        ),
     },
     "03.3": {
         "no_device_work": """
@@ -125,9 +137,12 @@ def solution(ns):
 """,
         "synchronize_instead_of_polling": _timing(wait="    acl.rt.synchronize_event(end)\n"),
         "host_clock_timing": _timing(
-            records=("    t0 = sandbox.now()\n    acl.rt.record_event(start, s)\n",
-                     "    acl.rt.record_event(end, s)\n"),
-            result="    ms, _ = acl.rt.event_elapsed_time(start, end)\n    return (sandbox.now() - t0) / 1e6\n"),
+            records=(
+                "    t0 = sandbox.now()\n    acl.rt.record_event(start, s)\n",
+                "    acl.rt.record_event(end, s)\n",
+            ),
+            result="    ms, _ = acl.rt.event_elapsed_time(start, end)\n    return (sandbox.now() - t0) / 1e6\n",
+        ),
         "nominal_time": _timing(result="    ms, _ = acl.rt.event_elapsed_time(start, end)\n    return ns / 1e6\n"),
         "host_clock_without_events": """
 def solution(ns):
@@ -140,12 +155,15 @@ def solution(ns):
 """,
         "elapsed_before_complete": _timing(wait=""),
         "events_not_around_the_kernel": _timing(
-            records=("    acl.rt.record_event(start, s)\n    acl.rt.record_event(end, s)\n", "")),
+            records=("    acl.rt.record_event(start, s)\n    acl.rt.record_event(end, s)\n", "")
+        ),
         "busy_polling_without_host_work": _timing(
             wait="    while acl.rt.query_event_status(end)[0] != acl.ACL_EVENT_RECORDED_STATUS_COMPLETE:\n"
-                 "        pass\n"),
+            "        pass\n"
+        ),
         "microseconds_not_milliseconds": _timing(
-            result="    ms, _ = acl.rt.event_elapsed_time(start, end)\n    return ms * 1000\n"),
+            result="    ms, _ = acl.rt.event_elapsed_time(start, end)\n    return ms * 1000\n"
+        ),
     },
 }
 
@@ -184,8 +202,8 @@ def solution(t):
     },
     "03.2": {
         "synchronize_device_and_async_copies": _order(
-            end="    acl.rt.synchronize_device()\n"
-                "    acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)\n"),
+            end="    acl.rt.synchronize_device()\n    acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)\n"
+        ),
         "copy_back_on_stream_2_then_synchronize": """
 def solution(x0):
     hx, _ = acl.rt.malloc_host(4)
@@ -205,26 +223,29 @@ def solution(x0):
 """,
         "synchronize_on_an_event_after_short_op": _order(
             end="    done, _ = acl.rt.create_event()\n"
-                "    acl.rt.record_event(done, s2)\n"
-                "    acl.rt.synchronize_event(done)\n"
-                "    acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)\n"),
+            "    acl.rt.record_event(done, s2)\n"
+            "    acl.rt.synchronize_event(done)\n"
+            "    acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)\n"
+        ),
     },
     "03.3": {
         "poll_the_stream": _timing(
-            wait="    while acl.rt.stream_query(s)[0] != acl.ACL_STREAM_STATUS_COMPLETE:\n"
-                 "        other_work()\n"),
+            wait="    while acl.rt.stream_query(s)[0] != acl.ACL_STREAM_STATUS_COMPLETE:\n        other_work()\n"
+        ),
         "timeline_events_and_clean_up": _timing(
             create="    start, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_TIME_LINE)\n"
-                   "    end, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_TIME_LINE)\n",
+            "    end, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_TIME_LINE)\n",
             result="    ms, ret = acl.rt.event_elapsed_time(start, end)\n"
-                   "    acl.rt.destroy_event(start)\n"
-                   "    acl.rt.destroy_event(end)\n"
-                   "    acl.rt.destroy_stream(s)\n"
-                   "    return float(ms)\n"),
+            "    acl.rt.destroy_event(start)\n"
+            "    acl.rt.destroy_event(end)\n"
+            "    acl.rt.destroy_stream(s)\n"
+            "    return float(ms)\n",
+        ),
         "work_first_then_query": _timing(
             wait="    done = False\n"
-                 "    while not done:\n"
-                 "        other_work()\n"
-                 "        done = acl.rt.query_event_status(end)[0] == acl.ACL_EVENT_RECORDED_STATUS_COMPLETE\n"),
+            "    while not done:\n"
+            "        other_work()\n"
+            "        done = acl.rt.query_event_status(end)[0] == acl.ACL_EVENT_RECORDED_STATUS_COMPLETE\n"
+        ),
     },
 }

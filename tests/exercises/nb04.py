@@ -1,4 +1,5 @@
 """Notebook 04: reference solutions, mistakes that must fail, correct variants that must pass."""
+
 from __future__ import annotations
 
 from . import solutions

@@ -1,4 +1,5 @@
 """Notebook 05: reference solutions, mistakes that must fail, correct variants that must pass."""
+
 from __future__ import annotations
 
 from . import solutions
@@ -156,7 +157,8 @@ def solution(data):
         acl.rt.memcpy(out[d], N, acl.util.numpy_to_ptr(data), N, H2D)
     return out
 """,
-        "one_stream_for_all_three": _BROADCAST_SETUP + """
+        "one_stream_for_all_three": _BROADCAST_SETUP
+        + """
 def solution(data):
     src, dsts = setup(data)
     s, _ = acl.rt.create_stream()
@@ -166,7 +168,8 @@ def solution(data):
     acl.rt.synchronize_stream(s)
     return {0: src, **dsts}
 """,
-        "synchronize_after_each_copy": _BROADCAST_SETUP + """
+        "synchronize_after_each_copy": _BROADCAST_SETUP
+        + """
 def solution(data):
     src, dsts = setup(data)
     for d in dsts:
@@ -176,7 +179,8 @@ def solution(data):
         acl.rt.synchronize_stream(s)
     return {0: src, **dsts}
 """,
-        "chain_0_to_1_to_2_to_3": _BROADCAST_SETUP + """
+        "chain_0_to_1_to_2_to_3": _BROADCAST_SETUP
+        + """
 def solution(data):
     src, dsts = setup(data)
     order = [(0, src), (1, dsts[1]), (2, dsts[2]), (3, dsts[3])]
@@ -188,7 +192,8 @@ def solution(data):
         acl.rt.synchronize_stream(s)
     return {0: src, **dsts}
 """,
-        "wrong_destinations": _BROADCAST_SETUP + """
+        "wrong_destinations": _BROADCAST_SETUP
+        + """
 def solution(data):
     src, dsts = setup(data, targets=(4, 5, 6))
     streams = {}
@@ -200,7 +205,8 @@ def solution(data):
     acl.rt.synchronize_device()
     return {0: src, 1: dsts[4], 2: dsts[5], 3: dsts[6]}
 """,
-        "no_peer_access": _BROADCAST_SETUP + """
+        "no_peer_access": _BROADCAST_SETUP
+        + """
 def solution(data):
     src, dsts = setup(data)
     streams = {d: acl.rt.create_stream()[0] for d in dsts}
@@ -209,7 +215,8 @@ def solution(data):
     acl.rt.synchronize_device()
     return {0: src, **dsts}
 """,
-        "through_the_host": _BROADCAST_SETUP + """
+        "through_the_host": _BROADCAST_SETUP
+        + """
 def solution(data):
     src, dsts = setup(data)
     staging = np.zeros(N, np.uint8)
@@ -219,7 +226,8 @@ def solution(data):
         acl.rt.memcpy(dsts[d], N, acl.util.numpy_to_ptr(staging), N, H2D)
     return {0: src, **dsts}
 """,
-        "missing_synchronize": _BROADCAST_SETUP + """
+        "missing_synchronize": _BROADCAST_SETUP
+        + """
 def solution(data):
     src, dsts = setup(data)
     streams = {}
@@ -232,7 +240,8 @@ def solution(data):
 """,
     },
     "05.3": {
-        "only_one_direction_enabled": _EXCHANGE_SETUP + """
+        "only_one_direction_enabled": _EXCHANGE_SETUP
+        + """
 def solution(a, b):
     mine, theirs, streams = setup(a, b, enable=(0,))
     for d in (0, 1):
@@ -243,7 +252,8 @@ def solution(a, b):
         acl.rt.synchronize_stream(streams[d])
     return {0: theirs[0], 1: theirs[1]}
 """,
-        "in_place_at_once_race": _EXCHANGE_SETUP + """
+        "in_place_at_once_race": _EXCHANGE_SETUP
+        + """
 def solution(a, b):
     mine, theirs, streams = setup(a, b)
     for d in (0, 1):
@@ -254,7 +264,8 @@ def solution(a, b):
         acl.rt.synchronize_stream(streams[d])
     return {0: mine[0], 1: mine[1]}
 """,
-        "in_place_one_after_the_other": _EXCHANGE_SETUP + """
+        "in_place_one_after_the_other": _EXCHANGE_SETUP
+        + """
 def solution(a, b):
     mine, theirs, streams = setup(a, b)
     for d in (0, 1):
@@ -263,7 +274,8 @@ def solution(a, b):
         acl.rt.synchronize_stream(streams[d])
     return {0: mine[0], 1: mine[1]}
 """,
-        "both_copies_on_one_stream": _EXCHANGE_SETUP + """
+        "both_copies_on_one_stream": _EXCHANGE_SETUP
+        + """
 def solution(a, b):
     mine, theirs, streams = setup(a, b)
     acl.rt.set_device(0)
@@ -272,7 +284,8 @@ def solution(a, b):
     acl.rt.synchronize_stream(streams[0])
     return {0: theirs[0], 1: theirs[1]}
 """,
-        "through_the_host": _EXCHANGE_SETUP + """
+        "through_the_host": _EXCHANGE_SETUP
+        + """
 def solution(a, b):
     mine, theirs, streams = setup(a, b)
     for d in (0, 1):
@@ -293,7 +306,8 @@ def solution(a, b):
         acl.rt.memcpy(out[d], N, acl.util.numpy_to_ptr(x), N, H2D)
     return out
 """,
-        "missing_synchronize": _EXCHANGE_SETUP + """
+        "missing_synchronize": _EXCHANGE_SETUP
+        + """
 def solution(a, b):
     mine, theirs, streams = setup(a, b)
     for d in (0, 1):
@@ -361,7 +375,8 @@ def solution():
 """,
     },
     "05.2": {
-        "copies_on_streams_of_the_targets": _BROADCAST_SETUP + """
+        "copies_on_streams_of_the_targets": _BROADCAST_SETUP
+        + """
 def solution(data):
     src, dsts = setup(data)
     for d in dsts:
@@ -376,7 +391,8 @@ def solution(data):
         acl.rt.synchronize_stream(streams[d])
     return {0: src, **dsts}
 """,
-        "two_halves_per_target_polled": _BROADCAST_SETUP + """
+        "two_halves_per_target_polled": _BROADCAST_SETUP
+        + """
 def solution(data):
     src, dsts = setup(data)
     streams = {}
@@ -392,7 +408,8 @@ def solution(data):
             sandbox.host_work(100_000, "other host work")
     return {0: src, **dsts}
 """,
-        "blocking_copies_in_three_threads": _BROADCAST_SETUP + """
+        "blocking_copies_in_three_threads": _BROADCAST_SETUP
+        + """
 def solution(data):
     src, dsts = setup(data)
     for d in dsts:
@@ -411,7 +428,8 @@ def solution(data):
 """,
     },
     "05.3": {
-        "both_streams_on_device_0": _EXCHANGE_SETUP + """
+        "both_streams_on_device_0": _EXCHANGE_SETUP
+        + """
 def solution(a, b):
     mine, theirs, streams = setup(a, b)
     acl.rt.set_device(0)
@@ -421,7 +439,8 @@ def solution(a, b):
     acl.rt.synchronize_device()
     return {0: theirs[0], 1: theirs[1]}
 """,
-        "a_thread_per_direction": _EXCHANGE_SETUP + """
+        "a_thread_per_direction": _EXCHANGE_SETUP
+        + """
 def solution(a, b):
     mine, theirs, streams = setup(a, b)
 
@@ -437,7 +456,8 @@ def solution(a, b):
         t.join()
     return {0: theirs[0], 1: theirs[1]}
 """,
-        "four_pieces_each_way": _EXCHANGE_SETUP + """
+        "four_pieces_each_way": _EXCHANGE_SETUP
+        + """
 def solution(a, b):
     mine, theirs, streams = setup(a, b)
     piece = N // 4

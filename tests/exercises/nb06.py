@@ -1,4 +1,5 @@
 """Notebook 06: reference solutions, mistakes that must fail, correct variants that must pass."""
+
 from __future__ import annotations
 
 from . import solutions
@@ -32,7 +33,8 @@ def collect(d, stream, host, dev):
 
 MISTAKES = {
     "06.1": {
-        "host_computed_answer": _DEVICE_WORK + """
+        "host_computed_answer": _DEVICE_WORK
+        + """
 def solution(chunks):
     acl.init()
     work = [queue_square(d, np.zeros(N, np.float32)) for d in DEVICES]   # token device work
@@ -44,18 +46,21 @@ def solution(chunks):
 def solution(chunks):
     return [x * x for x in chunks]
 """,
-        "synchronize_before_switching": _DEVICE_WORK + """
+        "synchronize_before_switching": _DEVICE_WORK
+        + """
 def solution(chunks):
     acl.init()
     return [collect(*queue_square(d, x)) for d, x in zip(DEVICES, chunks)]
 """,
-        "everything_on_device_0": _DEVICE_WORK + """
+        "everything_on_device_0": _DEVICE_WORK
+        + """
 def solution(chunks):
     acl.init()
     work = [queue_square(0, x) for x in chunks]
     return [collect(*w) for w in work]
 """,
-        "a_thread_per_device_instead": _DEVICE_WORK + """
+        "a_thread_per_device_instead": _DEVICE_WORK
+        + """
 def solution(chunks):
     acl.init()
     out = [None] * 4
@@ -86,7 +91,8 @@ def solution(chunks):
 """,
     },
     "06.2": {
-        "threads_started_but_work_on_one_thread": _DEVICE_WORK + """
+        "threads_started_but_work_on_one_thread": _DEVICE_WORK
+        + """
 def solution(chunks):
     acl.init()
     def body(d):
@@ -123,7 +129,8 @@ def solution(chunks):
         t.join()
     return out
 """,
-        "threads_joined_one_by_one": _DEVICE_WORK + """
+        "threads_joined_one_by_one": _DEVICE_WORK
+        + """
 def solution(chunks):
     acl.init()
     out = [None] * 4
@@ -135,7 +142,8 @@ def solution(chunks):
         t.join()
     return out
 """,
-        "thread_left_running": _DEVICE_WORK + """
+        "thread_left_running": _DEVICE_WORK
+        + """
 def solution(chunks):
     acl.init()
     out = [None] * 4
@@ -148,7 +156,8 @@ def solution(chunks):
         t.join()
     return out
 """,
-        "host_computed_answer": _DEVICE_WORK + """
+        "host_computed_answer": _DEVICE_WORK
+        + """
 def solution(chunks):
     acl.init()
     def body(d, x):
@@ -172,7 +181,8 @@ def solution(chunks):
         t.join()
     return out
 """,
-        "thread_started_with_missing_arguments": _DEVICE_WORK + """
+        "thread_started_with_missing_arguments": _DEVICE_WORK
+        + """
 def solution(chunks):
     acl.init()
     out = [None] * 4
@@ -185,7 +195,8 @@ def solution(chunks):
         t.join()
     return out
 """,
-        "two_threads_two_devices_each": _DEVICE_WORK + """
+        "two_threads_two_devices_each": _DEVICE_WORK
+        + """
 def solution(chunks):
     acl.init()
     out = [None] * 4
@@ -200,7 +211,8 @@ def solution(chunks):
         t.join()
     return out
 """,
-        "main_thread_drives_device_0": _DEVICE_WORK + """
+        "main_thread_drives_device_0": _DEVICE_WORK
+        + """
 def solution(chunks):
     acl.init()
     out = [None] * 4
@@ -216,7 +228,8 @@ def solution(chunks):
 """,
     },
     "06.3": {
-        "full_device_block_dim": _DEVICE_WORK + """
+        "full_device_block_dim": _DEVICE_WORK
+        + """
 def solution(chunks):
     out = [None] * 2
     def body(i, x):
@@ -228,7 +241,8 @@ def solution(chunks):
         p.join()
     return out
 """,
-        "threads_not_processes": _DEVICE_WORK + """
+        "threads_not_processes": _DEVICE_WORK
+        + """
 def solution(chunks):
     acl.init()
     out = [None] * 2
@@ -241,7 +255,8 @@ def solution(chunks):
         t.join()
     return out
 """,
-        "processes_one_after_another": _DEVICE_WORK + """
+        "processes_one_after_another": _DEVICE_WORK
+        + """
 def solution(chunks):
     out = [None] * 2
     def body(i, x):
@@ -252,7 +267,8 @@ def solution(chunks):
         sandbox.spawn_process(body, i, x).join()
     return out
 """,
-        "one_process_does_both": _DEVICE_WORK + """
+        "one_process_does_both": _DEVICE_WORK
+        + """
 def solution(chunks):
     out = [None] * 2
     def body():
@@ -264,7 +280,8 @@ def solution(chunks):
     sandbox.spawn_process(body).join()
     return out
 """,
-        "host_computed_answer": _DEVICE_WORK + """
+        "host_computed_answer": _DEVICE_WORK
+        + """
 def solution(chunks):
     def body(x):
         acl.init()
@@ -279,7 +296,8 @@ def solution(chunks):
 def solution(chunks):
     return [x * x for x in chunks]
 """,
-        "process_raises": _DEVICE_WORK + """
+        "process_raises": _DEVICE_WORK
+        + """
 def solution(chunks):
     out = [None] * 2
     def body(i, x):
@@ -291,7 +309,8 @@ def solution(chunks):
         p.join()
     return out
 """,
-        "one_process_squares_both_the_other_idles": _DEVICE_WORK + """
+        "one_process_squares_both_the_other_idles": _DEVICE_WORK
+        + """
 def solution(chunks):
     out = [None] * 2
     def both():
@@ -309,7 +328,8 @@ def solution(chunks):
         p.join()
     return out
 """,
-        "process_not_joined": _DEVICE_WORK + """
+        "process_not_joined": _DEVICE_WORK
+        + """
 def solution(chunks):
     out = [None] * 2
     def body(i, x):
@@ -325,7 +345,8 @@ def solution(chunks):
 
 VARIANTS = {
     "06.1": {
-        "poll_each_device_with_stream_query": _DEVICE_WORK + """
+        "poll_each_device_with_stream_query": _DEVICE_WORK
+        + """
 def solution(chunks):
     acl.init()
     work = [queue_square(d, x) for d, x in zip(DEVICES, chunks)]
@@ -380,7 +401,8 @@ def solution(chunks):
 """,
     },
     "06.2": {
-        "thread_subclass_and_acl_util_threads": _DEVICE_WORK + """
+        "thread_subclass_and_acl_util_threads": _DEVICE_WORK
+        + """
 class DeviceThread(threading.Thread):
     def __init__(self, d, x, out):
         super().__init__(name=f"device {d}")
@@ -401,7 +423,8 @@ def solution(chunks):
     acl.finalize()
     return out
 """,
-        "thread_pool_of_four": _DEVICE_WORK + """
+        "thread_pool_of_four": _DEVICE_WORK
+        + """
 from concurrent.futures import ThreadPoolExecutor
 
 
@@ -411,7 +434,8 @@ def solution(chunks):
         futures = [pool.submit(lambda d, x: collect(*queue_square(d, x)), d, x) for d, x in zip(DEVICES, chunks)]
         return [f.result() for f in futures]
 """,
-        "acl_util_start_thread": _DEVICE_WORK + """
+        "acl_util_start_thread": _DEVICE_WORK
+        + """
 def solution(chunks):
     acl.init()
     out = [None] * 4
@@ -449,7 +473,8 @@ def solution(chunks):
 """,
     },
     "06.3": {
-        "one_block_each_and_processes_with_a_thread_inside": _DEVICE_WORK + """
+        "one_block_each_and_processes_with_a_thread_inside": _DEVICE_WORK
+        + """
 def solution(chunks):
     out = [None] * 2
     def body(i, x):

@@ -1,4 +1,5 @@
 """Notebook 08: reference solutions, mistakes that must fail, correct variants that must pass."""
+
 from __future__ import annotations
 
 from . import solutions
@@ -17,11 +18,14 @@ _READ = """
 
 MISTAKES = {
     "08.1": {
-        "eager_loop": "def solution(x, stream):" + _OPEN + """
+        "eager_loop": "def solution(x, stream):"
+        + _OPEN
+        + """
     for _ in range(REPEATS):
         model_step(stream, buf)
     acl.rt.synchronize_stream(stream)
-""" + _READ,
+"""
+        + _READ,
         "fused_kernel": """
 @sandbox.kernel(ns=lambda x, n, k: 1_000 * k)
 def ticks(x: sandbox.ptr("int32", "n"), n: int, k: int):
@@ -30,10 +34,13 @@ def ticks(x: sandbox.ptr("int32", "n"), n: int, k: int):
             x[:n] = x[:n] * 3 + j
 
 
-def solution(x, stream):""" + _OPEN + """
+def solution(x, stream):"""
+        + _OPEN
+        + """
     ticks[1, stream](buf, N, K * REPEATS)
     acl.rt.synchronize_stream(stream)
-""" + _READ,
+"""
+        + _READ,
         "fused_step_replayed": """
 @sandbox.kernel(ns=K * 1_000)
 def fused_step(x: sandbox.ptr("int32", "n"), n: int):
@@ -41,15 +48,20 @@ def fused_step(x: sandbox.ptr("int32", "n"), n: int):
         x[:n] = x[:n] * 3 + j
 
 
-def solution(x, stream):""" + _OPEN + """
+def solution(x, stream):"""
+        + _OPEN
+        + """
     acl.mdl.ri_capture_begin(stream, GLOBAL)
     fused_step[1, stream](buf, N)
     ri, _ = acl.mdl.ri_capture_end(stream)
     for _ in range(REPEATS):
         acl.mdl.ri_execute_async(ri, stream)
     acl.rt.synchronize_stream(stream)
-""" + _READ,
-        "host_computed_answer": "def solution(x, stream):" + _OPEN + """
+"""
+        + _READ,
+        "host_computed_answer": "def solution(x, stream):"
+        + _OPEN
+        + """
     acl.mdl.ri_capture_begin(stream, GLOBAL)
     model_step(stream, buf)
     ri, _ = acl.mdl.ri_capture_end(stream)
@@ -76,23 +88,31 @@ def solution(x, stream):
     acl.rt.memcpy_async(host, 4 * N, buf, 4 * N, D2H, stream)
     return acl.util.ptr_to_numpy(host, (N,), np.int32).copy()
 """,
-        "fewer_replays": "def solution(x, stream):" + _OPEN + """
+        "fewer_replays": "def solution(x, stream):"
+        + _OPEN
+        + """
     acl.mdl.ri_capture_begin(stream, GLOBAL)
     model_step(stream, buf)
     ri, _ = acl.mdl.ri_capture_end(stream)
     for _ in range(REPEATS // 2):
         acl.mdl.ri_execute_async(ri, stream)
     acl.rt.synchronize_stream(stream)
-""" + _READ,
-        "captured_every_step": "def solution(x, stream):" + _OPEN + """
+"""
+        + _READ,
+        "captured_every_step": "def solution(x, stream):"
+        + _OPEN
+        + """
     acl.mdl.ri_capture_begin(stream, GLOBAL)
     for _ in range(REPEATS):
         model_step(stream, buf)
     ri, _ = acl.mdl.ri_capture_end(stream)
     acl.mdl.ri_execute_async(ri, stream)
     acl.rt.synchronize_stream(stream)
-""" + _READ,
-        "first_step_eager": "def solution(x, stream):" + _OPEN + """
+"""
+        + _READ,
+        "first_step_eager": "def solution(x, stream):"
+        + _OPEN
+        + """
     model_step(stream, buf)
     acl.mdl.ri_capture_begin(stream, GLOBAL)
     model_step(stream, buf)
@@ -100,8 +120,11 @@ def solution(x, stream):
     for _ in range(REPEATS - 1):
         acl.mdl.ri_execute_async(ri, stream)
     acl.rt.synchronize_stream(stream)
-""" + _READ,
-        "synchronize_inside_capture": "def solution(x, stream):" + _OPEN + """
+"""
+        + _READ,
+        "synchronize_inside_capture": "def solution(x, stream):"
+        + _OPEN
+        + """
     acl.mdl.ri_capture_begin(stream, GLOBAL)
     model_step(stream, buf)
     acl.rt.synchronize_stream(stream)
@@ -109,7 +132,8 @@ def solution(x, stream):
     for _ in range(REPEATS):
         acl.mdl.ri_execute_async(ri, stream)
     acl.rt.synchronize_stream(stream)
-""" + _READ,
+"""
+        + _READ,
     },
     "08.2": {
         "eager_batches": """
@@ -371,15 +395,20 @@ def solution(a, b, stream):
 
 VARIANTS = {
     "08.1": {
-        "pageable_copies_and_a_wait_per_replay": "def solution(x, stream):" + _OPEN + """
+        "pageable_copies_and_a_wait_per_replay": "def solution(x, stream):"
+        + _OPEN
+        + """
     acl.mdl.ri_capture_begin(stream, GLOBAL)
     model_step(stream, buf)
     ri, _ = acl.mdl.ri_capture_end(stream)
     for _ in range(REPEATS):
         acl.mdl.ri_execute_async(ri, stream)
         acl.rt.synchronize_stream(stream)
-""" + _READ,
-        "two_steps_captured_ten_replays": "def solution(x, stream):" + _OPEN + """
+"""
+        + _READ,
+        "two_steps_captured_ten_replays": "def solution(x, stream):"
+        + _OPEN
+        + """
     acl.mdl.ri_capture_begin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL)
     model_step(stream, buf)
     model_step(stream, buf)
@@ -387,7 +416,8 @@ VARIANTS = {
     for _ in range(REPEATS // 2):
         acl.mdl.ri_execute_async(ri, stream)
     acl.rt.synchronize_stream(stream)
-""" + _READ,
+"""
+        + _READ,
         "own_stream_and_polling": """
 def solution(x, stream):
     mine, _ = acl.rt.create_stream()

@@ -1,4 +1,5 @@
 """Notebook 09 (and the 09b.1 cases, taken by nb09b.py): reference solutions, mistakes that must fail, correct variants that must pass."""
+
 from __future__ import annotations
 
 from . import solutions
@@ -49,7 +50,9 @@ def _recovery(recover: str, end: str = _FULL_END) -> str:
 
 MISTAKES = {
     "09b.1": {
-        "racy_as_given": "def solution(x):" + _SETUP + """
+        "racy_as_given": "def solution(x):"
+        + _SETUP
+        + """
     for b in range(2):
         dx, _ = acl.rt.malloc(NB, HUGE)
         dy, _ = acl.rt.malloc(NB, HUGE)
@@ -57,8 +60,11 @@ MISTAKES = {
         scale[8, compute_s](dx, dy, N)
         acl.rt.memcpy_async(hout + b * NB, NB, dy, NB, D2H, compute_s)
     acl.rt.synchronize_device()
-""" + _READ,
-        "event_recorded_but_never_waited_for": "def solution(x):" + _SETUP + """
+"""
+        + _READ,
+        "event_recorded_but_never_waited_for": "def solution(x):"
+        + _SETUP
+        + """
     for b in range(2):
         dx, _ = acl.rt.malloc(NB, HUGE)
         dy, _ = acl.rt.malloc(NB, HUGE)
@@ -68,8 +74,11 @@ MISTAKES = {
         scale[8, compute_s](dx, dy, N)
         acl.rt.memcpy_async(hout + b * NB, NB, dy, NB, D2H, compute_s)
     acl.rt.synchronize_stream(compute_s)
-""" + _READ,
-        "read_before_synchronize": "def solution(x):" + _SETUP + """
+"""
+        + _READ,
+        "read_before_synchronize": "def solution(x):"
+        + _SETUP
+        + """
     for b in range(2):
         dx, _ = acl.rt.malloc(NB, HUGE)
         dy, _ = acl.rt.malloc(NB, HUGE)
@@ -83,7 +92,9 @@ MISTAKES = {
     acl.rt.synchronize_stream(compute_s)
     return out
 """,
-        "one_stream": "def solution(x):" + _SETUP + """
+        "one_stream": "def solution(x):"
+        + _SETUP
+        + """
     for b in range(2):
         dx, _ = acl.rt.malloc(NB, HUGE)
         dy, _ = acl.rt.malloc(NB, HUGE)
@@ -91,8 +102,11 @@ MISTAKES = {
         scale[8, compute_s](dx, dy, N)
         acl.rt.memcpy_async(hout + b * NB, NB, dy, NB, D2H, compute_s)
     acl.rt.synchronize_stream(compute_s)
-""" + _READ,
-        "host_waits_instead_of_events": "def solution(x):" + _SETUP + """
+"""
+        + _READ,
+        "host_waits_instead_of_events": "def solution(x):"
+        + _SETUP
+        + """
     for b in range(2):
         dx, _ = acl.rt.malloc(NB, HUGE)
         dy, _ = acl.rt.malloc(NB, HUGE)
@@ -101,8 +115,11 @@ MISTAKES = {
         scale[8, compute_s](dx, dy, N)
         acl.rt.memcpy_async(hout + b * NB, NB, dy, NB, D2H, compute_s)
     acl.rt.synchronize_stream(compute_s)
-""" + _READ,
-        "polls_the_copy_stream_instead_of_events": "def solution(x):" + _SETUP + """
+"""
+        + _READ,
+        "polls_the_copy_stream_instead_of_events": "def solution(x):"
+        + _SETUP
+        + """
     for b in range(2):
         dx, _ = acl.rt.malloc(NB, HUGE)
         dy, _ = acl.rt.malloc(NB, HUGE)
@@ -112,8 +129,11 @@ MISTAKES = {
         scale[8, compute_s](dx, dy, N)
         acl.rt.memcpy_async(hout + b * NB, NB, dy, NB, D2H, compute_s)
     acl.rt.synchronize_stream(compute_s)
-""" + _READ,
-        "event_recorded_on_the_wrong_stream": "def solution(x):" + _SETUP + """
+"""
+        + _READ,
+        "event_recorded_on_the_wrong_stream": "def solution(x):"
+        + _SETUP
+        + """
     for b in range(2):
         dx, _ = acl.rt.malloc(NB, HUGE)
         dy, _ = acl.rt.malloc(NB, HUGE)
@@ -124,8 +144,11 @@ MISTAKES = {
         scale[8, compute_s](dx, dy, N)
         acl.rt.memcpy_async(hout + b * NB, NB, dy, NB, D2H, compute_s)
     acl.rt.synchronize_device()
-""" + _READ,
-        "host_computed_answer": "def solution(x):" + _SETUP + """
+"""
+        + _READ,
+        "host_computed_answer": "def solution(x):"
+        + _SETUP
+        + """
     for b in range(2):
         dx, _ = acl.rt.malloc(NB, HUGE)
         dy, _ = acl.rt.malloc(NB, HUGE)
@@ -254,7 +277,8 @@ def solution(x, stream):
         for b in range(BATCHES):
             batch(b, hin, hout, dx, dy, st)
 """),
-        "no_clean_up": _recovery("""
+        "no_clean_up": _recovery(
+            """
         acl.rt.free(dx)
         acl.rt.free(dy)
         acl.rt.free_host(hin)
@@ -271,13 +295,17 @@ def solution(x, stream):
         for b in range(BATCHES):
             batch(b, hin, hout, dx, dy, st)
         acl.rt.synchronize_stream(st)
-""", end="acl.finalize()"),
+""",
+            end="acl.finalize()",
+        ),
     },
 }
 
 VARIANTS = {
     "09b.1": {
-        "one_event_after_both_loads_and_device_synchronize": "def solution(x):" + _SETUP + """
+        "one_event_after_both_loads_and_device_synchronize": "def solution(x):"
+        + _SETUP
+        + """
     loaded, _ = acl.rt.create_event()
     bufs = [(acl.rt.malloc(NB, HUGE)[0], acl.rt.malloc(NB, HUGE)[0]) for _ in range(2)]
     for b, (dx, dy) in enumerate(bufs):
@@ -288,8 +316,11 @@ VARIANTS = {
         scale[8, compute_s](dx, dy, N)
         acl.rt.memcpy_async(hout + b * NB, NB, dy, NB, D2H, compute_s)
     acl.rt.synchronize_device()
-""" + _READ,
-        "polls_the_compute_stream_at_the_end": "def solution(x):" + _SETUP + """
+"""
+        + _READ,
+        "polls_the_compute_stream_at_the_end": "def solution(x):"
+        + _SETUP
+        + """
     for b in range(2):
         dx, _ = acl.rt.malloc(NB, HUGE)
         dy, _ = acl.rt.malloc(NB, HUGE)
@@ -301,7 +332,8 @@ VARIANTS = {
         acl.rt.memcpy_async(hout + b * NB, NB, dy, NB, D2H, compute_s)
     while acl.rt.stream_query(compute_s)[0] != acl.ACL_STREAM_STATUS_COMPLETE:
         sandbox.host_work(20_000, "other host work")
-""" + _READ,
+"""
+        + _READ,
     },
     "09.1": {
         "a_synchronize_per_batch_and_redo_from_the_failed_one": """

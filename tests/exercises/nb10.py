@@ -1,4 +1,5 @@
 """Notebook 10: reference solutions, mistakes that must fail, correct variants that must pass."""
+
 from __future__ import annotations
 
 from . import solutions
@@ -249,10 +250,13 @@ def solution(x):
     acl.rt.synchronize_stream(work)
     return outputs(hout)
 """,
-        "buffer_set_per_batch": _uses(_PIPELINE, body="""
+        "buffer_set_per_batch": _uses(
+            _PIPELINE,
+            body="""
 def solution(x):
     return run_pipeline(x, (0,), slots=BATCHES)
-"""),
+""",
+        ),
         "host_waits_for_slot": """
 def solution(x):
     hin, hout = pinned_io(x)
@@ -293,11 +297,14 @@ def solution(x):
     acl.rt.synchronize_stream(copy)
     return outputs(hout)
 """,
-        "two_devices": _uses(_PIPELINE, body="""
+        "two_devices": _uses(
+            _PIPELINE,
+            body="""
 def solution(x):
     acl.rt.set_device(1)
     return run_pipeline(x, (0, 1))
-"""),
+""",
+        ),
     },
     "10.3": {
         "no_device_work": _NO_DEVICE_WORK,
@@ -321,23 +328,35 @@ def solution(x):
     acl.rt.synchronize_device()
     return outputs(hout)
 """,
-        "four_devices_one_stream_each": _uses(_ONE_STREAM, body="""
+        "four_devices_one_stream_each": _uses(
+            _ONE_STREAM,
+            body="""
 def solution(x):
     return one_stream(x, (0, 1, 2, 3))
-"""),
-        "two_devices": _uses(_PIPELINE, body="""
+""",
+        ),
+        "two_devices": _uses(
+            _PIPELINE,
+            body="""
 def solution(x):
     return run_pipeline(x, (0, 1))
-"""),
-        "four_slots_per_device": _uses(_PIPELINE, body="""
+""",
+        ),
+        "four_slots_per_device": _uses(
+            _PIPELINE,
+            body="""
 def solution(x):
     return run_pipeline(x, (0, 1, 2, 3), slots=4)
-"""),
+""",
+        ),
         "layer_kernel_deleted": _LAYER_DELETED,
-        "synchronize_per_batch": _uses(_PIPELINE, body="""
+        "synchronize_per_batch": _uses(
+            _PIPELINE,
+            body="""
 def solution(x):
     return run_pipeline(x, (0, 1, 2, 3), sync_each=True)
-"""),
+""",
+        ),
         "race_two_streams_no_events": """
 def solution(x):
     hin, hout = pinned_io(x)
@@ -480,24 +499,36 @@ def solution(x):
     acl.rt.destroy_stream(stream)
     return result
 """,
-        "double_buffered_already": _uses(_PIPELINE, body="""
+        "double_buffered_already": _uses(
+            _PIPELINE,
+            body="""
 def solution(x):
     return run_pipeline(x, (0,))
-"""),
+""",
+        ),
     },
     "10.2": {
-        "three_slots": _uses(_PIPELINE, body="""
+        "three_slots": _uses(
+            _PIPELINE,
+            body="""
 def solution(x):
     return run_pipeline(x, (0,), slots=3)
-"""),
-        "stream_per_slot_no_events": _uses(_STREAM_PER_SLOT, body="""
+""",
+        ),
+        "stream_per_slot_no_events": _uses(
+            _STREAM_PER_SLOT,
+            body="""
 def solution(x):
     return stream_per_slot(x, (0,))
-"""),
-        "stream_per_slot_three_slots_polled": _uses(_STREAM_PER_SLOT, body="""
+""",
+        ),
+        "stream_per_slot_three_slots_polled": _uses(
+            _STREAM_PER_SLOT,
+            body="""
 def solution(x):
     return stream_per_slot(x, (0,), slots=3, poll=True)
-"""),
+""",
+        ),
         "three_streams_synchronize_device": _THREE_STREAMS.replace("devices=(0, 1, 2, 3)", "devices=(0,)"),
         "carved_buffer_sets": """
 def solution(x):
@@ -525,24 +556,36 @@ def solution(x):
 """,
     },
     "10.3": {
-        "three_slots": _uses(_PIPELINE, body="""
+        "three_slots": _uses(
+            _PIPELINE,
+            body="""
 def solution(x):
     return run_pipeline(x, (0, 1, 2, 3), slots=3)
-"""),
+""",
+        ),
         "thread_per_device": _THREADS,
         "thread_per_device_three_slots": _THREADS.replace("slots=2", "slots=3"),
-        "stream_per_slot_synchronize_each_stream": _uses(_STREAM_PER_SLOT, body="""
+        "stream_per_slot_synchronize_each_stream": _uses(
+            _STREAM_PER_SLOT,
+            body="""
 def solution(x):
     return stream_per_slot(x, (0, 1, 2, 3))
-"""),
-        "stream_per_slot_three_slots_polled": _uses(_STREAM_PER_SLOT, body="""
+""",
+        ),
+        "stream_per_slot_three_slots_polled": _uses(
+            _STREAM_PER_SLOT,
+            body="""
 def solution(x):
     return stream_per_slot(x, (0, 1, 2, 3), slots=3, poll=True)
-"""),
-        "contiguous_blocks_of_batches": _uses(_STREAM_PER_SLOT, body="""
+""",
+        ),
+        "contiguous_blocks_of_batches": _uses(
+            _STREAM_PER_SLOT,
+            body="""
 def solution(x):
     return stream_per_slot(x, (0, 1, 2, 3), blocks=True)
-"""),
+""",
+        ),
         "three_streams_synchronize_device": _THREE_STREAMS,
     },
 }

@@ -12,6 +12,7 @@ settings default (sandbox/widgets/jupyterlab-settings, installed into
 share/jupyter/lab/settings/overrides.d) through its app settings directory.  Skips with the
 reason when Chromium or Playwright is missing (.ci/run installs both).
 """
+
 from __future__ import annotations
 
 import json
@@ -28,18 +29,25 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 REPO = Path(__file__).resolve().parents[2]
 OVERRIDES = REPO / "sandbox" / "widgets" / "jupyterlab-settings" / "npu-runtime-sandbox.json"
 
 if not Path(CHROMIUM).exists():
-    pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium)",
-                allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api",
-                               reason="the playwright Python package is not installed")
+    pytest.skip(
+        f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium)", allow_module_level=True
+    )
+sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright Python package is not installed")
 
-PROGRAM = '''\
+PROGRAM = """\
 import numpy as np
 import sandbox
 from sandbox import acl
@@ -70,20 +78,29 @@ acl.rt.memcpy_async(host, n * 4, c, n * 4, acl.ACL_MEMCPY_DEVICE_TO_HOST, comput
 acl.rt.synchronize_stream(compute_stream)
 dash = show(sandbox.trace())
 dash.t = dash.t_range[0]
-dash'''
+dash"""
 
 
 ASK = "print(dash.clock)\nprint(dash.queues_text())"
 
 
 def _notebook(path: Path) -> None:
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "id": "dash",
-                     "metadata": {}, "outputs": [], "source": PROGRAM},
-                    {"cell_type": "code", "execution_count": None, "id": "ask",
-                     "metadata": {}, "outputs": [], "source": ASK}],
-          "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
-                                      "name": "python3"}},
-          "nbformat": 4, "nbformat_minor": 5}
+    nb = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "id": "dash",
+                "metadata": {},
+                "outputs": [],
+                "source": PROGRAM,
+            },
+            {"cell_type": "code", "execution_count": None, "id": "ask", "metadata": {}, "outputs": [], "source": ASK},
+        ],
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     path.write_text(json.dumps(nb))
 
 
@@ -99,24 +116,41 @@ def lab(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("lab")
     root, work, settings, runtime = (tmp / d for d in ("root", "work", "settings", "runtime"))
     app_settings = tmp / "app-settings"
-    for d in (root, work, settings / "@jupyterlab" / "apputils-extension", runtime,
-              app_settings / "overrides.d"):
+    for d in (root, work, settings / "@jupyterlab" / "apputils-extension", runtime, app_settings / "overrides.d"):
         d.mkdir(parents=True)
     shutil.copy(OVERRIDES, app_settings / "overrides.d" / OVERRIDES.name)
-    (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-     ).write_text('{"fetchNews": "false", "checkForUpdates": false}')
+    (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+        '{"fetchNews": "false", "checkForUpdates": false}'
+    )
     _notebook(root / "dashboard.ipynb")
     port = _free_port()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p),
-        JUPYTER_RUNTIME_DIR=str(runtime), IPYTHONDIR=str(tmp / "ipython"))
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p),
+        JUPYTER_RUNTIME_DIR=str(runtime),
+        IPYTHONDIR=str(tmp / "ipython"),
+    )
     log = open(tmp / "lab.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
-         "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--allow-root",
-         f"--ServerApp.root_dir={root}", f"--LabApp.workspaces_dir={work}",
-         f"--LabApp.user_settings_dir={settings}", f"--LabApp.app_settings_dir={app_settings}"],
-        env=env, stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            f"--port={port}",
+            "--ServerApp.ip=127.0.0.1",
+            "--IdentityProvider.token=",
+            "--allow-root",
+            f"--ServerApp.root_dir={root}",
+            f"--LabApp.workspaces_dir={work}",
+            f"--LabApp.user_settings_dir={settings}",
+            f"--LabApp.app_settings_dir={app_settings}",
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -147,16 +181,15 @@ def _run_cell(page) -> None:
     prompt = page.locator(".jp-InputPrompt").first
     for _attempt in range(4):
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel").filter(
-            has_text=re.compile(r"^Run All Cells$")).first.click()
+        page.locator(".lm-Menu-itemLabel").filter(has_text=re.compile(r"^Run All Cells$")).first.click()
         try:
-            page.wait_for_function("el => /\\[(\\*|\\d+)\\]/.test(el.textContent)",
-                                   arg=prompt.element_handle(), timeout=4000)
+            page.wait_for_function(
+                "el => /\\[(\\*|\\d+)\\]/.test(el.textContent)", arg=prompt.element_handle(), timeout=4000
+            )
             return
         except sync_api.TimeoutError:
             continue
     pytest.fail("the notebook's cell never started running")
-
 
 
 def _open(p, base, name="dashboard.ipynb"):
@@ -192,7 +225,8 @@ def _hover_task(page, canvas, row: int):
 def _latency(page, key: str) -> float:
     """ms from a key press on the slider to the queue panel's new text (same frame as the
     memory map: one draw() sets both)."""
-    return page.evaluate("""key => new Promise(resolve => {
+    return page.evaluate(
+        """key => new Promise(resolve => {
         const q = document.querySelector('pre.sandbox-queues'), before = q.textContent;
         const s = document.querySelector('.sbx-slider');
         const obs = new MutationObserver(() => {
@@ -207,7 +241,9 @@ def _latency(page, key: str) -> float:
         s.value = String(key === 'End' ? max : key === 'Home' ? 0 :
                          key === 'ArrowRight' ? Math.min(max, v + 1) : Math.max(0, v - 1));
         s.dispatchEvent(new Event('input', {bubbles: true}));
-    })""", key)
+    })""",
+        key,
+    )
 
 
 def test_the_browser_timeline_zooms_hovers_selects_and_moves_every_panel(lab):
@@ -238,10 +274,10 @@ def test_the_browser_timeline_zooms_hovers_selects_and_moves_every_panel(lab):
             page.mouse.wheel(0, -600)
             page.wait_for_function(
                 f"(document.querySelector('.sbx-dash').dataset.view1 - "
-                f"document.querySelector('.sbx-dash').dataset.view0) < {(v1 - v0) * 0.7}")
+                f"document.querySelector('.sbx-dash').dataset.view0) < {(v1 - v0) * 0.7}"
+            )
             page.locator(".sbx-reset").click()
-            page.wait_for_function(
-                f"Math.abs(document.querySelector('.sbx-dash').dataset.view0 - {v0}) < 1")
+            page.wait_for_function(f"Math.abs(document.querySelector('.sbx-dash').dataset.view0 - {v0}) < 1")
 
             # click: the task is selected and its dependencies are named
             page.mouse.click(x, y)
@@ -278,11 +314,9 @@ def test_the_browser_timeline_zooms_hovers_selects_and_moves_every_panel(lab):
 
             # play: from the start, at least 10 frames a second, every panel each frame
             page.locator(".sbx-play").click()
-            page.wait_for_function("document.querySelector('.sbx-dash').dataset.fps !== undefined",
-                                   timeout=30_000)
+            page.wait_for_function("document.querySelector('.sbx-dash').dataset.fps !== undefined", timeout=30_000)
             fps = float(dash.get_attribute("data-fps"))
-            print(f"cursor move to redrawn panels: {' '.join(f'{t:.1f}' for t in times)} ms; "
-                  f"play {fps:.1f} frames/s")
+            print(f"cursor move to redrawn panels: {' '.join(f'{t:.1f}' for t in times)} ms; play {fps:.1f} frames/s")
             assert fps >= 10, fps
 
             # rows per engine
@@ -293,8 +327,9 @@ def test_the_browser_timeline_zooms_hovers_selects_and_moves_every_panel(lab):
             # save, shut the kernel down, reload without running: the dashboard comes back
             page.keyboard.press("Control+s")
             page.wait_for_function(
-                "!document.querySelector('.jp-NotebookPanel-toolbar .jp-mod-dirty') && "
-                "!document.title.startsWith('*')", timeout=10_000)
+                "!document.querySelector('.jp-NotebookPanel-toolbar .jp-mod-dirty') && !document.title.startsWith('*')",
+                timeout=10_000,
+            )
             time.sleep(1.0)
             # shut the kernel down (with the page's XSRF token, as Lab's own menu does)
             page.evaluate("""async () => {
@@ -327,8 +362,7 @@ def test_the_browser_timeline_zooms_hovers_selects_and_moves_every_panel(lab):
         (root / "static.ipynb").write_text(json.dumps(saved))
         browser, page = _open(p, base, "static.ipynb?reset")
         try:
-            out = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell").first.locator(
-                ".jp-OutputArea-output")
+            out = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell").first.locator(".jp-OutputArea-output")
             sync_api.expect(out.locator("img")).to_be_visible()
             assert "static.ipynb" in page.title()
             assert "model not found" not in out.inner_text()
@@ -337,11 +371,11 @@ def test_the_browser_timeline_zooms_hovers_selects_and_moves_every_panel(lab):
             browser.close()
 
 
-BIG = '''\
+BIG = """\
 from sandbox.viz.samples import synthetic_log
 from sandbox.widgets.api import show
 big = show(synthetic_log(100_000, streams=4))
-big'''
+big"""
 
 
 def test_the_browser_timeline_of_100k_tasks_stays_responsive(lab):
@@ -349,16 +383,18 @@ def test_the_browser_timeline_of_100k_tasks_stays_responsive(lab):
     (Gantt, memory, queues) after a wheel zoom or a cursor move stays well under 100 ms."""
     base, _tmp, root = lab
     nb = json.loads((root / "dashboard.ipynb").read_text())
-    nb["cells"] = [{"cell_type": "code", "execution_count": None, "id": "big", "metadata": {},
-                    "outputs": [], "source": BIG}]
+    nb["cells"] = [
+        {"cell_type": "code", "execution_count": None, "id": "big", "metadata": {}, "outputs": [], "source": BIG}
+    ]
     nb["metadata"].pop("widgets", None)
     (root / "big.ipynb").write_text(json.dumps(nb))
     with sync_api.sync_playwright() as p:
         browser, page = _open(p, base, "big.ipynb?reset")
         try:
             _run_cell(page)
-            page.wait_for_function("(document.querySelector('.sbx-dash') || {dataset: {}})"
-                                   ".dataset.n > 0", timeout=120_000)
+            page.wait_for_function(
+                "(document.querySelector('.sbx-dash') || {dataset: {}}).dataset.n > 0", timeout=120_000
+            )
             canvas = page.locator("canvas.sbx-gantt-canvas")
             box = canvas.bounding_box()
             draws = []
@@ -366,8 +402,7 @@ def test_the_browser_timeline_of_100k_tasks_stays_responsive(lab):
                 before = int(page.locator(".sbx-dash").get_attribute("data-frames"))
                 page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 40)
                 page.mouse.wheel(0, dy)
-                page.wait_for_function(
-                    f"document.querySelector('.sbx-dash').dataset.frames > {before}")
+                page.wait_for_function(f"document.querySelector('.sbx-dash').dataset.frames > {before}")
                 draws.append(float(page.locator(".sbx-dash").get_attribute("data-draw-ms")))
             draws.append(_latency(page, "Home"))
             print(f"100k tasks: redraw {' '.join(f'{d:.0f}' for d in draws)} ms")

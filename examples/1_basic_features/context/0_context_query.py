@@ -6,6 +6,7 @@ is set, so the hardware figures: 24 and 48 on the sandbox's Ascend910B2), and de
 stream is printed as its handle (the C program prints a pointer).  The README's last line
 ("... executed successfully.") is printed by the sample's run script, not by the program.
 """
+
 import inspect
 import sys
 
@@ -28,7 +29,7 @@ def check(ret):
 def run_context_query_sample():
     context, ret = acl.rt.create_context(DEVICE_ID)
     check(ret)
-    try:                                           # the C sample's ContextGuard
+    try:  # the C sample's ContextGuard
         check(acl.rt.set_context(context))
 
         current_context, ret = acl.rt.get_context()

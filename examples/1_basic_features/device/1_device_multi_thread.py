@@ -7,6 +7,7 @@ The kernel is a Python function under @sandbox.kernel; it obeys the limit (one c
 pool).  The SoC name and device count are the sandbox's Ascend910B2 server, not the README's
 machine; utilisation is the share of AI cores busy when the thread asks (none yet: 0).
 """
+
 import inspect
 import sys
 import threading
@@ -67,9 +68,11 @@ def device_info_query():
     rate, ret = acl.rt.get_device_utilization_rate(0)
     if not check(ret):
         return -1
-    info(f"Get device utilizationRate success. cubeUtilization {rate['cubeUtilization']}, vectorUtilization "
-         f"{rate['vectorUtilization']}, aicpuUtilization {rate['aicpuUtilization']},"
-         f"memoryUtilization {rate['memoryUtilization']}.")
+    info(
+        f"Get device utilizationRate success. cubeUtilization {rate['cubeUtilization']}, vectorUtilization "
+        f"{rate['vectorUtilization']}, aicpuUtilization {rate['aicpuUtilization']},"
+        f"memoryUtilization {rate['memoryUtilization']}."
+    )
 
     least_priority, greatest_priority, ret = acl.rt.device_get_stream_priority_range()
     if not check(ret):
@@ -89,14 +92,16 @@ def run_thread():
         return
 
     total_size = 1024
-    data_size = total_size * 4                 # float32
+    data_size = total_size * 4  # float32
 
     # host memory (pinned) and numpy views of it
     host_src_a, _ = acl.rt.malloc_host(data_size)
     host_src_b, _ = acl.rt.malloc_host(data_size)
     host_dst, _ = acl.rt.malloc_host(data_size)
-    a, b = acl.util.ptr_to_numpy(host_src_a, (total_size,), np.float32), \
-        acl.util.ptr_to_numpy(host_src_b, (total_size,), np.float32)
+    a, b = (
+        acl.util.ptr_to_numpy(host_src_a, (total_size,), np.float32),
+        acl.util.ptr_to_numpy(host_src_b, (total_size,), np.float32),
+    )
     dst = acl.util.ptr_to_numpy(host_dst, (total_size,), np.float32)
 
     dev_src_a, _ = acl.rt.malloc(data_size, acl.ACL_MEM_MALLOC_HUGE_FIRST)
@@ -134,8 +139,11 @@ def run_thread():
 
 def main():
     info("Start to run device_multi_thread sample.")
-    if not (check(acl.init()) and check(acl.rt.set_device(0))
-            and check(acl.rt.set_device_res_limit(0, acl.ACL_RT_DEV_RES_VECTOR_CORE, 1))):
+    if not (
+        check(acl.init())
+        and check(acl.rt.set_device(0))
+        and check(acl.rt.set_device_res_limit(0, acl.ACL_RT_DEV_RES_VECTOR_CORE, 1))
+    ):
         return 1
 
     t1 = threading.Thread(target=run_thread)

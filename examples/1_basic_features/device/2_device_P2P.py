@@ -6,6 +6,7 @@ byte value, copied to device 1, then to the host, and the first byte is checked.
 The C sample fills with ``rand() % 256``; glibc's first ``rand()`` (seed 1) is 1804289383,
 so the value is 103, the one its README prints.  The port uses that value.
 """
+
 import sys
 
 from sandbox import acl

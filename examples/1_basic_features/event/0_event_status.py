@@ -4,6 +4,7 @@ An event's status after creation, after a record that follows a long kernel (Lon
 to a device counter, slowly), and after aclrtSynchronizeEvent: 0 is
 ACL_EVENT_RECORDED_STATUS_NOT_READY, 1 ACL_EVENT_RECORDED_STATUS_COMPLETE.
 """
+
 import sys
 
 import numpy as np
@@ -36,7 +37,7 @@ def long_op(block_dim, stream, x):
 def main():
     device_id = 0
     block_dim = 1
-    num = np.zeros(1, dtype=np.uint32)          # uint32_t num = 0, on the host
+    num = np.zeros(1, dtype=np.uint32)  # uint32_t num = 0, on the host
     size = num.nbytes
     acl.init()
 
@@ -47,8 +48,10 @@ def main():
     check(ret, "aclrtCreateStream(&stream)")
 
     # Continue-on-failure is the default; stop-on-failure skips the tasks after a failed one.
-    check(acl.rt.set_stream_failure_mode(stream, acl.ACL_STOP_ON_FAILURE),
-          "aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE)")
+    check(
+        acl.rt.set_stream_failure_mode(stream, acl.ACL_STOP_ON_FAILURE),
+        "aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE)",
+    )
     event, ret = acl.rt.create_event()
     check(ret, "aclrtCreateEvent(&event)")
 
@@ -60,8 +63,10 @@ def main():
     # The long task
     num_device, ret = acl.rt.malloc(size, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     check(ret, "aclrtMalloc((void**)&numDevice, size, ACL_MEM_MALLOC_HUGE_FIRST)")
-    check(acl.rt.memcpy(num_device, size, acl.util.numpy_to_ptr(num), size, acl.ACL_MEMCPY_HOST_TO_DEVICE),
-          "aclrtMemcpy(numDevice, size, &num, size, ACL_MEMCPY_HOST_TO_DEVICE)")
+    check(
+        acl.rt.memcpy(num_device, size, acl.util.numpy_to_ptr(num), size, acl.ACL_MEMCPY_HOST_TO_DEVICE),
+        "aclrtMemcpy(numDevice, size, &num, size, ACL_MEMCPY_HOST_TO_DEVICE)",
+    )
     info("Applied resource successfully, begin assigning task.")
     info("Begin a long task.")
     long_op(block_dim, stream, num_device)
@@ -78,8 +83,10 @@ def main():
     event_status, ret = acl.rt.query_event_status(event)
     check(ret, "aclrtQueryEventStatus(event, &eventStatus)")
     info(f"After synchronize, current event status is {event_status}.")
-    check(acl.rt.memcpy(acl.util.numpy_to_ptr(num), size, num_device, size, acl.ACL_MEMCPY_DEVICE_TO_HOST),
-          "aclrtMemcpy(&num, size, numDevice, size, ACL_MEMCPY_DEVICE_TO_HOST)")
+    check(
+        acl.rt.memcpy(acl.util.numpy_to_ptr(num), size, num_device, size, acl.ACL_MEMCPY_DEVICE_TO_HOST),
+        "aclrtMemcpy(&num, size, numDevice, size, ACL_MEMCPY_DEVICE_TO_HOST)",
+    )
     info(f"The answer is {num[0]}.")
 
     # Release everything.

@@ -6,6 +6,7 @@ sandbox's device boots at t = 0) and the elapsed time between them.  The officia
 prints "Begin a short task." twice; its program prints "Begin a long task." the second time,
 and so does this port.  The times are the sandbox's (the kernels' declared durations).
 """
+
 import sys
 
 import numpy as np
@@ -48,7 +49,7 @@ def short_op(block_dim, stream, x):
 def main():
     device_id = 0
     block_dim = 1
-    num = np.zeros(1, dtype=np.uint32)          # uint32_t num = 0, on the host
+    num = np.zeros(1, dtype=np.uint32)  # uint32_t num = 0, on the host
     size = num.nbytes
     check(acl.init(), "aclInit(nullptr)")
 
@@ -57,8 +58,10 @@ def main():
     check(ret, "aclrtCreateContext(&context, deviceId)")
     stream, ret = acl.rt.create_stream()
     check(ret, "aclrtCreateStream(&stream)")
-    check(acl.rt.set_stream_failure_mode(stream, acl.ACL_STOP_ON_FAILURE),
-          "aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE)")
+    check(
+        acl.rt.set_stream_failure_mode(stream, acl.ACL_STOP_ON_FAILURE),
+        "aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE)",
+    )
     start_event, ret = acl.rt.create_event()
     check(ret, "aclrtCreateEvent(&startEvent)")
     end_event, ret = acl.rt.create_event()
@@ -67,15 +70,19 @@ def main():
     # A short task first: a record before it and one after it bracket its time.
     num_device, ret = acl.rt.malloc(size, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     check(ret, "aclrtMalloc((void**)&numDevice, size, ACL_MEM_MALLOC_HUGE_FIRST)")
-    check(acl.rt.memcpy(num_device, size, acl.util.numpy_to_ptr(num), size, acl.ACL_MEMCPY_HOST_TO_DEVICE),
-          "aclrtMemcpy(numDevice, size, &num, size, ACL_MEMCPY_HOST_TO_DEVICE)")
+    check(
+        acl.rt.memcpy(num_device, size, acl.util.numpy_to_ptr(num), size, acl.ACL_MEMCPY_HOST_TO_DEVICE),
+        "aclrtMemcpy(numDevice, size, &num, size, ACL_MEMCPY_HOST_TO_DEVICE)",
+    )
     info("Begin a short task.")
     check(acl.rt.record_event(start_event, stream), "aclrtRecordEvent(startEvent, stream)")
     short_op(block_dim, stream, num_device)
     check(acl.rt.record_event(end_event, stream), "aclrtRecordEvent(endEvent, stream)")
     check(acl.rt.synchronize_stream(stream), "aclrtSynchronizeStream(stream)")
-    check(acl.rt.memcpy(acl.util.numpy_to_ptr(num), size, num_device, size, acl.ACL_MEMCPY_DEVICE_TO_HOST),
-          "aclrtMemcpy(&num, size, numDevice, size, ACL_MEMCPY_DEVICE_TO_HOST)")
+    check(
+        acl.rt.memcpy(acl.util.numpy_to_ptr(num), size, num_device, size, acl.ACL_MEMCPY_DEVICE_TO_HOST),
+        "aclrtMemcpy(&num, size, numDevice, size, ACL_MEMCPY_DEVICE_TO_HOST)",
+    )
     info(f"After completing the short task, the answer is {num[0]}.")
     info("After synchronize, check the time.")
 
@@ -94,15 +101,19 @@ def main():
     # Then a long task.
     num_device, ret = acl.rt.malloc(size, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     check(ret, "aclrtMalloc((void**)&numDevice, size, ACL_MEM_MALLOC_HUGE_FIRST)")
-    check(acl.rt.memcpy(num_device, size, acl.util.numpy_to_ptr(num), size, acl.ACL_MEMCPY_HOST_TO_DEVICE),
-          "aclrtMemcpy(numDevice, size, &num, size, ACL_MEMCPY_HOST_TO_DEVICE)")
+    check(
+        acl.rt.memcpy(num_device, size, acl.util.numpy_to_ptr(num), size, acl.ACL_MEMCPY_HOST_TO_DEVICE),
+        "aclrtMemcpy(numDevice, size, &num, size, ACL_MEMCPY_HOST_TO_DEVICE)",
+    )
     info("Begin a long task.")
     check(acl.rt.record_event(start_event, stream), "aclrtRecordEvent(startEvent, stream)")
     long_op(block_dim, stream, num_device)
     check(acl.rt.record_event(end_event, stream), "aclrtRecordEvent(endEvent, stream)")
     check(acl.rt.synchronize_stream(stream), "aclrtSynchronizeStream(stream)")
-    check(acl.rt.memcpy(acl.util.numpy_to_ptr(num), size, num_device, size, acl.ACL_MEMCPY_DEVICE_TO_HOST),
-          "aclrtMemcpy(&num, size, numDevice, size, ACL_MEMCPY_DEVICE_TO_HOST)")
+    check(
+        acl.rt.memcpy(acl.util.numpy_to_ptr(num), size, num_device, size, acl.ACL_MEMCPY_DEVICE_TO_HOST),
+        "aclrtMemcpy(&num, size, numDevice, size, ACL_MEMCPY_DEVICE_TO_HOST)",
+    )
     info(f"After completing the long task, the answer is {num[0]}.")
     info("After synchronize, check the time.")
 

@@ -2,6 +2,7 @@
 
 A blocking aclrtMemcpy from one pinned host buffer to another; the host reads the copy.
 """
+
 import numpy as np
 
 from sandbox import acl
@@ -28,8 +29,10 @@ def main():
     info(f"Write the data {write_value} to the virtual address {host_a:#x}")
     info(f"Source data: {write_value}")
 
-    check(acl.rt.memcpy(host_b, size, host_a, size, acl.ACL_MEMCPY_HOST_TO_HOST),
-          "aclrtMemcpy(hostPtrB, size, hostPtrA, size, ACL_MEMCPY_HOST_TO_HOST)")
+    check(
+        acl.rt.memcpy(host_b, size, host_a, size, acl.ACL_MEMCPY_HOST_TO_HOST),
+        "aclrtMemcpy(hostPtrB, size, hostPtrA, size, ACL_MEMCPY_HOST_TO_HOST)",
+    )
     info(f"Copy memory from memory {host_a:#x} to memory {host_b:#x}")
 
     read_value = int(acl.util.ptr_to_numpy(host_b, (1,), np.int32)[0])

@@ -5,6 +5,7 @@ it to pinned host memory, aclrtSynchronizeStream, and the host reads it.  The ke
 ("Source data", a device printf) comes last in the official README, when the runtime
 flushes the device's prints; here the kernel prints when it finishes, during the synchronize.
 """
+
 import numpy as np
 
 from sandbox import acl
@@ -32,8 +33,10 @@ def main():
     write_do(block_dim, stream, dev_b, write_value)
     info(f"Write the data {write_value} to the virtual memory {dev_b:#x}")
 
-    check(acl.rt.memcpy_async(host_a, size, dev_b, size, acl.ACL_MEMCPY_DEVICE_TO_HOST, stream),
-          "aclrtMemcpyAsync(hostPtrA, size, devPtrB, size, ACL_MEMCPY_DEVICE_TO_HOST, stream)")
+    check(
+        acl.rt.memcpy_async(host_a, size, dev_b, size, acl.ACL_MEMCPY_DEVICE_TO_HOST, stream),
+        "aclrtMemcpyAsync(hostPtrA, size, devPtrB, size, ACL_MEMCPY_DEVICE_TO_HOST, stream)",
+    )
     info(f"Copy memory from memory {dev_b:#x} to memory {host_a:#x}")
 
     # Read the value at hostPtrA

@@ -1,4 +1,5 @@
 """The samples' utils.h: INFO_LOG, ERROR_LOG and CHECK_ERROR."""
+
 import sys
 
 from sandbox import acl

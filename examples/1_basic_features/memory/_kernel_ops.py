@@ -5,6 +5,7 @@ finds there.  On the device they print with the kernel printf, whose lines reach
 terminal when the runtime flushes them; here a kernel body prints when the kernel finishes,
 so a line may come earlier than in the official README (the port's docstring says where).
 """
+
 import numpy as np
 
 import sandbox

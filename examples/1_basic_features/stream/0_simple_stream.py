@@ -5,6 +5,7 @@ created stream set to stop on failure, then 3000 times on that stream without a 
 in between: tasks on one stream run in order.  aclrtStreamQuery after the synchronize gives
 0 (ACL_STREAM_STATUS_COMPLETE).
 """
+
 import sys
 
 import numpy as np
@@ -38,7 +39,7 @@ def main():
     count = 3000
     device_id = 0
     block_dim = 1
-    num = np.zeros(1, dtype=np.uint32)          # uint32_t num = 0, on the host
+    num = np.zeros(1, dtype=np.uint32)  # uint32_t num = 0, on the host
     size = num.nbytes
     check(acl.init(), "aclInit(nullptr)")
     check(acl.rt.set_device(device_id), "aclrtSetDevice(deviceId)")
@@ -49,13 +50,17 @@ def main():
     # The default stream comes with the context: pass 0 (nullptr) to use it.
     num_device, ret = acl.rt.malloc(size, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     check(ret, "aclrtMalloc((void**)&numDevice, size, ACL_MEM_MALLOC_HUGE_FIRST)")
-    check(acl.rt.memcpy(num_device, size, acl.util.numpy_to_ptr(num), size, acl.ACL_MEMCPY_HOST_TO_DEVICE),
-          "aclrtMemcpy(numDevice, size, &num, size, ACL_MEMCPY_HOST_TO_DEVICE)")
+    check(
+        acl.rt.memcpy(num_device, size, acl.util.numpy_to_ptr(num), size, acl.ACL_MEMCPY_HOST_TO_DEVICE),
+        "aclrtMemcpy(numDevice, size, &num, size, ACL_MEMCPY_HOST_TO_DEVICE)",
+    )
     info("Applied resource successfully, begin assigning task.")
     easy_op(block_dim, 0, num_device)
     check(acl.rt.synchronize_stream(0), "aclrtSynchronizeStream(nullptr)")
-    check(acl.rt.memcpy(acl.util.numpy_to_ptr(num), size, num_device, size, acl.ACL_MEMCPY_DEVICE_TO_HOST),
-          "aclrtMemcpy(&num, size, numDevice, size, ACL_MEMCPY_DEVICE_TO_HOST)")
+    check(
+        acl.rt.memcpy(acl.util.numpy_to_ptr(num), size, num_device, size, acl.ACL_MEMCPY_DEVICE_TO_HOST),
+        "aclrtMemcpy(&num, size, numDevice, size, ACL_MEMCPY_DEVICE_TO_HOST)",
+    )
     info(f"After assigning the task through the default stream, the current result is: {num[0]}.")
 
     # A created stream.
@@ -64,12 +69,16 @@ def main():
     check(ret, "aclrtCreateStream(&stream)")
 
     # Continue-on-failure is the default; stop-on-failure skips the tasks after a failed one.
-    check(acl.rt.set_stream_failure_mode(stream, acl.ACL_STOP_ON_FAILURE),
-          "aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE)")
+    check(
+        acl.rt.set_stream_failure_mode(stream, acl.ACL_STOP_ON_FAILURE),
+        "aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE)",
+    )
     easy_op(block_dim, stream, num_device)
     check(acl.rt.synchronize_stream(stream), "aclrtSynchronizeStream(stream)")
-    check(acl.rt.memcpy(acl.util.numpy_to_ptr(num), size, num_device, size, acl.ACL_MEMCPY_DEVICE_TO_HOST),
-          "aclrtMemcpy(&num, size, numDevice, size, ACL_MEMCPY_DEVICE_TO_HOST)")
+    check(
+        acl.rt.memcpy(acl.util.numpy_to_ptr(num), size, num_device, size, acl.ACL_MEMCPY_DEVICE_TO_HOST),
+        "aclrtMemcpy(&num, size, numDevice, size, ACL_MEMCPY_DEVICE_TO_HOST)",
+    )
     info(f"After assigning the task through the created stream, the current result is: {num[0]}.")
 
     info("Begin 3000 task.")
@@ -81,8 +90,10 @@ def main():
     stream_status, ret = acl.rt.stream_query(stream)
     check(ret, "aclrtStreamQuery(stream, &streamStatus)")
     info(f"After synchronize, stream status is: {stream_status}.")
-    check(acl.rt.memcpy(acl.util.numpy_to_ptr(num), size, num_device, size, acl.ACL_MEMCPY_DEVICE_TO_HOST),
-          "aclrtMemcpy(&num, size, numDevice, size, ACL_MEMCPY_DEVICE_TO_HOST)")
+    check(
+        acl.rt.memcpy(acl.util.numpy_to_ptr(num), size, num_device, size, acl.ACL_MEMCPY_DEVICE_TO_HOST),
+        "aclrtMemcpy(&num, size, numDevice, size, ACL_MEMCPY_DEVICE_TO_HOST)",
+    )
     info(f"After loop, the current result is: {num[0]}.")
 
     # Release everything.

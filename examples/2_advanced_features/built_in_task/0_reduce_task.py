@@ -6,6 +6,7 @@ so the result is 2, 4, 6, 8.  The task runs on the device's DMA engine (the time
 as a "reduce" on DMA D2D).  The README's last line reads "Sample Run Successfully."; the
 program prints "Sample run successfully.", which is what this port prints.
 """
+
 import inspect
 import sys
 
@@ -45,10 +46,15 @@ def main():
     check(acl.rt.memcpy(dev_output, size, acl.util.numpy_to_ptr(host_input), size, acl.ACL_MEMCPY_HOST_TO_DEVICE))
 
     # dev_output += dev_input, on the stream
-    ret = acl.rt.reduce_async(dev_output, dev_input, size,
-                              acl.ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM,   # the reduce kind
-                              acl.ACL_FLOAT,                          # the data type
-                              stream, None)
+    ret = acl.rt.reduce_async(
+        dev_output,
+        dev_input,
+        size,
+        acl.ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM,  # the reduce kind
+        acl.ACL_FLOAT,  # the data type
+        stream,
+        None,
+    )
     check(ret)
 
     check(acl.rt.synchronize_stream(stream))

@@ -8,6 +8,7 @@ it, and the stream waits for it.  The C program prints thread ids; Python's thre
 from run to run, so this port prints the threads' names, which show the same thing: which thread
 ran what.
 """
+
 import inspect
 import sys
 import threading

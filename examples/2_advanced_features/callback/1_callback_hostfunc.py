@@ -3,6 +3,7 @@
 A kernel (EasyOP: x += 1) and then a host function on the same stream: aclrtLaunchHostFunc
 runs it on the runtime's own thread once the kernel is done; no subscription is needed.
 """
+
 import sys
 
 import numpy as np
@@ -38,7 +39,7 @@ def call_back_func(arg):
 
 def main():
     device_id = 0
-    num = np.zeros(1, dtype=np.uint32)          # uint32_t num = 0, on the host
+    num = np.zeros(1, dtype=np.uint32)  # uint32_t num = 0, on the host
     size = num.nbytes
     block_dim = 1
     check(acl.init(), "aclInit(nullptr)")
@@ -47,19 +48,25 @@ def main():
     check(ret, "aclrtCreateContext(&context, deviceId)")
     num_device, ret = acl.rt.malloc(size, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     check(ret, "aclrtMalloc((void**)&numDevice, size, ACL_MEM_MALLOC_HUGE_FIRST)")
-    check(acl.rt.memcpy(num_device, size, acl.util.numpy_to_ptr(num), size, acl.ACL_MEMCPY_HOST_TO_DEVICE),
-          "aclrtMemcpy(numDevice, size, &num, size, ACL_MEMCPY_HOST_TO_DEVICE)")
+    check(
+        acl.rt.memcpy(num_device, size, acl.util.numpy_to_ptr(num), size, acl.ACL_MEMCPY_HOST_TO_DEVICE),
+        "aclrtMemcpy(numDevice, size, &num, size, ACL_MEMCPY_HOST_TO_DEVICE)",
+    )
     stream, ret = acl.rt.create_stream()
     check(ret, "aclrtCreateStream(&stream)")
     # Continue-on-failure is the default; stop-on-failure skips the tasks after a failed one.
-    check(acl.rt.set_stream_failure_mode(stream, acl.ACL_STOP_ON_FAILURE),
-          "aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE)")
+    check(
+        acl.rt.set_stream_failure_mode(stream, acl.ACL_STOP_ON_FAILURE),
+        "aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE)",
+    )
     easy_op(block_dim, stream, num_device)
     # The runtime makes the thread that runs the host function: nothing to subscribe.
     check(acl.rt.launch_host_func(stream, call_back_func, None), "aclrtLaunchHostFunc(stream, CallBackFunc, nullptr)")
     check(acl.rt.synchronize_stream(stream), "aclrtSynchronizeStream(stream)")
-    check(acl.rt.memcpy(acl.util.numpy_to_ptr(num), size, num_device, size, acl.ACL_MEMCPY_DEVICE_TO_HOST),
-          "aclrtMemcpy(&num, size, numDevice, size, ACL_MEMCPY_DEVICE_TO_HOST)")
+    check(
+        acl.rt.memcpy(acl.util.numpy_to_ptr(num), size, num_device, size, acl.ACL_MEMCPY_DEVICE_TO_HOST),
+        "aclrtMemcpy(&num, size, numDevice, size, ACL_MEMCPY_DEVICE_TO_HOST)",
+    )
     info(f"After assigning the task through the created stream, the current result is: {num[0]}.")
     # Release everything.
     check(acl.rt.free(num_device), "aclrtFree(numDevice)")

@@ -14,6 +14,7 @@ The README's sample output stops at "Thread exit" and a last line printed by the
 program also prints the diagnostics after the failed synchronize and the failed copy back (the
 context stopped on the failure), which this port prints as the program does.
 """
+
 import inspect
 import sys
 import threading
@@ -56,15 +57,19 @@ def error_op():
 def log_runtime_error_state(device_id, stage):
     error_info, verbose_ret = acl.rt.get_error_verbose(device_id)
     if verbose_ret == acl.ACL_SUCCESS:
-        info(f"{stage} verbose error info: errorType={error_info['errorType']}, "
-             f"tryRepair={error_info['tryRepair']}, hasDetail={error_info['hasDetail']}")
+        info(
+            f"{stage} verbose error info: errorType={error_info['errorType']}, "
+            f"tryRepair={error_info['tryRepair']}, hasDetail={error_info['hasDetail']}"
+        )
     else:
         print(f"[WARN]  {stage} aclrtGetErrorVerbose failed with error code {verbose_ret}")
     peek_error = acl.rt.peek_at_last_error(acl.ACL_RT_THREAD_LEVEL)
     last_error = acl.rt.get_last_error(acl.ACL_RT_THREAD_LEVEL)
     recent_err_msg = acl.get_recent_err_msg()
-    error(f"{stage} runtime diagnostics: peekErr={peek_error}, lastErr={last_error}, "
-          f"recentErrMsg={recent_err_msg or '<null>'}")
+    error(
+        f"{stage} runtime diagnostics: peekErr={peek_error}, lastErr={last_error}, "
+        f"recentErrMsg={recent_err_msg or '<null>'}"
+    )
 
 
 def init():

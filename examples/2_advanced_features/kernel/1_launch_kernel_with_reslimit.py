@@ -7,6 +7,7 @@ block count as an argument and prints once per block.  Kernels launched after th
 most 8 AI cores: the timeline shows the launch on 8 of the device's 24 cores.  The README's
 first lines come from the build script, not from the program.
 """
+
 import inspect
 import sys
 
@@ -88,10 +89,12 @@ def main():
     final_result = run()
     if done["stream"] is not None:
         final_result = update_final_result_on_error(
-            "aclrtDestroyStreamForce(stream)", acl.rt.destroy_stream_force(done["stream"]), final_result)
+            "aclrtDestroyStreamForce(stream)", acl.rt.destroy_stream_force(done["stream"]), final_result
+        )
     if done["device"]:
         final_result = update_final_result_on_error(
-            "aclrtResetDeviceForce(deviceId)", acl.rt.reset_device_force(device_id), final_result)
+            "aclrtResetDeviceForce(deviceId)", acl.rt.reset_device_force(device_id), final_result
+        )
     if done["init"]:
         final_result = update_final_result_on_error("aclFinalize()", acl.finalize(), final_result)
     if final_result == 0:

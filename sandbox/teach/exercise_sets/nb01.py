@@ -1,4 +1,5 @@
 """Notebook 01 · the five steps: reading a result at the right time, then the whole program."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -6,14 +7,16 @@ import numpy as np
 from sandbox.teach.checks import check_bytes, check_equal, check_no_leaks, check_syncs
 from sandbox.teach.grading import Exercise, register
 
-N = 1024 * 1024          # the notebook's vector length (int32)
+N = 1024 * 1024  # the notebook's vector length (int32)
 NBYTES = 4 * N
 
 
 def vectors(rng: np.random.Generator) -> dict:
     """Two fresh int32 vectors: their sum fits in int32, and no two checks see the same ones."""
-    return {"a": rng.integers(-2**30, 2**30, N, dtype=np.int32),
-            "b": rng.integers(-2**30, 2**30, N, dtype=np.int32)}
+    return {
+        "a": rng.integers(-(2**30), 2**30, N, dtype=np.int32),
+        "b": rng.integers(-(2**30), 2**30, N, dtype=np.int32),
+    }
 
 
 def _vector_sum(run):
@@ -21,43 +24,71 @@ def _vector_sum(run):
     yield shape
     if array is None:
         return
-    yield check_equal(array, run.inputs["a"] + run.inputs["b"], what="the vector sum",
-                      hint="copy a and b in, launch add on all N elements, copy c back, and "
-                           "synchronise before reading it")
+    yield check_equal(
+        array,
+        run.inputs["a"] + run.inputs["b"],
+        what="the vector sum",
+        hint="copy a and b in, launch add on all N elements, copy c back, and synchronise before reading it",
+    )
     yield run.from_device(array)
 
 
 def judge_correct(run):
     yield from _vector_sum(run)
-    yield check_syncs(run.log, at_least=1, hint="the host must learn that the copy back has finished "
-                                                "before it reads host_c: synchronise the stream")
+    yield check_syncs(
+        run.log,
+        at_least=1,
+        hint="the host must learn that the copy back has finished before it reads host_c: synchronise the stream",
+    )
 
 
 def judge_five_steps(run):
     yield from _vector_sum(run)
     yield check_bytes(run.log, "H2D", exactly=2 * NBYTES)
     yield check_bytes(run.log, "D2H", exactly=NBYTES)
-    yield check_syncs(run.log, at_most=1, allowed=("aclrtSynchronizeStream", "aclrtSynchronizeDevice"),
-                      hint="queue the copies, the launch and the copy back, then wait once: blocking "
-                           "copies (aclrtMemcpy) and extra synchronizes each stop the host")
+    yield check_syncs(
+        run.log,
+        at_most=1,
+        allowed=("aclrtSynchronizeStream", "aclrtSynchronizeDevice"),
+        hint="queue the copies, the launch and the copy back, then wait once: blocking "
+        "copies (aclrtMemcpy) and extra synchronizes each stop the host",
+    )
     blocking = run.calls("aclrtMemcpy")
     from sandbox.teach.checks import Check
-    yield Check("asynchronous copies", not blocking,
-                "every copy went on the stream" if not blocking else
-                f"{len(blocking)} blocking aclrtMemcpy call(s): each one waits for the device",
-                "use acl.rt.memcpy_async(..., stream) for the copies in and out", len(blocking))
+
+    yield Check(
+        "asynchronous copies",
+        not blocking,
+        "every copy went on the stream"
+        if not blocking
+        else f"{len(blocking)} blocking aclrtMemcpy call(s): each one waits for the device",
+        "use acl.rt.memcpy_async(..., stream) for the copies in and out",
+        len(blocking),
+    )
     yield check_no_leaks(run.log)
 
 
-register(Exercise(
-    id="01.1", title="make it correct",
-    practises="reading a result only after the host has learnt the copy finished",
-    signature="solution(a, b) -> np.ndarray", profile="ascend310b",
-    inputs=vectors, judge=judge_correct))
+register(
+    Exercise(
+        id="01.1",
+        title="make it correct",
+        practises="reading a result only after the host has learnt the copy finished",
+        signature="solution(a, b) -> np.ndarray",
+        profile="ascend310b",
+        inputs=vectors,
+        judge=judge_correct,
+    )
+)
 
-register(Exercise(
-    id="01.2", title="the five steps, waiting once",
-    practises="a whole runtime program: initialise, device and stream, memory and copies, launch, "
-              "one synchronize, clean-up in reverse order",
-    signature="solution(a, b) -> np.ndarray", profile="ascend310b",
-    inputs=vectors, judge=judge_five_steps))
+register(
+    Exercise(
+        id="01.2",
+        title="the five steps, waiting once",
+        practises="a whole runtime program: initialise, device and stream, memory and copies, launch, "
+        "one synchronize, clean-up in reverse order",
+        signature="solution(a, b) -> np.ndarray",
+        profile="ascend310b",
+        inputs=vectors,
+        judge=judge_five_steps,
+    )
+)

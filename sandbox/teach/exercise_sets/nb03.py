@@ -1,5 +1,6 @@
 """Notebook 03 · streams and events: independent work side by side, order across streams
 with an event (not with the host), and timing a kernel with events while the host polls."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,12 +12,15 @@ from sandbox.viz.units import fmt_time
 
 from .nb02 import WAIT_CALLS, check_time_to_result, open_board
 
-OTHER_WORK = "host work: other work"      # the call other_work() makes
+OTHER_WORK = "host work: other work"  # the call other_work() makes
 
 
 def _kernels(run, name=None):
-    return [t for t in run.index.tasks.values()
-            if t.kind == "kernel" and t.start is not None and (name is None or t.name == name)]
+    return [
+        t
+        for t in run.index.tasks.values()
+        if t.kind == "kernel" and t.start is not None and (name is None or t.name == name)
+    ]
 
 
 def _body(run, task) -> int:
@@ -30,8 +34,7 @@ def _launch_call(run, task):
 
 def _waits_between(run, lo: int, hi: int) -> list:
     """Calls that made the host wait (synchronize, query, blocking copy, host work) in [lo, hi)."""
-    return [c for c in run.calls() if lo <= c.start < hi
-            and (c.name in WAIT_CALLS or c.name.startswith("host work"))]
+    return [c for c in run.calls() if lo <= c.start < hi and (c.name in WAIT_CALLS or c.name.startswith("host work"))]
 
 
 # -- 03.1 · side by side -----------------------------------------------------------------------------
@@ -45,35 +48,52 @@ def judge_side_by_side(run):
     works = [k for k in kernels if k.name == "work"]
     right = [k for k in works if k.block_dim == 6 and _body(run, k) == t]
     ok = len(kernels) == 4 and len(right) == 4
-    yield Check("the kernels", ok,
-                f"{len(kernels)} kernel(s), {len(right)} of them work[6, s]({t})"
-                + ("" if ok else ", want exactly four work[6, s](t), nothing else"),
-                "launch work[6, s](t) four times with the t you are given: the same kernels, only "
-                "on other streams", len(right))
+    yield Check(
+        "the kernels",
+        ok,
+        f"{len(kernels)} kernel(s), {len(right)} of them work[6, s]({t})"
+        + ("" if ok else ", want exactly four work[6, s](t), nothing else"),
+        "launch work[6, s](t) four times with the t you are given: the same kernels, only on other streams",
+        len(right),
+    )
     streams = {k.stream for k in kernels}
-    yield Check("streams", len(streams) >= 4 and len(kernels) == 4,
-                f"the kernels ran on {len(streams)} stream(s)"
-                + ("" if len(streams) >= 4 else ", want each on its own stream"),
-                "a stream runs its tasks one after another: create four streams and launch one kernel "
-                "on each", len(streams))
+    yield Check(
+        "streams",
+        len(streams) >= 4 and len(kernels) == 4,
+        f"the kernels ran on {len(streams)} stream(s)" + ("" if len(streams) >= 4 else ", want each on its own stream"),
+        "a stream runs its tasks one after another: create four streams and launch one kernel on each",
+        len(streams),
+    )
     points = sorted({k.start for k in kernels})
     most = max((sum(1 for k in kernels if k.start <= p < k.end) for p in points), default=0)
-    yield Check("kernels running at once", most >= 4,
-                f"at most {most} of them ran at the same moment" + ("" if most >= 4 else ", want all 4"),
-                "four kernels of 6 cores fit on the 24 cores at once: put each on its own stream and "
-                "queue all four before the host waits", most)
+    yield Check(
+        "kernels running at once",
+        most >= 4,
+        f"at most {most} of them ran at the same moment" + ("" if most >= 4 else ", want all 4"),
+        "four kernels of 6 cores fit on the 24 cores at once: put each on its own stream and "
+        "queue all four before the host waits",
+        most,
+    )
     calls = [_launch_call(run, k) for k in kernels]
     calls = [c for c in calls if c is not None]
     waited = _waits_between(run, min(c.end for c in calls), max(c.start for c in calls)) if calls else []
-    yield Check("no wait between the launches", bool(calls) and not waited,
-                "the host queued every launch before it waited" if calls and not waited else
-                "no launch" if not calls else
-                f"the host waited between launches ({', '.join(sorted({c.name for c in waited}))})",
-                "launch all four, then wait once at the end (acl.rt.synchronize_device waits for "
-                "every stream)", len(waited))
-    yield check_time_to_result(run, at_most_ns=t + 500_000, from_first_copy=False,
-                               hint="four kernels side by side take as long as one: t plus a little "
-                                    "for creating the streams and launching")
+    yield Check(
+        "no wait between the launches",
+        bool(calls) and not waited,
+        "the host queued every launch before it waited"
+        if calls and not waited
+        else "no launch"
+        if not calls
+        else f"the host waited between launches ({', '.join(sorted({c.name for c in waited}))})",
+        "launch all four, then wait once at the end (acl.rt.synchronize_device waits for every stream)",
+        len(waited),
+    )
+    yield check_time_to_result(
+        run,
+        at_most_ns=t + 500_000,
+        from_first_copy=False,
+        hint="four kernels side by side take as long as one: t plus a little for creating the streams and launching",
+    )
 
 
 # -- 03.2 · order with an event ----------------------------------------------------------------------
@@ -90,17 +110,24 @@ def check_event_edge(run, first, then) -> Check:
             continue
         rec = ix.tasks.get(w.waits_on)
         if rec is not None and rec.stream == first.stream and rec.task > first.task:
-            return Check("event between the streams", True,
-                         f"{ix.stream_label(then.stream)} waits for {ix.event_label(w.event)}, recorded on "
-                         f"{ix.stream_label(first.stream)} after {first.name}", "", w.task)
+            return Check(
+                "event between the streams",
+                True,
+                f"{ix.stream_label(then.stream)} waits for {ix.event_label(w.event)}, recorded on "
+                f"{ix.stream_label(first.stream)} after {first.name}",
+                "",
+                w.task,
+            )
     waits = [w for w in ix.tasks.values() if w.kind == "event_wait" and w.stream == then.stream]
     if waits:
         detail = f"{then.name}'s stream waits for an event, but not for one recorded after {first.name} on its stream"
         hint = "record the event on the long kernel's stream after launching long_op, then make the other stream wait"
     else:
         detail = f"no aclrtStreamWaitEvent before {then.name} on its stream"
-        hint = ("record an event on stream 1 after long_op (acl.rt.record_event) and make stream 2 wait for it "
-                "(acl.rt.stream_wait_event) before short_op: the device keeps the order, the host does not wait")
+        hint = (
+            "record an event on stream 1 after long_op (acl.rt.record_event) and make stream 2 wait for it "
+            "(acl.rt.stream_wait_event) before short_op: the device keeps the order, the host does not wait"
+        )
     return Check("event between the streams", False, detail, hint, None)
 
 
@@ -113,33 +140,50 @@ def judge_event_order(run):
         yield run.from_device(x, what="x")
     longs, shorts = _kernels(run, "long_op"), _kernels(run, "short_op")
     ok = len(longs) == 1 and len(shorts) == 1 and len(_kernels(run)) == 2
-    yield Check("the kernels", ok,
-                f"long_op x{len(longs)}, short_op x{len(shorts)}, {len(_kernels(run))} kernel(s) in all"
-                + ("" if ok else ", want long_op once and short_op once"),
-                "launch long_op[1, s1](dev_x) and short_op[1, s2](dev_x), once each", len(_kernels(run)))
+    yield Check(
+        "the kernels",
+        ok,
+        f"long_op x{len(longs)}, short_op x{len(shorts)}, {len(_kernels(run))} kernel(s) in all"
+        + ("" if ok else ", want long_op once and short_op once"),
+        "launch long_op[1, s1](dev_x) and short_op[1, s2](dev_x), once each",
+        len(_kernels(run)),
+    )
     if not (longs and shorts):
         return
     first, then = longs[0], shorts[0]
     two = first.stream != then.stream
-    yield Check("two streams", two,
-                "long_op and short_op ran on different streams" if two else
-                "long_op and short_op ran on the same stream",
-                "the exercise is about ordering two streams: launch short_op on a second stream", two)
+    yield Check(
+        "two streams",
+        two,
+        "long_op and short_op ran on different streams" if two else "long_op and short_op ran on the same stream",
+        "the exercise is about ordering two streams: launch short_op on a second stream",
+        two,
+    )
     yield check_event_edge(run, first, then)
     gap = then.start - first.end
-    yield Check("order on the device", gap >= 0,
-                f"short_op started {fmt_time(gap)} after long_op ended" if gap >= 0 else
-                f"short_op started {fmt_time(-gap)} before long_op ended",
-                "make short_op's stream wait for an event recorded after long_op", gap)
+    yield Check(
+        "order on the device",
+        gap >= 0,
+        f"short_op started {fmt_time(gap)} after long_op ended"
+        if gap >= 0
+        else f"short_op started {fmt_time(-gap)} before long_op ended",
+        "make short_op's stream wait for an event recorded after long_op",
+        gap,
+    )
     call = _launch_call(run, then)
     early = call is not None and call.start < first.end
-    yield Check("the host did not wait for long_op", early,
-                (f"short_op was launched {fmt_time(first.end - call.start)} before long_op ended" if early else
-                 "short_op was launched only after long_op had ended: the host waited for it"),
-                "leave the waiting to the device: no synchronize or sleep between the two launches, an "
-                "event instead", None if call is None else first.end - call.start)
-    yield check_syncs(run.log, at_most=1,
-                      hint="one synchronize at the end, before you copy x back and read it")
+    yield Check(
+        "the host did not wait for long_op",
+        early,
+        (
+            f"short_op was launched {fmt_time(first.end - call.start)} before long_op ended"
+            if early
+            else "short_op was launched only after long_op had ended: the host waited for it"
+        ),
+        "leave the waiting to the device: no synchronize or sleep between the two launches, an event instead",
+        None if call is None else first.end - call.start,
+    )
+    yield check_syncs(run.log, at_most=1, hint="one synchronize at the end, before you copy x back and read it")
 
 
 # -- 03.3 · time a kernel without blocking the host ---------------------------------------------------
@@ -148,8 +192,9 @@ def body_time(rng: np.random.Generator) -> dict:
 
 
 def _last_record(run, event: int | None, before_seq: int):
-    recs = [t for t in run.index.tasks.values()
-            if t.kind == "event_record" and t.event == event and t.api_seq < before_seq]
+    recs = [
+        t for t in run.index.tasks.values() if t.kind == "event_record" and t.event == event and t.api_seq < before_seq
+    ]
     return recs[-1] if recs else None
 
 
@@ -166,30 +211,48 @@ def judge_event_timing(run):
     kernels = _kernels(run)
     mine = [k for k in kernels if k.name == "work" and _body(run, k) == ns]
     ok = len(kernels) == 1 and len(mine) == 1
-    yield Check("the kernel", ok,
-                f"{len(kernels)} kernel(s), {len(mine)} of them work(ns) with ns = {ns}"
-                + ("" if ok else ", want exactly one work[1, s](ns)"),
-                "launch work[1, s](ns) once, with the ns you are given", len(mine))
+    yield Check(
+        "the kernel",
+        ok,
+        f"{len(kernels)} kernel(s), {len(mine)} of them work(ns) with ns = {ns}"
+        + ("" if ok else ", want exactly one work[1, s](ns)"),
+        "launch work[1, s](ns) once, with the ns you are given",
+        len(mine),
+    )
     kernel = mine[0] if mine else (kernels[0] if kernels else None)
     ix = run.index
     elapsed = [c for c in run.calls("aclrtEventElapsedTime") if c.ret == 0]
-    if elapsed:                     # the events the program asked about
+    if elapsed:  # the events the program asked about
         call = elapsed[-1]
         args = dict(call.args)
         start, end = _last_record(run, args.get("start"), call.seq), _last_record(run, args.get("end"), call.seq)
-        around = (kernel is not None and start is not None and end is not None
-                  and start.stream == end.stream == kernel.stream and start.task < kernel.task < end.task)
-        yield Check("events around the kernel", around,
-                    f"the start and end events were recorded on {ix.stream_label(kernel.stream)} before and "  # type: ignore[union-attr]  # only if around: kernel is set
-                    f"after the kernel" if around else
-                    "the events given to aclrtEventElapsedTime were not recorded before and after the kernel "
-                    "on its stream",
-                    "record start, launch work, record end, all on the same stream", around)
-    else:                           # judge the value against the records around the kernel, if any
+        around = (
+            kernel is not None
+            and start is not None
+            and end is not None
+            and start.stream == end.stream == kernel.stream
+            and start.task < kernel.task < end.task
+        )
+        yield Check(
+            "events around the kernel",
+            around,
+            f"the start and end events were recorded on {ix.stream_label(kernel.stream)} before and "  # type: ignore[union-attr]  # only if around: kernel is set
+            f"after the kernel"
+            if around
+            else "the events given to aclrtEventElapsedTime were not recorded before and after the kernel "
+            "on its stream",
+            "record start, launch work, record end, all on the same stream",
+            around,
+        )
+    else:  # judge the value against the records around the kernel, if any
         start, end = _records_around(run, kernel) if kernel is not None else (None, None)
-        yield Check("events around the kernel", False, "no successful aclrtEventElapsedTime call",
-                    "record an event before and one after the kernel on its stream, wait until the end "
-                    "event has completed, then ask acl.rt.event_elapsed_time(start, end)")
+        yield Check(
+            "events around the kernel",
+            False,
+            "no successful aclrtEventElapsedTime call",
+            "record an event before and one after the kernel on its stream, wait until the end "
+            "event has completed, then ask acl.rt.event_elapsed_time(start, end)",
+        )
     r = run.result
     if start is not None and end is not None and start.end is not None and end.end is not None:
         per_ms = run.machine.profile.timer_ticks_per_ms
@@ -197,43 +260,81 @@ def judge_event_timing(run):
         number = isinstance(r, (float, int, np.floating, np.integer)) and not isinstance(r, bool)
         good = number and abs(float(r) - device_ms) <= 1e-9
         tick = 1e6 / per_ms
-        yield Check("the elapsed time", good,
-                    (f"{float(r):.6f} ms, what the device's event timestamps say" if good else
-                     f"got {r!r}, want {device_ms:.6f} ms (the events' timestamps, in whole {tick:.0f} ns ticks)"),
-                    "return the milliseconds acl.rt.event_elapsed_time(start, end) gives, not a host "
-                    "clock or the kernel's nominal time", r)
+        yield Check(
+            "the elapsed time",
+            good,
+            (
+                f"{float(r):.6f} ms, what the device's event timestamps say"
+                if good
+                else f"got {r!r}, want {device_ms:.6f} ms (the events' timestamps, in whole {tick:.0f} ns ticks)"
+            ),
+            "return the milliseconds acl.rt.event_elapsed_time(start, end) gives, not a host "
+            "clock or the kernel's nominal time",
+            r,
+        )
     else:
-        yield Check("the elapsed time", False,
-                    f"got {r!r}, but no two events recorded around the kernel completed to compare it with",
-                    "the time must come from the device: two events around the kernel, and "
-                    "acl.rt.event_elapsed_time(start, end)", r)
-    yield check_syncs(run.log, exactly=0,
-                      hint="do not block: poll acl.rt.query_event_status(end) and call other_work() "
-                           "between the queries")
+        yield Check(
+            "the elapsed time",
+            False,
+            f"got {r!r}, but no two events recorded around the kernel completed to compare it with",
+            "the time must come from the device: two events around the kernel, and "
+            "acl.rt.event_elapsed_time(start, end)",
+            r,
+        )
+    yield check_syncs(
+        run.log,
+        exactly=0,
+        hint="do not block: poll acl.rt.query_event_status(end) and call other_work() between the queries",
+    )
     if kernel is not None and kernel.end is not None:
         host = union([(c.start, c.end) for c in run.calls(OTHER_WORK)])
         both = sum(e - s for s, e in intersect(host, [(kernel.start, kernel.end)]))
         frac = both / (kernel.end - kernel.start)
-        yield Check("host work while waiting", frac >= 0.75,
-                    f"other_work() ran for {fmt_time(both)} of the kernel's {fmt_time(kernel.end - kernel.start)} "
-                    f"({frac:.0%})" + ("" if frac >= 0.75 else ", want at least 75%"),
-                    "loop: while the end event is not complete, call other_work()", both)
+        yield Check(
+            "host work while waiting",
+            frac >= 0.75,
+            f"other_work() ran for {fmt_time(both)} of the kernel's {fmt_time(kernel.end - kernel.start)} "
+            f"({frac:.0%})" + ("" if frac >= 0.75 else ", want at least 75%"),
+            "loop: while the end event is not complete, call other_work()",
+            both,
+        )
 
 
-register(Exercise(
-    id="03.1", title="run independent work side by side",
-    practises="streams run independently: four kernels on four streams share the AI Cores at once",
-    signature="solution(t) -> None", profile="ascend910b",
-    inputs=kernel_time, prepare=open_board, judge=judge_side_by_side))
+register(
+    Exercise(
+        id="03.1",
+        title="run independent work side by side",
+        practises="streams run independently: four kernels on four streams share the AI Cores at once",
+        signature="solution(t) -> None",
+        profile="ascend910b",
+        inputs=kernel_time,
+        prepare=open_board,
+        judge=judge_side_by_side,
+    )
+)
 
-register(Exercise(
-    id="03.2", title="order with an event, not the host",
-    practises="aclrtRecordEvent / aclrtStreamWaitEvent: one stream waits for another on the device",
-    signature="solution(x0) -> np.ndarray", profile="ascend910b",
-    inputs=start_value, prepare=open_board, judge=judge_event_order))
+register(
+    Exercise(
+        id="03.2",
+        title="order with an event, not the host",
+        practises="aclrtRecordEvent / aclrtStreamWaitEvent: one stream waits for another on the device",
+        signature="solution(x0) -> np.ndarray",
+        profile="ascend910b",
+        inputs=start_value,
+        prepare=open_board,
+        judge=judge_event_order,
+    )
+)
 
-register(Exercise(
-    id="03.3", title="time a kernel without blocking",
-    practises="event timing, and querying an event instead of synchronising while the host works",
-    signature="solution(ns) -> float", profile="ascend910b",
-    inputs=body_time, prepare=open_board, judge=judge_event_timing))
+register(
+    Exercise(
+        id="03.3",
+        title="time a kernel without blocking",
+        practises="event timing, and querying an event instead of synchronising while the host works",
+        signature="solution(ns) -> float",
+        profile="ascend910b",
+        inputs=body_time,
+        prepare=open_board,
+        judge=judge_event_timing,
+    )
+)

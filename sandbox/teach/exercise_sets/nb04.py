@@ -5,13 +5,21 @@ Every exercise starts on a machine where ``acl.init()`` and ``acl.rt.set_device(
 already run (``prepare``), so the graded window, the whole run of the solution, holds only the
 work the exercise is about (the first SetDevice of a process alone costs a second).
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from sandbox.core.memory import DeviceAllocation
-from sandbox.teach.checks import (SYNC_CALLS, Check, check_bytes, check_equal, check_overlap,
-                                  check_time, peak_device_memory)
+from sandbox.teach.checks import (
+    SYNC_CALLS,
+    Check,
+    check_bytes,
+    check_equal,
+    check_overlap,
+    check_time,
+    peak_device_memory,
+)
 from sandbox.teach.grading import END, START, Exercise, register
 from sandbox.teach.provenance import UNWRITTEN
 from sandbox.viz.units import fmt_bytes
@@ -22,6 +30,7 @@ MiB, KiB = 1 << 20, 1 << 10
 def open_device_0(inputs: dict) -> None:
     """What every exercise of this notebook starts from: the runtime up, device 0 current."""
     from sandbox import acl
+
     acl.init()
     acl.rt.set_device(0)
 
@@ -39,28 +48,53 @@ def device_range(run, ptr, nbytes: int, what: str, device: int = 0) -> tuple[Che
     """(Check, (buffer, offset) or None): [ptr, ptr + nbytes) lies in one live allocation on ``device``."""
     address = _address(ptr)
     if address is None:
-        return Check(f"{what}: a device address", False, f"got {type(ptr).__name__} {ptr!r:.60}",
-                     "return the int that acl.rt.malloc gave you (plus an offset, if you carved it)"), None
+        return Check(
+            f"{what}: a device address",
+            False,
+            f"got {type(ptr).__name__} {ptr!r:.60}",
+            "return the int that acl.rt.malloc gave you (plus an offset, if you carved it)",
+        ), None
     buf = run.machine.buffer(address)
     if not isinstance(buf, DeviceAllocation):
-        kind = ("not inside any live allocation (was it freed?)" if buf is None else
-                f"{buf.kind} host memory, not device memory")
-        return Check(f"{what}: a device address", False, f"{address:#x} is {kind}",
-                     "allocate it with acl.rt.malloc on the device and keep it until the end"), None
+        kind = (
+            "not inside any live allocation (was it freed?)"
+            if buf is None
+            else f"{buf.kind} host memory, not device memory"
+        )
+        return Check(
+            f"{what}: a device address",
+            False,
+            f"{address:#x} is {kind}",
+            "allocate it with acl.rt.malloc on the device and keep it until the end",
+        ), None
     if buf.freed:
-        return Check(f"{what}: a device address", False, f"{address:#x} was freed before the end",
-                     "keep the buffer alive: free it only after the check"), None
+        return Check(
+            f"{what}: a device address",
+            False,
+            f"{address:#x} was freed before the end",
+            "keep the buffer alive: free it only after the check",
+        ), None
     if buf.device != device:
-        return Check(f"{what}: a device address", False, f"{address:#x} is on device {buf.device}, want device {device}",
-                     f"call acl.rt.set_device({device}) before acl.rt.malloc"), None
+        return Check(
+            f"{what}: a device address",
+            False,
+            f"{address:#x} is on device {buf.device}, want device {device}",
+            f"call acl.rt.set_device({device}) before acl.rt.malloc",
+        ), None
     offset = address - buf.ptr
     if offset + nbytes > buf.size:
-        return Check(f"{what}: a device address", False,
-                     f"only {buf.size - offset} bytes from {address:#x} to the end of its {buf.size}-byte "
-                     f"allocation, want {nbytes}", "allocate enough bytes for it"), None
-    return Check(f"{what}: a device address", True,
-                 f"{fmt_bytes(nbytes)} at offset {offset} of a live {fmt_bytes(buf.size)} allocation on "
-                 f"device {device}"), (buf, offset)
+        return Check(
+            f"{what}: a device address",
+            False,
+            f"only {buf.size - offset} bytes from {address:#x} to the end of its {buf.size}-byte "
+            f"allocation, want {nbytes}",
+            "allocate enough bytes for it",
+        ), None
+    return Check(
+        f"{what}: a device address",
+        True,
+        f"{fmt_bytes(nbytes)} at offset {offset} of a live {fmt_bytes(buf.size)} allocation on device {device}",
+    ), (buf, offset)
 
 
 def _same(x: np.ndarray, y: np.ndarray) -> bool:
@@ -76,8 +110,8 @@ def differences(buf, offset: int, want: np.ndarray) -> tuple[int, int]:
     want = np.ascontiguousarray(want).reshape(-1).view(np.uint8)
     count, first = 0, -1
     for pos, view, length in buf.segments(offset, want.size, create=False):
-        part = want[pos:pos + length]
-        if view is None:                                  # never written: zeros
+        part = want[pos : pos + length]
+        if view is None:  # never written: zeros
             if not part.any():
                 continue
             bad = np.flatnonzero(part)
@@ -109,10 +143,17 @@ def check_peak(run, *, at_most: int, hint: str, device: int = 0) -> Check:
     """Device memory reserved at its peak (the allocator's bytes: padding and pages included)."""
     peak = peak_device_memory(run.log, device)
     ok = peak <= at_most
+
     def words(n):
         return fmt_bytes(n) if n % MiB == 0 else f"{n} bytes ({fmt_bytes(n)})"
-    return Check("peak device memory", ok, f"{words(peak)} reserved on device {device}"
-                 + ("" if ok else f", want at most {words(at_most)}"), hint, peak)
+
+    return Check(
+        "peak device memory",
+        ok,
+        f"{words(peak)} reserved on device {device}" + ("" if ok else f", want at most {words(at_most)}"),
+        hint,
+        peak,
+    )
 
 
 def check_disjoint(named_ranges) -> Check:
@@ -121,9 +162,14 @@ def check_disjoint(named_ranges) -> Check:
     clashes = [(a[2], b[2]) for a, b in zip(spans, spans[1:]) if b[0] < a[1]]
     if clashes:
         x, y = clashes[0]
-        return Check("distinct buffers", False, f"{x} and {y} share bytes",
-                     "each buffer needs bytes of its own: carve at offsets at least as large as the sizes "
-                     "before them, or allocate each one", len(clashes))
+        return Check(
+            "distinct buffers",
+            False,
+            f"{x} and {y} share bytes",
+            "each buffer needs bytes of its own: carve at offsets at least as large as the sizes "
+            "before them, or allocate each one",
+            len(clashes),
+        )
     return Check("distinct buffers", True, f"{len(spans)} byte ranges, none overlapping")
 
 
@@ -132,17 +178,24 @@ def waited_after(run, tasks, what: str = "the copy and the kernel") -> Check:
     ix = run.index
     ends = [ix.tasks[t.task].end for t in tasks if t.task in ix.tasks]
     if not ends or any(e is None for e in ends):
-        return Check("the host waited for the work", False, "some of the work never finished" if ends else
-                     "there was no such work to wait for", "synchronise before returning")
+        return Check(
+            "the host waited for the work",
+            False,
+            "some of the work never finished" if ends else "there was no such work to wait for",
+            "synchronise before returning",
+        )
     last = max(ends)
     waits = SYNC_CALLS + ("aclrtStreamQuery", "aclrtQueryEventStatus")
-    ok = [c for c in run.calls() if c.ret == 0 and c.end >= last
-          and (c.name in waits or c.blocked_from is not None)]       # a blocking copy waits too
-    return Check("the host waited for the work", bool(ok),
-                 f"{ok[0].name} returned after {what} finished" if ok else
-                 f"no synchronize returned after {what} finished",
-                 "synchronise (the device, or each stream you used) before returning, so the buffers "
-                 "are complete when the caller uses them")
+    ok = [
+        c for c in run.calls() if c.ret == 0 and c.end >= last and (c.name in waits or c.blocked_from is not None)
+    ]  # a blocking copy waits too
+    return Check(
+        "the host waited for the work",
+        bool(ok),
+        f"{ok[0].name} returned after {what} finished" if ok else f"no synchronize returned after {what} finished",
+        "synchronise (the device, or each stream you used) before returning, so the buffers "
+        "are complete when the caller uses them",
+    )
 
 
 # -- 04.1 · fit the budget -------------------------------------------------------------------------
@@ -151,17 +204,23 @@ BUDGET = 3 * MiB + 12 * KiB
 
 
 def budget_inputs(rng: np.random.Generator) -> dict:
-    return {"weights": rng.standard_normal(WEIGHTS // 4).astype(np.float32),
-            "table": rng.integers(-2**31, 2**31, TABLE // 4, dtype=np.int32),
-            "flags": rng.integers(0, 256, FLAGS, dtype=np.uint8)}
+    return {
+        "weights": rng.standard_normal(WEIGHTS // 4).astype(np.float32),
+        "table": rng.integers(-(2**31), 2**31, TABLE // 4, dtype=np.int32),
+        "flags": rng.integers(0, 256, FLAGS, dtype=np.uint8),
+    }
 
 
 def judge_budget(run):
     r = run.result
     if not (isinstance(r, (tuple, list)) and len(r) == 3):
         got = "None (did the function end without a return?)" if r is None else f"{type(r).__name__} {r!r:.60}"
-        yield Check("what came back", False, f"{got}, want three device addresses (weights, table, flags)",
-                    "return (weights_ptr, table_ptr, flags_ptr)")
+        yield Check(
+            "what came back",
+            False,
+            f"{got}, want three device addresses (weights, table, flags)",
+            "return (weights_ptr, table_ptr, flags_ptr)",
+        )
         return
     yield Check("what came back", True, "three addresses")
     names = ("weights", "table", "flags")
@@ -174,25 +233,36 @@ def judge_budget(run):
         return
     yield check_disjoint([(n, p.ptr + off, run.inputs[n].nbytes) for n, (p, off) in zip(names, places)])
     for name, place in zip(names, places):
-        yield check_holds(run, place, run.inputs[name], name,
-                          f"copy {name} to its device address (acl.rt.memcpy, host to device)")
-    yield check_peak(run, at_most=BUDGET,
-                     hint="every allocation is padded (ALIGN_UP(size, 32) + 32) and rounded to whole "
-                          "pages: huge pages round 3 MiB up to 4 MiB, so ask for normal pages, and "
-                          "allocate nothing else, not even for a moment")
+        yield check_holds(
+            run, place, run.inputs[name], name, f"copy {name} to its device address (acl.rt.memcpy, host to device)"
+        )
+    yield check_peak(
+        run,
+        at_most=BUDGET,
+        hint="every allocation is padded (ALIGN_UP(size, 32) + 32) and rounded to whole "
+        "pages: huge pages round 3 MiB up to 4 MiB, so ask for normal pages, and "
+        "allocate nothing else, not even for a moment",
+    )
 
 
-register(Exercise(
-    id="04.1", title="fit the budget",
-    practises="what an allocation really reserves: padding, page size and the allocation policy",
-    signature="solution(weights, table, flags) -> (weights_ptr, table_ptr, flags_ptr)",
-    profile="ascend910b", devices=1, prepare=open_device_0,
-    inputs=budget_inputs, judge=judge_budget))
+register(
+    Exercise(
+        id="04.1",
+        title="fit the budget",
+        practises="what an allocation really reserves: padding, page size and the allocation policy",
+        signature="solution(weights, table, flags) -> (weights_ptr, table_ptr, flags_ptr)",
+        profile="ascend910b",
+        devices=1,
+        prepare=open_device_0,
+        inputs=budget_inputs,
+        judge=judge_budget,
+    )
+)
 
 
 # -- 04.2 · copy while computing ---------------------------------------------------------------------
 UPLOAD = 64 * MiB
-COPY_TIME_LIMIT = 2_500_000          # ns: the 2 ms kernel with the 1.2 ms copy beside it, and the set-up
+COPY_TIME_LIMIT = 2_500_000  # ns: the 2 ms kernel with the 1.2 ms copy beside it, and the set-up
 
 
 def upload_inputs(rng: np.random.Generator) -> dict:
@@ -203,44 +273,75 @@ def judge_copy_while_computing(run):
     check, place = device_range(run, run.result, UPLOAD, "the returned address")
     yield check
     if place is not None:
-        yield check_holds(run, place, run.inputs["data"], "the device buffer",
-                          "copy all 64 MiB of data to the buffer you return, host to device")
+        yield check_holds(
+            run,
+            place,
+            run.inputs["data"],
+            "the device buffer",
+            "copy all 64 MiB of data to the buffer you return, host to device",
+        )
     yield check_bytes(run.log, "H2D", exactly=UPLOAD)
     uploads = [t for t in run.tasks("memcpy") if dict(t.detail).get("direction") == "host to device"]
     pageable = [t for t in uploads if dict(t.detail).get("pageable")]
-    yield Check("copied from pinned memory", bool(uploads) and not pageable,
-                "no host-to-device copy" if not uploads else
-                f"{len(pageable)} of {len(uploads)} copies read pageable memory (a numpy array)" if pageable else
-                f"{len(uploads)} cop{'y' if len(uploads) == 1 else 'ies'}, all from pinned memory",
-                "stage the data in memory from acl.rt.malloc_host: from pageable memory memcpy_async "
-                "returns only when the copy is done, at a quarter of the speed")
+    yield Check(
+        "copied from pinned memory",
+        bool(uploads) and not pageable,
+        "no host-to-device copy"
+        if not uploads
+        else f"{len(pageable)} of {len(uploads)} copies read pageable memory (a numpy array)"
+        if pageable
+        else f"{len(uploads)} cop{'y' if len(uploads) == 1 else 'ies'}, all from pinned memory",
+        "stage the data in memory from acl.rt.malloc_host: from pageable memory memcpy_async "
+        "returns only when the copy is done, at a quarter of the speed",
+    )
     kernels = run.tasks("kernel")
     busy = [t for t in kernels if t.name == "busy"]
     others = sorted({t.name for t in kernels if t.name != "busy"})
     ok = len(busy) == 1 and not others and busy[0].device == 0
-    yield Check("the kernel", ok,
-                f"busy once on device {busy[0].device}" if len(busy) == 1 and not others else
-                f"busy launched {len(busy)} times" + (f", and also {', '.join(others)}" if others else ""),
-                "launch busy exactly once, on device 0, on a buffer of its own")
-    yield check_overlap(run.log, at_least_fraction=0.9, start=START, end=END,
-                        hint="put the copy and the kernel on two streams of device 0 and queue both before "
-                             "waiting; from pinned memory the copy call returns at once")
-    yield check_time(run.log, at_most_ns=COPY_TIME_LIMIT, start=START, end=END,
-                     hint="the 2 ms kernel and the 1.2 ms pinned copy should run side by side")
+    yield Check(
+        "the kernel",
+        ok,
+        f"busy once on device {busy[0].device}"
+        if len(busy) == 1 and not others
+        else f"busy launched {len(busy)} times" + (f", and also {', '.join(others)}" if others else ""),
+        "launch busy exactly once, on device 0, on a buffer of its own",
+    )
+    yield check_overlap(
+        run.log,
+        at_least_fraction=0.9,
+        start=START,
+        end=END,
+        hint="put the copy and the kernel on two streams of device 0 and queue both before "
+        "waiting; from pinned memory the copy call returns at once",
+    )
+    yield check_time(
+        run.log,
+        at_most_ns=COPY_TIME_LIMIT,
+        start=START,
+        end=END,
+        hint="the 2 ms kernel and the 1.2 ms pinned copy should run side by side",
+    )
     yield waited_after(run, uploads + busy)
 
 
-register(Exercise(
-    id="04.2", title="copy while computing",
-    practises="pinned host memory: an asynchronous copy that really is asynchronous, beside a kernel",
-    signature="solution(data) -> device address holding data",
-    profile="ascend910b", devices=1, prepare=open_device_0,
-    inputs=upload_inputs, judge=judge_copy_while_computing))
+register(
+    Exercise(
+        id="04.2",
+        title="copy while computing",
+        practises="pinned host memory: an asynchronous copy that really is asynchronous, beside a kernel",
+        signature="solution(data) -> device address holding data",
+        profile="ascend910b",
+        devices=1,
+        prepare=open_device_0,
+        inputs=upload_inputs,
+        judge=judge_copy_while_computing,
+    )
+)
 
 
 # -- 04.3 · four steps in two buffers' worth of memory ------------------------------------------------
 STEPS, STEP = 4, 8 * MiB
-STEP_BUDGET = 20 * MiB               # two steps' buffers (8 MiB + padding in 2 MiB pages: 10 MiB each)
+STEP_BUDGET = 20 * MiB  # two steps' buffers (8 MiB + padding in 2 MiB pages: 10 MiB each)
 
 
 def steps_inputs(rng: np.random.Generator) -> dict:
@@ -255,11 +356,15 @@ def check_host_waits(run, at_most: int = 1) -> Check:
         names[c.name] = names.get(c.name, 0) + 1
     which = ", ".join(f"{k} x{v}" for k, v in sorted(names.items())) or "none"
     ok = len(waits) <= at_most
-    return Check("the host waited", ok, f"{len(waits)} time{'s' * (len(waits) != 1)} ({which})"
-                 + ("" if ok else f", want at most {at_most}"),
-                 "queue every step, then wait once: give buffers back in stream order (a memory pool's "
-                 "mem_pool_free_async, or reuse a buffer on one stream) instead of synchronising before "
-                 "each aclrtFree; blocking copies and copies from pageable memory wait too", len(waits))
+    return Check(
+        "the host waited",
+        ok,
+        f"{len(waits)} time{'s' * (len(waits) != 1)} ({which})" + ("" if ok else f", want at most {at_most}"),
+        "queue every step, then wait once: give buffers back in stream order (a memory pool's "
+        "mem_pool_free_async, or reuse a buffer on one stream) instead of synchronising before "
+        "each aclrtFree; blocking copies and copies from pageable memory wait too",
+        len(waits),
+    )
 
 
 def rows_from_device(run, array) -> Check:
@@ -268,10 +373,17 @@ def rows_from_device(run, array) -> Check:
     rows = [run.from_device(row, computed=False, what=f"row {k}") for k, row in enumerate(array)]
     bad = [c for c in rows if not c.passed]
     if bad:
-        return Check("the result came from the device", False, f"{len(bad)} of {len(rows)} rows did not: "
-                     + bad[0].detail, bad[0].hint)
-    return Check("the result came from the device", True,
-                 f"all {len(rows)} rows are what device-to-host copies brought back, read after they landed")
+        return Check(
+            "the result came from the device",
+            False,
+            f"{len(bad)} of {len(rows)} rows did not: " + bad[0].detail,
+            bad[0].hint,
+        )
+    return Check(
+        "the result came from the device",
+        True,
+        f"all {len(rows)} rows are what device-to-host copies brought back, read after they landed",
+    )
 
 
 def judge_steps(run):
@@ -279,19 +391,34 @@ def judge_steps(run):
     yield shape
     if array is None:
         return
-    yield check_equal(array, run.inputs["chunks"], what="the chunks read back",
-                      hint="copy each chunk in and back out, and read the host buffer only after the synchronize")
+    yield check_equal(
+        array,
+        run.inputs["chunks"],
+        what="the chunks read back",
+        hint="copy each chunk in and back out, and read the host buffer only after the synchronize",
+    )
     yield rows_from_device(run, array)
     yield check_bytes(run.log, "H2D", exactly=STEPS * STEP)
     yield check_bytes(run.log, "D2H", exactly=STEPS * STEP)
     yield check_host_waits(run, at_most=1)
-    yield check_peak(run, at_most=STEP_BUDGET,
-                     hint="do not hold a device buffer per chunk: give each step's buffer back in stream "
-                          "order (mem_pool_free_async) or reuse one buffer on one stream")
+    yield check_peak(
+        run,
+        at_most=STEP_BUDGET,
+        hint="do not hold a device buffer per chunk: give each step's buffer back in stream "
+        "order (mem_pool_free_async) or reuse one buffer on one stream",
+    )
 
 
-register(Exercise(
-    id="04.3", title="four steps in two buffers' worth of memory",
-    practises="stream-ordered memory: reusing device memory step after step without stopping the host",
-    signature="solution(chunks) -> np.ndarray", profile="ascend910b", devices=1, prepare=open_device_0,
-    inputs=steps_inputs, judge=judge_steps))
+register(
+    Exercise(
+        id="04.3",
+        title="four steps in two buffers' worth of memory",
+        practises="stream-ordered memory: reusing device memory step after step without stopping the host",
+        signature="solution(chunks) -> np.ndarray",
+        profile="ascend910b",
+        devices=1,
+        prepare=open_device_0,
+        inputs=steps_inputs,
+        judge=judge_steps,
+    )
+)

@@ -7,6 +7,7 @@ where their bytes went: the recorder's ``writes`` (sandbox/teach/provenance.py) 
 byte of every buffer, the task that wrote it last and, for a copy, the buffer it read; the
 judges then read what each device buffer holds at the end on the grader's machine.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,8 +21,8 @@ from sandbox.viz.units import fmt_time
 from .nb04 import device_range, differences, waited_after
 
 MiB = 1 << 20
-COPY = 64 * MiB                   # the notebook's payload; one copy over a 56 GB/s link: about 1.2 ms
-ONE_COPY_TIME = 1_500_000         # ns: "about the time of one copy"
+COPY = 64 * MiB  # the notebook's payload; one copy over a 56 GB/s link: about 1.2 ms
+ONE_COPY_TIME = 1_500_000  # ns: "about the time of one copy"
 HOST_WAITS = SYNC_CALLS + ("aclrtStreamQuery", "aclrtQueryEventStatus")
 
 
@@ -31,10 +32,21 @@ def returned_places(run, devices, what: str):
     r = run.result
     want = "{" + ", ".join(f"{d}: address" for d in devices) + "}"
     if not isinstance(r, dict) or sorted(r) != sorted(devices):
-        got = ("None (did the function end without a return?)" if r is None else
-               f"a dict with keys {sorted(r, key=str)}" if isinstance(r, dict) else f"a {type(r).__name__}")
-        return [Check("what came back", False, f"{got}, want {want}",
-                      f"return a dict: device number -> the address of {what} on that device")], None
+        got = (
+            "None (did the function end without a return?)"
+            if r is None
+            else f"a dict with keys {sorted(r, key=str)}"
+            if isinstance(r, dict)
+            else f"a {type(r).__name__}"
+        )
+        return [
+            Check(
+                "what came back",
+                False,
+                f"{got}, want {want}",
+                f"return a dict: device number -> the address of {what} on that device",
+            )
+        ], None
     checks, places = [Check("what came back", True, f"a dict {want}")], {}
     for d in devices:
         check, place = device_range(run, r[d], COPY, f"device {d}'s buffer", device=d)
@@ -50,12 +62,10 @@ def check_content(places, expected: dict, hint: str) -> Check:
         buf, offset = place
         count, first = differences(buf, offset, expected[d][0])
         if count:
-            wrong.append(f"device {d}'s buffer has {count} bytes that are not {expected[d][1]} "
-                         f"(first at byte {first})")
+            wrong.append(f"device {d}'s buffer has {count} bytes that are not {expected[d][1]} (first at byte {first})")
     if wrong:
         return Check("what each device holds", False, "; ".join(wrong), hint, len(wrong))
-    return Check("what each device holds", True,
-                 "; ".join(f"device {d}: {expected[d][1]}" for d in places))
+    return Check("what each device holds", True, "; ".join(f"device {d}: {expected[d][1]}" for d in places))
 
 
 def check_copied_from(run, places: dict, sources: dict, hint: str) -> Check:
@@ -72,15 +82,16 @@ def check_copied_from(run, places: dict, sources: dict, hint: str) -> Check:
             elif w.source_device is None:
                 wrong.append(f"device {d}'s buffer was written by a copy from the host")
             elif w.source_device != sources[d]:
-                wrong.append(f"device {d}'s buffer was written by a copy from device {w.source_device}, "
-                             f"not from device {sources[d]}")
+                wrong.append(
+                    f"device {d}'s buffer was written by a copy from device {w.source_device}, "
+                    f"not from device {sources[d]}"
+                )
             else:
                 continue
             break
     if wrong:
         return Check("copied device to device", False, "; ".join(wrong), hint, len(wrong))
-    return Check("copied device to device", True,
-                 "; ".join(f"device {sources[d]} -> {d}" for d in places))
+    return Check("copied device to device", True, "; ".join(f"device {sources[d]} -> {d}" for d in places))
 
 
 def peer_copies(run) -> list:
@@ -96,9 +107,14 @@ def check_peer_window(run, at_most: int, hint: str) -> Check:
     lo = min(t.start for t in copies)
     hi = max(t.end if t.end is not None else run.index.t_end for t in copies)
     ok = hi - lo <= at_most
-    return Check("time of the peer copies", ok,
-                 f"{fmt_time(hi - lo)} from the first one's start to the last one's end ({len(copies)} copies)"
-                 + ("" if ok else f", want at most {fmt_time(at_most)}"), hint, hi - lo)
+    return Check(
+        "time of the peer copies",
+        ok,
+        f"{fmt_time(hi - lo)} from the first one's start to the last one's end ({len(copies)} copies)"
+        + ("" if ok else f", want at most {fmt_time(at_most)}"),
+        hint,
+        hi - lo,
+    )
 
 
 def check_peer_access(run, directions) -> Check:
@@ -106,11 +122,15 @@ def check_peer_access(run, directions) -> Check:
     opened = {(r.device, r.peer) for r in run.records(tr.PeerAccessChanged) if r.enabled}
     missing = [f"{a} -> {b}" for a, b in directions if (a, b) not in opened]
     ok = not missing
-    return Check("peer access", ok,
-                 ("enabled " + ", ".join(f"{a} -> {b}" for a, b in directions)) if ok else
-                 f"never enabled: {', '.join(missing)}",
-                 "with the source device current, call acl.rt.device_enable_peer_access(destination, 0): "
-                 "access is one-directional, so each direction needs its own call")
+    return Check(
+        "peer access",
+        ok,
+        ("enabled " + ", ".join(f"{a} -> {b}" for a, b in directions))
+        if ok
+        else f"never enabled: {', '.join(missing)}",
+        "with the source device current, call acl.rt.device_enable_peer_access(destination, 0): "
+        "access is one-directional, so each direction needs its own call",
+    )
 
 
 # -- 05.1 · one device after another ------------------------------------------------------------------
@@ -124,33 +144,54 @@ def judge_one_after_another(run):
     others = [t for t in kernels if t not in on[0] and t not in on[1]]
     ok = len(on[0]) == 1 and len(on[1]) == 1 and not others
     extra = ", ".join(sorted({f"{t.name} on device {t.device}" for t in others}))
-    yield Check("the kernels", ok,
-                f"work launched {len(on[0])}x on device 0 and {len(on[1])}x on device 1"
-                + (f", and also {extra}" if extra else ""),
-                "launch work once on a stream of device 0 and once on a stream of device 1, with that "
-                "device current (acl.rt.set_device) when you launch")
+    yield Check(
+        "the kernels",
+        ok,
+        f"work launched {len(on[0])}x on device 0 and {len(on[1])}x on device 1"
+        + (f", and also {extra}" if extra else ""),
+        "launch work once on a stream of device 0 and once on a stream of device 1, with that "
+        "device current (acl.rt.set_device) when you launch",
+    )
     if not ok:
         return
-    yield check_device_order(run.log, first=0, then=1,
-                             hint="make the host wait for device 0 (aclrtSynchronizeEvent on its event, or "
-                                  "synchronise its stream) before launching on device 1")
+    yield check_device_order(
+        run.log,
+        first=0,
+        then=1,
+        hint="make the host wait for device 0 (aclrtSynchronizeEvent on its event, or "
+        "synchronise its stream) before launching on device 1",
+    )
     ix = run.index
     first, second = ix.tasks[on[0][0].task], ix.tasks[on[1][0].task]
-    learnt = [c for c in run.calls(*HOST_WAITS)
-              if c.ret == 0 and first.end is not None and c.end >= first.end and c.end <= second.submit]
-    yield Check("the host knew device 0 was done", bool(learnt),
-                f"{learnt[0].name} returned after device 0's kernel ended, before device 1's launch" if learnt else
-                "no synchronize (or query) returned between the end of device 0's kernel and the launch on "
-                "device 1, so the order was luck, not a dependency",
-                "a stream of device 1 cannot wait for device 0's event (that call fails with 107003 "
-                "ACL_ERROR_RT_STREAM_CONTEXT), but the host can: aclrtSynchronizeEvent(e0), which works "
-                "across devices, then launch on device 1; waiting with host_work or sleep is not a dependency")
+    learnt = [
+        c
+        for c in run.calls(*HOST_WAITS)
+        if c.ret == 0 and first.end is not None and c.end >= first.end and c.end <= second.submit
+    ]
+    yield Check(
+        "the host knew device 0 was done",
+        bool(learnt),
+        f"{learnt[0].name} returned after device 0's kernel ended, before device 1's launch"
+        if learnt
+        else "no synchronize (or query) returned between the end of device 0's kernel and the launch on "
+        "device 1, so the order was luck, not a dependency",
+        "a stream of device 1 cannot wait for device 0's event (that call fails with 107003 "
+        "ACL_ERROR_RT_STREAM_CONTEXT), but the host can: aclrtSynchronizeEvent(e0), which works "
+        "across devices, then launch on device 1; waiting with host_work or sleep is not a dependency",
+    )
 
 
-register(Exercise(
-    id="05.1", title="one device after another",
-    practises="stream and event affinity: which calls may cross devices, and ordering two devices from the host",
-    signature="solution() -> None", profile="ascend910b", inputs=no_inputs, judge=judge_one_after_another))
+register(
+    Exercise(
+        id="05.1",
+        title="one device after another",
+        practises="stream and event affinity: which calls may cross devices, and ordering two devices from the host",
+        signature="solution() -> None",
+        profile="ascend910b",
+        inputs=no_inputs,
+        judge=judge_one_after_another,
+    )
+)
 
 
 # -- 05.2 · broadcast -----------------------------------------------------------------------------------
@@ -167,28 +208,49 @@ def judge_broadcast(run):
     if places is None:
         return
     data = run.inputs["data"]
-    yield check_content(places, {d: (data, "data") for d in places},
-                        "upload data to device 0, copy device 0's buffer to each target, and synchronise "
-                        "every stream you used before returning")
-    yield check_copied_from(run, {d: places[d] for d in TARGETS}, {d: 0 for d in TARGETS},
-                            "a broadcast goes from device 0 to each of devices 1, 2 and 3: "
-                            "memcpy_async(dst_on_d, n, src_on_0, n, ACL_MEMCPY_DEVICE_TO_DEVICE, stream)")
+    yield check_content(
+        places,
+        {d: (data, "data") for d in places},
+        "upload data to device 0, copy device 0's buffer to each target, and synchronise "
+        "every stream you used before returning",
+    )
+    yield check_copied_from(
+        run,
+        {d: places[d] for d in TARGETS},
+        {d: 0 for d in TARGETS},
+        "a broadcast goes from device 0 to each of devices 1, 2 and 3: "
+        "memcpy_async(dst_on_d, n, src_on_0, n, ACL_MEMCPY_DEVICE_TO_DEVICE, stream)",
+    )
     yield check_peer_access(run, [(0, d) for d in TARGETS])
-    yield check_bytes(run.log, "H2D", exactly=COPY,
-                      hint="upload data once, to device 0; the other devices get it from device 0")
-    yield check_bytes(run.log, "peer", exactly=len(TARGETS) * COPY,
-                      hint="one 64 MiB copy from device 0 to each of the three targets, no more")
+    yield check_bytes(
+        run.log, "H2D", exactly=COPY, hint="upload data once, to device 0; the other devices get it from device 0"
+    )
+    yield check_bytes(
+        run.log,
+        "peer",
+        exactly=len(TARGETS) * COPY,
+        hint="one 64 MiB copy from device 0 to each of the three targets, no more",
+    )
     yield waited_after(run, peer_copies(run), "the copies")
-    yield check_peer_window(run, ONE_COPY_TIME,
-                            "each target has a link of its own from device 0: queue the three copies on three "
-                            "streams before waiting for any of them")
+    yield check_peer_window(
+        run,
+        ONE_COPY_TIME,
+        "each target has a link of its own from device 0: queue the three copies on three "
+        "streams before waiting for any of them",
+    )
 
 
-register(Exercise(
-    id="05.2", title="broadcast",
-    practises="peer access and device-to-device copies: one source, three links used at once",
-    signature="solution(data) -> {0: ptr, 1: ptr, 2: ptr, 3: ptr}", profile="ascend910b",
-    inputs=payload, judge=judge_broadcast))
+register(
+    Exercise(
+        id="05.2",
+        title="broadcast",
+        practises="peer access and device-to-device copies: one source, three links used at once",
+        signature="solution(data) -> {0: ptr, 1: ptr, 2: ptr, 3: ptr}",
+        profile="ascend910b",
+        inputs=payload,
+        judge=judge_broadcast,
+    )
+)
 
 
 # -- 05.3 · exchange ------------------------------------------------------------------------------------
@@ -201,25 +263,44 @@ def judge_exchange(run):
     yield from checks
     if places is None:
         return
-    yield check_content(places, {0: (run.inputs["b"], "b"), 1: (run.inputs["a"], "a")},
-                        "copy into buffers other than the ones being read: in place, one copy overwrites "
-                        "what the other still has to read")
-    yield check_copied_from(run, places, {0: 1, 1: 0},
-                            "device 0's b must come from device 1 and device 1's a from device 0, by "
-                            "device-to-device copies, not through the host")
+    yield check_content(
+        places,
+        {0: (run.inputs["b"], "b"), 1: (run.inputs["a"], "a")},
+        "copy into buffers other than the ones being read: in place, one copy overwrites "
+        "what the other still has to read",
+    )
+    yield check_copied_from(
+        run,
+        places,
+        {0: 1, 1: 0},
+        "device 0's b must come from device 1 and device 1's a from device 0, by "
+        "device-to-device copies, not through the host",
+    )
     yield check_peer_access(run, [(0, 1), (1, 0)])
-    yield check_bytes(run.log, "H2D", exactly=2 * COPY,
-                      hint="upload a to device 0 and b to device 1, once each; the exchange itself is "
-                           "device to device")
+    yield check_bytes(
+        run.log,
+        "H2D",
+        exactly=2 * COPY,
+        hint="upload a to device 0 and b to device 1, once each; the exchange itself is device to device",
+    )
     yield check_bytes(run.log, "peer", exactly=2 * COPY, hint="one 64 MiB copy each way, no more")
     yield waited_after(run, peer_copies(run), "the copies")
-    yield check_peer_window(run, ONE_COPY_TIME,
-                            "0 -> 1 and 1 -> 0 are separate links: queue both copies on two streams before "
-                            "waiting, and they take the time of one")
+    yield check_peer_window(
+        run,
+        ONE_COPY_TIME,
+        "0 -> 1 and 1 -> 0 are separate links: queue both copies on two streams before "
+        "waiting, and they take the time of one",
+    )
 
 
-register(Exercise(
-    id="05.3", title="exchange in the time of one copy",
-    practises="one-directional peer access: both directions enabled, both links used at once",
-    signature="solution(a, b) -> {0: ptr, 1: ptr}", profile="ascend910b",
-    inputs=two_payloads, judge=judge_exchange))
+register(
+    Exercise(
+        id="05.3",
+        title="exchange in the time of one copy",
+        practises="one-directional peer access: both directions enabled, both links used at once",
+        signature="solution(a, b) -> {0: ptr, 1: ptr}",
+        profile="ascend910b",
+        inputs=two_payloads,
+        judge=judge_exchange,
+    )
+)

@@ -5,6 +5,7 @@ stream handed to the solution), so the whole run of the solution is the timed wi
 kernel is the notebook's ``tick`` (int32 ``x = 3 x + j``, wrapping), so the result depends on
 every launch and its order: the judges recompute it with numpy.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -19,18 +20,18 @@ from sandbox.teach.provenance import KERNEL
 from sandbox.viz.timeline import intersect, union
 from sandbox.viz.units import fmt_time
 
-N = 1024                 # int32 elements of one vector (4 KiB)
-K = 32                   # tick launches in one step (j = 0 .. 31)
-REPEATS = 20             # steps in exercises 08.1 and 08.3
-BATCHES = 6              # batches in exercise 08.2
+N = 1024  # int32 elements of one vector (4 KiB)
+K = 32  # tick launches in one step (j = 0 .. 31)
+REPEATS = 20  # steps in exercises 08.1 and 08.3
+BATCHES = 6  # batches in exercise 08.2
 KERNEL_NAME = "tick"
 
-REPLAY_CALLS = 100       # 08.1: host calls in the whole solution (eager: 640 launches)
+REPLAY_CALLS = 100  # 08.1: host calls in the whole solution (eager: 640 launches)
 REPLAY_TIME = 4_000_000  # 08.1: ns (eager: 5.6 ms; one step captured and replayed: 3.0-3.3 ms)
-BATCH_CALLS = 80         # 08.2 (eager: 6 x 34 calls)
-FORK_CALLS = 150         # 08.3 (eager: 1280 launches)
-FORK_TIME = 4_000_000    # 08.3: ns (one stream, even replayed: ~5.7 ms; two streams: ~3.3 ms)
-FORK_TOGETHER = 0.75     # 08.3: share of the kernel time the two streams ran kernels at once
+BATCH_CALLS = 80  # 08.2 (eager: 6 x 34 calls)
+FORK_CALLS = 150  # 08.3 (eager: 1280 launches)
+FORK_TIME = 4_000_000  # 08.3: ns (one stream, even replayed: ~5.7 ms; two streams: ~3.3 ms)
+FORK_TOGETHER = 0.75  # 08.3: share of the kernel time the two streams ran kernels at once
 
 
 def model(x: np.ndarray, steps: int = 1) -> np.ndarray:
@@ -43,7 +44,7 @@ def model(x: np.ndarray, steps: int = 1) -> np.ndarray:
 
 
 def _ints(rng: np.random.Generator, shape) -> np.ndarray:
-    return rng.integers(-2**31, 2**31, shape, dtype=np.int64).astype(np.int32)
+    return rng.integers(-(2**31), 2**31, shape, dtype=np.int64).astype(np.int32)
 
 
 def vector(rng):
@@ -92,14 +93,20 @@ def _rows_from_device(run, array: np.ndarray, what: str) -> Check:
         if not found:
             bad.append(i)
     if not bad:
-        return Check("the answer came from the device", True,
-                     f"every row of {what} is what a device-to-host copy brought back; a kernel computed it",
-                     value=KERNEL)
-    return Check("the answer came from the device", False,
-                 f"row{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad))} of {what} did not come back "
-                 "from the device computed by kernels",
-                 "compute every row on the device, copy it back with a device-to-host copy, and synchronise "
-                 "before you read the host buffer")
+        return Check(
+            "the answer came from the device",
+            True,
+            f"every row of {what} is what a device-to-host copy brought back; a kernel computed it",
+            value=KERNEL,
+        )
+    return Check(
+        "the answer came from the device",
+        False,
+        f"row{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad))} of {what} did not come back "
+        "from the device computed by kernels",
+        "compute every row on the device, copy it back with a device-to-host copy, and synchronise "
+        "before you read the host buffer",
+    )
 
 
 def _answer(run, shape, expected, what: str):
@@ -107,9 +114,13 @@ def _answer(run, shape, expected, what: str):
     yield shape_check
     if array is None:
         return
-    yield check_equal(array, expected, what=what,
-                      hint="apply the step exactly as model_step does (tick with j = 0 .. 31, in order), the "
-                           "stated number of times, and synchronise before reading the host buffer")
+    yield check_equal(
+        array,
+        expected,
+        what=what,
+        hint="apply the step exactly as model_step does (tick with j = 0 .. 31, in order), the "
+        "stated number of times, and synchronise before reading the host buffer",
+    )
     yield _rows_from_device(run, array, what)
 
 
@@ -118,11 +129,19 @@ def _kernel_set(run, want: int, per: str) -> Check:
     names = Counter(t.name for t in kernels)
     ok = names == Counter({KERNEL_NAME: want})
     found = ", ".join(f"{n} x{c}" for n, c in sorted(names.items())) or "no kernel"
-    detail = (f"{want} launches of {KERNEL_NAME} ran ({per}), and no other kernel" if ok else
-              f"{found} ran, want exactly {want} of {KERNEL_NAME} ({per}) and no other kernel")
-    return Check("the kernels", ok, detail,
-                 "keep the kernels as they are: model_step launches tick 32 times; a graph replays those "
-                 "launches, it does not merge them (no fused kernel, no step left out)", len(kernels))
+    detail = (
+        f"{want} launches of {KERNEL_NAME} ran ({per}), and no other kernel"
+        if ok
+        else f"{found} ran, want exactly {want} of {KERNEL_NAME} ({per}) and no other kernel"
+    )
+    return Check(
+        "the kernels",
+        ok,
+        detail,
+        "keep the kernels as they are: model_step launches tick 32 times; a graph replays those "
+        "launches, it does not merge them (no fused kernel, no step left out)",
+        len(kernels),
+    )
 
 
 def _from_replays(run, kinds=("kernel",), what="kernels") -> Check:
@@ -132,18 +151,28 @@ def _from_replays(run, kinds=("kernel",), what="kernels") -> Check:
     ok = bool(tasks) and not eager and bool(launches)
     if ok:
         graphs = {_graph(t) for t in tasks}
-        detail = (f"all {len(tasks)} {what} came from {len(launches)} replay(s) (aclmdlRIExecuteAsync) of "
-                  f"{len(graphs)} captured graph{'s' if len(graphs) > 1 else ''}")
+        detail = (
+            f"all {len(tasks)} {what} came from {len(launches)} replay(s) (aclmdlRIExecuteAsync) of "
+            f"{len(graphs)} captured graph{'s' if len(graphs) > 1 else ''}"
+        )
     elif not tasks:
         detail = f"no {what} ran"
     elif not launches:
-        detail = (f"no graph was replayed: the {len(tasks)} {what} were launched one by one" if len(tasks) > 1 else
-                  f"no graph was replayed: the one {what[:-1]} was launched eagerly")
+        detail = (
+            f"no graph was replayed: the {len(tasks)} {what} were launched one by one"
+            if len(tasks) > 1
+            else f"no graph was replayed: the one {what[:-1]} was launched eagerly"
+        )
     else:
         detail = f"{len(eager)} of the {len(tasks)} {what} were launched one by one, not replayed from a graph"
-    return Check(f"{what} replayed from a graph", ok, detail,
-                 "capture the work once (ri_capture_begin, the launches, ri_capture_end) and run it with "
-                 "ri_execute_async; do not launch it eagerly as well", len(eager))
+    return Check(
+        f"{what} replayed from a graph",
+        ok,
+        detail,
+        "capture the work once (ri_capture_begin, the launches, ri_capture_end) and run it with "
+        "ri_execute_async; do not launch it eagerly as well",
+        len(eager),
+    )
 
 
 def _replays(run, exactly: int, what: str) -> Check:
@@ -156,17 +185,26 @@ def _replays(run, exactly: int, what: str) -> Check:
 
 def _copies_in_graph(run) -> Check:
     from sandbox.teach.checks import _direction
+
     copies = run.tasks("memcpy")
     ways = Counter(_direction(t) for t in copies if _graph(t) is not None)
     eager = [t for t in copies if _graph(t) is None]
     nbytes = {t.nbytes for t in copies}
     ok = ways == Counter({"H2D": BATCHES, "D2H": BATCHES}) and not eager and nbytes == {4 * N}
-    detail = (f"{BATCHES} copies in and {BATCHES} copies out of 4 KiB, all replayed from the graph" if ok else
-              f"replayed: {ways.get('H2D', 0)} in, {ways.get('D2H', 0)} out; {len(eager)} copies not from the "
-              f"graph; want {BATCHES} in and {BATCHES} out of 4 KiB each, all in the graph")
-    return Check("copies in the graph", ok, detail,
-                 "capture the copy in (from pinned host memory: aclrtMallocHost), the step and the copy out "
-                 "together; between replays, write the next batch into the same pinned buffer", len(eager))
+    detail = (
+        f"{BATCHES} copies in and {BATCHES} copies out of 4 KiB, all replayed from the graph"
+        if ok
+        else f"replayed: {ways.get('H2D', 0)} in, {ways.get('D2H', 0)} out; {len(eager)} copies not from the "
+        f"graph; want {BATCHES} in and {BATCHES} out of 4 KiB each, all in the graph"
+    )
+    return Check(
+        "copies in the graph",
+        ok,
+        detail,
+        "capture the copy in (from pinned host memory: aclrtMallocHost), the step and the copy out "
+        "together; between replays, write the next batch into the same pinned buffer",
+        len(eager),
+    )
 
 
 def _two_stream_graph(run) -> Check:
@@ -179,12 +217,19 @@ def _two_stream_graph(run) -> Check:
     elif not replayed:
         detail = "no graph was replayed"
     else:
-        detail = (f"{len(replayed)} graph(s) replayed, on {', '.join(map(str, widths)) or '?'} stream(s); want one "
-                  "graph that holds two streams")
-    return Check("one graph on two streams", ok, detail,
-                 "inside the capture, record an event on the captured stream and make the side stream wait for "
-                 "it (the side stream joins), launch b's step there, then record an event on the side stream "
-                 "and make the origin wait for it (it rejoins) before ri_capture_end", widths)
+        detail = (
+            f"{len(replayed)} graph(s) replayed, on {', '.join(map(str, widths)) or '?'} stream(s); want one "
+            "graph that holds two streams"
+        )
+    return Check(
+        "one graph on two streams",
+        ok,
+        detail,
+        "inside the capture, record an event on the captured stream and make the side stream wait for "
+        "it (the side stream joins), launch b's step there, then record an event on the side stream "
+        "and make the origin wait for it (it rejoins) before ri_capture_end",
+        widths,
+    )
 
 
 def _streams_together(run) -> Check:
@@ -194,19 +239,30 @@ def _streams_together(run) -> Check:
             per_stream.setdefault(t.stream, []).append((t.start, t.end))
     busiest = sorted((union(v) for v in per_stream.values()), key=lambda u: -sum(e - s for s, e in u))
     if len(busiest) < 2:
-        return Check("kernels of the two streams at once", False,
-                     f"kernels ran on {len(busiest)} stream(s), want two streams running at the same time",
-                     "put a's step and b's step on two streams inside the capture", 0.0)
+        return Check(
+            "kernels of the two streams at once",
+            False,
+            f"kernels ran on {len(busiest)} stream(s), want two streams running at the same time",
+            "put a's step and b's step on two streams inside the capture",
+            0.0,
+        )
     a, b = busiest[0], busiest[1]
     together = sum(e - s for s, e in intersect(a, b))
     shorter = min(sum(e - s for s, e in a), sum(e - s for s, e in b))
     frac = together / shorter if shorter else 0.0
     ok = frac >= FORK_TOGETHER
-    detail = (f"the two streams ran kernels at once for {fmt_time(together)}, {frac:.0%} of the shorter one's "
-              "kernel time" + ("" if ok else f", want at least {FORK_TOGETHER:.0%}"))
-    return Check("kernels of the two streams at once", ok, detail,
-                 "the side stream's step must not wait for the origin's: fork once at the start of the step "
-                 "and join once at its end", frac)
+    detail = (
+        f"the two streams ran kernels at once for {fmt_time(together)}, {frac:.0%} of the shorter one's "
+        "kernel time" + ("" if ok else f", want at least {FORK_TOGETHER:.0%}")
+    )
+    return Check(
+        "kernels of the two streams at once",
+        ok,
+        detail,
+        "the side stream's step must not wait for the origin's: fork once at the start of the step "
+        "and join once at its end",
+        frac,
+    )
 
 
 _POLLS = ("aclrtStreamQuery", "aclrtQueryEventStatus", "aclrtQueryEvent")
@@ -215,13 +271,13 @@ _POLLS = ("aclrtStreamQuery", "aclrtQueryEventStatus", "aclrtQueryEvent")
 def _host_calls(run, at_most: int, hint: str) -> Check:
     """Runtime calls of the whole solution, polling (queries, host work between them) not counted:
     waiting by polling instead of one synchronize is as good here."""
-    calls = [c for c in run.calls() if c.start >= run.start and c.name not in _POLLS
-             and not c.name.startswith("host work")]
+    calls = [
+        c for c in run.calls() if c.start >= run.start and c.name not in _POLLS and not c.name.startswith("host work")
+    ]
     names = Counter(c.name for c in calls)
     top = ", ".join(f"{k} x{v}" for k, v in sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:3])
     ok = len(calls) <= at_most
-    detail = (f"{len(calls)} ({top or 'none'}; queries not counted)" +
-              ("" if ok else f", want at most {at_most}"))
+    detail = f"{len(calls)} ({top or 'none'}; queries not counted)" + ("" if ok else f", want at most {at_most}")
     return Check("host calls", ok, detail, hint, len(calls))
 
 
@@ -230,11 +286,17 @@ def judge_replay(run):
     yield from _answer(run, (N,), model(run.inputs["x"], REPEATS), f"x after {REPEATS} steps")
     yield _kernel_set(run, K * REPEATS, f"{K} per step, {REPEATS} steps")
     yield _from_replays(run)
-    yield _host_calls(run, REPLAY_CALLS, "every launch is a host call: capture the step once, then replay it "
-                                         "with one call per step")
-    yield check_time(run.log, at_most_ns=REPLAY_TIME, start=START, end=END,
-                     hint="the host cannot launch 640 small kernels as fast as the device runs them: capture "
-                          "one step once and replay it, so the kernels reach the device back to back")
+    yield _host_calls(
+        run, REPLAY_CALLS, "every launch is a host call: capture the step once, then replay it with one call per step"
+    )
+    yield check_time(
+        run.log,
+        at_most_ns=REPLAY_TIME,
+        start=START,
+        end=END,
+        hint="the host cannot launch 640 small kernels as fast as the device runs them: capture "
+        "one step once and replay it, so the kernels reach the device back to back",
+    )
 
 
 def judge_batches(run):
@@ -244,40 +306,69 @@ def judge_batches(run):
     yield _from_replays(run)
     yield _copies_in_graph(run)
     yield _replays(run, BATCHES, "one per batch")
-    yield _host_calls(run, BATCH_CALLS, "capture the copy in, the step and the copy out once; each batch is "
-                                        "then one replay and one synchronize")
+    yield _host_calls(
+        run,
+        BATCH_CALLS,
+        "capture the copy in, the step and the copy out once; each batch is then one replay and one synchronize",
+    )
 
 
 def judge_fork_join(run):
     a, b = run.inputs["a"], run.inputs["b"]
-    yield from _answer(run, (2, N), np.stack([model(a, REPEATS), model(b, REPEATS)]),
-                       f"a and b after {REPEATS} steps")
+    yield from _answer(run, (2, N), np.stack([model(a, REPEATS), model(b, REPEATS)]), f"a and b after {REPEATS} steps")
     yield _kernel_set(run, 2 * K * REPEATS, f"{K} per vector and step, {REPEATS} steps")
     yield _from_replays(run)
     yield _two_stream_graph(run)
     yield _streams_together(run)
-    yield _host_calls(run, FORK_CALLS, "every launch is a host call: capture one step of both vectors once and "
-                                       "replay it")
-    yield check_time(run.log, at_most_ns=FORK_TIME, start=START, end=END,
-                     hint="replay a graph in which a's and b's steps run on two streams side by side")
+    yield _host_calls(
+        run, FORK_CALLS, "every launch is a host call: capture one step of both vectors once and replay it"
+    )
+    yield check_time(
+        run.log,
+        at_most_ns=FORK_TIME,
+        start=START,
+        end=END,
+        hint="replay a graph in which a's and b's steps run on two streams side by side",
+    )
 
 
-register(Exercise(
-    id="08.1", title="replay the step",
-    practises="capturing a step of small kernels once and replaying it, so the host makes one call per step",
-    signature="solution(x, stream) -> np.ndarray", profile="ascend910b",
-    inputs=vector, prepare=open_board, judge=judge_replay))
+register(
+    Exercise(
+        id="08.1",
+        title="replay the step",
+        practises="capturing a step of small kernels once and replaying it, so the host makes one call per step",
+        signature="solution(x, stream) -> np.ndarray",
+        profile="ascend910b",
+        inputs=vector,
+        prepare=open_board,
+        judge=judge_replay,
+    )
+)
 
-register(Exercise(
-    id="08.2", title="copies in the graph",
-    practises="capturing copies from pinned host memory with the kernels, and feeding a graph new data "
-              "through the buffers it was captured with",
-    signature="solution(x, stream) -> np.ndarray", profile="ascend910b",
-    inputs=batches, prepare=open_board, judge=judge_batches))
+register(
+    Exercise(
+        id="08.2",
+        title="copies in the graph",
+        practises="capturing copies from pinned host memory with the kernels, and feeding a graph new data "
+        "through the buffers it was captured with",
+        signature="solution(x, stream) -> np.ndarray",
+        profile="ascend910b",
+        inputs=batches,
+        prepare=open_board,
+        judge=judge_batches,
+    )
+)
 
-register(Exercise(
-    id="08.3", title="two streams in one graph",
-    practises="cross-stream capture: a side stream joins the capture through an event and rejoins the origin "
-              "before the end, so one replay runs both streams side by side",
-    signature="solution(a, b, stream) -> np.ndarray", profile="ascend910b",
-    inputs=two_vectors, prepare=open_board, judge=judge_fork_join))
+register(
+    Exercise(
+        id="08.3",
+        title="two streams in one graph",
+        practises="cross-stream capture: a side stream joins the capture through an event and rejoins the origin "
+        "before the end, so one replay runs both streams side by side",
+        signature="solution(a, b, stream) -> np.ndarray",
+        profile="ascend910b",
+        inputs=two_vectors,
+        prepare=open_board,
+        judge=judge_fork_join,
+    )
+)
