@@ -93,12 +93,6 @@ class Pool:
         self.used = self.used_high = 0
         self.alive = True
 
-    def segment_of(self, ptr: int) -> int:
-        for start, length in self.segments.items():
-            if start <= ptr < start + length:
-                return start
-        raise AssertionError("address outside the pool's segments")
-
 
 class PoolState:
     """One machine's pools; made with the first pool, when the hooks below start to matter."""
@@ -183,8 +177,7 @@ def create(m, th, props) -> int:
 
 
 def destroy(m, th, handle) -> None:
-    pool = _pool(m, handle)
-    _destroy(m, th, pool)
+    _destroy(m, th, _pool(m, handle))
 
 
 def _destroy(m, th, pool: Pool) -> None:
@@ -235,13 +228,8 @@ def _grow(m, th, pool: Pool, need: int) -> None:
 
 def _releasable(pool: Pool, start: int) -> bool:
     end = start + pool.segments[start]
-    for ptr in pool.live:
-        if start <= ptr < end:
-            return False
-    for b in pool.freed:
-        if start <= b.ptr < end and not b.free_task.done:
-            return False
-    return True
+    return (not any(start <= ptr < end for ptr in pool.live)
+            and not any(start <= b.ptr < end and not b.free_task.done for b in pool.freed))
 
 
 def _release_segment(m, th, pool: Pool, start: int) -> None:
@@ -266,8 +254,6 @@ def _shrink_to(m, th, pool: Pool, keep: int) -> None:
 def sync_point(m, th, device: int) -> None:
     """A synchronize on ``device``: pools above their release threshold give free memory back."""
     st = state(m)
-    if not st.pools:
-        return
     for handle in sorted(st.pools):
         pool = st.pools[handle]
         if pool.device == device and pool.reserved > pool.threshold:
