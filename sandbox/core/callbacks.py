@@ -132,10 +132,7 @@ class CallbackState:
         return eng
 
     def queue(self, tid: int) -> deque:
-        q = self.reports.get(tid)
-        if q is None:
-            q = self.reports[tid] = deque()
-        return q
+        return self.reports.setdefault(tid, deque())
 
     def served_device(self, th, host: bool = False) -> int | None:
         for thread, stream in (self.host_subs if host else self.subs).values():
@@ -167,14 +164,9 @@ class CallbackState:
         if tid is None:
             tid = self.runtime_threads[key] = m.new_tid()
             m.log.append(T.ThreadStarted(now, tid, key[0], f"host func (device {stream.device})"))
-        error = self._call(job, tid, "host_func")
+        error = usercode.run(m, "host_func", tid, job.fn, job.data)
         end = now + m.profile.host_costs.default
         m.log.append(T.CallbackRun(now, end, tid, job.task.id, "host_func", _name(job.fn), True, error))
-
-    def _call(self, job: Job, tid: int, kind: str) -> str:
-        """Run the user's function; what it raises becomes text, never a crash of the sandbox."""
-        return usercode.run(self.m, kind, tid, job.fn, job.data)
-
 
 def state(m) -> CallbackState:
     return m.feature(CallbackState)
@@ -330,7 +322,7 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
     blocked_from = th.call_blocked_from
     start = th.clock
     hazards.learn(m, th, (job.task,))                # the work before the callback is done, and th knows it
-    error = st._call(job, th.tid, "callback")
+    error = usercode.run(m, "callback", th.tid, job.fn, job.data)
     th.call_blocked_from = blocked_from              # calls made inside the callback must not clobber it
     th.clock += m.profile.host_costs.default
     m.log.append(T.CallbackRun(start, th.clock, th.tid, job.task.id, job.kind, _name(job.fn), job.block, error))
