@@ -96,9 +96,7 @@ class Checker:
         ``submitted`` hooks): give it its clock, then check the bytes it touches."""
         prev = self.stream_vc.get(stream.handle)
         vc = dict(prev) if prev else {}
-        known = self.host_vc.get(th.tid)
-        if known:
-            _join(vc, known)
+        _join(vc, self.host_vc.get(th.tid))
         dep = task.waits_on
         if dep is not None:
             _join(vc, dep.vc)
@@ -327,8 +325,7 @@ def _race(m, c, th, buf, a: Access, task, write: bool, lo: int, hi: int) -> None
     message = (f"{describe_task(task)} on {stream_name(s2)} {second} {_span(buf, lo, hi)}, which "
                f"{describe_task(a)} on {stream_name(s1)} {first}, and no event or synchronize orders the "
                f"two: they may run in either order or at the same time. Fix: {fix}.")
-    report(m, th, "stream_race", message, (a.id, task.id), (s1.handle, s2.handle),
-           key=key)
+    report(m, th, "stream_race", message, (a.id, task.id), (s1.handle, s2.handle), key=key)
 
 
 def report(m, th, kind: str, message: str, tasks, streams, key) -> None:

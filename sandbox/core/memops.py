@@ -93,8 +93,6 @@ def free_host(m: Machine, th: HostThread, ptr: int) -> None:
 # -- copies -------------------------------------------------------------------------------------
 class CopyPlan:
     """Where a copy reads and writes, which engine moves it and how long it takes."""
-    __slots__ = ("dst", "doff", "src", "soff", "count", "direction", "device", "engine", "pageable", "bandwidth",
-                 "peer")
     dst: Buffer
     src: Buffer
     doff: int
@@ -106,6 +104,7 @@ class CopyPlan:
     pageable: bool
     bandwidth: float
     peer: bool
+    __slots__ = tuple(__annotations__)
 
 
 def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: int,
