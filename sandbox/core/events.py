@@ -58,24 +58,24 @@ def create(m: Machine, th: HostThread, flags: int | None) -> int:
     return ev.handle
 
 
-def _same_device(ev: Event, stream, api: str) -> None:
+def _event_and_stream(m: Machine, th: HostThread, handle, stream_handle, api: str):
+    """The event and the stream a record, wait or reset names: on the same device."""
+    ev = m.event(handle)
+    stream = m.stream(th, stream_handle, api=api)
     if ev.device != stream.device:
         fail(ACL_ERROR_RT_STREAM_CONTEXT,
              f"{api}: the event belongs to device {ev.device} but stream {stream.stream_id} runs on device "
              f"{stream.device}; events and streams must be on the same device")
+    return ev, stream
 
 
 def record(m: Machine, th: HostThread, handle, stream_handle) -> None:
-    ev = m.event(handle)
-    stream = m.stream(th, stream_handle, api="aclrtRecordEvent")
-    _same_device(ev, stream, "aclrtRecordEvent")
+    ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtRecordEvent")
     ev.record_task = m.submit(th, stream, Task.new("event_record", "EVENT_RECORD", event=ev))
 
 
 def stream_wait(m: Machine, th: HostThread, stream_handle, handle) -> None:
-    ev = m.event(handle)
-    stream = m.stream(th, stream_handle, api="aclrtStreamWaitEvent")
-    _same_device(ev, stream, "aclrtStreamWaitEvent")
+    ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtStreamWaitEvent")
     if not ev.plain and not ev.flags & C.ACL_EVENT_SYNC:
         fail(ACL_ERROR_INVALID_PARAM, "this event was created without ACL_EVENT_SYNC, so streams cannot wait on it")
     m.submit(th, stream, Task.new("event_wait", "EVENT_WAIT", waits_on=ev.record_task, event=ev))
@@ -85,9 +85,7 @@ _WAITABLE = C.ACL_EVENT_SYNC | C.ACL_EVENT_EXTERNAL | C.ACL_EVENT_IPC
 
 
 def reset(m: Machine, th: HostThread, handle, stream_handle) -> None:
-    ev = m.event(handle)
-    stream = m.stream(th, stream_handle, api="aclrtResetEvent")
-    _same_device(ev, stream, "aclrtResetEvent")
+    ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtResetEvent")
     if not ev.plain and (ev.flags == C.ACL_EVENT_IPC or not ev.flags & _WAITABLE):
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"aclrtResetEvent: an event created with flags {ev.flags:#x} has no "
              "wait task, there is no need to reset it (create it with ACL_EVENT_SYNC to reset it)")
