@@ -148,6 +148,5 @@ def inject(m, th, kind, device=None, stream=None, after=0, count=_UNSET, peer=No
 
 def clear(m, th) -> None:
     """Disarm every fault (a link that was down is up again)."""
-    st = state(m)
-    st.faults.clear()
+    state(m).faults.clear()
     m.log.append(T.FaultsCleared(th.clock, th.tid))
