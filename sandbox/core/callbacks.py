@@ -126,10 +126,7 @@ class CallbackState:
         self.runtime_threads: dict[tuple[int, int], int] = {}   # (pid, device) -> trace tid
 
     def engine(self, device: int) -> CallbackEngine:
-        eng = self.engines.get(device)
-        if eng is None:
-            eng = self.engines[device] = CallbackEngine(device, self)
-        return eng
+        return self.engines.setdefault(device, CallbackEngine(device, self))
 
     def queue(self, tid: int) -> deque:
         return self.reports.setdefault(tid, deque())

@@ -129,8 +129,7 @@ class LinkFabric:
 
     def due(self, task, now: int) -> bool:
         """True if ``task``'s current event is its finish (not the end of its start-up)."""
-        flow = self._by_task[task.id]
-        return not flow.waking
+        return not self._by_task[task.id].waking
 
     def wake(self, task, now: int) -> list:
         """``task``'s start-up latency is over: it starts draining bytes."""

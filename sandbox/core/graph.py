@@ -354,9 +354,7 @@ class Graphs:
     def info(self, stream) -> tuple[int, int]:
         self.check_supported("aclmdlRICaptureGetInfo")
         ri = stream.capture
-        if ri is None:
-            return NONE, 0
-        return ri.status, ri.handle
+        return (NONE, 0) if ri is None else (ri.status, ri.handle)
 
     def exchange_mode(self, th, mode: int) -> int:
         self.check_supported("aclmdlRICaptureThreadExchangeMode")

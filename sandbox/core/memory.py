@@ -327,11 +327,8 @@ class DeviceMemory:
         if page in (None, "normal"):
             return sum(length for _, length in self.free_ranges)
         unit = PAGE_SIZES[page]
-        total = 0
-        for start, length in self.free_ranges:
-            first = align_up(start, unit)
-            total += max(0, (start + length - first) // unit * unit)
-        return total
+        return sum(max(0, (start + length - align_up(start, unit)) // unit * unit)
+                   for start, length in self.free_ranges)
 
     def _find(self, reserved: int, alignment: int) -> int | None:
         for start, length in self.free_ranges:
@@ -380,10 +377,9 @@ class DeviceMemory:
                                          policy_name, pid, tid)
                 self.map(alloc)
                 return alloc
-        free = self.free_bytes()
         fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
              f"out of device memory on device {self.device}: {size} bytes requested with "
-             f"{policy_name}, {free} bytes free in {len(self.free_ranges)} pieces "
+             f"{policy_name}, {self.free_bytes()} bytes free in {len(self.free_ranges)} pieces "
              f"(largest {max((length for _, length in self.free_ranges), default=0)})")
 
     def release(self, ptr: int) -> DeviceAllocation:
