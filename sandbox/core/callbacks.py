@@ -332,11 +332,9 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
 def deadlock_hint(m) -> str:
     """Why a parked thread may never wake: BLOCK callbacks nobody runs."""
     st = state(m)
-    waiting = []
-    for tid in sorted(st.reports):
-        for job in st.reports[tid]:
-            waiting.append(f"callback {_name(job.fn)!r} (task {job.task.id}) of stream {job.stream.stream_id} "
-                           f"waits for thread {job.thread.name!r} to call aclrtProcessReport")
+    waiting = [f"callback {_name(job.fn)!r} (task {job.task.id}) of stream {job.stream.stream_id} "
+               f"waits for thread {job.thread.name!r} to call aclrtProcessReport"
+               for tid in sorted(st.reports) for job in st.reports[tid]]
     if not waiting:
         return ""
     return "; " + "; ".join(waiting) + " (a BLOCK callback holds its stream until it has run)"

@@ -40,7 +40,6 @@ KNOWN_FLAGS = (C.ACL_EVENT_SYNC | C.ACL_EVENT_CAPTURE_STREAM_PROGRESS | C.ACL_EV
 
 def create(m: Machine, th: HostThread, flags: int | None) -> int:
     ctx = m.current_context(th)
-    plain = flags is None
     if flags is not None and (flags <= 0 or flags & ~KNOWN_FLAGS):
         fail(ACL_ERROR_INVALID_PARAM, f"event flag {flags!r} is not a combination of ACL_EVENT_* flags")
     if flags is not None and flags & C.ACL_EVENT_EXTERNAL and flags != C.ACL_EVENT_EXTERNAL:
@@ -50,7 +49,7 @@ def create(m: Machine, th: HostThread, flags: int | None) -> int:
         fail(ACL_ERROR_RT_NO_EVENT_RESOURCE,
              f"device {ctx.device} already has {dev.live_events} events, the most a "
              f"{m.profile.soc_name} allows ({m.profile.max_events})")
-    ev = Event(m.new_handle(), ctx, 0 if flags is None else flags, plain)
+    ev = Event(m.new_handle(), ctx, 0 if flags is None else flags, flags is None)
     dev.live_events += 1
     ctx.events[ev.handle] = ev
     m.events[ev.handle] = ev
@@ -145,8 +144,7 @@ def elapsed_time(m: Machine, th: HostThread, start_handle, end_handle) -> float:
     for ev in (start, end):
         m.graphs.refuse_event(ev, "aclrtEventElapsedTime", query=True)
     started, ended = (_timed(ev, f"the {which} event") for ev, which in ((start, "start"), (end, "end")))
-    diff = ticks(m, ended.end_t) - ticks(m, started.end_t)
-    return diff / m.profile.timer_ticks_per_ms
+    return (ticks(m, ended.end_t) - ticks(m, started.end_t)) / m.profile.timer_ticks_per_ms
 
 
 def destroy(m: Machine, th: HostThread, handle) -> None:

@@ -234,9 +234,9 @@ class Graphs:
 
     # -- the intercept hook of Machine.submit (registered while a capture is active) -------------------
     def intercept(self, th, stream, spec):
-        # ``spec``: the task not submitted; a recorded copy of it is submitted at each launch
         """Record the task if its stream is captured (or joins a capture); refuse what capture forbids.
 
+        ``spec`` is the task, not submitted; a recorded copy of it is submitted at each launch.
         Returns the Recorded task, or None to let the submission go to the device as usual.
         """
         ri = stream.capture

@@ -159,14 +159,8 @@ def _device_access(m, c: Checker, th, buf, start, end, write, task) -> None:
 
 def snapshot(m, items) -> list:
     """Clocks of these streams (their work submitted so far) and tasks, taken now."""
-    c = checker(m)
-    out = []
-    for item in items:
-        if isinstance(item, Task):
-            out.append(item.vc)
-        elif item is not None:
-            out.append(c.stream_vc.get(item.handle))
-    return out
+    stream_vc = checker(m).stream_vc
+    return [item.vc if isinstance(item, Task) else stream_vc.get(item.handle) for item in items if item is not None]
 
 
 def learn(m, th, items) -> None:
@@ -209,10 +203,8 @@ def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> 
     start, end = offset, offset + nbytes
     hv = c.host_vc.get(th.tid, {})
     for a in old:
-        if a.end <= start or end <= a.start or not (write or a.write):
-            continue
-        if hv.get(a.handle, 0) >= a.id:
-            continue
+        if a.end <= start or end <= a.start or not (write or a.write) or hv.get(a.handle, 0) >= a.id:
+            continue                  # no overlap, both reads, or the host knows the task is done
         s = a.stream
         lo, hi = max(start, a.start), min(end, a.end)
         kind = "host_write" if write else "host_read"

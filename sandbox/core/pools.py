@@ -337,8 +337,7 @@ def malloc_async(m, th, size: int, handle, stream_handle) -> int:
         reused = False
     alloc = DeviceAllocation(pool.device, ptr, size, ptr, need, "huge", pool.label, th.process.pid, th.tid)
     alloc.resets = th.process.device_resets.get(pool.device, 0)
-    mem = m.devices[pool.device].memory
-    mem.map(alloc)
+    m.devices[pool.device].memory.map(alloc)
     block = Block(ptr, need, stream, None, alloc)
     pool.live[ptr] = block
     state(m).blocks[ptr] = (pool, block)

@@ -80,9 +80,8 @@ class Simulator:
         dep = task.waits_on
         if dep is not None and not dep.done and not task.stream.dropped:
             if dep.waiters is None:
-                dep.waiters = [task]
-            else:
-                dep.waiters.append(task)
+                dep.waiters = []
+            dep.waiters.append(task)
             return
         self._ready(task)
 
