@@ -64,10 +64,8 @@ class CorePool(Engine):
         self.cores = cores
 
     def capacity_for(self, task) -> int:
-        n = min(task.block_dim, self.cores)
-        if task.core_limit and task.core_limit < n:          # aclrtSetDeviceResLimit (core/devres.py)
-            n = task.core_limit
-        return max(1, n)
+        limit = task.core_limit or self.cores          # aclrtSetDeviceResLimit (core/devres.py)
+        return max(1, min(task.block_dim, self.cores, limit))
 
     def has_room(self, need: int) -> bool:
         return self.cores - self.running >= need

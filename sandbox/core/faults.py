@@ -64,8 +64,7 @@ class Fault:
             return task.kind in ("memcpy", "memset") and not link and self.device in (None, task.device)
         if not link:
             return False
-        src, dst = _ends(task.engine.name)
-        ends = {src, dst}
+        ends = set(_ends(task.engine.name))
         return (self.device is None or self.device in ends) and (self.peer is None or self.peer in ends)
 
 

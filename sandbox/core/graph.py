@@ -196,9 +196,8 @@ class Graphs:
 
     def _unjoined(self, ri: ModelRI) -> Recorded | None:
         """The first recorded task that does not lead to the origin's last task (None: all do)."""
-        last = ri.last.get(ri.origin.handle)
         reached = set()
-        todo = [last] if last is not None else []
+        todo = [ri.last.get(ri.origin.handle)]            # (None: nothing on the origin stream)
         while todo:
             r = todo.pop()
             if r is None or r.index in reached:

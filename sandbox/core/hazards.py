@@ -94,8 +94,7 @@ class Checker:
     def task_submitted(self, th, stream, task) -> None:
         """A task entered ``stream`` (Machine.submit calls this for every task, before the
         ``submitted`` hooks): give it its clock, then check the bytes it touches."""
-        prev = self.stream_vc.get(stream.handle)
-        vc = dict(prev) if prev else {}
+        vc = dict(self.stream_vc.get(stream.handle) or {})
         _join(vc, self.host_vc.get(th.tid))
         dep = task.waits_on
         if dep is not None:

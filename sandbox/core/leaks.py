@@ -116,11 +116,8 @@ class Report:
 def report(m, pid: int | None = None, when: str = "so far") -> Report:
     """The leak report of process ``pid`` (None: every process that has not ended)."""
     pids = [pid] if pid is not None else [p.pid for p in m.processes if not p.ended]
-    parts = []
-    for p in pids:
-        found = items(m, p)
-        parts.append((p, found, text(m, p, found, when)))
-    return Report(tuple(parts))
+    found = {p: items(m, p) for p in pids}
+    return Report(tuple((p, held, text(m, p, held, when)) for p, held in found.items()))
 
 
 def at_exit(m, th, proc, when: str) -> None:

@@ -275,8 +275,7 @@ def _plan_memset(m: Machine, ptr, max_count, value, count):
             buf.fill(offset, count, byte)
         except AclError as exc:           # the host memory budget cannot back the bytes: nothing written
             return exc.code, exc.message
-    device = buf.device if buf.kind == "device" else None
-    return buf, device, fill
+    return buf, (buf.device if buf.kind == "device" else None), fill
 
 
 def memset(m: Machine, th: HostThread, ptr, max_count, value, count) -> None:
@@ -344,8 +343,8 @@ def get_mem_info(m: Machine, th: HostThread, attr: int) -> tuple[int, int]:
     if attr not in _ATTR_PAGES:
         fail(ACL_ERROR_INVALID_PARAM, f"unknown aclrtMemAttr {describe(attr)}")
     family, page = _ATTR_PAGES[attr]
-    kind = m.profile.memory_kind
-    if (family == "DDR" and kind == "HBM") or (page == "huge1g" and not m.profile.huge1g_pages_supported):
+    p = m.profile
+    if (family == "DDR" and p.memory_kind == "HBM") or (page == "huge1g" and not p.huge1g_pages_supported):
         return 0, 0
     mem = m.devices[ctx.device].memory
     return mem.free_bytes(page), mem.size

@@ -200,8 +200,7 @@ def _patched_submit(self, fn, /, *args, **kwargs):
 
 
 def _sandbox_futures(fs):
-    entries: list = [getattr(f, "_sandbox_thread", None) for f in fs]
-    entries = [e for e in entries if e is not None]
+    entries = [e for f in fs if (e := getattr(f, "_sandbox_thread", None)) is not None]
     return (entries[0][0], [e[1] for e in entries]) if entries else (None, [])
 
 

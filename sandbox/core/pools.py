@@ -278,16 +278,12 @@ def _pick(pool: Pool, need: int, stream, vc: dict):
         if b.size < need:
             continue
         wait = None
-        if b.free_task.stream is stream:
-            pass                                  # stream order puts the free first
-        elif follow and hazards.before(b.free_task, vc):
-            pass                                  # an event (or a synchronize) puts the free first
-        elif opportunistic and b.free_task.done:
-            pass
-        elif internal:
+        if not (b.free_task.stream is stream                         # stream order puts the free first
+                or (follow and hazards.before(b.free_task, vc))     # an event (or a synchronize) does
+                or (opportunistic and b.free_task.done)):
+            if not internal:
+                continue
             wait = b.free_task                    # the runtime adds the wait itself
-        else:
-            continue
         rank = (wait is not None, b.size, b.ptr)
         if best is None or rank < best[0]:
             best = (rank, b, wait)
