@@ -132,10 +132,8 @@ class CallbackState:
         return self.reports.setdefault(tid, deque())
 
     def served_device(self, th, host: bool = False) -> int | None:
-        for thread, stream in (self.host_subs if host else self.subs).values():
-            if thread is th and stream.alive:
-                return stream.device
-        return None
+        return next((stream.device for thread, stream in (self.host_subs if host else self.subs).values()
+                     if thread is th and stream.alive), None)
 
     # -- the device side reaches a callback task ---------------------------------------------
     def reached(self, task, now: int) -> list:

@@ -493,9 +493,7 @@ def _containing(table, starts: list[int], ptr: int):
 
 def device_of_address(ptr: int) -> int | None:
     """Device id whose address range holds ``ptr`` (None for host addresses)."""
-    if DEVICE_BASE <= ptr < PAGEABLE_BASE:
-        return (ptr - DEVICE_BASE) // DEVICE_STRIDE
-    return None
+    return (ptr - DEVICE_BASE) // DEVICE_STRIDE if DEVICE_BASE <= ptr < PAGEABLE_BASE else None
 
 
 def check_span(buf: Buffer | None, ptr: int, nbytes: int, what: str) -> int:

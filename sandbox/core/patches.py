@@ -172,7 +172,6 @@ def _patched_join(self: threading.Thread, timeout=None):
         return _original_join(self, timeout)
     m, child = entry
     wait_for(m, [child], lambda: (_original_join(self, JOIN_SLICE_S), not self.is_alive())[1])
-    return None
 
 
 # -- thread pools: each task submitted from a sandbox thread is a sandbox thread of its own ---------------------
