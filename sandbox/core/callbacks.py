@@ -333,6 +333,4 @@ def deadlock_hint(m) -> str:
     waiting = [f"callback {_name(job.fn)!r} (task {job.task.id}) of stream {job.stream.stream_id} "
                f"waits for thread {job.thread.name!r} to call aclrtProcessReport"
                for tid in sorted(st.reports) for job in st.reports[tid]]
-    if not waiting:
-        return ""
-    return "; " + "; ".join(waiting) + " (a BLOCK callback holds its stream until it has run)"
+    return "; " + "; ".join(waiting) + " (a BLOCK callback holds its stream until it has run)" if waiting else ""

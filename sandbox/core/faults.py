@@ -53,9 +53,7 @@ class Fault:
         return self.count is not None and self.hits >= self.count
 
     def matches(self, task) -> bool:
-        if task.id < self.first_task or self.spent:
-            return False
-        if self.stream is not None and task.stream.handle != self.stream:
+        if task.id < self.first_task or self.spent or (self.stream is not None and task.stream.handle != self.stream):
             return False
         link = getattr(task.engine, "links", None) is not None        # a peer copy (SharedLink)
         if self.kind == "kernel_trap":
