@@ -92,9 +92,7 @@ def _own_code(code) -> bool:
     if filename is None:
         return False
     path = os.path.realpath(filename)
-    if path.startswith(_PACKAGE_DIR):
-        return False
-    return not any(path.startswith(d + os.sep) for d in _LIBRARY_DIRS)
+    return not path.startswith(_PACKAGE_DIR) and not any(path.startswith(d + os.sep) for d in _LIBRARY_DIRS)
 
 
 def _takes_part(thread: threading.Thread) -> bool:
