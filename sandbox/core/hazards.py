@@ -238,8 +238,7 @@ def freeing(m, th, buf, api: str) -> None:
 
 def freeing_on_stream(m, th, buf, free_task) -> None:
     """A stream-ordered free (a pool free task): is the buffer used by work not ordered before it?"""
-    c = checker(m)
-    old = c.accesses.pop(buf, None)
+    old = checker(m).accesses.pop(buf, None)
     if not old:
         return
     pending = [a for a in old if free_task.vc.get(a.handle, 0) < a.id]

@@ -32,18 +32,15 @@ def items(m, pid: int) -> tuple:
     """(kind, device, ident, size, detail) of everything process ``pid`` still holds."""
     out = []
     for dev in m.devices:
-        for ptr in sorted(dev.memory.allocations):
-            a = dev.memory.allocations[ptr]
+        for ptr, a in sorted(dev.memory.allocations.items()):
             if a.pid == pid:
                 out.append(("allocation", dev.index, ptr, a.size, a.policy))
-    for ptr in sorted(m.host.pinned):
-        b = m.host.pinned[ptr]
+    for ptr, b in sorted(m.host.pinned.items()):
         if b.pid == pid:
             out.append(("pinned", -1, ptr, b.size, "aclrtMallocHost"))
     st = m.feature_in_use(PoolState)
     if st is not None:
-        for handle in sorted(st.pools):
-            p = st.pools[handle]
+        for handle, p in sorted(st.pools.items()):
             if p.pid == pid:
                 out.append(("pool", p.device, handle, p.reserved, f"{len(p.live)} blocks in use"))
     streams = [s for s in m.streams.values()
