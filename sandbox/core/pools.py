@@ -253,9 +253,7 @@ def _shrink_to(m, th, pool: Pool, keep: int) -> None:
 
 def sync_point(m, th, device: int) -> None:
     """A synchronize on ``device``: pools above their release threshold give free memory back."""
-    st = state(m)
-    for handle in sorted(st.pools):
-        pool = st.pools[handle]
+    for _, pool in sorted(state(m).pools.items()):
         if pool.device == device and pool.reserved > pool.threshold:
             _shrink_to(m, th, pool, pool.threshold)
 
