@@ -38,15 +38,13 @@ def peek_current() -> Machine | None:
 
 def current() -> Machine:
     global _current
-    if _bound:
-        m = _bound.get(threading.get_ident())
-        if m is not None:
-            return m
-    if _current is None:
+    m = peek_current()
+    if m is None:
         with _current_lock:
             if _current is None:
                 _current = _factory()
-    return _current
+        m = _current
+    return m
 
 
 def configure(profile="ascend910b", device_count: int | None = None,

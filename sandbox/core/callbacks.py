@@ -126,22 +126,14 @@ class CallbackState:
         self.runtime_threads: dict[tuple[int, int], int] = {}   # (pid, device) -> trace tid
 
     def engine(self, device: int) -> CallbackEngine:
-        eng = self.engines.get(device)
-        if eng is None:
-            eng = self.engines[device] = CallbackEngine(device, self)
-        return eng
+        return self.engines.setdefault(device, CallbackEngine(device, self))
 
     def queue(self, tid: int) -> deque:
-        q = self.reports.get(tid)
-        if q is None:
-            q = self.reports[tid] = deque()
-        return q
+        return self.reports.setdefault(tid, deque())
 
     def served_device(self, th, host: bool = False) -> int | None:
-        for thread, stream in (self.host_subs if host else self.subs).values():
-            if thread is th and stream.alive:
-                return stream.device
-        return None
+        return next((stream.device for thread, stream in (self.host_subs if host else self.subs).values()
+                     if thread is th and stream.alive), None)
 
     # -- the device side reaches a callback task ---------------------------------------------
     def reached(self, task, now: int) -> list:
@@ -167,14 +159,9 @@ class CallbackState:
         if tid is None:
             tid = self.runtime_threads[key] = m.new_tid()
             m.log.append(T.ThreadStarted(now, tid, key[0], f"host func (device {stream.device})"))
-        error = self._call(job, tid, "host_func")
+        error = usercode.run(m, "host_func", tid, job.fn, job.data)
         end = now + m.profile.host_costs.default
         m.log.append(T.CallbackRun(now, end, tid, job.task.id, "host_func", _name(job.fn), True, error))
-
-    def _call(self, job: Job, tid: int, kind: str) -> str:
-        """Run the user's function; what it raises becomes text, never a crash of the sandbox."""
-        return usercode.run(self.m, kind, tid, job.fn, job.data)
-
 
 def state(m) -> CallbackState:
     return m.feature(CallbackState)
@@ -330,7 +317,7 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
     blocked_from = th.call_blocked_from
     start = th.clock
     hazards.learn(m, th, (job.task,))                # the work before the callback is done, and th knows it
-    error = st._call(job, th.tid, "callback")
+    error = usercode.run(m, "callback", th.tid, job.fn, job.data)
     th.call_blocked_from = blocked_from              # calls made inside the callback must not clobber it
     th.clock += m.profile.host_costs.default
     m.log.append(T.CallbackRun(start, th.clock, th.tid, job.task.id, job.kind, _name(job.fn), job.block, error))
@@ -343,11 +330,7 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
 def deadlock_hint(m) -> str:
     """Why a parked thread may never wake: BLOCK callbacks nobody runs."""
     st = state(m)
-    waiting = []
-    for tid in sorted(st.reports):
-        for job in st.reports[tid]:
-            waiting.append(f"callback {_name(job.fn)!r} (task {job.task.id}) of stream {job.stream.stream_id} "
-                           f"waits for thread {job.thread.name!r} to call aclrtProcessReport")
-    if not waiting:
-        return ""
-    return "; " + "; ".join(waiting) + " (a BLOCK callback holds its stream until it has run)"
+    waiting = [f"callback {_name(job.fn)!r} (task {job.task.id}) of stream {job.stream.stream_id} "
+               f"waits for thread {job.thread.name!r} to call aclrtProcessReport"
+               for tid in sorted(st.reports) for job in st.reports[tid]]
+    return "; " + "; ".join(waiting) + " (a BLOCK callback holds its stream until it has run)" if waiting else ""

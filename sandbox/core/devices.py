@@ -67,8 +67,7 @@ def set_device(m: Machine, th: HostThread, device_id: int) -> None:
     _open_device(m, th, device_id)
     ctx = proc.default_contexts.get(device_id)
     if ctx is None:
-        ctx = new_context(m, th, device_id, is_default=True)
-        proc.default_contexts[device_id] = ctx
+        ctx = proc.default_contexts[device_id] = new_context(m, th, device_id, is_default=True)
     proc.device_refs[device_id] = proc.device_refs.get(device_id, 0) + 1
     th.context = ctx
 
@@ -165,8 +164,7 @@ def release_process(m: Machine, th: HostThread, proc: Process) -> None:
     for hook in m.hooks.process_ending:
         hook(th, proc)
     for device in sorted(proc.default_contexts):
-        ctx = proc.default_contexts.pop(device)
-        _release_context(m, th, ctx)
+        _release_context(m, th, proc.default_contexts.pop(device))
     proc.device_refs.clear()
     for ctx in sorted(list(proc.contexts.values()), key=lambda c: c.handle):
         _release_context(m, th, ctx)

@@ -70,8 +70,7 @@ def reset_limit(m, th, device_id) -> None:
 
 
 def in_current_thread(m, th, res_type) -> int:
-    ctx = m.current_context(th)
-    return get_limit(m, th, ctx.device, _type(res_type))
+    return get_limit(m, th, m.current_context(th).device, _type(res_type))
 
 
 def core_limit(m, th, device: int) -> int:

@@ -64,10 +64,8 @@ class CorePool(Engine):
         self.cores = cores
 
     def capacity_for(self, task) -> int:
-        n = min(task.block_dim, self.cores)
-        if task.core_limit and task.core_limit < n:          # aclrtSetDeviceResLimit (core/devres.py)
-            n = task.core_limit
-        return max(1, n)
+        limit = task.core_limit or self.cores          # aclrtSetDeviceResLimit (core/devres.py)
+        return max(1, min(task.block_dim, self.cores, limit))
 
     def has_room(self, need: int) -> bool:
         return self.cores - self.running >= need
@@ -129,8 +127,7 @@ class LinkFabric:
 
     def due(self, task, now: int) -> bool:
         """True if ``task``'s current event is its finish (not the end of its start-up)."""
-        flow = self._by_task[task.id]
-        return not flow.waking
+        return not self._by_task[task.id].waking
 
     def wake(self, task, now: int) -> list:
         """``task``'s start-up latency is over: it starts draining bytes."""

@@ -40,7 +40,6 @@ KNOWN_FLAGS = (C.ACL_EVENT_SYNC | C.ACL_EVENT_CAPTURE_STREAM_PROGRESS | C.ACL_EV
 
 def create(m: Machine, th: HostThread, flags: int | None) -> int:
     ctx = m.current_context(th)
-    plain = flags is None
     if flags is not None and (flags <= 0 or flags & ~KNOWN_FLAGS):
         fail(ACL_ERROR_INVALID_PARAM, f"event flag {flags!r} is not a combination of ACL_EVENT_* flags")
     if flags is not None and flags & C.ACL_EVENT_EXTERNAL and flags != C.ACL_EVENT_EXTERNAL:
@@ -50,7 +49,7 @@ def create(m: Machine, th: HostThread, flags: int | None) -> int:
         fail(ACL_ERROR_RT_NO_EVENT_RESOURCE,
              f"device {ctx.device} already has {dev.live_events} events, the most a "
              f"{m.profile.soc_name} allows ({m.profile.max_events})")
-    ev = Event(m.new_handle(), ctx, 0 if flags is None else flags, plain)
+    ev = Event(m.new_handle(), ctx, 0 if flags is None else flags, flags is None)
     dev.live_events += 1
     ctx.events[ev.handle] = ev
     m.events[ev.handle] = ev
@@ -58,24 +57,24 @@ def create(m: Machine, th: HostThread, flags: int | None) -> int:
     return ev.handle
 
 
-def _same_device(ev: Event, stream, api: str) -> None:
+def _event_and_stream(m: Machine, th: HostThread, handle, stream_handle, api: str):
+    """The event and the stream a record, wait or reset names: on the same device."""
+    ev = m.event(handle)
+    stream = m.stream(th, stream_handle, api=api)
     if ev.device != stream.device:
         fail(ACL_ERROR_RT_STREAM_CONTEXT,
              f"{api}: the event belongs to device {ev.device} but stream {stream.stream_id} runs on device "
              f"{stream.device}; events and streams must be on the same device")
+    return ev, stream
 
 
 def record(m: Machine, th: HostThread, handle, stream_handle) -> None:
-    ev = m.event(handle)
-    stream = m.stream(th, stream_handle, api="aclrtRecordEvent")
-    _same_device(ev, stream, "aclrtRecordEvent")
+    ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtRecordEvent")
     ev.record_task = m.submit(th, stream, Task.new("event_record", "EVENT_RECORD", event=ev))
 
 
 def stream_wait(m: Machine, th: HostThread, stream_handle, handle) -> None:
-    ev = m.event(handle)
-    stream = m.stream(th, stream_handle, api="aclrtStreamWaitEvent")
-    _same_device(ev, stream, "aclrtStreamWaitEvent")
+    ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtStreamWaitEvent")
     if not ev.plain and not ev.flags & C.ACL_EVENT_SYNC:
         fail(ACL_ERROR_INVALID_PARAM, "this event was created without ACL_EVENT_SYNC, so streams cannot wait on it")
     m.submit(th, stream, Task.new("event_wait", "EVENT_WAIT", waits_on=ev.record_task, event=ev))
@@ -85,9 +84,7 @@ _WAITABLE = C.ACL_EVENT_SYNC | C.ACL_EVENT_EXTERNAL | C.ACL_EVENT_IPC
 
 
 def reset(m: Machine, th: HostThread, handle, stream_handle) -> None:
-    ev = m.event(handle)
-    stream = m.stream(th, stream_handle, api="aclrtResetEvent")
-    _same_device(ev, stream, "aclrtResetEvent")
+    ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtResetEvent")
     if not ev.plain and (ev.flags == C.ACL_EVENT_IPC or not ev.flags & _WAITABLE):
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"aclrtResetEvent: an event created with flags {ev.flags:#x} has no "
              "wait task, there is no need to reset it (create it with ACL_EVENT_SYNC to reset it)")
@@ -147,8 +144,7 @@ def elapsed_time(m: Machine, th: HostThread, start_handle, end_handle) -> float:
     for ev in (start, end):
         m.graphs.refuse_event(ev, "aclrtEventElapsedTime", query=True)
     started, ended = (_timed(ev, f"the {which} event") for ev, which in ((start, "start"), (end, "end")))
-    diff = ticks(m, ended.end_t) - ticks(m, started.end_t)
-    return diff / m.profile.timer_ticks_per_ms
+    return (ticks(m, ended.end_t) - ticks(m, started.end_t)) / m.profile.timer_ticks_per_ms
 
 
 def destroy(m: Machine, th: HostThread, handle) -> None:

@@ -53,9 +53,7 @@ class Fault:
         return self.count is not None and self.hits >= self.count
 
     def matches(self, task) -> bool:
-        if task.id < self.first_task or self.spent:
-            return False
-        if self.stream is not None and task.stream.handle != self.stream:
+        if task.id < self.first_task or self.spent or (self.stream is not None and task.stream.handle != self.stream):
             return False
         link = getattr(task.engine, "links", None) is not None        # a peer copy (SharedLink)
         if self.kind == "kernel_trap":
@@ -64,8 +62,7 @@ class Fault:
             return task.kind in ("memcpy", "memset") and not link and self.device in (None, task.device)
         if not link:
             return False
-        src, dst = _ends(task.engine.name)
-        ends = {src, dst}
+        ends = set(_ends(task.engine.name))
         return (self.device is None or self.device in ends) and (self.peer is None or self.peer in ends)
 
 
@@ -148,6 +145,5 @@ def inject(m, th, kind, device=None, stream=None, after=0, count=_UNSET, peer=No
 
 def clear(m, th) -> None:
     """Disarm every fault (a link that was down is up again)."""
-    st = state(m)
-    st.faults.clear()
+    state(m).faults.clear()
     m.log.append(T.FaultsCleared(th.clock, th.tid))

@@ -59,8 +59,7 @@ from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CAPTURE_MODE_BLOCK_AS
 GLOBAL = C.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL
 THREAD_LOCAL = C.ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL
 RELAXED = C.ACL_MODEL_RI_CAPTURE_MODE_RELAXED
-MODE_NAMES = {GLOBAL: "ACL_MODEL_RI_CAPTURE_MODE_GLOBAL", THREAD_LOCAL: "ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL",
-              RELAXED: "ACL_MODEL_RI_CAPTURE_MODE_RELAXED"}
+MODE_NAMES = {v: k for k, v in vars(C).items() if k.startswith("ACL_MODEL_RI_CAPTURE_MODE_")}
 NONE, ACTIVE, INVALIDATED = (C.ACL_MODEL_RI_CAPTURE_STATUS_NONE, C.ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
                              C.ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED)
 
@@ -197,9 +196,8 @@ class Graphs:
 
     def _unjoined(self, ri: ModelRI) -> Recorded | None:
         """The first recorded task that does not lead to the origin's last task (None: all do)."""
-        last = ri.last.get(ri.origin.handle)
         reached = set()
-        todo = [last] if last is not None else []
+        todo = [ri.last.get(ri.origin.handle)]            # (None: nothing on the origin stream)
         while todo:
             r = todo.pop()
             if r is None or r.index in reached:
@@ -235,9 +233,9 @@ class Graphs:
 
     # -- the intercept hook of Machine.submit (registered while a capture is active) -------------------
     def intercept(self, th, stream, spec):
-        # ``spec``: the task not submitted; a recorded copy of it is submitted at each launch
         """Record the task if its stream is captured (or joins a capture); refuse what capture forbids.
 
+        ``spec`` is the task, not submitted; a recorded copy of it is submitted at each launch.
         Returns the Recorded task, or None to let the submission go to the device as usual.
         """
         ri = stream.capture
@@ -355,9 +353,7 @@ class Graphs:
     def info(self, stream) -> tuple[int, int]:
         self.check_supported("aclmdlRICaptureGetInfo")
         ri = stream.capture
-        if ri is None:
-            return NONE, 0
-        return ri.status, ri.handle
+        return (NONE, 0) if ri is None else (ri.status, ri.handle)
 
     def exchange_mode(self, th, mode: int) -> int:
         self.check_supported("aclmdlRICaptureThreadExchangeMode")

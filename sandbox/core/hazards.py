@@ -94,11 +94,8 @@ class Checker:
     def task_submitted(self, th, stream, task) -> None:
         """A task entered ``stream`` (Machine.submit calls this for every task, before the
         ``submitted`` hooks): give it its clock, then check the bytes it touches."""
-        prev = self.stream_vc.get(stream.handle)
-        vc = dict(prev) if prev else {}
-        known = self.host_vc.get(th.tid)
-        if known:
-            _join(vc, known)
+        vc = dict(self.stream_vc.get(stream.handle) or {})
+        _join(vc, self.host_vc.get(th.tid))
         dep = task.waits_on
         if dep is not None:
             _join(vc, dep.vc)
@@ -161,14 +158,8 @@ def _device_access(m, c: Checker, th, buf, start, end, write, task) -> None:
 
 def snapshot(m, items) -> list:
     """Clocks of these streams (their work submitted so far) and tasks, taken now."""
-    c = checker(m)
-    out = []
-    for item in items:
-        if isinstance(item, Task):
-            out.append(item.vc)
-        elif item is not None:
-            out.append(c.stream_vc.get(item.handle))
-    return out
+    stream_vc = checker(m).stream_vc
+    return [item.vc if isinstance(item, Task) else stream_vc.get(item.handle) for item in items if item is not None]
 
 
 def learn(m, th, items) -> None:
@@ -211,10 +202,8 @@ def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> 
     start, end = offset, offset + nbytes
     hv = c.host_vc.get(th.tid, {})
     for a in old:
-        if a.end <= start or end <= a.start or not (write or a.write):
-            continue
-        if hv.get(a.handle, 0) >= a.id:
-            continue
+        if a.end <= start or end <= a.start or not (write or a.write) or hv.get(a.handle, 0) >= a.id:
+            continue                  # no overlap, both reads, or the host knows the task is done
         s = a.stream
         lo, hi = max(start, a.start), min(end, a.end)
         kind = "host_write" if write else "host_read"
@@ -249,8 +238,7 @@ def freeing(m, th, buf, api: str) -> None:
 
 def freeing_on_stream(m, th, buf, free_task) -> None:
     """A stream-ordered free (a pool free task): is the buffer used by work not ordered before it?"""
-    c = checker(m)
-    old = c.accesses.pop(buf, None)
+    old = checker(m).accesses.pop(buf, None)
     if not old:
         return
     pending = [a for a in old if free_task.vc.get(a.handle, 0) < a.id]
@@ -327,8 +315,7 @@ def _race(m, c, th, buf, a: Access, task, write: bool, lo: int, hi: int) -> None
     message = (f"{describe_task(task)} on {stream_name(s2)} {second} {_span(buf, lo, hi)}, which "
                f"{describe_task(a)} on {stream_name(s1)} {first}, and no event or synchronize orders the "
                f"two: they may run in either order or at the same time. Fix: {fix}.")
-    report(m, th, "stream_race", message, (a.id, task.id), (s1.handle, s2.handle),
-           key=key)
+    report(m, th, "stream_race", message, (a.id, task.id), (s1.handle, s2.handle), key=key)
 
 
 def report(m, th, kind: str, message: str, tasks, streams, key) -> None:

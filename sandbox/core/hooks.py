@@ -33,8 +33,6 @@ from __future__ import annotations
 
 class Hooks:
     """One machine's registered hook functions (see the module docstring)."""
-    __slots__ = ("intercept", "submitted", "before_sync", "after_sync", "task_fault", "task_finished",
-                 "process_ending")
     intercept: list
     submitted: list
     before_sync: list
@@ -42,6 +40,7 @@ class Hooks:
     task_fault: list
     task_finished: list
     process_ending: list
+    __slots__ = tuple(__annotations__)
 
     def __init__(self):
         for name in self.__slots__:

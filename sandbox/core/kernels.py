@@ -21,7 +21,7 @@ Checked figures and configurations: ``ns``, ``bytes`` and ``flops`` are numbers 
 bools, not strings) or functions of the launch arguments returning one; a figure that is not
 (a constant or a computed one alike) fails the launch with 100000 ACL_ERROR_INVALID_PARAM, so
 a program sees the code as for any other bad argument.  A launch whose time would exceed
-``MAX_KERNEL_NS`` fails the same way (see ``max_kernel_ns``).  ``k[block_dim]`` and ``k[block_dim, stream]`` are the only
+``MAX_KERNEL_NS`` fails the same way (see its comment).  ``k[block_dim]`` and ``k[block_dim, stream]`` are the only
 launch forms; any other configuration fails the launch with 100000.  A block_dim of 0 or above
 65535 fails with the runtime's 107000 ACL_ERROR_RT_PARAM_INVALID: the acl layer passes it on
 unchecked and the runtime refuses it (hicann/runtime src/runtime/api/impl/api_error.cc,
@@ -52,21 +52,14 @@ if TYPE_CHECKING:
     from .objects import HostThread
 
 MAX_BLOCK_DIM = 65535
-MAX_KERNEL_NS = 3600 * 10 ** 9          # one hour of virtual time per launch: see max_kernel_ns()
-
-
-def max_kernel_ns() -> int:
-    """The longest a single kernel launch may take: one hour of virtual time (MAX_KERNEL_NS).
-
-    Real kernels take microseconds to seconds; a launch declared to take an hour or more is a
-    slip in the figures (ns for us, the flops of a whole training run, 1e300 typed for a big
-    number).  Left unbounded, such a launch pushes the virtual clock to integers with hundreds
-    of digits, which every later duration, event time and timeline axis then carries (floats
-    overflow, Chrome trace microseconds lose all precision).  An hour is far above anything a
-    teaching program needs and still an ordinary int, so the bound refuses only mistakes.
-    """
-    return MAX_KERNEL_NS
-
+# The longest a single kernel launch may take: one hour of virtual time.  Real kernels take
+# microseconds to seconds; a launch declared to take an hour or more is a slip in the figures
+# (ns for us, the flops of a whole training run, 1e300 typed for a big number).  Left
+# unbounded, such a launch pushes the virtual clock to integers with hundreds of digits, which
+# every later duration, event time and timeline axis then carries (floats overflow, Chrome
+# trace microseconds lose all precision).  An hour is far above anything a teaching program
+# needs and still an ordinary int, so the bound refuses only mistakes.
+MAX_KERNEL_NS = 3600 * 10 ** 9
 
 
 class Pointer:
@@ -115,9 +108,7 @@ def _pointer_type(annotation, namespace: dict) -> np.dtype | None:
             annotation = eval(text, namespace)  # a postponed ptr(...) annotation
         except Exception:
             return None
-    if isinstance(annotation, Pointer):
-        return annotation.dtype
-    return None
+    return annotation.dtype if isinstance(annotation, Pointer) else None
 
 
 class Kernel:

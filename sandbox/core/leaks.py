@@ -32,18 +32,15 @@ def items(m, pid: int) -> tuple:
     """(kind, device, ident, size, detail) of everything process ``pid`` still holds."""
     out = []
     for dev in m.devices:
-        for ptr in sorted(dev.memory.allocations):
-            a = dev.memory.allocations[ptr]
+        for ptr, a in sorted(dev.memory.allocations.items()):
             if a.pid == pid:
                 out.append(("allocation", dev.index, ptr, a.size, a.policy))
-    for ptr in sorted(m.host.pinned):
-        b = m.host.pinned[ptr]
+    for ptr, b in sorted(m.host.pinned.items()):
         if b.pid == pid:
             out.append(("pinned", -1, ptr, b.size, "aclrtMallocHost"))
     st = m.feature_in_use(PoolState)
     if st is not None:
-        for handle in sorted(st.pools):
-            p = st.pools[handle]
+        for handle, p in sorted(st.pools.items()):
             if p.pid == pid:
                 out.append(("pool", p.device, handle, p.reserved, f"{len(p.live)} blocks in use"))
     streams = [s for s in m.streams.values()
@@ -116,11 +113,8 @@ class Report:
 def report(m, pid: int | None = None, when: str = "so far") -> Report:
     """The leak report of process ``pid`` (None: every process that has not ended)."""
     pids = [pid] if pid is not None else [p.pid for p in m.processes if not p.ended]
-    parts = []
-    for p in pids:
-        found = items(m, p)
-        parts.append((p, found, text(m, p, found, when)))
-    return Report(tuple(parts))
+    found = {p: items(m, p) for p in pids}
+    return Report(tuple((p, held, text(m, p, held, when)) for p, held in found.items()))
 
 
 def at_exit(m, th, proc, when: str) -> None:

@@ -93,8 +93,6 @@ def free_host(m: Machine, th: HostThread, ptr: int) -> None:
 # -- copies -------------------------------------------------------------------------------------
 class CopyPlan:
     """Where a copy reads and writes, which engine moves it and how long it takes."""
-    __slots__ = ("dst", "doff", "src", "soff", "count", "direction", "device", "engine", "pageable", "bandwidth",
-                 "peer")
     dst: Buffer
     src: Buffer
     doff: int
@@ -106,6 +104,7 @@ class CopyPlan:
     pageable: bool
     bandwidth: float
     peer: bool
+    __slots__ = tuple(__annotations__)
 
 
 def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: int,
@@ -136,7 +135,7 @@ def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: i
         if kind == C.ACL_MEMCPY_INTER_DEVICE_TO_DEVICE and same:
             fail(ACL_ERROR_RT_PARAM_INVALID, "ACL_MEMCPY_INTER_DEVICE_TO_DEVICE needs buffers on two devices")
     plan.direction = actual
-    plan.peer = False
+    plan.peer = plan.pageable = False
     p = m.profile
     if actual == "H2D":
         plan.device = plan.dst.device
@@ -150,7 +149,6 @@ def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: i
         plan.bandwidth = p.d2h_pageable if plan.pageable else p.d2h_pinned
     elif actual == "D2D":
         plan.device = plan.src.device
-        plan.pageable = False
         if plan.src.device != plan.dst.device:
             plan.peer = True
             plan.engine = peer.copy_path(m, th if th is not None else m.current_thread(),
@@ -160,9 +158,7 @@ def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: i
             plan.engine = m.devices[plan.device].d2d
             plan.bandwidth = p.hbm_bandwidth / 2          # read and write both cross HBM
     else:
-        plan.device = None
-        plan.engine = None
-        plan.pageable = False
+        plan.device = plan.engine = None
         plan.bandwidth = p.host_memcpy_bandwidth
     return plan
 
@@ -186,9 +182,11 @@ def copy_effect(plan: CopyPlan):
     return move
 
 
-def _copy_access(plan: CopyPlan):
-    """The bytes a copy touches, for the hazard checks: source read, destination written."""
-    return ((plan.src, plan.soff, plan.count, False), (plan.dst, plan.doff, plan.count, True))
+def _copy_task(m: Machine, plan: CopyPlan, name: str, kind: int) -> Task:
+    """The copy as a device task; its access (for the hazard checks): source read, destination written."""
+    return Task.new("memcpy", name, plan.engine, duration=copy_duration(m, plan), effect=copy_effect(plan),
+                    nbytes=plan.count, detail=_copy_detail(plan, kind),
+                    access=((plan.src, plan.soff, plan.count, False), (plan.dst, plan.doff, plan.count, True)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -226,9 +224,7 @@ def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
     if plan.peer:
         plan.device = _peer_queue_device(plan, ctx.device)
     th.clock += m.profile.host_costs.memcpy_sync_setup
-    task = m.submit(th, m.sync_stream(plan.device), Task.new(  # type: ignore[arg-type]  # only H2H has no device
-        "memcpy", "MEMCPY", plan.engine, duration=copy_duration(m, plan), effect=copy_effect(plan), nbytes=count,
-        detail=_copy_detail(plan, kind), access=_copy_access(plan)))
+    task = m.submit(th, m.sync_stream(plan.device), _copy_task(m, plan, "MEMCPY", kind))  # type: ignore[arg-type]
     m.block_until(th, lambda: task.done, "aclrtMemcpy", learns=(task,))
     _report_blocking(task)
 
@@ -257,9 +253,7 @@ def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, st
     if plan.direction == "D2D" and not plan.peer and (dst % 64 or src % 64):
         fail(ACL_ERROR_RT_ADDR_UNALIGNED,
              "an on-device asynchronous copy needs 64-byte aligned source and destination addresses")
-    task = m.submit(th, stream, Task.new(
-        "memcpy", "MEMCPY_ASYNC", plan.engine, duration=copy_duration(m, plan), effect=copy_effect(plan),
-        nbytes=count, detail=_copy_detail(plan, kind), access=_copy_access(plan)))
+    task = m.submit(th, stream, _copy_task(m, plan, "MEMCPY_ASYNC", kind))
     if plan.pageable:
         m.block_until(th, lambda: task.done, "aclrtMemcpyAsync from pageable memory", learns=(task,))
 
@@ -281,8 +275,7 @@ def _plan_memset(m: Machine, ptr, max_count, value, count):
             buf.fill(offset, count, byte)
         except AclError as exc:           # the host memory budget cannot back the bytes: nothing written
             return exc.code, exc.message
-    device = buf.device if buf.kind == "device" else None
-    return buf, device, fill
+    return buf, (buf.device if buf.kind == "device" else None), fill
 
 
 def memset(m: Machine, th: HostThread, ptr, max_count, value, count) -> None:
@@ -298,9 +291,7 @@ def memset(m: Machine, th: HostThread, ptr, max_count, value, count) -> None:
         return
     m.current_context(th)
     th.clock += m.profile.host_costs.memcpy_sync_setup
-    task = m.submit(th, m.sync_stream(device), Task.new(
-        "memset", "MEMSET", m.devices[device].d2d, duration=_memset_duration(m, count), effect=fill, nbytes=count,
-        access=((buf, ptr - buf.ptr, count, True),)))
+    task = m.submit(th, m.sync_stream(device), _memset_task(m, "MEMSET", device, buf, ptr, count, fill))
     m.block_until(th, lambda: task.done, "aclrtMemset", learns=(task,))
     _report_blocking(task)
 
@@ -322,13 +313,13 @@ def memset_async(m: Machine, th: HostThread, ptr, max_count, value, count, strea
     if device is not None and device != stream.device:
         fail(ACL_ERROR_RT_PARAM_INVALID,
              f"the memory is on device {device}, but stream {stream.stream_id} runs on device {stream.device}")
-    m.submit(th, stream, Task.new(
-        "memset", "MEMSET_ASYNC", m.devices[stream.device].d2d, duration=_memset_duration(m, count), effect=fill,
-        nbytes=count, access=((buf, ptr - buf.ptr, count, True),)))
+    m.submit(th, stream, _memset_task(m, "MEMSET_ASYNC", stream.device, buf, ptr, count, fill))
 
 
-def _memset_duration(m: Machine, count: int) -> int:
-    return m.profile.dma_latency_ns + int(count * 1e9 / m.profile.hbm_bandwidth)
+def _memset_task(m: Machine, name: str, device: int, buf, ptr: int, count: int, fill) -> Task:
+    return Task.new("memset", name, m.devices[device].d2d, effect=fill, nbytes=count,
+                    duration=m.profile.dma_latency_ns + int(count * 1e9 / m.profile.hbm_bandwidth),
+                    access=((buf, ptr - buf.ptr, count, True),))
 
 
 # -- get_mem_info ------------------------------------------------------------------------------------
@@ -352,10 +343,8 @@ def get_mem_info(m: Machine, th: HostThread, attr: int) -> tuple[int, int]:
     if attr not in _ATTR_PAGES:
         fail(ACL_ERROR_INVALID_PARAM, f"unknown aclrtMemAttr {describe(attr)}")
     family, page = _ATTR_PAGES[attr]
-    kind = m.profile.memory_kind
-    if family == "DDR" and kind == "HBM":
-        return 0, 0
-    if page == "huge1g" and not m.profile.huge1g_pages_supported:
+    p = m.profile
+    if (family == "DDR" and p.memory_kind == "HBM") or (page == "huge1g" and not p.huge1g_pages_supported):
         return 0, 0
     mem = m.devices[ctx.device].memory
     return mem.free_bytes(page), mem.size

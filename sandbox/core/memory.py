@@ -47,9 +47,6 @@ DEVICE_BASE = 0x1000_0000_0000        # device d lives at DEVICE_BASE + d * DEVI
 DEVICE_STRIDE = 0x0100_0000_0000      # 1 TiB of address space per device
 PAGEABLE_BASE = 0x5500_0000_0000      # numpy arrays handed over with numpy_to_ptr / bytes_to_ptr
 PINNED_BASE = 0x7F00_0000_0000        # aclrtMallocHost
-HOST_ALIGN = 64
-
-
 HOST_ADDRESS_END = 1 << 64           # pinned buffers must end inside a 64-bit address space
 
 CHUNK = 2 * MiB          # big buffers are stored as sparse 2 MiB chunks
@@ -127,10 +124,7 @@ class HostBudget:
 def check_dense(buffers) -> None:
     """207001, before anything changes, if making every one of ``buffers`` dense (a kernel's
     pointer arguments) would take more host memory than their budget has left."""
-    for buf in buffers:
-        if buf._storage is None and buf.budget is not None:
-            break
-    else:
+    if all(buf._storage is not None or buf.budget is None for buf in buffers):
         return                        # the usual case: every argument is dense already
     need, seen, budget, biggest = 0, set(), None, None
     for buf in buffers:
@@ -198,10 +192,6 @@ class Buffer:
     @property
     def end(self) -> int:
         return self.ptr + self.size
-
-    @property
-    def materialized(self) -> bool:
-        return self._storage is not None or bool(self._chunks)
 
     @property
     def writable(self) -> bool:
@@ -337,11 +327,8 @@ class DeviceMemory:
         if page in (None, "normal"):
             return sum(length for _, length in self.free_ranges)
         unit = PAGE_SIZES[page]
-        total = 0
-        for start, length in self.free_ranges:
-            first = align_up(start, unit)
-            total += max(0, (start + length - first) // unit * unit)
-        return total
+        return sum(max(0, (start + length - align_up(start, unit)) // unit * unit)
+                   for start, length in self.free_ranges)
 
     def _find(self, reserved: int, alignment: int) -> int | None:
         for start, length in self.free_ranges:
@@ -390,10 +377,9 @@ class DeviceMemory:
                                          policy_name, pid, tid)
                 self.map(alloc)
                 return alloc
-        free = self.free_bytes()
         fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
              f"out of device memory on device {self.device}: {size} bytes requested with "
-             f"{policy_name}, {free} bytes free in {len(self.free_ranges)} pieces "
+             f"{policy_name}, {self.free_bytes()} bytes free in {len(self.free_ranges)} pieces "
              f"(largest {max((length for _, length in self.free_ranges), default=0)})")
 
     def release(self, ptr: int) -> DeviceAllocation:
@@ -426,12 +412,7 @@ class DeviceMemory:
             self._starts.pop(bisect.bisect_left(self._starts, alloc.ptr))
 
     def lookup(self, ptr: int) -> DeviceAllocation | None:
-        i = bisect.bisect_right(self._starts, ptr) - 1
-        if i >= 0:
-            alloc = self.allocations[self._starts[i]]
-            if ptr < alloc.ptr + alloc.size:
-                return alloc
-        return None
+        return _containing(self.allocations, self._starts, ptr)
 
 
 class HostMemory:
@@ -497,21 +478,22 @@ class HostMemory:
         return ptr
 
     def lookup(self, ptr: int) -> Buffer | None:
-        table, starts = ((self.pinned, self._pinned_starts) if ptr >= PINNED_BASE
-                         else (self.pageable, self._pageable_starts))
-        i = bisect.bisect_right(starts, ptr) - 1
-        if i >= 0:
-            buf = table[starts[i]]
-            if ptr < buf.ptr + buf.size:
-                return buf
-        return None
+        if ptr >= PINNED_BASE:
+            return _containing(self.pinned, self._pinned_starts, ptr)
+        return _containing(self.pageable, self._pageable_starts, ptr)
+
+
+def _containing(table, starts: list[int], ptr: int):
+    """The buffer of ``table`` (start -> buffer, ``starts`` its sorted keys) holding ``ptr``, or None."""
+    i = bisect.bisect_right(starts, ptr) - 1
+    if i >= 0 and ptr < table[starts[i]].end:
+        return table[starts[i]]
+    return None
 
 
 def device_of_address(ptr: int) -> int | None:
     """Device id whose address range holds ``ptr`` (None for host addresses)."""
-    if DEVICE_BASE <= ptr < PAGEABLE_BASE:
-        return (ptr - DEVICE_BASE) // DEVICE_STRIDE
-    return None
+    return (ptr - DEVICE_BASE) // DEVICE_STRIDE if DEVICE_BASE <= ptr < PAGEABLE_BASE else None
 
 
 def check_span(buf: Buffer | None, ptr: int, nbytes: int, what: str) -> int:

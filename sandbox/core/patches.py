@@ -30,9 +30,6 @@ _original_join = threading.Thread.join
 JOIN_SLICE_S = 0.1          # real seconds between checks for the stop button while joining
 
 
-_current_machine = peek_current
-
-
 def _spawn(m, parent, name: str, process):
     """A new sandbox thread, child of ``parent``, at the parent's clock."""
     m.scheduler.wait_turn(parent)
@@ -67,7 +64,7 @@ def _wrap(m, child, body):
 
 def _patched_start(self: threading.Thread):
     """Register a new thread, at its parent's clock, before it can run."""
-    m = _current_machine()
+    m = peek_current()
     process = getattr(self, "_sandbox_process", None)
     parent = m.threads.get(threading.get_ident()) if m is not None else None
     if m is None or parent is None or parent.finished or not (process is not None or _takes_part(self)):
@@ -95,9 +92,7 @@ def _own_code(code) -> bool:
     if filename is None:
         return False
     path = os.path.realpath(filename)
-    if path.startswith(_PACKAGE_DIR):
-        return False
-    return not any(path.startswith(d + os.sep) for d in _LIBRARY_DIRS)
+    return not path.startswith(_PACKAGE_DIR) and not any(path.startswith(d + os.sep) for d in _LIBRARY_DIRS)
 
 
 def _takes_part(thread: threading.Thread) -> bool:
@@ -175,7 +170,6 @@ def _patched_join(self: threading.Thread, timeout=None):
         return _original_join(self, timeout)
     m, child = entry
     wait_for(m, [child], lambda: (_original_join(self, JOIN_SLICE_S), not self.is_alive())[1])
-    return None
 
 
 # -- thread pools: each task submitted from a sandbox thread is a sandbox thread of its own ---------------------
@@ -190,7 +184,7 @@ _original_as_completed = concurrent.futures.as_completed
 def _patched_submit(self, fn, /, *args, **kwargs):
     """A task submitted to a thread pool by a sandbox thread takes part in the turn, like a
     thread started there: it starts at the submitter's clock, whichever pool thread runs it."""
-    m = _current_machine()
+    m = peek_current()
     parent = m.threads.get(threading.get_ident()) if m is not None else None
     if m is None or parent is None or parent.finished or not _own_code(fn):
         return _original_submit(self, fn, *args, **kwargs)
@@ -203,8 +197,7 @@ def _patched_submit(self, fn, /, *args, **kwargs):
 
 
 def _sandbox_futures(fs):
-    entries: list = [getattr(f, "_sandbox_thread", None) for f in fs]
-    entries = [e for e in entries if e is not None]
+    entries = [e for f in fs if (e := getattr(f, "_sandbox_thread", None)) is not None]
     return (entries[0][0], [e[1] for e in entries]) if entries else (None, [])
 
 
@@ -258,7 +251,7 @@ def _patched_as_completed(fs, timeout=None):
 
 def _patched_shutdown(self, wait=True, *, cancel_futures=False):
     tasks = self.__dict__.get("_sandbox_tasks")
-    m = _current_machine()
+    m = peek_current()
     if wait and tasks and m is not None and not usercode.inside():
         wait_for(m, tasks, _until(lambda: all(t.finished for t in tasks)))
     return _original_shutdown(self, wait, cancel_futures=cancel_futures)
@@ -268,7 +261,7 @@ def _patched_shutdown(self, wait=True, *, cancel_futures=False):
 def _main_thread_done() -> None:
     """At the end of a script the main thread makes no more calls: it must not hold the turn
     while Python waits for the threads it started, so it counts as finished."""
-    m = _current_machine()
+    m = peek_current()
     if m is None:
         return
     with m.lock:
@@ -279,7 +272,7 @@ def _main_thread_done() -> None:
 
 def _cell_finished(*_args) -> None:
     """A notebook cell ended: threads it left running get the turns the idle main thread would hold."""
-    m = _current_machine()
+    m = peek_current()
     if m is None:
         return
     with m.lock:
@@ -291,7 +284,7 @@ def _cell_finished(*_args) -> None:
 def _cell_starting(*_args) -> None:
     """A notebook cell starts: the threads left running first get as far as they can on their own
     (finished, or waiting in the runtime), so the next cell sees the same state on every run."""
-    m = _current_machine()
+    m = peek_current()
     if m is None:
         return
     th = m.threads.get(threading.main_thread().ident)  # type: ignore[arg-type]  # the main thread has started: it has an ident

@@ -62,10 +62,7 @@ class PeerState:
         self._links: dict[str, Link] = {}
 
     def _link(self, name: str) -> Link:
-        link = self._links.get(name)
-        if link is None:
-            link = self._links[name] = Link(name, self.profile.peer_bandwidth)
-        return link
+        return self._links.setdefault(name, Link(name, self.profile.peer_bandwidth))
 
     def path(self, src: int, dst: int) -> SharedLink:
         """The engine that copies from ``src`` to ``dst`` run on (created on first use)."""

@@ -93,12 +93,6 @@ class Pool:
         self.used = self.used_high = 0
         self.alive = True
 
-    def segment_of(self, ptr: int) -> int:
-        for start, length in self.segments.items():
-            if start <= ptr < start + length:
-                return start
-        raise AssertionError("address outside the pool's segments")
-
 
 class PoolState:
     """One machine's pools; made with the first pool, when the hooks below start to matter."""
@@ -183,8 +177,7 @@ def create(m, th, props) -> int:
 
 
 def destroy(m, th, handle) -> None:
-    pool = _pool(m, handle)
-    _destroy(m, th, pool)
+    _destroy(m, th, _pool(m, handle))
 
 
 def _destroy(m, th, pool: Pool) -> None:
@@ -235,13 +228,8 @@ def _grow(m, th, pool: Pool, need: int) -> None:
 
 def _releasable(pool: Pool, start: int) -> bool:
     end = start + pool.segments[start]
-    for ptr in pool.live:
-        if start <= ptr < end:
-            return False
-    for b in pool.freed:
-        if start <= b.ptr < end and not b.free_task.done:
-            return False
-    return True
+    return (not any(start <= ptr < end for ptr in pool.live)
+            and not any(start <= b.ptr < end and not b.free_task.done for b in pool.freed))
 
 
 def _release_segment(m, th, pool: Pool, start: int) -> None:
@@ -265,11 +253,7 @@ def _shrink_to(m, th, pool: Pool, keep: int) -> None:
 
 def sync_point(m, th, device: int) -> None:
     """A synchronize on ``device``: pools above their release threshold give free memory back."""
-    st = state(m)
-    if not st.pools:
-        return
-    for handle in sorted(st.pools):
-        pool = st.pools[handle]
+    for _, pool in sorted(state(m).pools.items()):
         if pool.device == device and pool.reserved > pool.threshold:
             _shrink_to(m, th, pool, pool.threshold)
 
@@ -292,16 +276,12 @@ def _pick(pool: Pool, need: int, stream, vc: dict):
         if b.size < need:
             continue
         wait = None
-        if b.free_task.stream is stream:
-            pass                                  # stream order puts the free first
-        elif follow and hazards.before(b.free_task, vc):
-            pass                                  # an event (or a synchronize) puts the free first
-        elif opportunistic and b.free_task.done:
-            pass
-        elif internal:
+        if not (b.free_task.stream is stream                         # stream order puts the free first
+                or (follow and hazards.before(b.free_task, vc))     # an event (or a synchronize) does
+                or (opportunistic and b.free_task.done)):
+            if not internal:
+                continue
             wait = b.free_task                    # the runtime adds the wait itself
-        else:
-            continue
         rank = (wait is not None, b.size, b.ptr)
         if best is None or rank < best[0]:
             best = (rank, b, wait)
@@ -351,8 +331,7 @@ def malloc_async(m, th, size: int, handle, stream_handle) -> int:
         reused = False
     alloc = DeviceAllocation(pool.device, ptr, size, ptr, need, "huge", pool.label, th.process.pid, th.tid)
     alloc.resets = th.process.device_resets.get(pool.device, 0)
-    mem = m.devices[pool.device].memory
-    mem.map(alloc)
+    m.devices[pool.device].memory.map(alloc)
     block = Block(ptr, need, stream, None, alloc)
     pool.live[ptr] = block
     state(m).blocks[ptr] = (pool, block)

@@ -41,8 +41,7 @@ class Simulator:
 
     def submit(self, task) -> None:
         """A task joined its stream's queue on the host side (stream.queue already holds it)."""
-        stream = task.stream
-        if stream.queue[0] is task:
+        if task.stream.queue[0] is task:
             self._push(max(task.submit_t, self.now), ARRIVE, task)
 
     @property
@@ -80,9 +79,8 @@ class Simulator:
         dep = task.waits_on
         if dep is not None and not dep.done and not task.stream.dropped:
             if dep.waiters is None:
-                dep.waiters = [task]
-            else:
-                dep.waiters.append(task)
+                dep.waiters = []
+            dep.waiters.append(task)
             return
         self._ready(task)
 

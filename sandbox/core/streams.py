@@ -123,7 +123,6 @@ class StreamConfigs:
              C.ACL_RT_STREAM_FLAG: ("flag", 8), C.ACL_RT_STREAM_PRIORITY: ("priority", 4)}
 
     def __init__(self, m):
-        self.m = m
         self.handles: dict[int, dict] = {}
 
     def get(self, handle) -> dict:

@@ -45,10 +45,6 @@ class Task:
     submitted).  ``Machine.submit`` sets ``id``, ``stream``, ``device``, ``submit_t`` and
     ``priority``; a task not submitted (a graph's recorded one) has none of them.
     """
-    __slots__ = ("kind", "name", "engine", "duration", "effect", "waits_on", "nbytes", "block_dim", "event",
-                 "detail", "access", "core_limit",
-                 "id", "stream", "device", "submit_t", "priority", "ready_t", "end_t", "done", "status", "waiters",
-                 "cores", "version", "vc", "tid")
     kind: str
     name: str
     engine: Any
@@ -75,6 +71,7 @@ class Task:
     version: int
     vc: dict | None
     tid: int
+    __slots__ = tuple(__annotations__)      # the fields above, in order (the first 12: SPEC_FIELDS)
     capture = None                  # a submitted task belongs to no capture (a graph's Recorded does)
 
     @staticmethod

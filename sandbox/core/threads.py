@@ -39,13 +39,9 @@ class Scheduler:
 
     # -- who may run -------------------------------------------------------------------------
     def turn(self) -> HostThread | None:
-        best = None
-        for t in self.threads:
-            if t.parked or t.joining or t.finished:
-                continue
-            if best is None or t.clock < best.clock:
-                best = t
-        return best
+        """The runnable thread with the smallest clock, the first created among equals."""
+        return min((t for t in self.threads if not (t.parked or t.joining or t.finished)),
+                   key=lambda t: t.clock, default=None)
 
     def horizon(self) -> int | None:
         """Smallest clock of the runnable threads (None: nobody can submit work)."""
@@ -146,9 +142,7 @@ class Scheduler:
             raise
         finally:
             th.wake_when = None
-        if th.wake_error:
-            return th.wake_error
-        return "timeout" if th.timed_out else None
+        return th.wake_error or ("timeout" if th.timed_out else None)
 
     # -- threads coming and going ------------------------------------------------------------------
     def add(self, th: HostThread) -> None:

@@ -97,9 +97,7 @@ _original_condition_wait = threading.Condition.wait
 def _condition_wait(self, timeout=None):
     """Condition.wait (and so Event.wait, queue.Queue.get/put, Barrier, Semaphore) inside user code
     waits at most WAIT_LIMIT_S; elsewhere it is the standard one."""
-    if not (_inside and threading.get_ident() in _inside):
-        return _original_condition_wait(self, timeout)
-    if timeout is not None and timeout <= WAIT_LIMIT_S:
+    if not inside() or (timeout is not None and timeout <= WAIT_LIMIT_S):
         return _original_condition_wait(self, timeout)
     if _original_condition_wait(self, WAIT_LIMIT_S):
         return True
