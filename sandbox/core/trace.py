@@ -323,7 +323,8 @@ class Hazard:
     kind: "host_read" (the host reads bytes an async write may still change), "host_write"
     (the host overwrites bytes queued work still uses), "stream_race" (two streams touch the
     same bytes, one writing, with no event ordering them), "free_in_use" (memory freed while
-    queued work still uses it), "peer_access" (a peer copy without peer access).
+    queued work still uses it), "peer_access" (a peer copy without peer access),
+    "use_after_reset" (device memory allocated before its device's last full reset, used after it).
     ``tasks`` and ``streams`` are the task numbers and stream handles involved.
     """
     t: int
@@ -466,8 +467,10 @@ class CallbackRun:
     """A host callback ran on a host thread, from ``start`` to ``end``.
 
     ``kind`` is "callback" (aclrtLaunchCallback, run by the subscribed thread inside
-    aclrtProcessReport) or "host_func" (aclrtLaunchHostFunc, run by the runtime's own thread
-    of the device, whose ``tid`` has a ThreadStarted record of its own).  ``task`` is the
+    aclrtProcessReport), "host_func" (aclrtLaunchHostFunc, run inside aclrtProcessHostFunc by
+    the subscribed thread, or else by the runtime's own thread of the device, whose ``tid`` has
+    a ThreadStarted record of its own) or "exception" (the aclrtSetExceptionInfoCallback
+    function, run on the runtime's thread when a task fails on the device).  ``task`` is the
     stream task the callback belongs to; ``error`` is what the function raised, if anything.
     """
     start: int
