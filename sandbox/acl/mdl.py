@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.gate import as_int, as_ptr
-from ..core.graph import CAPTURE_CALL_NS, GRAPH_LAUNCH_NS
 from ._declare import Kind, api
 
 ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY = 0x0
@@ -43,19 +42,19 @@ def _supported(m, th, c_name: str) -> None:
     m.graphs.check_supported(c_name)
 
 
-@api("aclmdlRICaptureBegin", cost=CAPTURE_CALL_NS, before=_supported)
+@api("aclmdlRICaptureBegin", cost="capture_call", before=_supported)
 def ri_capture_begin(m, th, stream: stream_here, mode: int) -> None:
     """aclmdlRICaptureBegin: tasks issued to ``stream`` from now on are recorded, not run."""
     m.graphs.begin(th, stream, mode)
 
 
-@api("aclmdlRICaptureGetInfo", cost=CAPTURE_CALL_NS, defaults=(0, 0), before=_supported)
+@api("aclmdlRICaptureGetInfo", cost="capture_call", defaults=(0, 0), before=_supported)
 def ri_capture_get_info(m, th, stream: any_stream):
     """aclmdlRICaptureGetInfo: (status, ri, ret); status is ACL_MODEL_RI_CAPTURE_STATUS_*."""
     return m.graphs.info(stream)
 
 
-@api("aclmdlRICaptureThreadExchangeMode", cost=CAPTURE_CALL_NS, defaults=(None,))
+@api("aclmdlRICaptureThreadExchangeMode", cost="capture_call", defaults=(None,))
 def _exchange_mode(m, th, mode: int):
     return m.graphs.exchange_mode(th, mode)
 
@@ -66,31 +65,31 @@ def ri_capture_thread_exchange_mode(mode):
     return (mode if ret else old), ret  # a refused call hands the mode back
 
 
-@api("aclmdlRICaptureEnd", cost=CAPTURE_CALL_NS, defaults=(0,), before=_supported)
+@api("aclmdlRICaptureEnd", cost="capture_call", defaults=(0,), before=_supported)
 def ri_capture_end(m, th, stream: stream_here):
     """aclmdlRICaptureEnd: (ri, ret); the recorded tasks become a model run instance."""
     return m.graphs.end(th, stream).handle
 
 
-@api("aclmdlRIExecuteAsync", cost=GRAPH_LAUNCH_NS, before=_supported)
+@api("aclmdlRIExecuteAsync", cost="graph_launch", before=_supported)
 def ri_execute_async(m, th, ri: model, stream: stream_here) -> None:
     """aclmdlRIExecuteAsync: submit every recorded task onto ``stream`` for one host call."""
     m.graphs.execute_async(th, ri, stream)
 
 
-@api("aclmdlRIExecute", cost=CAPTURE_CALL_NS)
+@api("aclmdlRIExecute", cost="capture_call")
 def ri_execute(m, th, ri: model, timeout: int) -> None:
     """aclmdlRIExecute: the blocking form, documented as unusable with captured instances."""
     m.graphs.execute(th, ri, timeout)
 
 
-@api("aclmdlRIDestroy", cost=CAPTURE_CALL_NS)
+@api("aclmdlRIDestroy", cost="capture_call")
 def ri_destroy(m, th, ri: model) -> None:
     """aclmdlRIDestroy: free the instance (107037 while a launch of it is still running)."""
     m.graphs.destroy(th, ri)
 
 
-@api("aclmdlRIDebugJsonPrint", cost=CAPTURE_CALL_NS)
+@api("aclmdlRIDebugJsonPrint", cost="capture_call")
 def ri_debug_json_print(m, th, ri: model, path, flags: int = ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY) -> None:
     """aclmdlRIDebugJsonPrint: write the instance's streams and tasks to ``path`` as JSON."""
     m.graphs.debug_json(ri, path, flags)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core import devices, devres, events, memops, peer, streams
+from ..core import callbacks, devices, devres, events, memops, peer, pools, reduce, streams
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
 from . import _types
@@ -21,18 +21,6 @@ def _fn_label(fn) -> str:
     """What the trace shows for a callback argument: its name, or what it is (never a repr)."""
     name = getattr(fn, "__name__", None)
     return name if type(name) is str else describe(fn)
-
-
-def _callbacks():
-    from ..core import callbacks
-
-    return callbacks
-
-
-def _pools():
-    from ..core import pools
-
-    return pools
 
 
 def _thread_level(value, what: str) -> int:
@@ -48,7 +36,7 @@ if TYPE_CHECKING:  # to a type checker, a kind is the type the body gets
     thread_level = int
 else:
     callback = Kind(show=_fn_label)  # a Python function, shown by its name
-    thread_id = Kind(show=lambda value: _callbacks().thread_label(value))  # shown as the sandbox thread
+    thread_id = Kind(show=lambda value: callbacks.thread_label(value))  # shown as the sandbox thread
     pool_props = Kind(show=lambda value: describe(value, limit=200))
     thread_level = Kind(_thread_level)
 
@@ -363,49 +351,49 @@ def get_devices_topo(m, th, device_id: int, other_device_id: int):
 
 # -- host callbacks (see core/callbacks.py for the rules and codes) --------------------------------------
 @api("aclrtSubscribeReport")
-def subscribe_report(m, th, thread_id: thread_id, stream: handle) -> int:
+def subscribe_report(m, th, thread_id: thread_id, stream: handle) -> None:
     """Bind a host thread (threading.Thread.ident or acl.util.start_thread id) to run the stream's callbacks."""
-    return _callbacks().subscribe(m, th, thread_id, stream)
+    return callbacks.subscribe(m, th, thread_id, stream)
 
 
 @api("aclrtUnSubscribeReport")
-def unsubscribe_report(m, th, thread_id: thread_id, stream: handle) -> int:
-    return _callbacks().unsubscribe(m, th, thread_id, stream)
+def unsubscribe_report(m, th, thread_id: thread_id, stream: handle) -> None:
+    return callbacks.unsubscribe(m, th, thread_id, stream)
 
 
 @api("aclrtLaunchCallback", trace=("fn", "block_type", "stream"))
-def launch_callback(m, th, fn: callback, user_data, block_type: int, stream: handle) -> int:
+def launch_callback(m, th, fn: callback, user_data, block_type: int, stream: handle) -> None:
     """Queue fn(user_data) on the stream; the subscribed thread runs it in aclrtProcessReport."""
-    return _callbacks().launch_callback(m, th, fn, user_data, block_type, stream)
+    return callbacks.launch_callback(m, th, fn, user_data, block_type, stream)
 
 
 @api("aclrtProcessReport")
-def process_report(m, th, timeout: int) -> int:
+def process_report(m, th, timeout: int) -> None:
     """Wait up to ``timeout`` ms (-1: forever) for a callback of a subscribed stream and run it."""
-    return _callbacks().process_report(m, th, timeout)
+    return callbacks.process_report(m, th, timeout)
 
 
 @api("aclrtLaunchHostFunc", trace=("stream", "fn"))
-def launch_host_func(m, th, stream: handle, fn: callback, args) -> int:
+def launch_host_func(m, th, stream: handle, fn: callback, args) -> None:
     """Queue fn(args) on the stream, run by the runtime's own thread; later tasks wait for it."""
-    return _callbacks().launch_host_func(m, th, stream, fn, args)
+    return callbacks.launch_host_func(m, th, stream, fn, args)
 
 
 @api("aclrtSubscribeHostFunc")
-def subscribe_host_func(m, th, host_func_thread_id: thread_id, exe_stream: handle) -> int:
+def subscribe_host_func(m, th, host_func_thread_id: thread_id, exe_stream: handle) -> None:
     """Bind a host thread to run the host functions launched on ``exe_stream`` (in aclrtProcessHostFunc)."""
-    return _callbacks().subscribe(m, th, host_func_thread_id, exe_stream, host=True)
+    return callbacks.subscribe(m, th, host_func_thread_id, exe_stream, host=True)
 
 
 @api("aclrtUnSubscribeHostFunc")
-def unsubscribe_host_func(m, th, host_func_thread_id: thread_id, exe_stream: handle) -> int:
-    return _callbacks().unsubscribe(m, th, host_func_thread_id, exe_stream, host=True)
+def unsubscribe_host_func(m, th, host_func_thread_id: thread_id, exe_stream: handle) -> None:
+    return callbacks.unsubscribe(m, th, host_func_thread_id, exe_stream, host=True)
 
 
 @api("aclrtProcessHostFunc")
-def process_host_func(m, th, timeout: int) -> int:
+def process_host_func(m, th, timeout: int) -> None:
     """Wait up to ``timeout`` ms (-1: forever) for a host function of a subscribed stream and run it."""
-    return _callbacks().process_report(m, th, timeout, host=True)
+    return callbacks.process_report(m, th, timeout, host=True)
 
 
 # -- stream-ordered memory pools (aclrtMemPool*, RT-API 11-10; see core/pools.py) ----------------------
@@ -414,42 +402,42 @@ def mem_pool_create(m, th, pool_props: pool_props):
     """(pool, ret): a memory pool; pool_props is a dict of the aclrtMemPoolProps members:
     {"allocType": ACL_MEM_ALLOCATION_TYPE_PINNED, "handleType": ACL_MEM_HANDLE_TYPE_NONE,
     "location": {"id": 0, "type": ACL_MEM_LOCATION_TYPE_DEVICE}, "maxSize": bytes}."""
-    return _pools().create(m, th, pool_props)
+    return pools.create(m, th, pool_props)
 
 
 @api("aclrtMemPoolDestroy", cost="free")
-def mem_pool_destroy(m, th, mem_pool: handle) -> int:
-    return _pools().destroy(m, th, mem_pool)
+def mem_pool_destroy(m, th, mem_pool: handle) -> None:
+    return pools.destroy(m, th, mem_pool)
 
 
 @api("aclrtMemPoolSetAttr", cost="query")
-def mem_pool_set_attr(m, th, mem_pool: handle, attr: int, value: int) -> int:
+def mem_pool_set_attr(m, th, mem_pool: handle, attr: int, value: int) -> None:
     """Set an aclrtMemPoolAttr (the release threshold, a reuse switch, or a HIGH mark back to 0)."""
-    return _pools().set_attr(m, th, mem_pool, attr, value)
+    return pools.set_attr(m, th, mem_pool, attr, value)
 
 
 @api("aclrtMemPoolGetAttr", cost="query", defaults=(0,))
 def mem_pool_get_attr(m, th, mem_pool: handle, attr: int):
     """(value, ret) of an aclrtMemPoolAttr."""
-    return _pools().get_attr(m, th, mem_pool, attr)
+    return pools.get_attr(m, th, mem_pool, attr)
 
 
 @api("aclrtMemPoolMallocAsync", cost="memset_async", defaults=(0,))
 def mem_pool_malloc_async(m, th, size: size, mem_pool: handle, stream: handle):
     """(ptr, ret): a block of the pool, usable by work queued on ``stream`` after this call."""
-    return _pools().malloc_async(m, th, size, mem_pool, stream)
+    return pools.malloc_async(m, th, size, mem_pool, stream)
 
 
 @api("aclrtMemPoolFreeAsync", cost="memset_async")
-def mem_pool_free_async(m, th, ptr: ptr, stream: handle) -> int:
+def mem_pool_free_async(m, th, ptr: ptr, stream: handle) -> None:
     """Give a pool block back to its pool when the work queued on ``stream`` before it is done."""
-    return _pools().free_async(m, th, ptr, stream)
+    return pools.free_async(m, th, ptr, stream)
 
 
 @api("aclrtMemPoolTrimTo", cost="free")
-def mem_pool_trim_to(m, th, mem_pool: handle, min_bytes_to_keep: int) -> int:
+def mem_pool_trim_to(m, th, mem_pool: handle, min_bytes_to_keep: int) -> None:
     """Give the pool's free memory back to the device, keeping at least min_bytes_to_keep."""
-    return _pools().trim_to(m, th, mem_pool, min_bytes_to_keep)
+    return pools.trim_to(m, th, mem_pool, min_bytes_to_keep)
 
 
 # -- task exceptions (see core/exceptions.py for the rules and codes) ------------------------------------
@@ -547,7 +535,7 @@ if TYPE_CHECKING:
     reduce_type = Any
     reserved = Any
 else:
-    reduce_type = Kind(lambda value, what: _types.reduce_dtype(value, what), show=lambda value: value)
+    reduce_type = Kind(_types.reduce_dtype, show=lambda value: value)
     reserved = Kind(_reserve)
 
 
@@ -559,14 +547,8 @@ else:
 )
 def reduce_async(
     m, th, dst: ptr, src: ptr, count: size, kind: int, data_type: reduce_type, stream: handle, reserve: reserved = None
-) -> int:
+) -> None:
     """Queue dst[i] += src[i] over ``count`` bytes of ``data_type`` elements (C: ``type``; kind SUM)."""
     if dst == 0 or src == 0:
         fail(ACL_ERROR_INVALID_PARAM, f"{'dst' if dst == 0 else 'src'} must not be a null pointer")
-    return _reduce().reduce_async(m, th, dst, src, count, kind, data_type, stream)
-
-
-def _reduce():
-    from ..core import reduce
-
-    return reduce
+    return reduce.reduce_async(m, th, dst, src, count, kind, data_type, stream)

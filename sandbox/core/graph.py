@@ -63,10 +63,6 @@ MODE_NAMES = {v: k for k, v in vars(C).items() if k.startswith("ACL_MODEL_RI_CAP
 NONE, ACTIVE, INVALIDATED = (C.ACL_MODEL_RI_CAPTURE_STATUS_NONE, C.ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
                              C.ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED)
 
-# host costs of the calls: names of the profile's HostCosts fields (sandbox/profiles), which gate.call takes
-GRAPH_LAUNCH_NS = "graph_launch"   # aclmdlRIExecuteAsync: one submission for the whole graph
-CAPTURE_CALL_NS = "capture_call"   # Begin/End/GetInfo/ExchangeMode/Execute/Destroy/DebugJsonPrint
-
 # aclmdlRITaskType (RT-API 25-02) of the task kinds a capture can hold
 TASK_TYPES = {"kernel": "KERNEL", "event_record": "EVENT_RECORD", "event_wait": "EVENT_WAIT",
               "event_reset": "EVENT_RESET"}
