@@ -15,6 +15,13 @@ from ..core.gate import local
 from ..core.machine import current as _current
 from . import mdl, rt, util  # noqa: F401
 from ._declare import api
+from ._sysinfo import (  # noqa: F401  (re-exported: acl.float_to_float16, acl.sys_get_version_str)
+    RUNTIME_SOURCES_VERSION,
+    float16_to_float,
+    float_to_float16,
+    sys_get_version_num,
+    sys_get_version_str,
+)
 from ._types import (  # noqa: F401  (re-exported: acl.ACL_FLOAT, acl.data_type_size)
     ACL_BF16,
     ACL_BOOL,
