@@ -90,3 +90,35 @@ def test_every_expected_output_belongs_to_a_port():
         if not p.with_name(p.name[: -len(".expected.txt")] + ".py").exists()
     )
     assert not orphans, f"expected outputs with no port: {orphans}"
+
+
+def _line_by_line(path: Path) -> str:
+    """A port's source without the synchronizes it adds to the official sample (each follows a
+    comment that starts "Not in the official sample")."""
+    lines = path.read_text().splitlines(keepends=True)
+    out, skip = [], False
+    for line in lines:
+        if line.strip().startswith("# Not in the official sample"):
+            skip = True
+            continue
+        if skip and "synchronize_stream" in line:
+            skip = False
+            continue
+        out.append(line)
+    return "".join(out)
+
+
+def test_the_d2d_sync_sample_line_by_line_races_and_the_sandbox_says_so():
+    port = EXAMPLES / "1_basic_features" / "memory" / "5_d2d_sync_memory_copy.py"
+    source = _line_by_line(port)
+    assert source.count("synchronize_stream") == 0 < port.read_text().count("synchronize_stream")
+    copy = port.parent / "_line_by_line_5.py"  # beside the port, for its _common and _kernel_ops
+    copy.write_text(source)
+    try:
+        result = run_port(copy)
+    finally:
+        copy.unlink()
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "HazardWarning" in line]
+    assert any("aclrtMemcpy" in w and "no event or synchronize orders the two" in w for w in warnings), result.stderr
+    assert any("aclrtFree" in w and "kernel read_value" in w for w in warnings), result.stderr
