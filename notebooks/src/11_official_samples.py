@@ -1,0 +1,806 @@
+# %% [markdown]
+# # 11 · The official samples, step by step
+#
+# The CANN runtime repository (`hicann/runtime`, folder `example/`) teaches its API with small
+# numbered C++ samples. The sandbox has a Python port of each sample it can run, call for call,
+# in `examples/` (the list, with the status of all 61: [examples/README.md](../examples/README.md)).
+# This notebook walks through a selection of them: for each, what the sample demonstrates and why
+# it matters on real hardware, a few lines of C in the sample's style (written for this notebook,
+# not copied), the same steps in Python, one cell at a time, and a panel after the important steps.
+#
+# | section | official sample (`example/…`) | the port |
+# |---|---|---|
+# | 1 · quickstart | `0_quickstart/4_custom_kernel_launch` | [4_custom_kernel_launch.py](../examples/0_quickstart/4_custom_kernel_launch.py) |
+# | 2 · error handling | `0_quickstart/1_error_handling` | [1_error_handling.py](../examples/0_quickstart/1_error_handling.py) |
+# | 3 · two streams and an event | `1_basic_features/stream/2_multi_stream` (its event half), `1_basic_features/event/1_event_timestamp` | [1_event_timestamp.py](../examples/1_basic_features/event/1_event_timestamp.py) |
+# | 4 · failure modes | `1_basic_features/stream/0_simple_stream`, `1_basic_features/event/0_event_status` | [0_simple_stream.py](../examples/1_basic_features/stream/0_simple_stream.py), [0_event_status.py](../examples/1_basic_features/event/0_event_status.py) |
+# | 5 · callbacks | `2_advanced_features/callback/0_simple_callback`, `1_callback_hostfunc`, `2_callback_exception` | [0](../examples/2_advanced_features/callback/0_simple_callback.py), [1](../examples/2_advanced_features/callback/1_callback_hostfunc.py), [2](../examples/2_advanced_features/callback/2_callback_exception.py) |
+# | 6 · capture and replay | `2_advanced_features/model_ri/0_simple_model` | none: the sample's work is aclnn operators (section 6) |
+# | 7 · memory pool | `3_memory_advanced/memory_pool` (a topic page) | none: the topic has no sample code |
+# | 8 · two devices | `1_basic_features/device/2_device_P2P` | [2_device_P2P.py](../examples/1_basic_features/device/2_device_P2P.py) |
+#
+# **After this notebook** you can read an official runtime sample and say what each call does
+# and what the device does meanwhile, run the same program in the sandbox, and spot where a
+# sample relies on an ordering it does not state. **It assumes** notebooks 01 to 08; each
+# section names the topic notebook that goes deeper.
+
+# %% [markdown] lang="zh"
+# # 11 · 官方示例，一步一步
+#
+# CANN 运行时仓库（`hicann/runtime`，目录 `example/`）用一组带编号的小型 C++ 示例讲解它的 API。沙箱为每个它能
+# 运行的示例提供一个逐个调用对应的 Python 移植版本，放在 `examples/` 中（全部 61 个示例及其状态见
+# [examples/README.md](../../examples/README.md)）。本 notebook 逐一讲解其中一部分：每个示例演示什么、为什么在
+# 真实硬件上重要；几行示例风格的 C 代码（为本 notebook 所写，并非照抄）；同样的步骤用 Python 一个单元一个单元
+# 地执行；重要步骤之后给出一个视图。
+#
+# | 章节 | 官方示例（`example/…`） | 移植版本 |
+# |---|---|---|
+# | 1 · 快速入门 | `0_quickstart/4_custom_kernel_launch` | [4_custom_kernel_launch.py](../../examples/0_quickstart/4_custom_kernel_launch.py) |
+# | 2 · 错误处理 | `0_quickstart/1_error_handling` | [1_error_handling.py](../../examples/0_quickstart/1_error_handling.py) |
+# | 3 · 两条流和一个事件 | `1_basic_features/stream/2_multi_stream`（事件部分）、`1_basic_features/event/1_event_timestamp` | [1_event_timestamp.py](../../examples/1_basic_features/event/1_event_timestamp.py) |
+# | 4 · 失败模式 | `1_basic_features/stream/0_simple_stream`、`1_basic_features/event/0_event_status` | [0_simple_stream.py](../../examples/1_basic_features/stream/0_simple_stream.py)、[0_event_status.py](../../examples/1_basic_features/event/0_event_status.py) |
+# | 5 · 回调 | `2_advanced_features/callback/0_simple_callback`、`1_callback_hostfunc`、`2_callback_exception` | [0](../../examples/2_advanced_features/callback/0_simple_callback.py)、[1](../../examples/2_advanced_features/callback/1_callback_hostfunc.py)、[2](../../examples/2_advanced_features/callback/2_callback_exception.py) |
+# | 6 · 捕获与重放 | `2_advanced_features/model_ri/0_simple_model` | 无：该示例的计算是 aclnn 算子（见第 6 节） |
+# | 7 · 内存池 | `3_memory_advanced/memory_pool`（专题页） | 无：该专题没有示例代码 |
+# | 8 · 两个设备 | `1_basic_features/device/2_device_P2P` | [2_device_P2P.py](../../examples/1_basic_features/device/2_device_P2P.py) |
+#
+# **学完本 notebook**，你能读懂一个官方运行时示例，说出每个调用做什么、设备在此期间做什么，在沙箱中运行同样的
+# 程序，并找出示例依赖了哪些它没有写明的顺序。**前提**：notebook 01 到 08；每一节都会指出讲得更深入的专题 notebook。
+
+# %% lang="zh"
+import sandbox
+
+sandbox.set_language("zh")          # 中文版：评分反馈使用中文
+
+# %%
+import threading
+
+import numpy as np
+
+import sandbox
+from sandbox import acl
+from sandbox.core import trace as T     # record types of sandbox.trace()
+
+HUGE = acl.ACL_MEM_MALLOC_HUGE_FIRST
+H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST
+
+
+def fresh(device_count=None):
+    """A fresh 910B server with acl initialised and device 0 set on this thread."""
+    sandbox.configure("ascend910b", device_count)
+    acl.init()
+    acl.rt.set_device(0)
+
+
+def finished_tasks(kind="kernel"):
+    """The names of the tasks of a kind that finished without error so far, from the trace."""
+    log = sandbox.trace()
+    names = {r.task: r.name for r in log.of(T.TaskSubmitted) if r.kind == kind}
+    return [names[r.task] for r in log.of(T.TaskFinished) if r.task in names and r.status == 0]
+
+
+def upload(values, dtype=np.float32):
+    """A device buffer holding ``values`` (a blocking copy from ordinary host memory)."""
+    host = np.asarray(values, dtype)
+    dev, _ = acl.rt.malloc(host.nbytes, HUGE)
+    acl.rt.memcpy(dev, host.nbytes, acl.util.numpy_to_ptr(host), host.nbytes, H2D)
+    return dev
+
+
+def download(dev, n, dtype=np.float32):
+    """``n`` values copied back from a device buffer (a blocking copy)."""
+    out = np.zeros(n, dtype)
+    acl.rt.memcpy(acl.util.numpy_to_ptr(out), out.nbytes, dev, out.nbytes, D2H)
+    return out
+
+
+@sandbox.kernel(ns=20_000)                    # 20 µs
+def vector_add(a: "float32*", b: "float32*", out: "float32*", alpha: float, n: int):
+    out[:n] = a[:n] + alpha * b[:n]
+
+
+@sandbox.kernel(ns=2_000_000)                 # 2 ms, as the samples' long kernel
+def long_op(x: "uint32*"):
+    x[0] += 1
+
+
+@sandbox.kernel(ns=100_000)                   # 0.1 ms
+def short_op(x: "uint32*"):
+    x[0] *= 2
+
+
+@sandbox.kernel(ns=10_000)
+def easy_op(x: "uint32*"):
+    x[0] += 1
+
+
+@sandbox.kernel(ns=10_000)
+def error_op():
+    raise RuntimeError("illegal instruction")  # a fault on the device: an AI Core exception
+
+# %% [markdown]
+# ## 1 · Quickstart: a custom kernel on a stream (`0_quickstart/4_custom_kernel_launch`)
+#
+# The sample adds two 8-element float vectors with its own Ascend C kernel. It is the smallest
+# complete runtime program: initialise, pick a device, make a stream, allocate, copy in, launch,
+# synchronise, copy out, release. On real hardware the one step that is easy to get wrong is the
+# launch: `<<<>>>` only *queues* the kernel and returns at once, so the host must synchronise
+# before it reads the result. In C (the middle launch argument is the L2 control, null here):
+#
+# ```c
+# aclrtSetDevice(0);
+# aclrtCreateStream(&stream);
+# aclrtMalloc(&a, bytes, ACL_MEM_MALLOC_HUGE_FIRST);            // and b, out
+# aclrtMemcpy(a, bytes, hostA, bytes, ACL_MEMCPY_HOST_TO_DEVICE);  // and b
+# vector_add<<<blockDim, nullptr, stream>>>(a, b, out, alpha, n);  // queued, not run
+# aclrtSynchronizeStream(stream);                                  // now it has run
+# aclrtMemcpy(hostOut, bytes, out, bytes, ACL_MEMCPY_DEVICE_TO_HOST);
+# ```
+#
+# In the sandbox the kernel is a Python function under `@sandbox.kernel` and
+# `vector_add[block_dim, stream](...)` is the launch. First the buffers and the copies in:
+
+# %% [markdown] lang="zh"
+# ## 1 · 快速入门：在流上下发自定义核函数（`0_quickstart/4_custom_kernel_launch`）
+#
+# 该示例用它自己的 Ascend C 核函数把两个 8 元素的 float 向量相加。这是最小的完整运行时程序：初始化、选择设备、
+# 创建流、分配内存、拷入、下发、同步、拷出、释放。在真实硬件上最容易出错的一步是下发：`<<<>>>` 只是把核函数
+# *放入队列*并立即返回，所以 Host 必须先同步再读取结果。C 代码如下（下发的中间参数是 L2 控制，这里为空）：
+#
+# ```c
+# aclrtSetDevice(0);
+# aclrtCreateStream(&stream);
+# aclrtMalloc(&a, bytes, ACL_MEM_MALLOC_HUGE_FIRST);            // b、out 同理
+# aclrtMemcpy(a, bytes, hostA, bytes, ACL_MEMCPY_HOST_TO_DEVICE);  // b 同理
+# vector_add<<<blockDim, nullptr, stream>>>(a, b, out, alpha, n);  // 已入队，尚未运行
+# aclrtSynchronizeStream(stream);                                  // 现在已运行
+# aclrtMemcpy(hostOut, bytes, out, bytes, ACL_MEMCPY_DEVICE_TO_HOST);
+# ```
+#
+# 在沙箱中，核函数是 `@sandbox.kernel` 修饰的 Python 函数，`vector_add[block_dim, stream](...)` 就是下发。
+# 先准备缓冲区并拷入数据：
+
+# %%
+fresh()
+stream, ret = acl.rt.create_stream()                       # C: aclrtCreateStream(&stream);
+a_host = np.arange(1, 9, dtype=np.float32)
+b_host = a_host / 2
+a, b = upload(a_host), upload(b_host)                      # aclrtMalloc + aclrtMemcpy H2D, twice
+out, ret = acl.rt.malloc(a_host.nbytes, HUGE)
+print("create_stream, malloc ->", ret, "; a =", a_host, "; b =", b_host)
+sandbox.memory_map()
+
+# %% [markdown]
+# The launch returns 0 at once: the kernel is in the stream's queue, and the output buffer
+# still holds nothing.
+
+# %% [markdown] lang="zh"
+# 下发立即返回 0：核函数在流的队列中，输出缓冲区里还什么都没有。
+
+# %%
+t0 = sandbox.now()
+ret = vector_add[1, stream](a, b, out, 1.0, 8)             # C: vector_add<<<1, nullptr, stream>>>(...);
+print(f"launch -> {ret} after {(sandbox.now() - t0) / 1e3:.1f} µs of host time; "
+      f"kernels finished so far: {finished_tasks()}")
+
+# %%
+print("synchronize ->", acl.rt.synchronize_stream(stream))  # C: aclrtSynchronizeStream(stream);
+result = download(out, 8)
+print("result:", result, "matches the host's sum:", bool(np.allclose(result, a_host + b_host)))
+sandbox.gantt()
+
+# %% [markdown]
+# The Gantt chart shows the two copies in, the kernel, and the copy out, each waiting for the
+# one before. Notebook 01 builds this program piece by piece; notebook 02 shows what a read
+# before the synchronize returns.
+
+# %% [markdown] lang="zh"
+# 甘特图显示两次拷入、核函数和拷出，每一步都等待前一步。notebook 01 一块一块地搭建这个程序；notebook 02 展示在
+# 同步之前读取会得到什么。
+
+# %% [markdown]
+# ## 2 · Error handling (`0_quickstart/1_error_handling`)
+#
+# Every runtime call returns an `aclError`; the sample fails one call on purpose and reads what
+# the runtime kept about it: the thread's last error (`aclrtPeekAtLastError` reads it,
+# `aclrtGetLastError` reads and clears it) and the message (`aclGetRecentErrMsg`, cleared when
+# read). On hardware this is how a program finds out *why* a call failed: the code names the
+# kind of mistake, the message names the argument. The C sample passes a null output pointer
+# to `aclrtGetRunMode`; pyACL returns outputs instead of taking pointers, so the port (and this
+# cell) makes another invalid-parameter mistake, `aclrtMalloc` of 0 bytes:
+#
+# ```c
+# void *p = nullptr;
+# aclError ret = aclrtMalloc(&p, 0, ACL_MEM_MALLOC_HUGE_FIRST);  // fails: 100000
+# aclError peek = aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL);    // 100000, kept
+# aclError last = aclrtGetLastError(ACL_RT_THREAD_LEVEL);       // 100000, now cleared
+# const char *msg = aclGetRecentErrMsg();                       // why, then cleared
+# ```
+
+# %% [markdown] lang="zh"
+# ## 2 · 错误处理（`0_quickstart/1_error_handling`）
+#
+# 每个运行时调用都返回一个 `aclError`；该示例故意让一个调用失败，然后读取运行时为它保存的信息：线程的最近错误
+# （`aclrtPeekAtLastError` 读取，`aclrtGetLastError` 读取并清除）和错误信息（`aclGetRecentErrMsg`，读取后清除）。
+# 在硬件上，程序就是这样得知调用*为什么*失败的：错误码说明错误的种类，错误信息指出是哪个参数。C 示例给
+# `aclrtGetRunMode` 传入空的输出指针；pyACL 返回输出而不接收指针，所以移植版本（以及下面的单元）犯了另一个
+# 参数错误：`aclrtMalloc` 0 字节：
+#
+# ```c
+# void *p = nullptr;
+# aclError ret = aclrtMalloc(&p, 0, ACL_MEM_MALLOC_HUGE_FIRST);  // 失败：100000
+# aclError peek = aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL);    // 100000，保留
+# aclError last = aclrtGetLastError(ACL_RT_THREAD_LEVEL);       // 100000，随即清除
+# const char *msg = aclGetRecentErrMsg();                       // 原因，随即清除
+# ```
+
+# %%
+fresh()
+_, ret = acl.rt.malloc(0, HUGE)
+print("malloc(0) ->", ret)
+print("peek ->", acl.rt.peek_at_last_error(acl.ACL_RT_THREAD_LEVEL),
+      "; get ->", acl.rt.get_last_error(acl.ACL_RT_THREAD_LEVEL))
+print("message:", acl.get_recent_err_msg())
+print("read again: peek ->", acl.rt.peek_at_last_error(acl.ACL_RT_THREAD_LEVEL),
+      "; get ->", acl.rt.get_last_error(acl.ACL_RT_THREAD_LEVEL),
+      "; message:", repr(acl.get_recent_err_msg()))
+
+# %% [markdown]
+# A failed call changes nothing: no buffer was made. Notebook 09 goes through the code ranges
+# and the faults that are reported later, at a synchronize.
+
+# %% [markdown] lang="zh"
+# 失败的调用不改变任何状态：没有创建缓冲区。notebook 09 讲解错误码的范围，以及那些稍后在同步时才报告的故障。
+
+# %% [markdown]
+# ## 3 · Two streams and an event (`stream/2_multi_stream`, `event/1_event_timestamp`)
+#
+# `2_multi_stream` runs a long kernel (`x += 1`) on stream 1 and a short one (`x *= 2`) on
+# stream 2 on the same number, and wants 2: add first, then double. Its event half records an
+# event on stream 1 after the long kernel and makes stream 2 wait for it; then it resets the
+# event on stream 2, records it again after the short kernel and the host waits for that.
+# On hardware the wait is done by the device: the host queues everything and never stops
+# between the launches. (The sample's third part, a notify, is not in the sandbox yet.)
+#
+# ```c
+# long_op<<<1, nullptr, stream1>>>(x);
+# aclrtRecordEvent(event, stream1);
+# aclrtStreamWaitEvent(stream2, event);   // stream 2 waits, the host does not
+# aclrtResetEvent(event, stream2);
+# short_op<<<1, nullptr, stream2>>>(x);
+# aclrtRecordEvent(event, stream2);
+# aclrtSynchronizeEvent(event);            // the host waits here, once
+# ```
+
+# %% [markdown] lang="zh"
+# ## 3 · 两条流和一个事件（`stream/2_multi_stream`、`event/1_event_timestamp`）
+#
+# `2_multi_stream` 在同一个数上，在流 1 上运行一个长核函数（`x += 1`），在流 2 上运行一个短核函数（`x *= 2`），
+# 期望得到 2：先加，再翻倍。它的事件部分在长核函数之后在流 1 上记录一个事件，并让流 2 等待它；然后在流 2 上
+# 复位该事件，在短核函数之后再次记录，由 Host 等待它。在硬件上，这个等待由设备完成：Host 把所有任务放入队列，
+# 在两次下发之间从不停下。（该示例的第三部分 notify 沙箱尚未提供。）
+#
+# ```c
+# long_op<<<1, nullptr, stream1>>>(x);
+# aclrtRecordEvent(event, stream1);
+# aclrtStreamWaitEvent(stream2, event);   // 流 2 等待，Host 不等待
+# aclrtResetEvent(event, stream2);
+# short_op<<<1, nullptr, stream2>>>(x);
+# aclrtRecordEvent(event, stream2);
+# aclrtSynchronizeEvent(event);            // Host 只在这里等待一次
+# ```
+
+# %%
+fresh()
+s1, _ = acl.rt.create_stream()
+s2, _ = acl.rt.create_stream()
+event, _ = acl.rt.create_event()
+x = upload([0], np.uint32)
+long_op[1, s1](x)
+print("record on stream 1 ->", acl.rt.record_event(event, s1))
+print("stream 2 waits ->", acl.rt.stream_wait_event(s2, event))
+print("reset on stream 2 ->", acl.rt.reset_event(event, s2))
+short_op[1, s2](x)
+print("record on stream 2 ->", acl.rt.record_event(event, s2))
+t_queued = sandbox.now()
+print("synchronize event ->", acl.rt.synchronize_event(event))
+print(f"x = {download(x, 1, np.uint32)[0]} (expected 2); the host waited "
+      f"{(sandbox.now() - t_queued) / 1e6:.3f} ms, once, after queueing everything")
+sandbox.gantt()
+
+# %% [markdown]
+# The arrow goes from the record on stream 1 to the wait on stream 2 it released. The timing
+# sample, `event/1_event_timestamp`, brackets a task with two events and reads their device
+# timestamps and the time between them:
+#
+# ```c
+# aclrtRecordEvent(start, stream);
+# long_op<<<1, nullptr, stream>>>(x);
+# aclrtRecordEvent(end, stream);
+# aclrtSynchronizeStream(stream);
+# aclrtEventGetTimestamp(start, &t0);  aclrtEventGetTimestamp(end, &t1);
+# aclrtEventElapsedTime(&ms, start, end);
+# ```
+
+# %% [markdown] lang="zh"
+# 箭头从流 1 上的记录指向它所放行的流 2 上的等待。计时示例 `event/1_event_timestamp` 用两个事件把一个任务夹在
+# 中间，读取它们的设备时间戳以及两者之间的时间：
+#
+# ```c
+# aclrtRecordEvent(start, stream);
+# long_op<<<1, nullptr, stream>>>(x);
+# aclrtRecordEvent(end, stream);
+# aclrtSynchronizeStream(stream);
+# aclrtEventGetTimestamp(start, &t0);  aclrtEventGetTimestamp(end, &t1);
+# aclrtEventElapsedTime(&ms, start, end);
+# ```
+
+# %%
+start, _ = acl.rt.create_event()
+end, _ = acl.rt.create_event()
+acl.rt.record_event(start, s1)
+long_op[1, s1](x)
+acl.rt.record_event(end, s1)
+acl.rt.synchronize_stream(s1)
+(t0, _), (t1, _) = acl.rt.event_get_timestamp(start), acl.rt.event_get_timestamp(end)
+ms, ret = acl.rt.event_elapsed_time(start, end)
+print(f"timestamps {t0} and {t1} (µs); elapsed {ms:.4f} ms for a kernel declared as 2 ms")
+
+# %% [markdown]
+# The elapsed time is the kernel's 2 ms plus the few microseconds the device takes to start it
+# after the record. Notebook 03 covers events, timing and priorities in depth.
+
+# %% [markdown] lang="zh"
+# 耗时是核函数的 2 ms，加上设备在记录之后启动它所需的几微秒。notebook 03 深入讲解事件、计时和优先级。
+
+# %% [markdown]
+# ## 4 · Failure modes (`stream/0_simple_stream`, `event/0_event_status`)
+#
+# Both samples set `ACL_STOP_ON_FAILURE` on their stream before launching, and both runs go
+# well, so the README never shows what it does. It decides what happens to the tasks after a
+# failed one: by default (`ACL_CONTINUE_ON_FAILURE`) the failed task is skipped and later tasks
+# run; with stop-on-failure the stream, and on A2/A3 every stream of its context, stops. On
+# hardware that is the difference between a wrong result computed from a half-done step and a
+# clean stop with an error code. Here the sample's steps with a failing kernel between two good
+# ones:
+#
+# ```c
+# aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE);   // once per stream
+# easy_op<<<1, nullptr, stream>>>(x);
+# error_op<<<1, nullptr, stream>>>();                       // faults on the device
+# easy_op<<<1, nullptr, stream>>>(x);                       // runs, or not?
+# aclrtRecordEvent(event, stream);
+# aclrtQueryEventStatus(event, &status);                    // the sample's event check
+# aclError ret = aclrtSynchronizeStream(stream);            // the fault is reported here
+# ```
+
+# %% [markdown] lang="zh"
+# ## 4 · 失败模式（`stream/0_simple_stream`、`event/0_event_status`）
+#
+# 这两个示例都在下发之前给它们的流设置了 `ACL_STOP_ON_FAILURE`，而两次运行都很顺利，所以 README 从未展示它的
+# 作用。它决定失败任务之后的任务怎么办：默认（`ACL_CONTINUE_ON_FAILURE`）跳过失败的任务，后续任务照常运行；
+# 设置为遇错停止后，这条流（在 A2/A3 上还有它所在上下文的每条流）都会停止。在硬件上，这就是“用做了一半的步骤
+# 算出错误结果”与“带着错误码干净地停下”之间的区别。下面是示例的步骤，在两个正常核函数之间放一个会失败的核函数：
+#
+# ```c
+# aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE);   // 每条流只能设置一次
+# easy_op<<<1, nullptr, stream>>>(x);
+# error_op<<<1, nullptr, stream>>>();                       // 在设备上出错
+# easy_op<<<1, nullptr, stream>>>(x);                       // 运行还是不运行？
+# aclrtRecordEvent(event, stream);
+# aclrtQueryEventStatus(event, &status);                    // 示例中的事件检查
+# aclError ret = aclrtSynchronizeStream(stream);            // 故障在这里报告
+# ```
+
+# %%
+def with_a_failing_kernel(mode):
+    fresh()
+    stream, _ = acl.rt.create_stream()
+    acl.rt.set_stream_failure_mode(stream, mode)
+    event, _ = acl.rt.create_event()
+    x = upload([0], np.uint32)
+    easy_op[1, stream](x)
+    error_op[1, stream]()
+    easy_op[1, stream](x)
+    acl.rt.record_event(event, stream)
+    status, _ = acl.rt.query_event_status(event)
+    sync = acl.rt.synchronize_stream(stream)
+    acl.get_recent_err_msg()                      # read (and clear) the failure's message
+    value = download(x, 1, np.uint32)
+    ran = finished_tasks()
+    print(f"{'stop' if mode else 'continue':>8}: event status before the sync {status}, sync -> {sync}, "
+          f"kernels that ran {ran}, x = {value[0]}")
+
+
+with_a_failing_kernel(acl.ACL_CONTINUE_ON_FAILURE)
+with_a_failing_kernel(acl.ACL_STOP_ON_FAILURE)
+sandbox.gantt()
+
+# %% [markdown]
+# Both synchronizes return 507015 (an AI Core exception). With continue-on-failure the second
+# `easy_op` runs (x = 2); with stop-on-failure it does not (x = 1): the stream stopped at the
+# fault, and the chart shows the second `easy_op` never started. The event status read before the
+# synchronize is 0 (not yet reached) in both, as in `0_event_status`. Notebook 09 shows the
+# recovery (`aclrtResetDevice`) and injected faults.
+
+# %% [markdown] lang="zh"
+# 两次同步都返回 507015（AI Core 异常）。遇错继续时第二个 `easy_op` 照常运行（x = 2）；遇错停止时它不运行
+# （x = 1）：流在故障处停了下来，图中可以看到第二个 `easy_op` 从未开始。同步之前读取的事件状态两次都是 0（尚未到达），与
+# `0_event_status` 一样。notebook 09 展示如何恢复（`aclrtResetDevice`）以及注入故障。
+
+# %% [markdown]
+# ## 5 · Callbacks (`callback/0_simple_callback`, `1_callback_hostfunc`, `2_callback_exception`)
+#
+# A callback is host code the *stream* runs: it is queued like a kernel and runs when the stream
+# gets there, and with `ACL_CALLBACK_BLOCK` the stream waits for it. `aclrtLaunchCallback` needs
+# a host thread of yours subscribed to the stream and looping on `aclrtProcessReport`;
+# `aclrtLaunchHostFunc` runs on a thread the runtime makes. On hardware this is how a program
+# learns, without polling, that a step is done (to free a buffer, to hand a result on). Sample
+# 0 in short, with sample 1's host function on a second stream (the sandbox refuses a host
+# function on a stream subscribed for callbacks unless a thread subscribed for host functions
+# too, as sample 0 does with `aclrtSubscribeHostFunc`):
+#
+# ```c
+# // a thread of yours:  while (running) aclrtProcessReport(100);
+# aclrtSubscribeReport(reportThreadId, stream);
+# long_op<<<1, nullptr, stream>>>(x);
+# aclrtLaunchCallback(on_done, &userData, ACL_CALLBACK_BLOCK, stream);  // after the kernel
+# aclrtLaunchHostFunc(other, host_func, &userData);    // 1_callback_hostfunc: the runtime's thread
+# aclrtSynchronizeStream(stream);
+# ```
+
+# %% [markdown] lang="zh"
+# ## 5 · 回调（`callback/0_simple_callback`、`1_callback_hostfunc`、`2_callback_exception`）
+#
+# 回调是由*流*来运行的 Host 代码：它像核函数一样入队，在流执行到它时运行；使用 `ACL_CALLBACK_BLOCK` 时流会等待
+# 它完成。`aclrtLaunchCallback` 需要你自己的一个 Host 线程订阅该流并循环调用 `aclrtProcessReport`；
+# `aclrtLaunchHostFunc` 则在运行时创建的线程上运行。在硬件上，程序就是这样不经轮询地得知某一步已经完成（以便
+# 释放缓冲区、把结果传下去）。下面是示例 0 的要点，示例 1 的 Host 函数放在第二条流上（对于已为回调订阅的流，
+# 除非另有线程为 Host 函数订阅——示例 0 用 `aclrtSubscribeHostFunc` 这样做——沙箱会拒绝在其上下发 Host 函数）：
+#
+# ```c
+# // 你自己的线程：  while (running) aclrtProcessReport(100);
+# aclrtSubscribeReport(reportThreadId, stream);
+# long_op<<<1, nullptr, stream>>>(x);
+# aclrtLaunchCallback(on_done, &userData, ACL_CALLBACK_BLOCK, stream);  // 在核函数之后
+# aclrtLaunchHostFunc(other, host_func, &userData);    // 1_callback_hostfunc：运行时的线程
+# aclrtSynchronizeStream(stream);
+# ```
+
+# %%
+fresh()
+stream, _ = acl.rt.create_stream()
+x = upload([0], np.uint32)
+running, seen = [True], []
+
+
+def report_loop():
+    while running[0]:
+        acl.rt.process_report(100)               # C: aclrtProcessReport(100);
+
+
+def on_done(data):
+    seen.append(f"callback on {threading.current_thread().name}: user data {data[0]}, "
+                f"kernels done by then: {finished_tasks()}")
+
+
+def host_func(data):
+    seen.append(f"host function: user data {data[0]}")
+
+
+reporter = threading.Thread(target=report_loop, name="report thread")
+reporter.start()
+print("subscribe ->", acl.rt.subscribe_report(reporter.ident, stream))
+long_op[1, stream](x)
+print("launch_callback ->", acl.rt.launch_callback(on_done, [520], acl.ACL_CALLBACK_BLOCK, stream))
+other, _ = acl.rt.create_stream()               # 1_callback_hostfunc: a stream nobody subscribed to
+print("launch_host_func ->", acl.rt.launch_host_func(other, host_func, [521]))
+print("synchronize ->", acl.rt.synchronize_stream(stream), acl.rt.synchronize_stream(other))
+running[0] = False
+reporter.join()
+print("unsubscribe ->", acl.rt.unsubscribe_report(reporter.ident, stream))
+print(*seen, sep="\n")
+sandbox.gantt()
+
+# %% [markdown]
+# The callback ran on the report thread once the 2 ms kernel was done; the host function, with
+# nothing before it on its stream, ran at once, on the runtime's side (its own row in the chart). `2_callback_exception` registers an
+# exception-info callback, which the runtime calls from its own thread when a task fails on the
+# device, before the synchronize returns the code:
+#
+# ```c
+# aclrtSetExceptionInfoCallback(on_exception);   // on_exception(aclrtExceptionInfo *info)
+# error_op<<<1, nullptr, stream>>>();
+# aclrtSynchronizeStream(stream);                // 507015, after on_exception ran
+# // inside: aclrtGetTaskIdFromExceptionInfo(info), ...GetStreamId..., ...GetErrorCode...
+# ```
+
+# %% [markdown] lang="zh"
+# 回调在 2 ms 的核函数完成后运行在上报线程上；Host 函数所在的流上它之前没有任务，所以它立即在运行时一侧运行
+# （图中有它自己的一行）。
+# `2_callback_exception` 注册一个异常信息回调：当任务在设备上失败时，运行时会在同步返回错误码之前，从它自己的
+# 线程调用这个回调：
+#
+# ```c
+# aclrtSetExceptionInfoCallback(on_exception);   // on_exception(aclrtExceptionInfo *info)
+# error_op<<<1, nullptr, stream>>>();
+# aclrtSynchronizeStream(stream);                // 507015，此时 on_exception 已运行
+# // 回调内：aclrtGetTaskIdFromExceptionInfo(info)、...GetStreamId...、...GetErrorCode...
+# ```
+
+# %%
+fresh()
+stream, _ = acl.rt.create_stream()
+reports = []
+
+
+def on_exception(info):
+    reports.append(f"task {acl.rt.get_task_id_from_exception_info(info)}, "
+                   f"stream {acl.rt.get_stream_id_from_exception_info(info)}, "
+                   f"device {acl.rt.get_device_id_from_exception_info(info)}, "
+                   f"code {acl.rt.get_error_code_from_exception_info(info)}")
+
+
+print("set_exception_info_callback ->", acl.rt.set_exception_info_callback(on_exception))
+error_op[1, stream]()
+print("synchronize ->", acl.rt.synchronize_stream(stream))
+acl.get_recent_err_msg()
+print("the exception callback saw:", reports)
+
+# %% [markdown]
+# Notebook 07 covers callbacks: blocking or not, what a slow callback costs the stream, and the
+# host functions.
+
+# %% [markdown] lang="zh"
+# notebook 07 专门讲解回调：阻塞与非阻塞、慢回调让流付出什么代价，以及 Host 函数。
+
+# %% [markdown]
+# ## 6 · Capture and replay (`model_ri/0_simple_model`)
+#
+# `0_simple_model` records the work of a stream into a model runtime instance (`aclmdlRI`)
+# between `aclmdlRICaptureBegin` and `aclmdlRICaptureEnd`, prints it as JSON and replays it
+# several times with `aclmdlRIExecuteAsync`. Its captured work is two operators of the operator
+# library, aclnnAdd and aclnnMul, which the sandbox does not have: this section captures a
+# `@sandbox.kernel` in their place, and the capture calls are the sample's. On hardware a replay
+# submits every recorded task with one host call, which is what makes graphs worth it for many
+# small kernels.
+#
+# ```c
+# aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL);
+# aclrtMemcpyAsync(a, bytes, hostA, bytes, ACL_MEMCPY_HOST_TO_DEVICE, stream);  // recorded
+# vector_add<<<1, nullptr, stream>>>(a, b, out, alpha, n);                      // recorded
+# aclmdlRICaptureEnd(stream, &modelRI);
+# aclmdlRIDebugJsonPrint(modelRI, "model.json", 0);
+# for (int i = 0; i < 3; ++i) { aclmdlRIExecuteAsync(modelRI, stream); aclrtSynchronizeStream(stream); }
+# aclmdlRIDestroy(modelRI);
+# ```
+
+# %% [markdown] lang="zh"
+# ## 6 · 捕获与重放（`model_ri/0_simple_model`）
+#
+# `0_simple_model` 在 `aclmdlRICaptureBegin` 与 `aclmdlRICaptureEnd` 之间把一条流的任务记录进一个模型运行实例
+# （`aclmdlRI`），把它打印为 JSON，再用 `aclmdlRIExecuteAsync` 重放若干次。它捕获的是算子库中的两个算子
+# aclnnAdd 和 aclnnMul，沙箱没有这些算子：本节用一个 `@sandbox.kernel` 代替它们，捕获相关的调用与示例相同。
+# 在硬件上，一次重放用一次 Host 调用提交全部记录的任务，这正是图在大量小核函数时值得使用的原因。
+#
+# ```c
+# aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL);
+# aclrtMemcpyAsync(a, bytes, hostA, bytes, ACL_MEMCPY_HOST_TO_DEVICE, stream);  // 被记录
+# vector_add<<<1, nullptr, stream>>>(a, b, out, alpha, n);                      // 被记录
+# aclmdlRICaptureEnd(stream, &modelRI);
+# aclmdlRIDebugJsonPrint(modelRI, "model.json", 0);
+# for (int i = 0; i < 3; ++i) { aclmdlRIExecuteAsync(modelRI, stream); aclrtSynchronizeStream(stream); }
+# aclmdlRIDestroy(modelRI);
+# ```
+
+# %%
+import json
+import os
+import tempfile
+
+fresh()
+stream, _ = acl.rt.create_stream()
+a_pinned, _ = acl.rt.malloc_host(32)
+acl.util.ptr_to_numpy(a_pinned, (8,), np.float32)[:] = np.arange(1, 9)
+a, b = upload(np.zeros(8)), upload(np.ones(8))
+out, _ = acl.rt.malloc(32, HUGE)
+print("capture begin ->", acl.mdl.ri_capture_begin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL))
+acl.rt.memcpy_async(a, 32, a_pinned, 32, H2D, stream)
+vector_add[1, stream](a, b, out, 1.0, 8)
+ri, ret = acl.mdl.ri_capture_end(stream)
+print("capture end ->", ret, "; out after the capture:", download(out, 8))
+path = os.path.join(tempfile.mkdtemp(), "model.json")
+acl.mdl.ri_debug_json_print(ri, path, 0)
+with open(path, encoding="utf-8") as f:
+    print("tasks in the instance:", [(task["task_type"], task["name"]) for task in json.load(f)["tasks"]])
+
+# %%
+for i in range(3):
+    acl.util.ptr_to_numpy(a_pinned, (8,), np.float32)[:] += 10   # new input each time
+    acl.mdl.ri_execute_async(ri, stream)
+    acl.rt.synchronize_stream(stream)
+    print(f"replay {i + 1}: out = {download(out, 8)}")
+print("destroy ->", acl.mdl.ri_destroy(ri))
+sandbox.gantt()
+
+# %% [markdown]
+# Capturing ran nothing (the output stayed zero); each replay ran the copy and the kernel again,
+# reading the pinned buffer as it was at that moment. Notebook 08 measures what a replay saves
+# and what may not be captured.
+
+# %% [markdown] lang="zh"
+# 捕获时什么也没有运行（输出仍为零）；每次重放都重新执行拷贝和核函数，读取的是锁页缓冲区在那一刻的内容。
+# notebook 08 测量重放节省了什么，以及哪些调用不能被捕获。
+
+# %% [markdown]
+# ## 7 · Memory pool (`3_memory_advanced/memory_pool`)
+#
+# The topic page has no sample code; it lists what to understand: the pool's thresholds, its
+# reserved and used memory, and how an asynchronous allocation and free relate to stream
+# order, compared with `aclrtMalloc`/`aclrtFree`. The sandbox has the calls. On hardware the
+# point is that `aclrtFree` does not wait for the work still using a buffer, so a loop with
+# fresh buffers must synchronise before each free; a pool's free is queued on the stream and
+# gives the block back only when the work before it is done, so the host never waits:
+#
+# ```c
+# aclrtMemPoolCreate(&pool, &props);
+# for (int step = 0; step < 4; ++step) {
+#     aclrtMemPoolMallocAsync(&buf, bytes, pool, stream);
+#     aclrtMemcpyAsync(buf, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE, stream);
+#     aclrtMemPoolFreeAsync(buf, stream);            // in stream order, after the copy
+# }
+# aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH, &high);
+# ```
+
+# %% [markdown] lang="zh"
+# ## 7 · 内存池（`3_memory_advanced/memory_pool`）
+#
+# 该专题页没有示例代码；它列出需要理解的内容：内存池的阈值、保留内存与已用内存，以及异步分配和释放与流顺序的
+# 关系，并与 `aclrtMalloc`/`aclrtFree` 比较。沙箱提供这些调用。在硬件上，关键在于 `aclrtFree` 不会等待仍在使用
+# 缓冲区的任务，所以每步都用新缓冲区的循环必须在每次释放之前同步；内存池的释放被放入流中，只有在它之前的任务
+# 完成后才归还内存块，所以 Host 从不等待：
+#
+# ```c
+# aclrtMemPoolCreate(&pool, &props);
+# for (int step = 0; step < 4; ++step) {
+#     aclrtMemPoolMallocAsync(&buf, bytes, pool, stream);
+#     aclrtMemcpyAsync(buf, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE, stream);
+#     aclrtMemPoolFreeAsync(buf, stream);            // 按流顺序，在拷贝之后
+# }
+# aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH, &high);
+# ```
+
+# %%
+MiB = 1 << 20
+fresh(device_count=1)
+stream, _ = acl.rt.create_stream()
+host, _ = acl.rt.malloc_host(8 * MiB)
+props = {"allocType": acl.ACL_MEM_ALLOCATION_TYPE_PINNED, "handleType": acl.ACL_MEM_HANDLE_TYPE_NONE,
+         "location": {"id": 0, "type": acl.ACL_MEM_LOCATION_TYPE_DEVICE}, "maxSize": 0}
+pool, ret = acl.rt.mem_pool_create(props)
+print("mem_pool_create ->", ret)
+blocks, t0 = [], sandbox.now()
+for step in range(4):
+    buf, _ = acl.rt.mem_pool_malloc_async(8 * MiB, pool, stream)
+    acl.rt.memcpy_async(buf, 8 * MiB, host, 8 * MiB, H2D, stream)
+    acl.rt.mem_pool_free_async(buf, stream)
+    blocks.append(hex(buf))
+t_queued = sandbox.now()
+print(f"four steps queued in {(t_queued - t0) / 1e3:.1f} µs of host time; the blocks: {blocks}")
+for attr in ("RESERVED_MEM_CURRENT", "USED_MEM_HIGH"):
+    value, _ = acl.rt.mem_pool_get_attr(pool, getattr(acl, "ACL_RT_MEM_POOL_ATTR_" + attr))
+    print(f"{attr:<21} {value // MiB} MiB")
+sandbox.memory_map(t_queued)
+
+# %%
+acl.rt.synchronize_stream(stream)
+print("after the synchronize, used now:",
+      acl.rt.mem_pool_get_attr(pool, acl.ACL_RT_MEM_POOL_ATTR_USED_MEM_CURRENT)[0], "bytes")
+sandbox.show(t=t_queued)
+
+# %% [markdown]
+# The four steps reused one block, and the host queued them all before the first copy ended:
+# the dashboard at that moment shows the copies still waiting in the stream's queue. Notebook
+# 04 compares this loop with plain `aclrtMalloc`/`aclrtFree`.
+
+# %% [markdown] lang="zh"
+# 四个步骤重复使用同一个内存块，而且 Host 在第一次拷贝结束之前就把它们全部放入了队列：仪表盘在那一刻显示拷贝仍
+# 在流的队列中等待。notebook 04 把这个循环与普通的 `aclrtMalloc`/`aclrtFree` 进行比较。
+
+# %% [markdown]
+# ## 8 · Two devices (`device/2_device_P2P`)
+#
+# The sample checks that device 0 can reach device 1 (`aclrtDeviceCanAccessPeer`), enables
+# peer access in both directions (each from its own device), fills a buffer on device 0, copies
+# it straight to device 1 and verifies it on the host. On hardware a peer copy goes over the
+# link between the two chips instead of through host memory; without peer access enabled it is
+# refused. The buffers use the `_P2P` allocation policy:
+#
+# ```c
+# aclrtSetDevice(0);  aclrtDeviceCanAccessPeer(&can, 0, 1);  aclrtDeviceEnablePeerAccess(1, 0);
+# aclrtMalloc(&dev0, n, ACL_MEM_MALLOC_HUGE_FIRST_P2P);  aclrtMemset(dev0, n, value, n);
+# aclrtSetDevice(1);  aclrtDeviceEnablePeerAccess(0, 0);
+# aclrtMalloc(&dev1, n, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
+# aclrtMemcpy(dev1, n, dev0, n, ACL_MEMCPY_DEVICE_TO_DEVICE);     // device 0 -> device 1
+# aclrtMemcpy(host, n, dev1, n, ACL_MEMCPY_DEVICE_TO_HOST);
+# ```
+
+# %% [markdown] lang="zh"
+# ## 8 · 两个设备（`device/2_device_P2P`）
+#
+# 该示例检查设备 0 能否访问设备 1（`aclrtDeviceCanAccessPeer`），在两个方向上启用设备间访问（各自在自己的设备上
+# 启用），在设备 0 上填充一个缓冲区，把它直接拷贝到设备 1，并在 Host 上验证。在硬件上，设备间拷贝走两颗芯片之间
+# 的链路，而不经过 Host 内存；没有启用设备间访问时，拷贝会被拒绝。缓冲区使用 `_P2P` 分配策略：
+#
+# ```c
+# aclrtSetDevice(0);  aclrtDeviceCanAccessPeer(&can, 0, 1);  aclrtDeviceEnablePeerAccess(1, 0);
+# aclrtMalloc(&dev0, n, ACL_MEM_MALLOC_HUGE_FIRST_P2P);  aclrtMemset(dev0, n, value, n);
+# aclrtSetDevice(1);  aclrtDeviceEnablePeerAccess(0, 0);
+# aclrtMalloc(&dev1, n, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
+# aclrtMemcpy(dev1, n, dev0, n, ACL_MEMCPY_DEVICE_TO_DEVICE);     // 设备 0 -> 设备 1
+# aclrtMemcpy(host, n, dev1, n, ACL_MEMCPY_DEVICE_TO_HOST);
+# ```
+
+# %%
+fresh(device_count=2)
+P2P = acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P
+can, ret = acl.rt.device_can_access_peer(0, 1)
+print("device 0 can access device 1:", can, "; enable 0 -> 1 ->", acl.rt.device_enable_peer_access(1, 0))
+n = 10
+dev0, _ = acl.rt.malloc(n, P2P)
+acl.rt.memset(dev0, n, 7, n)
+acl.rt.set_device(1)
+print("enable 1 -> 0 ->", acl.rt.device_enable_peer_access(0, 0))
+dev1, _ = acl.rt.malloc(n, P2P)
+acl.rt.memset(dev1, n, 0, n)
+print("copy device 0 -> device 1 ->", acl.rt.memcpy(dev1, n, dev0, n, acl.ACL_MEMCPY_DEVICE_TO_DEVICE))
+host, _ = acl.rt.malloc_host(n)
+acl.rt.memcpy(host, n, dev1, n, D2H)
+print("bytes read back on the host:", list(acl.util.ptr_to_bytes(host, n)))
+sandbox.gantt()
+
+# %% [markdown]
+# Without the two enables the same copy is refused. The sample enables both directions; here
+# a fresh machine copies with none:
+
+# %% [markdown] lang="zh"
+# 没有这两次启用，同样的拷贝会被拒绝。示例启用了两个方向；下面在一台新机器上不启用任何方向就拷贝：
+
+# %%
+fresh(device_count=2)
+dev0, _ = acl.rt.malloc(n, P2P)
+acl.rt.set_device(1)
+dev1, _ = acl.rt.malloc(n, P2P)
+print("copy without peer access ->", acl.rt.memcpy(dev1, n, dev0, n, acl.ACL_MEMCPY_DEVICE_TO_DEVICE))
+print(acl.get_recent_err_msg())
+
+# %% [markdown]
+# Notebook 05 covers devices, the per-thread current device, peer links and their bandwidth.
+
+# %% [markdown] lang="zh"
+# notebook 05 讲解设备、按线程的当前设备、设备间链路及其带宽。
+
+# %% [markdown]
+# ## Summary
+#
+# The official samples are short because each shows one idea: a launch only queues work
+# (quickstart); a failed call leaves a code and a message to read once (error handling); an
+# event orders two streams on the device and times work with device timestamps; a stream's
+# failure mode decides whether work after a fault runs; callbacks and host functions let the
+# stream run host code in order; a captured instance replays many tasks for one call; a pool
+# frees in stream order; a peer copy needs peer access enabled both ways. Each port in
+# `examples/` runs the whole sample; examples/README.md says which samples wait for calls the
+# sandbox lacks and where a port adds an ordering the sample leaves out (the blocking copies of
+# `memory/5_d2d_sync_memory_copy`). This is the last notebook; go back to any topic notebook
+# from its "Official samples for this topic" cell.
+
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# 官方示例都很短，因为每个只展示一个要点：下发只是把任务放入队列（快速入门）；失败的调用留下只能读取一次的
+# 错误码和错误信息（错误处理）；事件在设备上为两条流排序，并用设备时间戳为任务计时；流的失败模式决定故障之后的
+# 任务是否运行；回调和 Host 函数让流按顺序运行 Host 代码；捕获的实例用一次调用重放许多任务；内存池按流顺序
+# 释放；设备间拷贝需要在两个方向上启用设备间访问。`examples/` 中的每个移植版本运行完整的示例；
+# examples/README.md 说明哪些示例还在等待沙箱缺少的调用，以及移植版本在哪里补上了示例遗漏的顺序
+# （`memory/5_d2d_sync_memory_copy` 的阻塞拷贝）。这是最后一个 notebook；可以从任何专题 notebook 的
+# “本专题的官方示例”单元回到它。
