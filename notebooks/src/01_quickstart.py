@@ -532,6 +532,34 @@ assert (grade := sandbox.teach.check("01.2", solution)).passed, str(grade)
 sandbox.teach.check("01.2", solution)
 
 # %% [markdown]
+# ## Official samples for this topic
+#
+# The five steps are those of `0_quickstart/4_custom_kernel_launch`, ported as
+# [4_custom_kernel_launch.py](../examples/0_quickstart/4_custom_kernel_launch.py);
+# [2_system_info.py](../examples/0_quickstart/2_system_info.py) and
+# [1_error_handling.py](../examples/0_quickstart/1_error_handling.py) are the other quickstart
+# ports, and [0_h2h_memory_copy.py](../examples/1_basic_features/memory/0_h2h_memory_copy.py) and
+# [4_d2h_async_memory_copy.py](../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)
+# the smallest copy programs. `0_quickstart/0_hello_cann` uses the aclnn operator library, which
+# the sandbox does not model. Notebook [11_official_samples](11_official_samples.ipynb), section
+# 1, walks through the kernel launch sample.
+
+# %% [markdown] lang="zh"
+# ## 本专题的官方示例
+#
+# 五个步骤就是 `0_quickstart/4_custom_kernel_launch` 的步骤，移植版本为
+# [4_custom_kernel_launch.py](../../examples/0_quickstart/4_custom_kernel_launch.py)；[2_system_info.py](../../examples/0_quickstart/2_system_info.py)
+# 和
+# [1_error_handling.py](../../examples/0_quickstart/1_error_handling.py)
+# 是另外两个快速入门移植版本，[0_h2h_memory_copy.py](../../examples/1_basic_features/memory/0_h2h_memory_copy.py)
+# 和
+# [4_d2h_async_memory_copy.py](../../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)
+# 是最小的拷贝程序。`0_quickstart/0_hello_cann` 使用 aclnn
+# 算子库，沙箱不模拟它。notebook
+# [11_official_samples](11_official_samples.ipynb) 第 1
+# 节逐步讲解核函数下发示例。
+
+# %% [markdown]
 # ## Summary
 #
 # Every runtime program has the same five steps, and its calls return codes you can check.

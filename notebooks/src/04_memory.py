@@ -701,6 +701,29 @@ assert (grade := sandbox.teach.check("04.3", solution)).passed, str(grade)
 sandbox.teach.check("04.3", solution)
 
 # %% [markdown]
+# ## Official samples for this topic
+#
+# [0_h2h_memory_copy.py](../examples/1_basic_features/memory/0_h2h_memory_copy.py),
+# [3_d2h_sync_memory_copy.py](../examples/1_basic_features/memory/3_d2h_sync_memory_copy.py),
+# [4_d2h_async_memory_copy.py](../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)
+# and [5_d2d_sync_memory_copy.py](../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py);
+# the topic page `3_memory_advanced/memory_pool` has no sample code, and notebook
+# [11_official_samples](11_official_samples.ipynb), section 7, walks through its calls.
+# Physical-memory sharing, IPC memory, custom allocators, host registration and managed memory
+# are waiting or not modelled: [examples/README.md](../examples/README.md).
+
+# %% [markdown] lang="zh"
+# ## 本专题的官方示例
+#
+# [0_h2h_memory_copy.py](../../examples/1_basic_features/memory/0_h2h_memory_copy.py)、[3_d2h_sync_memory_copy.py](../../examples/1_basic_features/memory/3_d2h_sync_memory_copy.py)、[4_d2h_async_memory_copy.py](../../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)
+# 和
+# [5_d2d_sync_memory_copy.py](../../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py)；专题页
+# `3_memory_advanced/memory_pool` 没有示例代码，notebook
+# [11_official_samples](11_official_samples.ipynb) 第 7
+# 节逐步讲解它的调用。物理内存共享、IPC 内存、自定义分配器、Host 内存注册和统一内存还在等待或不模拟：见
+# [examples/README.md](../../examples/README.md)。
+
+# %% [markdown]
 # ## Summary
 #
 # An allocation reserves more than it asks for: `ALIGN_UP(size, 32) + 32` bytes, rounded to

@@ -761,6 +761,23 @@ assert (grade := sandbox.teach.check("05.3", solution)).passed, str(grade)
 sandbox.teach.check("05.3", solution)
 
 # %% [markdown]
+# ## Official samples for this topic
+#
+# [2_device_P2P.py](../examples/1_basic_features/device/2_device_P2P.py) (peer access and a
+# device-to-device copy),
+# [1_device_multi_thread.py](../examples/1_basic_features/device/1_device_multi_thread.py) (one
+# thread per device and the device queries) and
+# [0_context_query.py](../examples/1_basic_features/context/0_context_query.py) (contexts and
+# their default streams). Notebook [11_official_samples](11_official_samples.ipynb), section 8.
+
+# %% [markdown] lang="zh"
+# ## 本专题的官方示例
+#
+# [2_device_P2P.py](../../examples/1_basic_features/device/2_device_P2P.py)（设备间访问与设备到设备拷贝）、[1_device_multi_thread.py](../../examples/1_basic_features/device/1_device_multi_thread.py)（每个设备一个线程以及设备查询）和
+# [0_context_query.py](../../examples/1_basic_features/context/0_context_query.py)（上下文及其默认流）。notebook
+# [11_official_samples](11_official_samples.ipynb) 第 8 节。
+
+# %% [markdown]
 # ## Summary
 #
 # Devices are numbered from 0 and answer attribute queries without being current.

@@ -625,6 +625,23 @@ assert (grade := sandbox.teach.check("06.3", solution)).passed, str(grade)
 sandbox.teach.check("06.3", solution)
 
 # %% [markdown]
+# ## Official samples for this topic
+#
+# [1_device_multi_thread.py](../examples/1_basic_features/device/1_device_multi_thread.py) drives
+# one device per host thread. The samples with two processes (IPC memory, IPC events, IPC
+# notifies) wait for calls the sandbox lacks: [examples/README.md](../examples/README.md).
+# Notebook [11_official_samples](11_official_samples.ipynb) walks through the others.
+
+# %% [markdown] lang="zh"
+# ## 本专题的官方示例
+#
+# [1_device_multi_thread.py](../../examples/1_basic_features/device/1_device_multi_thread.py)
+# 用每个 Host 线程驱动一个设备。使用两个进程的示例（IPC 内存、IPC 事件、IPC
+# notify）还在等待沙箱缺少的调用：见
+# [examples/README.md](../../examples/README.md)。notebook
+# [11_official_samples](11_official_samples.ipynb) 逐步讲解其他示例。
+
+# %% [markdown]
 # ## Summary
 #
 # You can drive several devices from one host thread (switching with `set_device`, queuing

@@ -674,3 +674,23 @@ sandbox.teach.check("07.2", solution)
 # 时立即做后处理，最后只同步一次。BLOCK 会占住流直到回调运行完毕；回调不得调用运行时。下一个是 notebook 08：把流的任务
 # 捕获为 ACL 图并重放。
 
+# %% [markdown]
+# ## Official samples for this topic
+#
+# [0_simple_callback.py](../examples/2_advanced_features/callback/0_simple_callback.py) (a
+# subscribed report thread and a host-function thread),
+# [1_callback_hostfunc.py](../examples/2_advanced_features/callback/1_callback_hostfunc.py) (a
+# host function between kernels) and
+# [2_callback_exception.py](../examples/2_advanced_features/callback/2_callback_exception.py)
+# (the exception-info callback). Notebook [11_official_samples](11_official_samples.ipynb),
+# section 5.
+
+# %% [markdown] lang="zh"
+# ## 本专题的官方示例
+#
+# [0_simple_callback.py](../../examples/2_advanced_features/callback/0_simple_callback.py)（订阅的上报线程和
+# Host
+# 函数线程）、[1_callback_hostfunc.py](../../examples/2_advanced_features/callback/1_callback_hostfunc.py)（核函数之间的
+# Host 函数）和
+# [2_callback_exception.py](../../examples/2_advanced_features/callback/2_callback_exception.py)（异常信息回调）。notebook
+# [11_official_samples](11_official_samples.ipynb) 第 5 节。

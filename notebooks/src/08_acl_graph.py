@@ -766,6 +766,26 @@ assert (grade := sandbox.teach.check("08.3", solution)).passed, str(grade)
 sandbox.teach.check("08.3", solution)
 
 # %% [markdown]
+# ## Official samples for this topic
+#
+# `2_advanced_features/model_ri/0_simple_model` captures aclnn operators, which the sandbox does
+# not model, so it has no port; notebook [11_official_samples](11_official_samples.ipynb),
+# section 6, walks through its capture calls with a `@sandbox.kernel` instead.
+# `model_ri/4_model_sync_external` waits for the event-flag calls; the other model_ri samples
+# need model build and update calls: [examples/README.md](../examples/README.md).
+
+# %% [markdown] lang="zh"
+# ## 本专题的官方示例
+#
+# `2_advanced_features/model_ri/0_simple_model` 捕获 aclnn
+# 算子，沙箱不模拟它们，所以没有移植版本；notebook
+# [11_official_samples](11_official_samples.ipynb) 第 6 节用一个
+# `@sandbox.kernel`
+# 代替，逐步讲解它的捕获调用。`model_ri/4_model_sync_external`
+# 还在等待带标志的事件调用；其他 model_ri 示例需要模型构建与更新调用：见
+# [examples/README.md](../../examples/README.md)。
+
+# %% [markdown]
 # ## Summary
 #
 # A graph pays the launch cost of a step once, at capture, and every replay after that is one

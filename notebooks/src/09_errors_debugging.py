@@ -595,6 +595,23 @@ assert (grade := sandbox.teach.check("09.1", solution)).passed, str(grade)
 sandbox.teach.check("09.1", solution)
 
 # %% [markdown]
+# ## Official samples for this topic
+#
+# [1_error_handling.py](../examples/0_quickstart/1_error_handling.py) (codes, last error, recent
+# message),
+# [2_callback_exception.py](../examples/2_advanced_features/callback/2_callback_exception.py) (a
+# device fault seen by the exception callback) and
+# [0_simple_stream.py](../examples/1_basic_features/stream/0_simple_stream.py) (a stop-on-failure
+# stream). Notebook [11_official_samples](11_official_samples.ipynb), sections 2 and 4.
+
+# %% [markdown] lang="zh"
+# ## 本专题的官方示例
+#
+# [1_error_handling.py](../../examples/0_quickstart/1_error_handling.py)（错误码、最近错误、最近的错误信息）、[2_callback_exception.py](../../examples/2_advanced_features/callback/2_callback_exception.py)（由异常回调看到的设备故障）和
+# [0_simple_stream.py](../../examples/1_basic_features/stream/0_simple_stream.py)（遇错停止的流）。notebook
+# [11_official_samples](11_official_samples.ipynb) 第 2、4 节。
+
+# %% [markdown]
 # ## Summary
 #
 # A misused call says so at once, in its return code and in `aclGetRecentErrMsg`; a device

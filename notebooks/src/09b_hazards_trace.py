@@ -435,6 +435,26 @@ assert (grade := sandbox.teach.check("09b.1", solution)).passed, str(grade)
 sandbox.teach.check("09b.1", solution)
 
 # %% [markdown]
+# ## Official samples for this topic
+#
+# [5_d2d_sync_memory_copy.py](../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py) adds
+# the synchronize its official sample lacks before a blocking copy; `tests/test_examples.py` runs
+# the sample line by line and gets the HazardWarning this notebook explains.
+# [examples/README.md](../examples/README.md) says, for memory/1, 2 and 6, why a warning the
+# sandbox gives there is not a race of the real runtime. Notebook
+# [11_official_samples](11_official_samples.ipynb) walks through the samples.
+
+# %% [markdown] lang="zh"
+# ## 本专题的官方示例
+#
+# [5_d2d_sync_memory_copy.py](../../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py)
+# 在阻塞拷贝之前补上了官方示例缺少的同步；`tests/test_examples.py` 逐行运行该示例，得到本
+# notebook 讲解的
+# HazardWarning。[examples/README.md](../../examples/README.md)
+# 说明 memory/1、2、6 中沙箱给出的警告为什么不是真实运行时中的数据竞争。notebook
+# [11_official_samples](11_official_samples.ipynb) 逐步讲解这些示例。
+
+# %% [markdown]
 # ## Summary
 #
 # A task may rely only on what a stream's order, an event wait or a synchronize guarantees;

@@ -681,6 +681,24 @@ def four_devices_one_stream_each(x):
 sandbox.teach.check("10.3", four_devices_one_stream_each)
 
 # %% [markdown]
+# ## Official samples for this topic
+#
+# The capstone's program is larger than any official sample; the closest are
+# [4_custom_kernel_launch.py](../examples/0_quickstart/4_custom_kernel_launch.py) (one batch, one
+# stream) and
+# [1_device_multi_thread.py](../examples/1_basic_features/device/1_device_multi_thread.py) (one
+# thread per device). All ports: [examples/README.md](../examples/README.md); notebook
+# [11_official_samples](11_official_samples.ipynb) walks through a selection.
+
+# %% [markdown] lang="zh"
+# ## 本专题的官方示例
+#
+# 综合练习的程序比任何官方示例都大；最接近的是
+# [4_custom_kernel_launch.py](../../examples/0_quickstart/4_custom_kernel_launch.py)（一个批次、一条流）和
+# [1_device_multi_thread.py](../../examples/1_basic_features/device/1_device_multi_thread.py)（每个设备一个线程）。全部移植版本：[examples/README.md](../../examples/README.md)；notebook
+# [11_official_samples](11_official_samples.ipynb) 逐步讲解其中一部分。
+
+# %% [markdown]
 # ## Summary
 #
 # You can now tune a whole runtime program one measured step at a time: move host buffers to
@@ -688,14 +706,15 @@ sandbox.teach.check("10.3", four_devices_one_stream_each)
 # buffer so that copies run under compute (events or a stream per slot order the reuse), and
 # spread the batches over devices — checking each step against the baseline for time,
 # same-device overlap, synchronisations, bytes moved and memory, with the answer still the
-# kernels' own. This is the last notebook: notebooks 02–09 hold the details of each technique,
-# and `sandbox.teach.exercises()` lists every exercise in the series.
+# kernels' own. Notebooks 02–09 hold the details of each technique, and
+# `sandbox.teach.exercises()` lists every exercise in the series. Next, notebook 11 walks
+# through the official runtime samples, C beside Python.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
 # 现在你可以一次一步、经过测量地调优一个完整的运行时程序：把 Host 缓冲区换成锁页内存，异步放入拷贝和核函数并在最后只等待一次，
 # 用双缓冲让拷贝在计算之下进行（用事件或每槽位一条流为复用排序），再把批次分布到多个设备上——每一步都与基线比较时间、同设备重叠、
-# 同步次数、传输字节数和内存，而答案仍然来自核函数本身。这是最后一个 notebook：notebook 02–09 包含每种技术的细节，
-# `sandbox.teach.exercises()` 列出本系列的每个练习。
+# 同步次数、传输字节数和内存，而答案仍然来自核函数本身。notebook 02–09 包含每种技术的细节，
+# `sandbox.teach.exercises()` 列出本系列的每个练习。下一个是 notebook 11：C 与 Python 对照，逐步讲解官方运行时示例。
 
