@@ -561,8 +561,21 @@ class Generator:
             self.emit(f'C("mdl.{call}", {self.pick(scope, "ri")}{extra})')
         elif r < 0.5:
             self.emit(f'W({self.rng.choice(["500", "20_000", "-1"])}, "preprocess")')
-        elif r < 0.75:
+        elif r < 0.7:
             self.emit('C("get_recent_err_msg")')
+        elif r < 0.75:  # host-side information calls: no device state, any argument refused cleanly
+            self.emit(
+                self.rng.choice(
+                    [
+                        'C("float_to_float16", 1.625)',
+                        'C("float16_to_float", 0x7C00)',
+                        'C("float16_to_float", -1)',
+                        'C("sys_get_version_str", "runtime")',
+                        'C("sys_get_version_num", "driver")',
+                        'C("sys_get_version_str", None)',
+                    ]
+                )
+            )
         else:
             self.emit('C("rt.get_last_error", 0)' if self.chance(0.5) else 'C("rt.peek_at_last_error", 0)')
 

@@ -47,6 +47,7 @@ def test_float_to_float16_saturates_overflow_infinity_and_nan_to_65504_of_their_
         assert acl.float_to_float16(value) == 0x7BFF
         assert acl.float_to_float16(-value) == 0xFBFF
     assert acl.float16_to_float(0x7BFF) == 65504.0
+    assert acl.float_to_float16(10**400) == 0x7BFF and acl.float_to_float16(-(10**400)) == 0xFBFF
 
 
 def test_float16_to_float_reads_the_inf_and_nan_patterns_as_numbers(machine):
@@ -94,3 +95,26 @@ def test_a_null_or_non_string_package_name_is_invalid_param(machine):
     for bad in (None, 3, b"runtime"):
         assert acl.sys_get_version_str(bad) == ("", acl.ACL_ERROR_INVALID_PARAM)
         assert acl.sys_get_version_num(bad) == (0, acl.ACL_ERROR_INVALID_PARAM)
+
+
+ANYTHING = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    st.text(max_size=8),
+    st.binary(max_size=4),
+    st.lists(st.integers(), max_size=2),
+)
+
+
+@given(ANYTHING)
+def test_the_information_calls_refuse_any_argument_cleanly_and_never_raise(value):
+    sandbox.configure("ascend910b")
+    bits = acl.float_to_float16(value)
+    assert type(bits) is int and 0 <= bits <= 0xFFFF
+    assert type(acl.float16_to_float(value)) is float
+    text, ret = acl.sys_get_version_str(value)
+    assert (text, ret) in (("9.1.0", 0), ("", acl.ACL_ERROR_INVALID_PARAM), ("", acl.ACL_ERROR_INVALID_FILE))
+    number, ret = acl.sys_get_version_num(value)
+    assert ret in (0, acl.ACL_ERROR_INVALID_PARAM, acl.ACL_ERROR_INVALID_FILE) and (number == 90_100_000) == (ret == 0)

@@ -34,6 +34,7 @@ pyACL page for them was found.
 
 from __future__ import annotations
 
+import math
 import numbers
 import struct
 
@@ -50,7 +51,10 @@ _WEIGHT_MAJOR, _WEIGHT_MINOR, _WEIGHT_PATCH = 10_000_000, 100_000, 1_000  # acl.
 def _real(value, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         fail(ACL_ERROR_INVALID_PARAM, f"{what} must be a real number (a C float), got {describe(value)}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond any double: as far out of float16's range as infinity
+        return math.inf if value > 0 else -math.inf
 
 
 def _half_bits(value, what: str) -> int:
