@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import numbers
 import struct
+from typing import TYPE_CHECKING, cast
 
 from ..core.errors import ACL_ERROR_INVALID_FILE, ACL_ERROR_INVALID_PARAM, describe, fail
 from ._declare import Kind, api, helper
@@ -54,7 +55,7 @@ def _real(value, what: str) -> float:
     try:
         return float(value)
     except OverflowError:  # an int beyond any double: as far out of float16's range as infinity
-        return math.inf if value > 0 else -math.inf
+        return math.inf if cast(int, value) > 0 else -math.inf  # only ints overflow float()
 
 
 def _half_bits(value, what: str) -> int:
@@ -71,9 +72,14 @@ def _package(value, what: str) -> str:
     return value
 
 
-real = Kind(_real)
-half = Kind(_half_bits)
-package = Kind(_package)
+if TYPE_CHECKING:  # to a type checker, a kind is the type the body gets
+    real = float
+    half = int
+    package = str
+else:
+    real = Kind(_real)
+    half = Kind(_half_bits)
+    package = Kind(_package)
 
 
 def _float32_bits(value: float) -> int:
