@@ -190,12 +190,12 @@ print("result:", result, "matches the host's sum:", bool(np.allclose(result, a_h
 sandbox.gantt()
 
 # %% [markdown]
-# The Gantt chart shows the two copies in, the kernel, and the copy out, each waiting for the
-# one before. Notebook 01 builds this program piece by piece; notebook 02 shows what a read
+# The Gantt chart shows the two blocking copies in (the host waits for each, in black), the
+# kernel on stream 1 while the host waits in the synchronize, and the copy out. Notebook 01 builds this program piece by piece; notebook 02 shows what a read
 # before the synchronize returns.
 
 # %% [markdown] lang="zh"
-# 甘特图显示两次拷入、核函数和拷出，每一步都等待前一步。notebook 01 一块一块地搭建这个程序；notebook 02 展示在
+# 甘特图显示两次阻塞的拷入（Host 等待每一次，黑色部分）、Host 在同步中等待时流 1 上的核函数，以及拷出。notebook 01 一块一块地搭建这个程序；notebook 02 展示在
 # 同步之前读取会得到什么。
 
 # %% [markdown]
@@ -347,11 +347,11 @@ ms, ret = acl.rt.event_elapsed_time(start, end)
 print(f"timestamps {t0} and {t1} (µs); elapsed {ms:.4f} ms for a kernel declared as 2 ms")
 
 # %% [markdown]
-# The elapsed time is the kernel's 2 ms plus the few microseconds the device takes to start it
-# after the record. Notebook 03 covers events, timing and priorities in depth.
+# The elapsed time is slightly more than the 2 ms the kernel declares: the two events bracket
+# everything the stream did between them, the kernel's start on the device included. Notebook 03 covers events, timing and priorities in depth.
 
 # %% [markdown] lang="zh"
-# 耗时是核函数的 2 ms，加上设备在记录之后启动它所需的几微秒。notebook 03 深入讲解事件、计时和优先级。
+# 耗时略多于核函数声明的 2 ms：两个事件夹住了流在它们之间所做的一切，包括核函数在设备上的启动。notebook 03 深入讲解事件、计时和优先级。
 
 # %% [markdown]
 # ## 4 · Failure modes (`stream/0_simple_stream`, `event/0_event_status`)
