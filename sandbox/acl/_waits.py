@@ -19,7 +19,7 @@ api_c_memory.cc:559-595, api/impl/api_error.cc:4356-4440 and 7249-7295, api/impl
 * Codes: a null notify 100000 (notify.cpp:30-63 ACL_REQUIRES_NOT_NULL), an unknown one too;
   create with a flag other than ACL_NOTIFY_DEFAULT / ACL_NOTIFY_DEVICE_USE_ONLY 107000
   (api_c_event.cc:122); no current context 107002 (api_impl.cc:4793, 4825); a stream of another
-  context 107003 (api_impl.cc:4847, 4924); more notifies on a device than the profile allows
+  context 107003 (api_impl.cc:4845, 4922); more notifies on a device than the profile allows
   (docs 08: 8192 on A2/A3, 2048 on 200I/500 A2, 1024 on inference cards) 207009
   ACL_ERROR_RT_NO_NOTIFY_RESOURCE (errcode_manage.cc:98).
 * timeout is in seconds, 0 = wait forever (docs 08; the header says ms, the runtime logs it as
@@ -34,8 +34,8 @@ api_c_memory.cc:559-595, api/impl/api_error.cc:4356-4440 and 7249-7295, api/impl
   AND (*addr & value) != 0, NOR ~(*addr | value) != 0 (acl_rt.h:43-46, docs 11-09).  Any device
   write that reaches the word (a copy, a memset, a kernel) can release it.  Codes: null devAddr
   100000 (memory.cpp:1445, 1455); chips without the feature (310P, 310B: docs 11-09) 207000
-  (api_c_memory.cc:563, 582); a write flag other than 0, a wait flag above 3, memory that is not
-  device memory 107000 (api_error.cc:7253, 7277, 7263, 7287); a value outside uint64 100000.  The
+  (api_c_memory.cc:564, 583); a write flag other than 0, a wait flag above 3, memory that is not
+  device memory 107000 (api_error.cc:7254, 7278, 7264, 7290); a value outside uint64 100000.  The
   docs ask for an 8-byte aligned word, the sources do not check it: here a misaligned word, or
   one past the end of its allocation, is 107000 too (the sandbox's choice).
 * Hazards (core/hazards.py): a wait is ordered after the record or write it pairs with in
@@ -197,8 +197,9 @@ def wait_and_reset(m: Machine, th: HostThread, handle, stream_handle, timeout: i
         taken, notify.set = notify.set, False
         return taken
 
-    after, notify.last_record = notify.last_record, None
-    state(m).wait(th, stream, "notify_wait", "NOTIFY_WAIT", take, 0 if timeout == 2**32 - 1 else timeout * 10**9, after)
+    forever = timeout in (0, 2**32 - 1)
+    state(m).wait(th, stream, "notify_wait", "NOTIFY_WAIT", take, 0 if forever else timeout * 10**9, notify.last_record)
+    notify.last_record = None  # this wait took it (only once queued: a refused wait changes nothing)
 
 
 def _word(m: Machine, th: HostThread, addr: int, flag: int, flags, stream_handle, api: str):
