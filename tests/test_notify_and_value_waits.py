@@ -124,7 +124,8 @@ def test_a_notify_wait_that_nothing_records_ends_the_synchronize_with_507046_ins
     n = notify()
     acl.rt.wait_and_reset_notify(n, device0, 0)
     assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
-    assert "can never finish" in acl.get_recent_err_msg()
+    message = acl.get_recent_err_msg()
+    assert "can never finish" in message and "(NOTIFY_WAIT) of stream 1 waits for a record of its notify" in message
 
 
 def test_a_notify_wait_with_a_timeout_fails_its_task_with_107020_after_that_many_seconds(device0):
@@ -292,6 +293,7 @@ def test_any_device_write_of_the_word_releases_a_value_wait(device0):
 def test_a_value_wait_nothing_satisfies_ends_the_synchronize_with_507046(device0):
     acl.rt.value_wait(dev_alloc(64), 1, EQ, device0)
     assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    assert "(MEM_WAIT_VALUE) of stream 1 waits for its word" in acl.get_recent_err_msg()
 
 
 def read_word(word):

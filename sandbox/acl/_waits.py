@@ -99,6 +99,20 @@ class Waits:
         self.writes: dict[int, tuple] = {}  # word address -> (task, value) of its latest value write
         self.engines: dict[int, CallbackEngine] = {}
         m.hooks.task_finished.append(self.finished)
+        m.scheduler.hints.append(self.hint)
+
+    def hint(self) -> str:
+        """Why a parked thread may never wake: waits whose flag or word nothing will change."""
+        held = [
+            f"task {t.id} ({t.name}) of stream {t.stream.stream_id} waits for "
+            + (
+                "a record of its notify (aclrtRecordNotify)"
+                if t.kind == "notify_wait"
+                else "its word (aclrtValueWrite)"
+            )
+            for t in self.parked
+        ]
+        return "; " + "; ".join(held) if held else ""
 
     def reached(self, task: Task, now: int) -> list:
         """The engine's ``begin``: the wait ends now, at its timeout, or when ``finished`` says."""
