@@ -56,6 +56,10 @@ def make_args(rng, name, fn, handles):
         args = [
             rng.choice([{}, None, {"allocType": 0, "handleType": 0, "location": {"id": 0, "type": 1}, "maxSize": 0}])
         ]
+    elif name == "rt.wait_and_reset_notify":  # the edges of its uint32 seconds
+        args[2] = rng.choice([0, 1, 2**32 - 1, 2**32, -1, None])
+    elif name in ("rt.value_write", "rt.value_wait"):  # flags and values at the edges of their ranges
+        args[1:3] = [rng.choice([0, 1, 2**64 - 1, 2**64, -1]), rng.choice([0, 1, 3, 4])]
     elif name == "util.numpy_to_ptr":
         args = [rng.choice([np.zeros(64, np.uint8), "x", None])]
     return args

@@ -206,3 +206,13 @@ def test_a_host_function_refused_during_a_capture_leaves_its_stream_free_for_cal
     assert acl.rt.launch_host_func(s, lambda d: None, None) == acl.ACL_ERROR_RT_STREAM_CAPTURED
     acl.mdl.ri_capture_end(s)
     assert acl.rt.subscribe_report(threading.get_ident(), s) == 0
+
+
+def test_a_refused_destroy_notify_keeps_every_notify(on_device0):
+    notify, _ = acl.rt.create_notify(0)
+    assert acl.rt.destroy_notify(0) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.destroy_notify(notify + 0x40) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.record_notify(notify, 0) == 0
+    assert acl.rt.wait_and_reset_notify(notify, 0, 1) == 0
+    assert acl.rt.synchronize_stream(0) == 0
+    assert acl.rt.destroy_notify(notify) == 0

@@ -257,6 +257,7 @@ class Generator:
             (self.op_peer, 3),
             (self.op_fault, 2),
             (self.op_misc, 2),
+            (self.op_notify, 4),
         ]
         if top and self.blocks < 3:
             ops += [(self.op_capture, 2), (self.op_thread, 2), (self.op_process, 1), (self.op_cb_server, 1)]
@@ -365,6 +366,32 @@ class Generator:
             self.emit(f'C("rt.event_get_timestamp", {self.pick(scope, "event")})')
         else:
             self.emit(f'C("rt.destroy_event", {self.pick(scope, "event")})')
+
+    def op_notify(self, scope):
+        """Notifies and value waits (acl/_waits.py): records and waits in either order, on any stream."""
+        r = self.rng.random()
+        stream = self.pick(scope, "stream")
+        if r < 0.2:
+            name = self.name("n")
+            self.emit(f'{name} = C("rt.create_notify", {self.rng.choice(["0", "0", "1", "2"])})')
+            scope.add("notify", name)
+        elif r < 0.4:
+            self.emit(f'C("rt.record_notify", {self.pick(scope, "notify")}, {stream})')
+        elif r < 0.6:
+            timeout = self.rng.choice(["0", "1", "2", "4294967295", "-1"])
+            self.emit(f'C("rt.wait_and_reset_notify", {self.pick(scope, "notify")}, {stream}, {timeout})')
+        elif r < 0.65:
+            self.emit(f'C("rt.destroy_notify", {self.pick(scope, "notify")})')
+        else:
+            ptr, _ = self.pick_info(scope, "dev")
+            ptr = ptr if self.chance(0.85) else f"{ptr} + {self.rng.choice(['4', '8', '1 << 30'])}"
+            value = self.rng.choice(["0", "1", "7", "2**63", "2**64 - 1", "2**64", "-1"])
+            if r < 0.82:
+                flag = "0" if self.chance(0.9) else "1"
+                self.emit(f'C("rt.value_write", {ptr}, {value}, {flag}, {stream})')
+            else:
+                flag = self.rng.choice(["0", "1", "2", "3", "4"])
+                self.emit(f'C("rt.value_wait", {ptr}, {value}, {flag}, {stream})')
 
     def op_sync(self, scope):
         r = self.rng.random()
@@ -975,6 +1002,10 @@ class Harness:
 
         st = m.feature_in_use(CallbackState)
         delivered = {id(j.task) for q in (st.reports.values() if st is not None else ()) for j in q}
+        from sandbox.acl._waits import Waits  # a notify or value wait whose flag or word does not hold yet
+
+        waits = m.feature_in_use(Waits)
+        delivered |= {id(t) for t in (waits.parked if waits is not None else ())}
         for task in sorted(self.tasks.values(), key=lambda t: t.id):
             if task.done or getattr(task, "graph_record", False):
                 continue

@@ -488,6 +488,27 @@ class FacadeMachine(RuleBasedStateMachine):
         self.facade(call, threading.get_ident(), self.pick("stream", stream))
         self.facade(acl.rt.process_host_func, timeout)
 
+    # -- notifies and value waits (acl/_waits.py) ------------------------------------------------
+    @rule(first=INDEX, second=INDEX, record_first=st.booleans(), wrong=WRONG)
+    def notify_record_and_wait(self, first, second, record_first, wrong):
+        """A notify recorded on one stream and waited for (1 s at most) on another, in either order."""
+        notify, ret = self.facade(acl.rt.create_notify, 0, values=1)
+        if ret != 0:
+            return
+        s1, s2 = self.pick("stream", first), self.pick("stream", second)
+        calls = [(acl.rt.record_notify, notify, s1), (acl.rt.wait_and_reset_notify, notify, s2, 1)]
+        for fn, *args in calls if record_first else calls[::-1]:
+            self.facade(fn, *args, wrong=wrong)
+        self.facade(acl.rt.synchronize_stream, s2)
+        assert self.facade(acl.rt.destroy_notify, notify) == 0
+
+    @rule(ptr=INDEX, stream=INDEX, value=st.sampled_from([0, 1, 2**64 - 1]), flag=st.integers(0, 4), wrong=WRONG)
+    def value_write_then_wait(self, ptr, stream, value, flag, wrong):
+        dev, s = self.pick("dev", ptr), self.pick("stream", stream)
+        self.facade(acl.rt.value_write, dev, value, 0, s, wrong=wrong)
+        if self.facade(acl.rt.value_wait, dev, value, flag, s) == 0 and flag in (0, 1):  # GEQ, EQ: met by the write
+            self.facade(acl.rt.synchronize_stream, s)
+
     # -- invariants -----------------------------------------------------------------------------
     @invariant()
     def allocator_is_consistent(self):

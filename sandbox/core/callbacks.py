@@ -91,8 +91,8 @@ class CallbackEngine(Engine):
     """
     shared = True
 
-    def __init__(self, device: int, state: "CallbackState"):
-        super().__init__("Host callback", device)
+    def __init__(self, device: int, state, name: str = "Host callback"):    # (acl/_waits.py's waits: "")
+        super().__init__(name, device)
         self.state = state
 
     def has_room(self, need: int) -> bool:

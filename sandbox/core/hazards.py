@@ -95,10 +95,10 @@ class Checker:
         """A task entered ``stream`` (Machine.submit calls this for every task, before the
         ``submitted`` hooks): give it its clock, then check the bytes it touches."""
         vc = dict(self.stream_vc.get(stream.handle) or {})
-        _join(vc, self.host_vc.get(th.tid))
+        join(vc, self.host_vc.get(th.tid))
         dep = task.waits_on
         if dep is not None:
-            _join(vc, dep.vc)
+            join(vc, dep.vc)
         vc[stream.handle] = task.id
         task.vc = vc
         self.stream_vc[stream.handle] = vc
@@ -113,7 +113,7 @@ def checker(m) -> Checker:
     return m.hazards
 
 
-def _join(into: dict, other: dict | None) -> None:
+def join(into: dict, other: dict | None) -> None:
     if other:
         for k, v in other.items():
             if into.get(k, 0) < v:
@@ -124,7 +124,7 @@ def clock_for(m, th, stream) -> dict:
     """The clock a task submitted now by ``th`` on ``stream`` would start from."""
     c = checker(m)
     vc = dict(c.stream_vc.get(stream.handle, ()))
-    _join(vc, c.host_vc.get(th.tid))
+    join(vc, c.host_vc.get(th.tid))
     return vc
 
 
@@ -170,7 +170,7 @@ def learn(m, th, items) -> None:
 def learned_clocks(m, th, clocks) -> None:
     hv = checker(m).host_vc.setdefault(th.tid, {})
     for vc in clocks:
-        _join(hv, vc)
+        join(hv, vc)
 
 
 def thread_started(m, parent, child) -> None:
@@ -181,7 +181,7 @@ def thread_started(m, parent, child) -> None:
 
 def thread_joined(m, caller, child) -> None:
     c = checker(m)
-    _join(c.host_vc.setdefault(caller.tid, {}), c.host_vc.get(child.tid))
+    join(c.host_vc.setdefault(caller.tid, {}), c.host_vc.get(child.tid))
 
 
 # -- host-side checks -----------------------------------------------------------------------------

@@ -32,6 +32,10 @@ CATEGORY = {
     "event_record": "event_record",
     "event_wait": "event_wait",
     "event_reset": "event_record",
+    "notify_record": "event_record",
+    "notify_wait": "event_wait",
+    "value_write": "event_record",
+    "value_wait": "event_wait",
     "callback": "callback",
     "graph": "graph",
 }
@@ -42,6 +46,10 @@ TASK_TYPE = {
     "event_record": "EVENT_RECORD",
     "event_wait": "EVENT_WAIT",
     "event_reset": "EVENT_RESET",
+    "notify_record": "NOTIFY_RECORD",
+    "notify_wait": "NOTIFY_WAIT",
+    "value_write": "MEM_WRITE_VALUE",
+    "value_wait": "MEM_WAIT_VALUE",
     "callback": "HOST_FUNC",
     "graph": "MODEL_EXECUTE",
 }

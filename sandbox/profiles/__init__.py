@@ -77,6 +77,7 @@ class Profile:
     timer_ticks_per_ms: int  # event timestamp counter (RT-SRC task_base.hpp / event.cc)
     max_streams: int  # per device, default streams included (RT-API 06)
     max_events: int  # per device (RT-API 07)
+    max_notifies: int  # per device (RT-API 08 aclrtCreateNotify constraints)
     stream_priority_supported: bool  # RT-API 25-02
     p2p_supported: bool
     run_mode: int  # 0 ACL_DEVICE (app on the board), 1 ACL_HOST
@@ -94,6 +95,7 @@ class Profile:
     # *_HUGE1G aclrtMemAttr; A2/A3 only (RT-API 25-02 aclrtMemAttr)
     mem_pool_supported: bool = False  # stream-ordered pools, aclrtMemPool*: A2 only (RT-API 11-10)
     acl_graph_supported: bool = True  # ACL Graph capture, aclmdlRI*: not on Atlas 200I/500 A2 (RT-API 15)
+    value_wait_supported: bool = False  # aclrtValueWrite/aclrtValueWait: A2/A3 only (RT-API 11-09)
     host_costs: HostCosts = field(default_factory=HostCosts)
     sources: tuple[str, ...] = ()
 
@@ -128,6 +130,7 @@ ASCEND_910B = Profile(
     timer_ticks_per_ms=50_000,  # 50 MHz counter, 20 ns (RT-SRC)
     max_streams=1984,
     max_events=65536,  # RT-API 06 / 07
+    max_notifies=8192,  # RT-API 08: Atlas A2/A3
     stream_priority_supported=True,  # RT-API 25-02
     p2p_supported=True,
     run_mode=1,  # ACL_HOST: host + cards (A2 has no RC mode)
@@ -138,6 +141,7 @@ ASCEND_910B = Profile(
     huge1g_pages_supported=True,  # RT-API 25-02 aclrtMemAttr: Atlas A2 training series
     mem_pool_supported=True,  # RT-API 11-10: A2, experimental
     acl_graph_supported=True,  # RT-API 15
+    value_wait_supported=True,  # RT-API 11-09: A2 supported
     sources=(
         "INI Ascend910B2",
         "RT-API 06/07/25-02",
@@ -170,6 +174,7 @@ ASCEND_310P = Profile(
     timer_ticks_per_ms=1_000_000,  # 1 ns nominal (RT-SRC default)
     max_streams=1024,
     max_events=1023,
+    max_notifies=1024,  # RT-API 08: Atlas inference series
     stream_priority_supported=False,  # RT-API 25-02: not on 310P
     p2p_supported=True,
     run_mode=1,
@@ -208,6 +213,7 @@ ASCEND_310B = Profile(
     timer_ticks_per_ms=48_000,  # ~20.8 ns (RT-SRC)
     max_streams=512,
     max_events=65536,
+    max_notifies=2048,  # RT-API 08: Atlas 200I/500 A2
     stream_priority_supported=False,  # RT-API 25-02: not on 310B
     p2p_supported=False,  # pyACL device_can_access_peer page: not supported on 310B
     run_mode=0,  # ACL_DEVICE: the program runs on the board's own CPU

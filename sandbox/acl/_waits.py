@@ -1,0 +1,273 @@
+"""Notifies and value waits: stream tasks that wait for a flag or a memory word, not a snapshot.
+
+These are rules of the simulated runtime, kept beside the facade only because the kernel's line
+budget (tests/test_line_budget.py) has no room for them; they use the kernel's own pieces
+(``Machine.submit``, ``Task``, the callback engine's held-open tasks, the hazard clocks).
+
+Sources (hicann/runtime): include/external/acl/acl_rt.h:43-53 (flags), 3796-3912 (signatures);
+docs/zh/api_ref/08_notify_management.md, 11-09_stream_memory_operation.md; src/acl/aclrt_impl/
+notify.cpp:25-68, memory.cpp:1441-1458; src/runtime/api/api_c_event.cc:119-155,
+api_c_memory.cc:559-595, api/impl/api_error.cc:4356-4440 and 7249-7295, api/impl/api_impl.cc:4790-4945.
+
+* A notify is one flag (docs 08: "block the stream until the notify completes, then reset it").
+  aclrtRecordNotify queues a task that sets it.  aclrtWaitAndResetNotify queues a task that,
+  once reached, holds its stream until the flag is set, then clears it: a record that ran
+  earlier lets the wait pass at once; a wait reached first waits for the next record; two
+  records before one wait set the flag once, so a second wait waits for a third record.
+  Parked waits are served oldest first.  A notify belongs to no stream: a record on another
+  device's stream sets it too (dev guide 03-06_notify_management.md, sync between devices).
+* Codes: a null notify 100000 (notify.cpp:30-63 ACL_REQUIRES_NOT_NULL), an unknown one too;
+  create with a flag other than ACL_NOTIFY_DEFAULT / ACL_NOTIFY_DEVICE_USE_ONLY 107000
+  (api_c_event.cc:122); no current context 107002 (api_impl.cc:4793, 4825); a stream of another
+  context 107003 (api_impl.cc:4845, 4922); more notifies on a device than the profile allows
+  (docs 08: 8192 on A2/A3, 2048 on 200I/500 A2, 1024 on inference cards) 207009
+  ACL_ERROR_RT_NO_NOTIFY_RESOURCE (errcode_manage.cc:98).
+* timeout is in seconds, 0 = wait forever (docs 08; the header says ms, the runtime logs it as
+  seconds, api_impl.cc:4911), UINT32_MAX forever too (api_c_event.cc:151); outside uint32 100000.
+  A wait still parked when it runs out fails on the device with 107020 ACL_ERROR_RT_TASK_TIMEOUT
+  (the TS task timeout, error_code.cc:268 and errcode_manage.cc:479: the sources name no status
+  of its own), reported by the stream's next synchronize.  A wait that nothing can satisfy keeps
+  its stream busy: a synchronize on it ends with the deadlock report of core/threads.py
+  (507046 for a stream), as every wait that can never end does.
+* aclrtValueWrite queues a task that writes the 64-bit word at devAddr; aclrtValueWait a task
+  that holds its stream until the word meets flag: GEQ (int64)(*addr - value) >= 0, EQ,
+  AND (*addr & value) != 0, NOR ~(*addr | value) != 0 (acl_rt.h:43-46, docs 11-09).  Any device
+  write that reaches the word (a copy, a memset, a kernel) can release it.  Codes: null devAddr
+  100000 (memory.cpp:1445, 1455); chips without the feature (310P, 310B: docs 11-09) 207000
+  (api_c_memory.cc:564, 583); a write flag other than 0, a wait flag above 3, memory that is not
+  device memory 107000 (api_error.cc:7254, 7278, 7264, 7290); a value outside uint64 100000.  The
+  docs ask for an 8-byte aligned word, the sources do not check it: here a misaligned word, or
+  one past the end of its allocation, is 107000 too (the sandbox's choice).
+* Hazards (core/hazards.py): a wait is ordered after the record or write it pairs with in
+  submission order, as an event wait is after its record: the notify's latest record submitted
+  before the wait that no earlier wait took; the word's latest value write submitted before the
+  wait, if its value meets the wait.  A wait submitted before its record or write still orders
+  the device, but teaches the clocks nothing (the checks stay on the safe side and may report a
+  race there).  A value write is a device write of its 8 bytes; a wait reads the word as a
+  synchronization, not as data.
+* A capturing stream (ACL Graph) refuses these calls with 207000: the sandbox's capture records
+  kernels, copies and event tasks only (the real aclmdlRITaskType has VALUE_WRITE/VALUE_WAIT).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..core import constants as C
+from ..core import hazards
+from ..core.callbacks import CallbackEngine
+from ..core.errors import (
+    ACL_ERROR_INVALID_PARAM,
+    ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+    ACL_ERROR_RT_NO_NOTIFY_RESOURCE,
+    ACL_ERROR_RT_PARAM_INVALID,
+    ACL_ERROR_RT_TASK_TIMEOUT,
+    AclError,
+    fail,
+)
+from ..core.memory import Buffer, check_span
+from ..core.tasks import Task
+
+if TYPE_CHECKING:
+    from ..core.machine import Machine
+    from ..core.objects import HostThread
+
+CONDITIONS = {  # flag -> does the word meet the wait for value?
+    C.ACL_STREAM_WAIT_VALUE_GEQ: lambda word, value: (word - value) % 2**64 < 2**63,
+    C.ACL_STREAM_WAIT_VALUE_EQ: lambda word, value: word == value,
+    C.ACL_STREAM_WAIT_VALUE_AND: lambda word, value: word & value != 0,
+    C.ACL_STREAM_WAIT_VALUE_NOR: lambda word, value: (word | value) != 2**64 - 1,
+}
+
+
+class Notify:
+    def __init__(self, device: int):
+        self.device, self.set = device, False
+        self.last_record: Task | None = None  # the latest record submitted that no wait took
+
+
+class Waits:
+    """One machine's notifies, and the wait tasks reached whose condition does not hold yet."""
+
+    def __init__(self, m: Machine):
+        self.m = m
+        self.notifies: dict[int, Notify] = {}
+        self.tests: dict[int, tuple] = {}  # wait task id -> (test, timeout ns or 0)
+        self.parked: list[Task] = []  # oldest first
+        self.writes: dict[int, tuple] = {}  # word address -> (task, value) of its latest value write
+        self.engines: dict[int, CallbackEngine] = {}
+        m.hooks.task_finished.append(self.finished)
+        m.scheduler.hints.append(self.hint)
+
+    def hint(self) -> str:
+        """Why a parked thread may never wake: waits whose flag or word nothing will change."""
+        held = [
+            f"task {t.id} ({t.name}) of stream {t.stream.stream_id} waits for "
+            + (
+                "a record of its notify (aclrtRecordNotify)"
+                if t.kind == "notify_wait"
+                else "its word (aclrtValueWrite)"
+            )
+            for t in self.parked
+        ]
+        return "; " + "; ".join(held) if held else ""
+
+    def reached(self, task: Task, now: int) -> list:
+        """The engine's ``begin``: the wait ends now, at its timeout, or when ``finished`` says."""
+        test, timeout = self.tests[task.id]
+        if test():
+            return [(task, now)]
+        self.parked.append(task)
+        return [(task, now + timeout)] if timeout else []
+
+    def finished(self, task: Task, status: int) -> None:
+        """Any task's end may set a flag or change a word: release the parked waits it satisfies."""
+        for waiter in [w for w in self.parked if w is not task and self.tests[w.id][0]()]:
+            self.parked.remove(waiter)
+            self.m.sim.reschedule([(waiter, self.m.sim.now)])
+
+    def wait(self, th: HostThread, stream, kind: str, name: str, test, timeout: int, after: Task | None) -> None:
+        """Queue a wait task; ``after``: the record or write it pairs with (its clock is joined)."""
+
+        def end():
+            self.tests.pop(task.id, None)
+            if task in self.parked:  # still parked: its timeout ran out
+                self.parked.remove(task)
+                return ACL_ERROR_RT_TASK_TIMEOUT, (
+                    f"{name} on stream {stream.stream_id} timed out: the notify was "
+                    f"not recorded within {timeout // 10**9} s"
+                )
+            return 0
+
+        engine = self.engines.setdefault(stream.device, CallbackEngine(stream.device, self, ""))
+        task = self.m.submit(th, stream, Task.new(kind, name, engine, effect=end))
+        self.tests[task.id] = (test, timeout)
+        if after is not None:
+            hazards.join(task.vc, after.vc)  # task.vc is its stream's clock from here on
+
+
+def state(m: Machine) -> Waits:
+    return m.feature(Waits)
+
+
+def _stream(m: Machine, th: HostThread, handle, api: str):
+    stream = m.stream(th, handle, api=api)
+    if stream.capture is not None:
+        fail(
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            f"{api}: stream {stream.stream_id} is capturing, and the sandbox's "
+            "capture holds kernels, copies and event tasks only: call it outside the capture",
+        )
+    return stream
+
+
+def _notify(m: Machine, handle) -> Notify:
+    if handle == 0:
+        fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
+    if handle not in state(m).notifies:
+        fail(ACL_ERROR_INVALID_PARAM, f"{handle:#x} is not a live notify handle")
+    return state(m).notifies[handle]
+
+
+def create(m: Machine, th: HostThread, flag: int) -> int:
+    dev = m.current_context(th).device
+    if flag not in (C.ACL_NOTIFY_DEFAULT, C.ACL_NOTIFY_DEVICE_USE_ONLY):
+        fail(
+            ACL_ERROR_RT_PARAM_INVALID,
+            f"notify flag {flag} is neither ACL_NOTIFY_DEFAULT nor ACL_NOTIFY_DEVICE_USE_ONLY",
+        )
+    if sum(n.device == dev for n in state(m).notifies.values()) >= m.profile.max_notifies:
+        fail(ACL_ERROR_RT_NO_NOTIFY_RESOURCE, f"device {dev} has the most notifies a {m.profile.soc_name} allows")
+    handle = m.new_handle()
+    state(m).notifies[handle] = Notify(dev)
+    return handle
+
+
+def destroy(m: Machine, th: HostThread, handle) -> None:
+    m.current_context(th)
+    _notify(m, handle)
+    del state(m).notifies[handle]
+
+
+def record(m: Machine, th: HostThread, handle, stream_handle) -> None:
+    notify = _notify(m, handle)
+    stream = _stream(m, th, stream_handle, "aclrtRecordNotify")
+
+    def raise_flag():
+        notify.set = True
+
+    notify.last_record = m.submit(th, stream, Task.new("notify_record", "NOTIFY_RECORD", effect=raise_flag))
+
+
+def wait_and_reset(m: Machine, th: HostThread, handle, stream_handle, timeout: int) -> None:
+    notify = _notify(m, handle)
+    if not 0 <= timeout < 2**32:
+        fail(ACL_ERROR_INVALID_PARAM, f"timeout is a uint32 of seconds (0: forever), got {timeout}")
+    stream = _stream(m, th, stream_handle, "aclrtWaitAndResetNotify")
+
+    def take():
+        taken, notify.set = notify.set, False
+        return taken
+
+    forever = timeout in (0, 2**32 - 1)
+    state(m).wait(th, stream, "notify_wait", "NOTIFY_WAIT", take, 0 if forever else timeout * 10**9, notify.last_record)
+    notify.last_record = None  # this wait took it (only once queued: a refused wait changes nothing)
+
+
+def _word(m: Machine, th: HostThread, addr: int, flag: int, flags, stream_handle, api: str):
+    """The word's buffer, its offset and the stream, after every check of the call."""
+    if addr == 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"{api}: devAddr is a null pointer")
+    if not m.profile.value_wait_supported:
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{api} is not supported on {m.profile.soc_name}")
+    if flag not in flags:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"{api}: flag {flag} is not one of {sorted(flags)}")
+    buf = m.buffer(addr)
+    offset = check_span(buf, addr, 8, api)
+    if buf.kind != "device" or addr % 8:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"{api}: the word at {addr:#x} must be 8-byte aligned device memory")
+    return buf, offset, _stream(m, th, stream_handle, api)
+
+
+def value_write(m: Machine, th: HostThread, addr, value, flag, stream_handle) -> None:
+    if not 0 <= value < 2**64:
+        fail(ACL_ERROR_INVALID_PARAM, f"aclrtValueWrite: value {value} is not a uint64")
+    buf, offset, stream = _word(m, th, addr, flag, (0,), stream_handle, "aclrtValueWrite")
+    word = np.array([value], np.uint64)
+
+    def write():
+        try:
+            buf.copy_from(offset, Buffer(0, 8, word.view(np.uint8)), 0, 8)
+        except AclError as exc:  # the host memory budget cannot back the bytes: nothing written
+            return exc.code, exc.message
+
+    task = m.submit(
+        th,
+        stream,
+        Task.new(
+            "value_write",
+            "MEM_WRITE_VALUE",
+            effect=write,
+            nbytes=8,
+            detail=(("value", value),),
+            access=((buf, offset, 8, True),),
+        ),
+    )
+    state(m).writes[addr] = (task, value)
+
+
+def value_wait(m: Machine, th: HostThread, addr, value, flag, stream_handle) -> None:
+    if not 0 <= value < 2**64:
+        fail(ACL_ERROR_INVALID_PARAM, f"aclrtValueWait: value {value} is not a uint64")
+    buf, offset, stream = _word(m, th, addr, flag, CONDITIONS, stream_handle, "aclrtValueWait")
+    meets, word = CONDITIONS[flag], np.zeros(1, np.uint64)
+
+    def test():
+        buf.read_into(offset, word.view(np.uint8))
+        return meets(int(word[0]), value)
+
+    last = state(m).writes.get(addr)
+    after = last[0] if last is not None and meets(last[1], value) else None
+    state(m).wait(th, stream, "value_wait", "MEM_WAIT_VALUE", test, 0, after)
