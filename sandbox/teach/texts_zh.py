@@ -391,3 +391,7 @@ PATTERNS = [
     (r"bytes moved (H2D|D2H|D2D|peer)", "{} 方向传输的字节"),
     (r"(.+) calls", "{} 调用"),
 ]
+
+# -- details with figures, as str.format templates: each {} matches some text, translated in
+# turn (the patterns above are tried first; "{0}", "{1}" reorder the fields) ----------------------
+TEMPLATES: dict[str, str] = {}
