@@ -159,8 +159,12 @@ def _load() -> tuple[dict, list]:
         from .teach import texts_zh
 
         patterns = [(re.compile(p, re.DOTALL), t) for p, t in texts_zh.PATTERNS]
-        patterns += [(re.compile(_template_regex(p), re.DOTALL), t) for p, t in texts_zh.TEMPLATES.items()]
-        _catalogue = (texts_zh.TEXTS, patterns)
+        fields = {p: t for p, t in texts_zh.TEMPLATES.items() if "{}" in p}
+        # the most specific template first: the one with the most text of its own
+        ordered = sorted(fields.items(), key=lambda item: -len(item[0].replace("{}", "")))
+        patterns += [(re.compile(_template_regex(p), re.DOTALL), t) for p, t in ordered]
+        whole = {p: t for p, t in texts_zh.TEMPLATES.items() if p not in fields}
+        _catalogue = ({**texts_zh.TEXTS, **whole}, patterns)
     return _catalogue
 
 
@@ -180,8 +184,11 @@ def _load_views() -> tuple[dict, list]:
 
 
 def _template_regex(template: str) -> str:
-    """A ``{}`` template as a regex: each field matches some text (the shortest that fits)."""
-    return "(.+?)".join(re.escape(part) for part in template.split("{}"))
+    """A ``{}`` template as a regex: each field matches some text, maybe none (the shortest
+    that fits: "{} subscription{}" matches "1 subscription"), and not across a "; " unless the
+    template has one (graders join sentences with "; ", each matched on its own)."""
+    field = "(.*?)" if ";" in template else "((?:(?!; ).)*?)"
+    return field.join(re.escape(part) for part in template.split("{}"))
 
 
 def text(template: str, *args: object) -> str:
