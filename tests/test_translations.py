@@ -170,6 +170,59 @@ def test_a_chinese_title_renders_with_a_cjk_font():
         i18n.set_language("en")
 
 
+@pytest.fixture
+def only_the_packaged_font(monkeypatch):
+    """matplotlib as on a fresh machine without Debian's fonts: its font list holds only the
+    fonts matplotlib ships (DejaVu), i18n searches no system folder and has found nothing yet."""
+    pytest.importorskip("noto_cjk_sans_otc")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import font_manager
+
+    from sandbox import i18n
+
+    fm = font_manager.fontManager
+    own = str(Path(matplotlib.get_data_path()))
+    monkeypatch.setattr(fm, "ttflist", [f for f in fm.ttflist if f.fname.startswith(own)])
+    monkeypatch.setattr(i18n, "_FONT_DIRS", ())
+    monkeypatch.setattr(i18n, "_font", None)
+    monkeypatch.setattr(i18n, "_font_searched", False)
+    monkeypatch.setattr(font_manager, "findSystemFonts", lambda *a, **k: [])
+    fm._findfont_cached.cache_clear()
+    saved = dict(matplotlib.rcParams)
+    yield i18n
+    matplotlib.rcParams.update(saved)
+    i18n.set_language("en")
+    fm._findfont_cached.cache_clear()
+
+
+def test_without_system_fonts_the_packaged_cjk_font_draws_a_chinese_picture(only_the_packaged_font):
+    import warnings
+
+    import matplotlib
+    from matplotlib import font_manager
+
+    from sandbox.viz.plot_gantt import gantt_figure
+    from sandbox.viz.plot_memory import memory_figure
+    from sandbox.viz.plot_queues import queues_figure
+    from sandbox.viz.samples import two_stream_log
+
+    i18n = only_the_packaged_font
+    assert not any("CJK" in f.name for f in font_manager.fontManager.ttflist)
+    i18n.set_language("zh")
+    assert i18n.cjk_font() == "Noto Sans CJK SC"
+    used = font_manager.fontManager._find_fonts_by_props(
+        font_manager.FontProperties(family=matplotlib.rcParams["font.family"])
+    )
+    assert str(i18n.packaged_font_path()) in map(str, used)
+    log = two_stream_log()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Glyph ... missing from font(s)" would be raised here
+        for fig in (gantt_figure(log, t=300000), memory_figure(log, 300000), queues_figure(log, 21000)):
+            fig.canvas.draw()
+
+
 SKIP_KEYWORDS = ("practises", "signature")  # teach.exercises(): tested below, and code
 
 
