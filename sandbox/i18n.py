@@ -178,7 +178,8 @@ def _load_views() -> tuple[dict, list]:
     if _view_catalogue is None:
         from .viz import texts_zh as view_texts
 
-        patterns = [(re.compile(_template_regex(p), re.DOTALL), t) for p, t in view_texts.TEMPLATES.items()]
+        ordered = sorted(view_texts.TEMPLATES.items(), key=lambda item: -len(item[0].replace("{}", "")))
+        patterns = [(re.compile(_template_regex(p), re.DOTALL), t) for p, t in ordered]
         _view_catalogue = (view_texts.TEXTS, patterns)
     return _view_catalogue
 

@@ -110,7 +110,7 @@ def memory_summary(log, t: int) -> str:
 
 def _block_line(b, with_offset: bool) -> str:
     where = _(" at +{}", fmt_size(b.offset)) if with_offset else ""
-    extra = [] if b.kind != "block" else [b.policy]
+    extra = [] if b.kind != "block" else [i18n.label(b.policy)]
     if b.reserved != b.size:
         extra.append(_("reserved {}", fmt_size(b.reserved)))
     if b.owner:

@@ -71,7 +71,7 @@ TEMPLATES = {
     ),
     "total {} · copy {} · compute {} · overlap {}": "总计 {} · 拷贝 {} · 计算 {} · 重叠 {}",
     "virtual time ({})": "虚拟时间（{}）",
-    # rows of the timeline (sandbox.viz.timeline, columns): the most specific shapes first
+    # rows of the timeline (sandbox.viz.timeline, columns); i18n tries the template with the most text first
     "NPU {} Stream {} ({})": "NPU {} 流 {}（{}）",
     "NPU {} Stream {} · {}": "NPU {} 流 {} · {}",
     "NPU {} Stream {}": "NPU {} 流 {}",
