@@ -200,6 +200,16 @@ def text(template: str, *args: object) -> str:
     return template.format(*args)
 
 
+def browser_texts() -> dict:
+    """The views' catalogue for the dashboard's browser side (``sandbox/widgets/views.js``):
+    every text, and which of them are label templates; empty in English."""
+    if _language != "zh":
+        return {"texts": {}, "labels": []}
+    from .viz import texts_zh as view_texts
+
+    return {"texts": dict(view_texts.TEXTS), "labels": list(view_texts.TEMPLATES)}
+
+
 def label(text: str) -> str:
     """A label a view shows that was made elsewhere in English (a row's "NPU 0 Stream 1", a
     block's "pool 1 block 2", a queue's reason): its Chinese when the language is ``"zh"`` and

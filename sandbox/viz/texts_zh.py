@@ -159,4 +159,70 @@ TEMPLATES = {
     "{} · {}": "{} · {}",
 }
 
-TEXTS = {**WORDS, **TEMPLATES}
+# -- the dashboard's own controls and tooltips (sandbox/widgets/views.js), filled by its tx() ----
+WIDGET = {
+    "▶ play": "▶ 播放",
+    "⏸ pause": "⏸ 暂停",
+    "◀ step": "◀ 上一步",
+    "step ▶": "下一步 ▶",
+    "time: the arrow keys move between change times": "时间：方向键在各变化时刻之间移动",
+    "rows per stream": "每条流一行",
+    "rows per engine": "每个引擎一行",
+    "colour by kind": "按类型着色",
+    "colour by stream": "按流着色",
+    "reset zoom": "重置缩放",
+    "wheel: zoom · drag: pan · click a task: its dependencies · click the axis: move the cursor": (
+        "滚轮：缩放 · 拖动：平移 · 点击任务：查看它的依赖 · 点击时间轴：移动光标"
+    ),
+    "nothing has run yet": "还没有运行任何东西",
+    "t = {} of {}": "t = {} / {}",
+    "at the start of the trace: nothing earlier to step to": "已在 trace 开头：没有更早的时刻",
+    "at the end of the trace: nothing happens after it": "已在 trace 末尾：之后没有任何事情发生",
+    "previous change": "上一个变化",
+    "next change": "下一个变化",
+    "end of the trace": "trace 末尾",
+    "start of the trace": "trace 开头",
+    "Task timeline ({} view)   {}": "任务时间线（{}视图）   {}",
+    "stream order": "流内顺序",
+    "{}  (call {}, returned {})": "{}  （第 {} 次调用，返回 {}）",
+    "blocked waiting for the device {}": "阻塞等待设备 {}",
+    "task {}: {}  ({})": "任务 {}：{}  （{}）",
+    "{} · engine {} · NPU {}": "{} · 引擎 {} · NPU {}",
+    "submitted {}": "提交于 {}",
+    ", not started": "，尚未开始",
+    ", ran {} → ": "，运行 {} → ",
+    "(unfinished)": "（未完成）",
+    "block dim {}, {} cores": "block dim {}，{} 个核",
+    "failed with {}": "失败，错误码 {}",
+    "submitted by {} (call {}) on {}": "由 {} 提交（第 {} 次调用），在 {} 上",
+    "callback {}": "回调 {}",
+    "task {} {} ({})": "任务 {} {}（{}）",
+    "waited for: {}": "等待了：{}",
+    "waited on by: {}": "被等待：{}",
+    "{} by {}": "{}，通过{}",
+    "{}: {} at +{}": "{}：{}，位于 +{}",
+    "reserved {}, {}": "占用 {}，{}",
+    ", owned by {}": "，属于 {}",
+    "allocated {}": "分配于 {}",
+    ", free asked {}": "，请求释放于 {}",
+    ", freed {}": "，释放于 {}",
+    # the dashboard's and the stepper's Python side (sandbox/widgets/dashboard.py, stepper.py)
+    "({} view, colour by {})": "（{}视图，按{}着色）",
+    "kind": "类型",
+    "stream": "流",
+    "Dashboard: {} {}": "仪表盘：{} {}",
+    "Dashboard at {} of {} {}: {} task{}, total {}, copy {}, compute {}, overlap {}": (
+        "仪表盘，{0} / {1} {2}：{3} 个任务，总计 {5}，拷贝 {6}，计算 {7}，重叠 {8}"
+    ),
+    "next step ▶": "下一步 ▶",
+    "run to end ▶▶": "运行到结束 ▶▶",
+    "finished": "已结束",
+    "{} step{} run": "已运行 {0} 步",
+    "stopped by {}": "因 {} 而停止",
+    "stopped: the last step raised {}": "已停止：最后一步抛出了 {}",
+    "the program has run to its end: no step left": "程序已运行到结束：没有剩下的步骤",
+    "run the next step": "运行下一步",
+    "run every remaining step": "运行剩下的每一步",
+}
+
+TEXTS = {**WORDS, **TEMPLATES, **WIDGET}
