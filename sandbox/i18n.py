@@ -27,6 +27,7 @@ shown in English rather than lost.  ``text(template, *args)`` is the views' form
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -125,11 +126,12 @@ def _find_font() -> None:
 
 def packaged_font_path() -> Path | None:
     """The Noto Sans CJK collection of the PyPI package ``noto-cjk-sans-otc``, if installed."""
-    try:
-        import noto_cjk_sans_otc  # type: ignore[import-not-found]  # an optional font package, no types
+    try:  # an optional package (the lab and test extras): imported by name, so that type
+        # checkers without it installed do not need it either
+        package = importlib.import_module("noto_cjk_sans_otc")
     except ImportError:
         return None
-    path = Path(str(noto_cjk_sans_otc.FONT_PATH))
+    path = Path(str(package.FONT_PATH))
     return path if path.is_file() else None
 
 

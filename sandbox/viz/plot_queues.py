@@ -80,12 +80,10 @@ def draw_queues(q: Queues, width: float = 10.0) -> Figure:
             x += BOX_W + 0.1
         if len(s.waiting) > SHOWN:
             ax.text(x, i, i18n.text("+{} more", len(s.waiting) - SHOWN), va="center", fontsize=7)
+    waiting = [(ls, i18n.text("waiting: {}", i18n.label(r))) for r, ls in style.REASON_STYLES.items() if r != "ready"]
     handles = [Patch(facecolor="#777777", label=i18n.text("running (filled)"))] + [
-        Patch(
-            facecolor="white", edgecolor="#333333", linestyle=ls, lw=1.5, label=i18n.text("waiting: {}", i18n.label(r))
-        )  # type: ignore[arg-type]  # REASON_STYLES: matplotlib line styles
-        for r, ls in style.REASON_STYLES.items()
-        if r != "ready"
+        Patch(facecolor="white", edgecolor="#333333", linestyle=ls, lw=1.5, label=text)  # type: ignore[arg-type]  # REASON_STYLES: matplotlib line styles
+        for ls, text in waiting
     ]
     fig.legend(
         handles=handles,
