@@ -243,7 +243,7 @@ def translate(text: str, lang: str | None = None) -> str:
     for pattern, template in patterns:
         m = pattern.fullmatch(text)
         if m:
-            return template.format(*(translate(g) if g is not None else "" for g in m.groups()))
+            return template.format(*(translate(g, lang) if g is not None else "" for g in m.groups()))
     return text
 
 
