@@ -4,23 +4,30 @@ Simplified Chinese (``"zh"``).
     import sandbox
     sandbox.set_language("zh")       # grader verdicts (✔/✘ lines, hints) in Chinese
 
-What follows the language: the grader's verdicts (``sandbox.teach.check``) and, as the views
-adopt it, their titles and legends (they read ``sandbox.i18n.language()``).  What does not:
-the runtime's own error messages (``acl.get_recent_err_msg()``) and the C names of calls and
-codes, which stay as the real runtime prints them.
+What follows the language: the grader's verdicts (``sandbox.teach.check``) and the views'
+titles, legends, axis labels and summaries (``sandbox.viz``, ``sandbox.widgets``), which read
+``language()`` when they are made, so a view stays a function of the trace log and the
+language.  What does not: the runtime's own error messages (``acl.get_recent_err_msg()``) and
+the C names of calls, constants and codes, which stay as the real runtime prints them.
 
 Chinese in pictures needs a CJK font.  ``set_language("zh")`` registers one with matplotlib:
-the first of ``CJK_FONTS`` that is installed (the project installs Debian's
-``fonts-noto-cjk``: ``binder/apt.txt`` and ``.ci/run``), so titles render instead of showing
-empty boxes.  ``cjk_font()`` says which one was found (``None`` if none is installed).
+the first of ``CJK_FONTS`` that is installed on the system (Debian's ``fonts-noto-cjk``:
+``binder/apt.txt`` and ``.ci/run``), else the Noto Sans CJK collection that the PyPI package
+``noto-cjk-sans-otc`` ships (the ``lab`` and ``test`` extras and ``binder/requirements.txt``
+install it), so a fresh machine without Debian's fonts renders titles instead of empty boxes.
+Both are the same file (Noto Sans CJK 2.004), so a picture is the same either way.
+``cjk_font()`` says which family was found (``None`` if neither is there).
 
 Texts are translated by lookup: ``translate(text)`` gives the Chinese for an English text
-the catalogue knows (``sandbox/teach/texts_zh.py``), whole or by pattern, and the text itself
-otherwise, so an untranslated text is shown in English rather than lost.
+the catalogues know (``sandbox/teach/texts_zh.py`` for the graders, ``sandbox/viz/texts_zh.py``
+for the views), whole or by pattern, and the text itself otherwise, so an untranslated text is
+shown in English rather than lost.  ``text(template, *args)`` is the views' form: a
+``str.format`` template with ``{}`` fields, looked up whole and then filled in.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -113,6 +120,35 @@ def _find_font() -> None:
                 continue
     known = {f.name for f in font_manager.fontManager.ttflist}
     _font = next((family for family in CJK_FONTS if family in known), None)
+    if _font is None:
+        _font = _packaged_font()
+
+
+def packaged_font_path() -> Path | None:
+    """The Noto Sans CJK collection of the PyPI package ``noto-cjk-sans-otc``, if installed."""
+    try:  # an optional package (the lab and test extras): imported by name, so that type
+        # checkers without it installed do not need it either
+        package = importlib.import_module("noto_cjk_sans_otc")
+    except ImportError:
+        return None
+    path = Path(str(package.FONT_PATH))
+    return path if path.is_file() else None
+
+
+def _packaged_font() -> str | None:
+    """Register the packaged collection with matplotlib (each face of the .ttc becomes a family:
+    Noto Sans CJK SC among them); the family to use, or ``None`` without the package."""
+    path = packaged_font_path()
+    if path is None:
+        return None
+    from matplotlib import font_manager
+
+    try:
+        font_manager.fontManager.addfont(str(path))
+    except (OSError, RuntimeError, ValueError):
+        return None
+    known = {f.name for f in font_manager.fontManager.ttflist}
+    return next((family for family in CJK_FONTS if family in known), None)
 
 
 # -- translation ---------------------------------------------------------------------------------
@@ -125,8 +161,75 @@ def _load() -> tuple[dict, list]:
         from .teach import texts_zh
 
         patterns = [(re.compile(p, re.DOTALL), t) for p, t in texts_zh.PATTERNS]
-        _catalogue = (texts_zh.TEXTS, patterns)
+        fields = {p: t for p, t in texts_zh.TEMPLATES.items() if "{}" in p}
+        # the most specific template first: the one with the most text of its own
+        ordered = sorted(fields.items(), key=lambda item: -len(item[0].replace("{}", "")))
+        patterns += [(re.compile(_template_regex(p), re.DOTALL), t) for p, t in ordered]
+        whole = {p: t for p, t in texts_zh.TEMPLATES.items() if p not in fields}
+        _catalogue = ({**texts_zh.TEXTS, **whole}, patterns)
     return _catalogue
+
+
+_view_catalogue: tuple[dict, list] | None = None
+
+
+def _load_views() -> tuple[dict, list]:
+    """The views' catalogue, apart from the graders' so that a view's short words ("free",
+    "{} task") never change a grader's sentence, nor the other way round."""
+    global _view_catalogue
+    if _view_catalogue is None:
+        from .viz import texts_zh as view_texts
+
+        ordered = sorted(view_texts.TEMPLATES.items(), key=lambda item: -len(item[0].replace("{}", "")))
+        patterns = [(re.compile(_template_regex(p), re.DOTALL), t) for p, t in ordered]
+        _view_catalogue = (view_texts.TEXTS, patterns)
+    return _view_catalogue
+
+
+def _template_regex(template: str) -> str:
+    """A ``{}`` template as a regex: each field matches some text, maybe none (the shortest
+    that fits: "{} subscription{}" matches "1 subscription"), and not across a "; " unless the
+    template has one (graders join sentences with "; ", each matched on its own)."""
+    field = "(.*?)" if ";" in template else "((?:(?!; ).)*?)"
+    return field.join(re.escape(part) for part in template.split("{}"))
+
+
+def text(template: str, *args: object) -> str:
+    """A view's text: ``template.format(*args)``, with the views' Chinese template when the
+    language is ``"zh"`` and the catalogue has one (in English, the template's own output)."""
+    if _language == "zh":
+        template = _load_views()[0].get(template, template)
+    return template.format(*args)
+
+
+def browser_texts() -> dict:
+    """The views' catalogue for the dashboard's browser side (``sandbox/widgets/views.js``):
+    every text, and which of them are label templates; empty in English."""
+    if _language != "zh":
+        return {"texts": {}, "labels": []}
+    from .viz import texts_zh as view_texts
+
+    return {"texts": dict(view_texts.TEXTS), "labels": list(view_texts.TEMPLATES)}
+
+
+def label(text: str) -> str:
+    """A label a view shows that was made elsewhere in English (a row's "NPU 0 Stream 1", a
+    block's "pool 1 block 2", a queue's reason): its Chinese when the language is ``"zh"`` and
+    the views' catalogue knows it, whole or by a template (each field translated in turn)."""
+    if _language != "zh" or not text:
+        return text
+    return _lookup(text, _load_views())
+
+
+def _lookup(text: str, catalogue: tuple[dict, list]) -> str:
+    texts, patterns = catalogue
+    if text in texts:
+        return texts[text]
+    for pattern, template in patterns:
+        m = pattern.fullmatch(text)
+        if m:
+            return template.format(*(_lookup(g, catalogue) if g is not None else "" for g in m.groups()))
+    return text
 
 
 def translate(text: str, lang: str | None = None) -> str:
@@ -140,7 +243,7 @@ def translate(text: str, lang: str | None = None) -> str:
     for pattern, template in patterns:
         m = pattern.fullmatch(text)
         if m:
-            return template.format(*(translate(g) if g is not None else "" for g in m.groups()))
+            return template.format(*(translate(g, lang) if g is not None else "" for g in m.groups()))
     return text
 
 

@@ -82,6 +82,17 @@ def test_readme_says_how_to_open_jupyterlab_on_binder_at_the_first_notebook():
     assert target == built[0]
 
 
+def test_binder_installs_the_cjk_font_the_lab_extra_brings():
+    """The Chinese notebooks' pictures need a CJK font; Binder installs the lab extra's own
+    (binder/apt.txt's Debian package is the same file, and pip's is there without apt)."""
+    lines = (ROOT / "binder" / "requirements.txt").read_text().splitlines()
+    assert "noto-cjk-sans-otc==0.0.1" in lines
+    import tomllib
+
+    lab = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["lab"]
+    assert "noto-cjk-sans-otc==0.0.1" in lab, "binder/requirements.txt and the lab extra name different fonts"
+
+
 def test_binder_environment_installs_cleanly_and_runs_the_first_notebook(repo_copy, tmp_path):
     python = venv_python(tmp_path / "env")
     run(python, "-m", "pip", "install", "-q", "-r", "binder/requirements.txt", cwd=repo_copy)

@@ -110,6 +110,13 @@ def test_jupyterlab_is_the_lab_extra_not_a_base_dependency(wheel):
     assert "Provides-Extra: lab" in wheel["metadata"].splitlines()
 
 
+def test_the_lab_and_test_extras_bring_a_cjk_font_from_pypi():
+    extras = pyproject()["project"]["optional-dependencies"]
+    for extra in ("lab", "test"):
+        names = [re.split(r"[<>=!~;\s\[]", r, maxsplit=1)[0].lower() for r in extras[extra]]
+        assert "noto-cjk-sans-otc" in names, f"the {extra} extra has no CJK font for the Chinese pictures"
+
+
 def test_test_extra_brings_what_the_notebook_and_browser_tests_run_in():
     test = [
         re.split(r"[<>=!~;\s\[]", r, maxsplit=1)[0].lower()

@@ -170,6 +170,59 @@ def test_a_chinese_title_renders_with_a_cjk_font():
         i18n.set_language("en")
 
 
+@pytest.fixture
+def only_the_packaged_font(monkeypatch):
+    """matplotlib as on a fresh machine without Debian's fonts: its font list holds only the
+    fonts matplotlib ships (DejaVu), i18n searches no system folder and has found nothing yet."""
+    pytest.importorskip("noto_cjk_sans_otc")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import font_manager
+
+    from sandbox import i18n
+
+    fm = font_manager.fontManager
+    own = str(Path(matplotlib.get_data_path()))
+    monkeypatch.setattr(fm, "ttflist", [f for f in fm.ttflist if f.fname.startswith(own)])
+    monkeypatch.setattr(i18n, "_FONT_DIRS", ())
+    monkeypatch.setattr(i18n, "_font", None)
+    monkeypatch.setattr(i18n, "_font_searched", False)
+    monkeypatch.setattr(font_manager, "findSystemFonts", lambda *a, **k: [])
+    fm._findfont_cached.cache_clear()
+    saved = dict(matplotlib.rcParams)
+    yield i18n
+    matplotlib.rcParams.update(saved)
+    i18n.set_language("en")
+    fm._findfont_cached.cache_clear()
+
+
+def test_without_system_fonts_the_packaged_cjk_font_draws_a_chinese_picture(only_the_packaged_font):
+    import warnings
+
+    import matplotlib
+    from matplotlib import font_manager
+
+    from sandbox.viz.plot_gantt import gantt_figure
+    from sandbox.viz.plot_memory import memory_figure
+    from sandbox.viz.plot_queues import queues_figure
+    from sandbox.viz.samples import two_stream_log
+
+    i18n = only_the_packaged_font
+    assert not any("CJK" in f.name for f in font_manager.fontManager.ttflist)
+    i18n.set_language("zh")
+    assert i18n.cjk_font() == "Noto Sans CJK SC"
+    used = font_manager.fontManager._find_fonts_by_props(
+        font_manager.FontProperties(family=matplotlib.rcParams["font.family"])
+    )
+    assert str(i18n.packaged_font_path()) in map(str, used)
+    log = two_stream_log()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Glyph ... missing from font(s)" would be raised here
+        for fig in (gantt_figure(log, t=300000), memory_figure(log, 300000), queues_figure(log, 21000)):
+            fig.canvas.draw()
+
+
 SKIP_KEYWORDS = ("practises", "signature")  # teach.exercises(): tested below, and code
 
 
@@ -218,3 +271,91 @@ def test_every_fixed_grader_text_has_a_chinese_text():
 
     missing = sorted({t for t in _grader_texts() if not i18n.known(t)})
     assert missing == [], f"add these to sandbox/teach/texts_zh.py: {missing[:5]}"
+
+
+# -- every grader verdict in Chinese: run the cases of tests/exercises under zh -------------------
+# What may stay English in a Chinese verdict: code (calls, names with _ or ., quoted values,
+# C names and codes), the runtime's own error messages, Python's exception text, and the
+# glossary's bracketed English ("数据竞争（hazard）").
+_CODE = re.compile(
+    r"`[^`]*`|'[^']*'|\"[^\"]*\""
+    r"|(?:返回|returned) ACL_\w+[ （(]\d+[)）][：:].*$"  # the runtime's message after its code
+    r"|\b\w+(?:Error|Exception|Warning)\b[：:]?.*$"  # Python's exception text
+    r"|[\w.]+[(\[][^()\[\]]*[)\]]"  # a call or an index, with its arguments
+    r"|\b(?:acl|ACL_)\w*|\w+(?:\.\w+)+\S*|\b\w*_\w*\b|\b\w+(?=[(\[])|\(\S*?\)"
+    r"|\b(?:AI Cores?|peer access)\b"
+)
+_PHRASE = re.compile(r"[A-Za-z]{3,}[ ,:;]+[A-Za-z]{3,}")  # two English words in a row
+
+
+def untranslated(line: str) -> str | None:
+    """The first English phrase of a Chinese verdict's line that is not code or a runtime text."""
+    m = _PHRASE.search(_CODE.sub(" ", line))
+    return m.group(0) if m else None
+
+
+def test_the_untranslated_phrase_finder_finds_english_and_lets_code_through():
+    assert untranslated("✘ 流：the kernels ran on 2 stream(s)") == "the kernels"
+    assert untranslated("✔ 核函数：add[1, stream](da, db) 下发了 8 次") is None
+    assert untranslated("提示：使用 acl.rt.memcpy_async(dst, n, src, n, kind, stream)") is None
+    assert (
+        untranslated(
+            "✘ 错误：8 个，第一个：aclrtLaunchCallback 返回 ACL_ERROR_RT_STREAM_NO_CB_REG（107015）：stream 1 has no"
+        )
+        is None
+    )
+    assert untranslated("✘ 解答运行：抛出了 TypeError：'int' object is not subscriptable") is None
+
+
+def _exercise_modules():
+    import importlib
+    import pkgutil
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    import exercises as book
+
+    return book, {
+        info.name[2:]: importlib.import_module(f"exercises.{info.name}")
+        for info in pkgutil.iter_modules(book.__path__)
+        if info.name.startswith("nb")
+    }
+
+
+@pytest.mark.parametrize("nn", sorted(p.stem[2:] for p in (ROOT / "tests" / "exercises").glob("nb*.py")))
+def test_every_grader_verdict_of_the_exercise_cases_is_in_chinese_under_zh(nn):
+    """The reference solutions, the stub and every mistake of tests/exercises, graded under zh:
+    no line of a verdict carries an English sentence (a hint, detail or criterion the
+    catalogue does not know shows up here, figures and all)."""
+    import sandbox
+    from sandbox import teach
+
+    book, modules = _exercise_modules()
+    mod = modules[nn]
+
+    def stub(*args, **kwargs):
+        raise NotImplementedError()
+
+    found = {}
+    try:
+        sandbox.set_language("zh")
+        for ex, fn in sorted(mod.SOLUTIONS.items()):
+            cases = {"reference": fn, "stub": stub}
+            cases.update({name: book.variant(nn, src) for name, src in mod.MISTAKES.get(ex, {}).items()})
+            for name, solution in cases.items():
+                for line in str(teach.check(ex, solution)).splitlines():
+                    phrase = untranslated(line)
+                    if phrase:
+                        found.setdefault(line.strip(), f"{ex} {name}: {phrase!r}")
+    finally:
+        sandbox.set_language("en")
+    assert not found, "add these to sandbox/teach/texts_zh.py:\n" + "\n".join(
+        f"{where}\n    {line}" for line, where in list(found.items())[:8]
+    )
+
+
+def test_every_grader_template_fills_every_field_it_is_given():
+    from sandbox.teach.texts_zh import TEMPLATES
+
+    for english, chinese in TEMPLATES.items():
+        fields = [f"<{i}>" for i in range(english.count("{}"))]
+        chinese.format(*fields)  # a mix of "{}" and "{0}" or a missing field raises here

@@ -19,6 +19,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from sandbox import i18n
 from sandbox.viz import style
 from sandbox.viz.index import build_index
 from sandbox.viz.memory import lifetimes, opened_devices, window
@@ -82,12 +83,12 @@ def columns(log) -> tuple[dict, dict]:
         hit = _CACHE.get(log)
     except TypeError:
         size, hit = None, None
-    if hit is not None and hit[0] == size:
+    if hit is not None and hit[0] == (size, i18n.language()):  # labels and title follow the language
         return hit[1]
     out = _columns(build_index(log))
     if size is not None:
         try:
-            _CACHE[log] = (size, out)
+            _CACHE[log] = ((size, i18n.language()), out)
         except TypeError:
             pass
     return out
@@ -329,9 +330,12 @@ def _columns(ix) -> tuple[dict, dict]:
         "devices": devices,
         "block_labels": [[life.label, life.policy, life.owner] for life in lives],
         "args": "\n".join(map(str, map(attrgetter("args"), calls))),  # repr: no newlines
-        "title": (
-            f"total {fmt_time(a.total)} · copy {fmt_time(a.copy)} · "
-            f"compute {fmt_time(a.compute)} · overlap {fmt_time(a.overlap)}"
+        "title": i18n.text(
+            "total {} · copy {} · compute {} · overlap {}",
+            fmt_time(a.total),
+            fmt_time(a.copy),
+            fmt_time(a.compute),
+            fmt_time(a.overlap),
         ),
         "palette": style.palette(),
     }

@@ -25,6 +25,7 @@ from matplotlib.patches import Patch, PathPatch
 from matplotlib.path import Path
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from sandbox import i18n
 from sandbox.core.errors import describe
 from sandbox.viz import style
 from sandbox.viz.index import build_index
@@ -78,9 +79,14 @@ def gantt_plot(
     cursor = draw_gantt(ax, tl, colour_by=colour_by, t=t, window=window, min_bar_px=min_bar_px)
     a = activity(ix)
     ax.set_title(
-        f"Task timeline ({view} view)   total {fmt_time(a.total)} · "
-        f"copy {fmt_time(a.copy)} · compute {fmt_time(a.compute)} · "
-        f"overlap {fmt_time(a.overlap)}",
+        i18n.text(
+            "Task timeline ({} view)   total {} · copy {} · compute {} · overlap {}",
+            i18n.label(view),
+            fmt_time(a.total),
+            fmt_time(a.copy),
+            fmt_time(a.compute),
+            fmt_time(a.overlap),
+        ),
         fontsize=9,
         loc="left",
     )
@@ -88,8 +94,9 @@ def gantt_plot(
 
 
 def tick_label(row) -> str:
-    """The row's axis label: its short form, cut to TICK_CHARS with an ellipsis."""
-    text = row.tick or row.label
+    """The row's axis label: its short form in the chosen language, cut to TICK_CHARS with an
+    ellipsis."""
+    text = i18n.label(row.tick or row.label)
     return text if len(text) <= TICK_CHARS else text[: TICK_CHARS - 1] + "\u2026"
 
 
@@ -153,7 +160,7 @@ def draw_gantt(
     present = sorted(set(codes.tolist())) if len(codes) else []
     handles = [Patch(facecolor=legend[c][1], label=legend[c][0]) for c in present]
     if tl.arrows:
-        handles.append(Patch(facecolor="none", edgecolor="#333333", label="event record → wait"))
+        handles.append(Patch(facecolor="none", edgecolor="#333333", label=i18n.text("event record → wait")))
     if handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
     if t is None:
@@ -209,7 +216,7 @@ def _colour_codes(tl: Timeline, colour_by: str):
         c = index.get(key)
         if c is None:
             c = index[key] = len(legend)
-            legend.append((label, colour, height))
+            legend.append((i18n.label(label), colour, height))
         return c
 
     ranks = {h: i for i, (h, _label) in enumerate(tl.streams)}
@@ -320,7 +327,7 @@ def _axes(ax, tl: Timeline, origin: int, span: int, t_end: int | None = None) ->
         return f"{x / scale:.{decimals}f}"
 
     ax.xaxis.set_major_formatter(FuncFormatter(label))
-    ax.set_xlabel(f"virtual time ({unit})", fontsize=8)
+    ax.set_xlabel(i18n.text("virtual time ({})", unit), fontsize=8)
     ax.set_yticks(range(len(tl.rows)))
     ax.set_yticklabels([tick_label(r) for r in tl.rows], fontsize=TICK_FONT)
     ax.tick_params(axis="x", labelsize=8)

@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter
 
+from sandbox import i18n
 from sandbox.viz import style
 from sandbox.viz.memory import MemoryMap, memory_map
 from sandbox.viz.units import fmt_bytes, fmt_percent, fmt_size, fmt_time
@@ -31,25 +32,26 @@ def draw_memory(mm: MemoryMap, width: float = 10.0, min_block_px: float | None =
     n = max(1, len(mm.devices))
     height = 0.75 + ROW_IN * n
     fig = Figure(figsize=(width, height), dpi=style.DPI)
-    fig.text(0.01, 1 - 0.22 / height, f"Device memory at {fmt_time(mm.t)}", fontsize=9, va="center")
+    fig.text(0.01, 1 - 0.22 / height, i18n.text("Device memory at {}", fmt_time(mm.t)), fontsize=9, va="center")
     for i, d in enumerate(mm.devices):
         bottom = (height - 0.45 - ROW_IN * (i + 1) + 0.45) / height
         ax = fig.add_axes((0.06, bottom, 0.74, 0.3 / height))
         _device(ax, d, width * 0.74 * style.DPI, min_block_px)
-    host = f"Host pinned memory: {len(mm.host)} block{'s' if len(mm.host) != 1 else ''}, {fmt_bytes(mm.host_bytes)}"
+    n_host = len(mm.host)
+    host = i18n.text("Host pinned memory: {} block{}, {}", n_host, "s" if n_host != 1 else "", fmt_bytes(mm.host_bytes))
     fig.text(0.01, 0.12 / height, host, fontsize=8, va="center")
     handles = [
-        Patch(facecolor=style.PAGE_COLOURS["huge"], label="huge pages (2 MiB)"),
+        Patch(facecolor=style.PAGE_COLOURS["huge"], label=i18n.text("huge pages (2 MiB)")),
         Patch(
             facecolor=style.PAGE_COLOURS["normal"],
             edgecolor="white",
             hatch=style.PAGE_HATCH["normal"],
-            label="normal pages (4 KiB)",
+            label=i18n.text("normal pages (4 KiB)"),
         ),
-        Patch(facecolor=style.PAGE_COLOURS["huge"], alpha=0.35, label="rounding"),
-        Patch(facecolor="white", edgecolor=style.BLACK, hatch=style.PENDING_HATCH, label="free pending"),
-        Patch(facecolor=style.POOL, edgecolor="#777777", hatch="..", label="pool (held, not in use)"),
-        Patch(facecolor=style.FREE, edgecolor="#999999", label="free"),
+        Patch(facecolor=style.PAGE_COLOURS["huge"], alpha=0.35, label=i18n.text("rounding")),
+        Patch(facecolor="white", edgecolor=style.BLACK, hatch=style.PENDING_HATCH, label=i18n.text("free pending")),
+        Patch(facecolor=style.POOL, edgecolor="#777777", hatch="..", label=i18n.text("pool (held, not in use)")),
+        Patch(facecolor=style.FREE, edgecolor="#999999", label=i18n.text("free")),
     ]
     fig.legend(handles=handles, loc="upper right", bbox_to_anchor=(0.995, 1 - 0.3 / height), fontsize=7, frameon=False)
     return fig
@@ -113,8 +115,8 @@ def _device(ax, d, axis_px: float, min_block_px: float | None = None) -> None:
         if b is not same[0]:
             continue  # one label per address
         size = fmt_size(b.size)
-        name = b.label if len(same) == 1 else f"{len(same)} blocks at one address"
-        label = f"{name}\n{size}" if len(same) == 1 else f"{name}\n{size} each"
+        name = i18n.label(b.label) if len(same) == 1 else i18n.text("{} blocks at one address", len(same))
+        label = f"{name}\n{size}" if len(same) == 1 else i18n.text("{}\n{} each", name, size)
         shown = max(b.reserved, least)
         if shown / per_px >= 6 * max(len(name), len(size) + 5 * (len(same) > 1), 8) + 6:
             ax.text(
@@ -140,12 +142,20 @@ def _device(ax, d, axis_px: float, min_block_px: float | None = None) -> None:
     ax.set_xticks(range(0, window + 1, step))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: fmt_bytes(int(x))))
     ax.tick_params(axis="x", labelsize=7)
-    shown = "" if window >= d.total else f" (first {fmt_bytes(window)} shown)"
+    shown = "" if window >= d.total else i18n.text(" (first {} shown)", fmt_bytes(window))
     ax.set_title(
-        f"NPU {d.device}: used {fmt_bytes(d.used)} of {fmt_bytes(d.total)}, "
-        f"free {fmt_bytes(d.free)}, largest free {fmt_bytes(d.largest_free)}, "
-        f"{d.holes} free extent{'s' if d.holes != 1 else ''}, "
-        f"fragmentation {fmt_percent(d.fragmentation)}{shown}",
+        i18n.text(
+            "NPU {}: used {} of {}, free {}, largest free {}, {} free extent{}, fragmentation {}{}",
+            d.device,
+            fmt_bytes(d.used),
+            fmt_bytes(d.total),
+            fmt_bytes(d.free),
+            fmt_bytes(d.largest_free),
+            d.holes,
+            "s" if d.holes != 1 else "",
+            fmt_percent(d.fragmentation),
+            shown,
+        ),
         fontsize=8,
         loc="left",
     )

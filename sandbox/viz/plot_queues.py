@@ -12,6 +12,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Patch
 
+from sandbox import i18n
 from sandbox.viz import style
 from sandbox.viz.queues import Queues, stream_queues
 from sandbox.viz.units import fmt_time
@@ -34,10 +35,10 @@ def draw_queues(q: Queues, width: float = 10.0) -> Figure:
     ax.set_xlim(0, 2.2 + (SHOWN + 1) * (BOX_W + 0.1) + 0.9)
     ax.set_ylim(n - 0.5, -0.5)
     ax.axis("off")
-    ax.set_title(f"Stream queues at {fmt_time(q.t)}", fontsize=9, loc="left")
+    ax.set_title(i18n.text("Stream queues at {}", fmt_time(q.t)), fontsize=9, loc="left")
     for i, s in enumerate(q.streams):
-        ax.text(-0.1, i, s.label, ha="right", va="center", fontsize=8)
-        done = f"{s.finished} done" + (f"\n{s.failed} failed" if s.failed else "")
+        ax.text(-0.1, i, i18n.label(s.label), ha="right", va="center", fontsize=8)
+        done = i18n.text("{} done", s.finished) + (i18n.text("\n{} failed", s.failed) if s.failed else "")
         ax.text(0.1, i, done, ha="left", va="center", fontsize=7, color="#555555")
         x = 1.1
         for e in s.running:
@@ -48,12 +49,16 @@ def draw_queues(q: Queues, width: float = 10.0) -> Figure:
                 x,
                 i,
                 colour,
-                (f"task {e.task}", style.bar_label(e.kind, e.name, e.engine, e.direction), "running"),
+                (
+                    i18n.text("task {}", e.task),
+                    style.bar_label(e.kind, e.name, e.engine, e.direction),
+                    i18n.text("running"),
+                ),
                 text="black" if dark else "white",
             )
             x += BOX_W + 0.1
         if not s.running:
-            _box(ax, x, i, "white", ("idle",), edge="#BBBBBB", text="#888888")
+            _box(ax, x, i, "white", (i18n.text("idle"),), edge="#BBBBBB", text="#888888")
             x += BOX_W + 0.1
         for e in s.waiting[:SHOWN]:
             colour = style.kind_colour(style.colour_kind(e.kind, e.engine, e.direction))
@@ -62,7 +67,11 @@ def draw_queues(q: Queues, width: float = 10.0) -> Figure:
                 x,
                 i,
                 "white",
-                (f"task {e.task}", style.bar_label(e.kind, e.name, e.engine, e.direction), f"waits: {e.reason}"),
+                (
+                    i18n.text("task {}", e.task),
+                    style.bar_label(e.kind, e.name, e.engine, e.direction),
+                    i18n.text("waits: {}", i18n.label(e.reason)),
+                ),
                 edge=colour,
                 text="black",
                 ls=style.REASON_STYLES.get(e.reason, "solid"),
@@ -70,11 +79,11 @@ def draw_queues(q: Queues, width: float = 10.0) -> Figure:
             )
             x += BOX_W + 0.1
         if len(s.waiting) > SHOWN:
-            ax.text(x, i, f"+{len(s.waiting) - SHOWN} more", va="center", fontsize=7)
-    handles = [Patch(facecolor="#777777", label="running (filled)")] + [
-        Patch(facecolor="white", edgecolor="#333333", linestyle=ls, lw=1.5, label=f"waiting: {r}")  # type: ignore[arg-type]  # REASON_STYLES: matplotlib line styles
-        for r, ls in style.REASON_STYLES.items()
-        if r != "ready"
+            ax.text(x, i, i18n.text("+{} more", len(s.waiting) - SHOWN), va="center", fontsize=7)
+    waiting = [(ls, i18n.text("waiting: {}", i18n.label(r))) for r, ls in style.REASON_STYLES.items() if r != "ready"]
+    handles = [Patch(facecolor="#777777", label=i18n.text("running (filled)"))] + [
+        Patch(facecolor="white", edgecolor="#333333", linestyle=ls, lw=1.5, label=text)  # type: ignore[arg-type]  # REASON_STYLES: matplotlib line styles
+        for ls, text in waiting
     ]
     fig.legend(
         handles=handles,

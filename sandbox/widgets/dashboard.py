@@ -21,6 +21,7 @@ from pathlib import Path
 import anywidget
 import traitlets
 
+from sandbox import i18n
 from sandbox.core.errors import describe
 from sandbox.viz.columns import change_times, columns
 from sandbox.viz.index import build_index
@@ -96,7 +97,9 @@ class Dashboard(anywidget.AnyWidget):
     @property
     def clock(self) -> str:
         """The clock label: 't = 100.000 µs of 921.500 µs'."""
-        return f"t = {fmt_time(self.t)} of {fmt_time(self._ix.t_end)}" if self._ix.t_end else NOTHING_YET
+        if not self._ix.t_end:
+            return i18n.text(NOTHING_YET)
+        return i18n.text("t = {} of {}", fmt_time(self.t), fmt_time(self._ix.t_end))
 
     def refresh(self, log, t: int | None = None) -> None:
         """Show a newer log (e.g. after more runtime calls); ``t`` defaults to its end."""
@@ -127,6 +130,7 @@ class Dashboard(anywidget.AnyWidget):
             self.data = {
                 "meta": meta if self._ix.t_end else None,
                 "buffers": {k: memoryview(v) for k, v in buffers.items()},
+                **({"texts": i18n.browser_texts()} if i18n.language() != "en" else {}),
             }
             self.t = end if t is None else t
 
@@ -159,15 +163,20 @@ class Dashboard(anywidget.AnyWidget):
         return data
 
     def __repr__(self) -> str:
-        style = f"({self.view} view, colour by {self.colour})"
+        style = i18n.text("({} view, colour by {})", i18n.label(self.view), i18n.label(self.colour))
         if not self._ix.t_end:  # the cursor needs a range of at least 1 ns
-            return f"Dashboard: {NOTHING_YET} {style}"
+            return i18n.text("Dashboard: {} {}", i18n.text(NOTHING_YET), style)
         a = activity(self._ix)
-        return (
-            f"Dashboard at {fmt_time(self.t)} of {fmt_time(self._ix.t_end)} "
-            f"{style}: "
-            f"{len(self._ix.tasks)} task{'' if len(self._ix.tasks) == 1 else 's'}, "
-            f"total {fmt_time(a.total)}, "
-            f"copy {fmt_time(a.copy)}, compute {fmt_time(a.compute)}, "
-            f"overlap {fmt_time(a.overlap)}"
+        n = len(self._ix.tasks)
+        return i18n.text(
+            "Dashboard at {} of {} {}: {} task{}, total {}, copy {}, compute {}, overlap {}",
+            fmt_time(self.t),
+            fmt_time(self._ix.t_end),
+            style,
+            n,
+            "" if n == 1 else "s",
+            fmt_time(a.total),
+            fmt_time(a.copy),
+            fmt_time(a.compute),
+            fmt_time(a.overlap),
         )

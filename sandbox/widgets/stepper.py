@@ -11,6 +11,8 @@ import inspect
 
 import ipywidgets as widgets
 
+from sandbox import i18n
+
 from sandbox.widgets.dashboard import Dashboard
 
 
@@ -25,8 +27,8 @@ class StepThrough(widgets.VBox):
         self.done_steps: list[str] = []
         self.finished = False
         self.error: str | None = None
-        self.next_button = widgets.Button(description="next step ▶")
-        self.rest_button = widgets.Button(description="run to end ▶▶")
+        self.next_button = widgets.Button(description=i18n.text("next step ▶"))
+        self.rest_button = widgets.Button(description=i18n.text("run to end ▶▶"))
         self.status = widgets.Label()
         self.dashboard = Dashboard(log_source(), width=width)
         self.next_button.on_click(lambda _b: self._guarded(self.step))
@@ -69,21 +71,21 @@ class StepThrough(widgets.VBox):
     def _update_status(self) -> None:
         done = len(self.done_steps)
         last = f": {self.done_steps[-1]}" if done else ""
-        state = "finished" if self.finished else f"{done} step{'s' if done != 1 else ''} run"
+        state = i18n.text("finished") if self.finished else i18n.text("{} step{} run", done, "s" if done != 1 else "")
         if self.error:
-            state = f"stopped by {self.error}"
+            state = i18n.text("stopped by {}", self.error)
         self.status.value = state + last
         self.next_button.disabled = self.rest_button.disabled = self.finished
         if self.finished:
             why = (
-                f"stopped: the last step raised {self.error}"
+                i18n.text("stopped: the last step raised {}", self.error)
                 if self.error
-                else "the program has run to its end: no step left"
+                else i18n.text("the program has run to its end: no step left")
             )
             self.next_button.tooltip = self.rest_button.tooltip = why
         else:
-            self.next_button.tooltip = "run the next step"
-            self.rest_button.tooltip = "run every remaining step"
+            self.next_button.tooltip = i18n.text("run the next step")
+            self.rest_button.tooltip = i18n.text("run every remaining step")
 
     def __repr__(self) -> str:
         return f"StepThrough({self.status.value}); {self.dashboard!r}"

@@ -37,7 +37,33 @@ function fmtSize(n) {
   }
   return `${n.toLocaleString("en-US")} B`;
 }
-const plural = (n, w) => `${n} ${w}${n === 1 ? "" : "s"}`;
+// The chosen language's texts (sandbox/viz/texts_zh.py, sent with the data under "zh", none in
+// English: {texts, labels}): tx fills a str.format template ("{}" fields, or "{0}" to reorder),
+// L translates a label made in English (whole, or by the label template with the most text of
+// its own), as sandbox.i18n.text and i18n.label do.
+let TEXTS = {}, LABELS = [];
+function setTexts(texts) {
+  TEXTS = (texts && texts.texts) || {};
+  const esc = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  LABELS = ((texts && texts.labels) || [])
+    .sort((a, b) => b.replace(/\{\}/g, "").length - a.replace(/\{\}/g, "").length)
+    .map((k) => [new RegExp("^" + k.split("{}").map(esc).join("([\\s\\S]*?)") + "$"), TEXTS[k]]);
+}
+function fill(template, args) {
+  let next = 0;
+  return template.replace(/\{(\d*)\}/g, (_, n) => String(args[n === "" ? next++ : Number(n)]));
+}
+const tx = (template, ...args) => fill(TEXTS[template] ?? template, args);
+function L(label) {
+  if (!label || !LABELS.length) return label;
+  if (label in TEXTS) return TEXTS[label];
+  for (const [re, zh] of LABELS) {
+    const m = re.exec(label);
+    if (m) return fill(zh, m.slice(1).map(L));
+  }
+  return label;
+}
+const plural = (n, w) => (TEXTS["{} " + w] ? tx("{} " + w, n) : `${n} ${w}${n === 1 ? "" : "s"}`);
 
 function typed(v, T) {
   if (v instanceof DataView) return new T(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
@@ -180,12 +206,12 @@ function reason(D, i, t, busy) {
 }
 
 export function queuesText(D, t) {
-  const lines = [`Stream queues at ${fmtTime(t)}`], name = (i) => D.meta.strings[D.task_name[i]];
+  const lines = [tx("Stream queues at {}", fmtTime(t))], name = (i) => D.meta.strings[D.task_name[i]];
   for (const q of queuesAt(D, t)) {
-    const run = q.running.map((i) => `task ${D.task_task[i]} ${name(i)}`).join(", ") || "nothing";
-    const failed = q.failed ? ` (${q.failed} failed)` : "";
-    lines.push(`${q.label}: running ${run}; ${q.waiting.length} waiting; ${q.finished} finished${failed}`);
-    for (const [i, r, why] of q.waiting) lines.push(`  task ${D.task_task[i]} ${name(i)} waits: ${r} (${why})`);
+    const run = q.running.map((i) => tx("task {} {}", D.task_task[i], name(i))).join(", ") || tx("nothing");
+    const failed = q.failed ? tx(" ({} failed)", q.failed) : "";
+    lines.push(tx("{}: running {}; {} waiting; {} finished{}", L(q.label), run, q.waiting.length, q.finished, failed));
+    for (const [i, r, why] of q.waiting) lines.push(tx("  task {} {} waits: {} ({})", D.task_task[i], name(i), L(r), L(why)));
   }
   return lines.join("\n");
 }
@@ -219,10 +245,10 @@ export function memoryAt(D, t) {
 }
 
 function deviceTitle(d) {
-  const shown = d.window >= d.total ? "" : ` (first ${fmtBytes(d.window)} shown)`;
-  return `NPU ${d.device}: used ${fmtBytes(d.used)} of ${fmtBytes(d.total)}, free ${fmtBytes(d.free)}, ` +
-    `largest free ${fmtBytes(d.largest)}, ${plural(d.holes, "free extent")}, ` +
-    `fragmentation ${(100 * d.fragmentation).toFixed(1)}%${shown}`;
+  const shown = d.window >= d.total ? "" : tx(" (first {} shown)", fmtBytes(d.window));
+  return tx("NPU {}: used {} of {}, free {}, largest free {}, {} free extent{}, fragmentation {}{}", d.device,
+    fmtBytes(d.used), fmtBytes(d.total), fmtBytes(d.free), fmtBytes(d.largest), d.holes, d.holes === 1 ? "" : "s",
+    `${(100 * d.fragmentation).toFixed(1)}%`, shown);
 }
 
 // -- the widget -------------------------------------------------------------------------
@@ -239,23 +265,24 @@ function render({ model, el: root }) {
   let frame = 0, hoverKey = "", syncTimer = null, width = 900;
   const stats = { frames: 0, playFrames: 0, playStart: 0, lastDraw: 0 };
 
+  setTexts((model.get("data") || {}).texts);  // before the buttons are labelled
   const box = el("div", "sbx-dash", root);
   const bar = el("div", "sbx-bar", box);
-  const play = el("button", "sbx-play", bar, "▶ play");
-  const back = el("button", "sbx-back", bar, "◀ step");
+  const play = el("button", "sbx-play", bar, tx("▶ play"));
+  const back = el("button", "sbx-back", bar, tx("◀ step"));
   const slider = el("input", "sbx-slider", bar);
   slider.type = "range"; slider.min = "0"; slider.step = "1";
-  slider.setAttribute("aria-label", "time: the arrow keys move between change times");
-  const forward = el("button", "sbx-forward", bar, "step ▶");
+  slider.setAttribute("aria-label", tx("time: the arrow keys move between change times"));
+  const forward = el("button", "sbx-forward", bar, tx("step ▶"));
   const clock = el("span", "sbx-clock", bar);
   const why = el("span", "sbx-why", bar);
   const bar2 = el("div", "sbx-bar", box);
-  const vLog = el("button", "sbx-view-logical", bar2, "rows per stream");
-  const vPhy = el("button", "sbx-view-physical", bar2, "rows per engine");
-  const cKind = el("button", "sbx-colour-kind", bar2, "colour by kind");
-  const cStream = el("button", "sbx-colour-stream", bar2, "colour by stream");
-  const reset = el("button", "sbx-reset", bar2, "reset zoom");
-  el("span", "sbx-hint", bar2, "wheel: zoom · drag: pan · click a task: its dependencies · click the axis: move the cursor");
+  const vLog = el("button", "sbx-view-logical", bar2, tx("rows per stream"));
+  const vPhy = el("button", "sbx-view-physical", bar2, tx("rows per engine"));
+  const cKind = el("button", "sbx-colour-kind", bar2, tx("colour by kind"));
+  const cStream = el("button", "sbx-colour-stream", bar2, tx("colour by stream"));
+  const reset = el("button", "sbx-reset", bar2, tx("reset zoom"));
+  el("span", "sbx-hint", bar2, tx("wheel: zoom · drag: pan · click a task: its dependencies · click the axis: move the cursor"));
   const gWrap = el("div", "sbx-gantt", box);
   const canvas = el("canvas", "sbx-gantt-canvas", gWrap);
   const tip = el("div", "sbx-tip", gWrap);
@@ -269,7 +296,8 @@ function render({ model, el: root }) {
 
   function load() {
     const data = model.get("data");
-    if (!data || !data.meta) { D = null; clock.textContent = "nothing has run yet"; return; }
+    if (!data || !data.meta) { D = null; clock.textContent = tx("nothing has run yet"); return; }
+    setTexts(data.texts);
     D = decode(data);
     view0 = D.meta.t_start; view1 = D.meta.t_end;
     const pad = (view1 - view0) * 0.02; view0 -= pad; view1 += pad;
@@ -284,7 +312,7 @@ function render({ model, el: root }) {
     for (let i = 0; i < D.meta.n_tasks && seen.size < 14; i++) seen.add(D.meta.kinds[D.task_ckind[i]]);
     const labels = new Set();
     for (const k of seen) {
-      const lab = D.pal.labels[k] || k;
+      const lab = L(D.pal.labels[k] || k);
       if (labels.has(lab)) continue;
       labels.add(lab);
       const item = el("span", "sbx-key", legend);
@@ -315,10 +343,10 @@ function render({ model, el: root }) {
   // the set of tasks highlighted with the selection: it, what it waited for, what waited on it
   function related(i) {
     const before = [], after = [];
-    if (D.task_prev[i] >= 0) before.push([D.task_prev[i], "stream order"]);
-    if (D.task_waits[i] >= 0) before.push([D.task_waits[i], "event"]);
-    if (D.next[i] >= 0) after.push([D.next[i], "stream order"]);
-    for (const w of D.waiters.get(i) || []) after.push([w, "event"]);
+    if (D.task_prev[i] >= 0) before.push([D.task_prev[i], tx("stream order")]);
+    if (D.task_waits[i] >= 0) before.push([D.task_waits[i], tx("event")]);
+    if (D.next[i] >= 0) after.push([D.next[i], tx("stream order")]);
+    for (const w of D.waiters.get(i) || []) after.push([w, tx("event")]);
     return { before, after };
   }
 
@@ -329,7 +357,7 @@ function render({ model, el: root }) {
     const minW = pal.min_bar_px, gap = pal.gap_px;
     ctx.clearRect(0, 0, width, h);
     ctx.font = "11px sans-serif"; ctx.fillStyle = "#222"; ctx.textBaseline = "middle";
-    ctx.fillText(`Task timeline (${view} view)   ${D.meta.title}`, 4, TITLE_H / 2);
+    ctx.fillText(tx("Task timeline ({} view)   {}", L(view), D.meta.title), 4, TITLE_H / 2);
     let rel = null;
     if (selected >= 0) { rel = related(selected); rel.all = new Set([selected, ...rel.before.map((x) => x[0]), ...rel.after.map((x) => x[0])]); }
     for (let r = 0; r < R.length; r++) {
@@ -462,13 +490,13 @@ function render({ model, el: root }) {
       ctx.fillText((v / unit.scale).toFixed(unit.dec), x, ya + 10);
     }
     ctx.textAlign = "left";
-    ctx.fillText(`virtual time (${unit.name})`, LABEL_W, ya + 21);
+    ctx.fillText(tx("virtual time ({})", unit.name), LABEL_W, ya + 21);
     ctx.beginPath(); ctx.moveTo(xc, ya); ctx.lineTo(xc - 5, ya + 7); ctx.lineTo(xc + 5, ya + 7); ctx.closePath(); ctx.fill();
   }
 
   function drawMemory() {
     const mm = memoryAt(D, t), pal = D.pal;
-    mTitle.textContent = `Device memory at ${fmtTime(t)}`;
+    mTitle.textContent = tx("Device memory at {}", fmtTime(t));
     const h = Math.max(1, mm.devices.length) * MEM_ROW_H + 4, ctx = sizeCanvas(mCanvas, width, h);
     ctx.clearRect(0, 0, width, h);
     const pw = plotW(), minW = pal.min_block_px;
@@ -507,7 +535,7 @@ function render({ model, el: root }) {
       }
     });
     const bytes = mm.host.reduce((a, i) => a + D.mem_reserved[i], 0);
-    mHost.textContent = `Host pinned memory: ${plural(mm.host.length, "block")}, ${fmtBytes(bytes)}`;
+    mHost.textContent = tx("Host pinned memory: {} block{}, {}", mm.host.length, mm.host.length === 1 ? "" : "s", fmtBytes(bytes));
   }
 
   function draw() {
@@ -517,13 +545,13 @@ function render({ model, el: root }) {
     const n = D.times.length;
     const idx = Math.max(0, lowerBound(D.times, (x) => x, t + 0.5) - 1);
     slider.value = String(idx);
-    clock.textContent = `t = ${fmtTime(t)} of ${fmtTime(D.meta.t_end)}`;
+    clock.textContent = tx("t = {} of {}", fmtTime(t), fmtTime(D.meta.t_end));
     const atStart = t <= D.meta.t_start, atEnd = t >= D.meta.t_end;
     back.disabled = atStart; forward.disabled = atEnd;
-    back.title = atStart ? "at the start of the trace: nothing earlier to step to" : "previous change";
-    forward.title = atEnd ? "at the end of the trace: nothing happens after it" : "next change";
+    back.title = atStart ? tx("at the start of the trace: nothing earlier to step to") : tx("previous change");
+    forward.title = atEnd ? tx("at the end of the trace: nothing happens after it") : tx("next change");
     play.disabled = false;
-    why.textContent = atEnd ? "end of the trace" : atStart ? "start of the trace" : "";
+    why.textContent = atEnd ? tx("end of the trace") : atStart ? tx("start of the trace") : "";
     for (const [b, on] of [[vLog, model.get("view") === "logical"], [vPhy, model.get("view") === "physical"],
                            [cKind, model.get("colour") === "kind"], [cStream, model.get("colour") === "stream"]]) {
       b.classList.toggle("sbx-on", on);
@@ -554,7 +582,7 @@ function render({ model, el: root }) {
   }
   function stop() {
     if (!playing) return;
-    clearInterval(playing); playing = null; play.textContent = "▶ play";
+    clearInterval(playing); playing = null; play.textContent = tx("▶ play");
     const dt = (performance.now() - stats.playStart) / 1000;
     box.dataset.fps = (stats.playFrames / Math.max(dt, 1e-3)).toFixed(1);
     model.set("t", t); model.save_changes();
@@ -562,7 +590,7 @@ function render({ model, el: root }) {
   play.onclick = () => {
     if (playing) return stop();
     if (t >= D.meta.t_end) setT(D.meta.t_start, false);
-    play.textContent = "⏸ pause";
+    play.textContent = tx("⏸ pause");
     const stepNs = (D.meta.t_end - D.meta.t_start) / PLAY_FRAMES;
     stats.playFrames = 0; stats.playStart = performance.now();
     playing = setInterval(() => {
@@ -609,28 +637,28 @@ function render({ model, el: root }) {
   }
   function callText(c) {
     const m = D.meta, bf = D.call_blocked[c], lines = [
-      `${m.strings[D.call_name[c]]}  (call ${D.call_seq[c]}, returned ${D.call_ret[c]})`,
-      `${m.rows.logical[D.call_row[c]][0]}`,
+      tx("{}  (call {}, returned {})", m.strings[D.call_name[c]], D.call_seq[c], D.call_ret[c]),
+      L(m.rows.logical[D.call_row[c]][0]),
       `${fmtTime(D.call_start[c])} → ${fmtTime(D.call_end[c])}  (${fmtTime(D.call_end[c] - D.call_start[c])})`];
-    if (!Number.isNaN(bf)) lines.push(`blocked waiting for the device ${fmtTime(D.call_end[c] - bf)}`);
+    if (!Number.isNaN(bf)) lines.push(tx("blocked waiting for the device {}", fmtTime(D.call_end[c] - bf)));
     if (D.args[c]) lines.push(D.args[c]);
     return lines;
   }
   function taskText(i) {
     const m = D.meta, s = m.streams[D.task_stream[i]], e = D.task_end[i], st = D.task_start[i];
-    const eng = D.task_engine[i] >= 0 ? m.engines[D.task_engine[i]] : "none";
-    const lines = [`task ${D.task_task[i]}: ${taskLabel(D, i)}  (${m.kinds[D.task_ckind[i]]})`,
-      `${s[0]} · engine ${eng} · NPU ${D.task_device[i]}`,
-      `submitted ${fmtTime(D.task_submit[i])}` + (Number.isNaN(st) ? ", not started" : `, ran ${fmtTime(st)} → ` +
-        (Number.isNaN(e) ? "(unfinished)" : `${fmtTime(e)}  (${fmtTime(e - st)})`))];
+    const eng = D.task_engine[i] >= 0 ? m.engines[D.task_engine[i]] : tx("none");
+    const lines = [tx("task {}: {}  ({})", D.task_task[i], taskLabel(D, i), m.kinds[D.task_ckind[i]]),
+      tx("{} · engine {} · NPU {}", L(s[0]), eng, D.task_device[i]),
+      tx("submitted {}", fmtTime(D.task_submit[i])) + (Number.isNaN(st) ? tx(", not started") : tx(", ran {} → ", fmtTime(st)) +
+        (Number.isNaN(e) ? tx("(unfinished)") : `${fmtTime(e)}  (${fmtTime(e - st)})`))];
     const extra = [];
     if (D.task_nbytes[i]) extra.push(`${fmtSize(D.task_nbytes[i])}`);
-    if (D.task_block_dim[i]) extra.push(`block dim ${D.task_block_dim[i]}, ${D.task_cores[i]} cores`);
+    if (D.task_block_dim[i]) extra.push(tx("block dim {}, {} cores", D.task_block_dim[i], D.task_cores[i]));
     if (D.task_event[i] >= 0) extra.push(m.strings[D.task_event[i]]);
-    if (D.task_status[i]) extra.push(`failed with ${D.task_status[i]}`);
+    if (D.task_status[i]) extra.push(tx("failed with {}", D.task_status[i]));
     if (extra.length) lines.push(extra.join(" · "));
     const c = D.task_call[i];
-    if (c >= 0) lines.push(`submitted by ${m.strings[D.call_name[c]]} (call ${D.call_seq[c]}) on ${m.rows.logical[D.call_row[c]][0]}` + (D.args[c] ? `: ${D.args[c]}` : ""));
+    if (c >= 0) lines.push(tx("submitted by {} (call {}) on {}", m.strings[D.call_name[c]], D.call_seq[c], L(m.rows.logical[D.call_row[c]][0])) + (D.args[c] ? `: ${D.args[c]}` : ""));
     return lines;
   }
   function showTip(h, x, y) {
@@ -639,7 +667,7 @@ function render({ model, el: root }) {
     if (key !== hoverKey) {
       hoverKey = key;
       const lines = h.type === "task" ? taskText(h.i) : h.type === "call" ? callText(h.i) :
-        [`callback ${D.meta.strings[D.cb_name[h.i]]}`, `${fmtTime(D.cb_start[h.i])} → ${fmtTime(D.cb_end[h.i])}`];
+        [tx("callback {}", D.meta.strings[D.cb_name[h.i]]), `${fmtTime(D.cb_start[h.i])} → ${fmtTime(D.cb_end[h.i])}`];
       tip.textContent = lines.join("\n");
       tip.dataset.kind = h.type;
     }
@@ -648,10 +676,10 @@ function render({ model, el: root }) {
   }
   function showDetails() {
     if (selected < 0) { details.textContent = ""; return; }
-    const r = related(selected), name = (i) => `task ${D.task_task[i]} ${taskLabel(D, i)} (${D.meta.streams[D.task_stream[i]][0]})`;
+    const r = related(selected), name = (i) => tx("task {} {} ({})", D.task_task[i], taskLabel(D, i), L(D.meta.streams[D.task_stream[i]][0]));
     const lines = taskText(selected);
-    lines.push("waited for: " + (r.before.map(([i, how]) => `${name(i)} by ${how}`).join("; ") || "nothing"));
-    lines.push("waited on by: " + (r.after.map(([i, how]) => `${name(i)} by ${how}`).join("; ") || "nothing"));
+    lines.push(tx("waited for: {}", r.before.map(([i, how]) => tx("{} by {}", name(i), how)).join("; ") || tx("nothing")));
+    lines.push(tx("waited on by: {}", r.after.map(([i, how]) => tx("{} by {}", name(i), how)).join("; ") || tx("nothing")));
     details.textContent = lines.join("\n");
   }
 
@@ -699,10 +727,10 @@ function render({ model, el: root }) {
     if (!hitB) { tip.style.display = "none"; return; }
     const i = hitB[4], [label, policy, owner] = D.meta.block_labels[i];
     const fr = D.mem_freed[i], fc = D.mem_free_called[i];
-    tip.textContent = [`${label}: ${fmtSize(D.mem_size[i])} at +${fmtSize(D.mem_offset[i])}`,
-      `reserved ${fmtSize(D.mem_reserved[i])}, ${policy}` + (owner ? `, owned by ${owner}` : ""),
-      `allocated ${fmtTime(D.mem_allocated[i])}` + (Number.isNaN(fc) ? "" : `, free asked ${fmtTime(fc)}`) +
-        (Number.isNaN(fr) ? "" : `, freed ${fmtTime(fr)}`)].join("\n");
+    tip.textContent = [tx("{}: {} at +{}", L(label), fmtSize(D.mem_size[i]), fmtSize(D.mem_offset[i])),
+      tx("reserved {}, {}", fmtSize(D.mem_reserved[i]), L(policy)) + (owner ? tx(", owned by {}", L(owner)) : ""),
+      tx("allocated {}", fmtTime(D.mem_allocated[i])) + (Number.isNaN(fc) ? "" : tx(", free asked {}", fmtTime(fc))) +
+        (Number.isNaN(fr) ? "" : tx(", freed {}", fmtTime(fr)))].join("\n");
     tip.dataset.kind = "block"; hoverKey = "";
     tip.style.display = "block";
     tip.style.left = `${Math.min(ev.offsetX + 12, width - 360)}px`;

@@ -409,3 +409,42 @@ def test_the_browser_timeline_of_100k_tasks_stays_responsive(lab):
             assert max(draws) < 150, draws
         finally:
             browser.close()
+
+
+def test_the_browser_dashboard_speaks_chinese_and_its_queue_text_is_the_kernels(lab):
+    """Under sandbox.set_language("zh") the browser side takes the views' catalogue sent with
+    the data: Chinese buttons, titles and queue text, and at the end of the trace the panel's
+    queue text is the kernel's ``queues_text()`` word for word (views.js mirrors
+    sandbox.viz.summary in Chinese as in English)."""
+    base, _tmp, root = lab
+    nb = json.loads((root / "dashboard.ipynb").read_text())
+    nb["cells"][0]["source"] = 'import sandbox\nsandbox.set_language("zh")\n' + PROGRAM
+    nb["cells"][0]["outputs"] = []
+    nb["cells"][1]["outputs"] = []
+    nb["metadata"].pop("widgets", None)
+    (root / "zh.ipynb").write_text(json.dumps(nb))
+    with sync_api.sync_playwright() as p:
+        browser, page = _open(p, base, "zh.ipynb?reset")
+        try:
+            _run_cell(page)
+            page.wait_for_selector("canvas.sbx-gantt-canvas")
+            page.wait_for_function("document.querySelector('.sbx-dash').dataset.frames >= 1")
+            assert page.locator(".sbx-play").inner_text().strip() == "▶ 播放"
+            assert page.locator(".sbx-view-logical").inner_text().strip() == "每条流一行"
+            queues = page.locator("pre.sandbox-queues")
+            assert "时的流队列" in queues.inner_text().splitlines()[0]
+            assert page.locator(".sbx-mem-title").inner_text().endswith("时的设备内存")
+            _latency(page, "End")
+            sync_api.expect(page.locator(".sbx-why")).to_have_text("trace 末尾")
+            browser_queues, clock = queues.inner_text(), page.locator(".sbx-clock").inner_text()
+            assert " / " in clock and "运行 无" in browser_queues
+            _shot(page, "chinese")
+            time.sleep(0.5)
+            ask = page.locator(".jp-Cell").nth(1)
+            ask.locator(".jp-InputArea-editor").click()
+            page.keyboard.press("Control+Enter")
+            answer = ask.locator(".jp-OutputArea-output")
+            sync_api.expect(answer).to_contain_text("时的流队列")
+            assert answer.inner_text().strip() == f"{clock}\n{browser_queues}".strip()
+        finally:
+            browser.close()
