@@ -552,3 +552,22 @@ def reduce_async(
     if dst == 0 or src == 0:
         fail(ACL_ERROR_INVALID_PARAM, f"{'dst' if dst == 0 else 'src'} must not be a null pointer")
     return reduce.reduce_async(m, th, dst, src, count, kind, data_type, stream)
+
+
+# -- stream stop, abort and state callbacks ----------------------------------------------------------------
+@api("aclrtStreamStop")
+def stream_stop(m, th, stream: handle) -> None:
+    """Stop the stream's running task; the tasks after it wait (see core/streams.py ``stop``)."""
+    return streams.stop(m, th, stream)
+
+
+@api("aclrtStreamAbort")
+def stream_abort(m, th, stream: handle) -> None:
+    """Stop the running task and discard the stream's other tasks; the stream stays usable."""
+    return streams.abort(m, th, stream)
+
+
+@api("aclrtRegStreamStateCallback", trace=("reg_name", "callback"))
+def reg_stream_state_callback(m, th, reg_name, callback: callback, args=None) -> None:
+    """Call ``callback(stream, state, args)`` as each stream is made (1) and before it goes (2); None unregisters."""
+    return streams.reg_state_callback(m, th, reg_name, callback, args)
