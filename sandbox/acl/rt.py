@@ -571,3 +571,21 @@ def stream_abort(m, th, stream: handle) -> None:
 def reg_stream_state_callback(m, th, reg_name, callback: callback, args=None) -> None:
     """Call ``callback(stream, state, args)`` as each stream is made (1) and before it goes (2); None unregisters."""
     return streams.reg_state_callback(m, th, reg_name, callback, args)
+
+
+# -- events with flags (Ex events; EXTERNAL record/wait across a capture) ----------------------------------
+@api("aclrtCreateEventExWithFlag", cost="create_event", defaults=(0,))
+def create_event_ex_with_flag(m, th, flag: int):
+    return events.create(m, th, flag, ex=True)
+
+
+@api("aclrtRecordEventWithFlag", cost="event_record")
+def record_event_with_flag(m, th, event: handle, stream: handle, flag: int) -> None:
+    """ACL_EVENT_RECORD_EXTERNAL: a record captured into a graph that each replay makes on the event itself."""
+    return events.record(m, th, event, stream, flag)
+
+
+@api("aclrtStreamWaitEventWithFlag", cost="stream_wait_event")
+def stream_wait_event_with_flag(m, th, stream: handle, event: handle, timeout: int, flag: int) -> None:
+    """ACL_EVENT_WAIT_EXTERNAL (timeout 0): a wait captured into a graph for the event's record at each replay."""
+    return events.stream_wait(m, th, stream, event, flag, timeout)

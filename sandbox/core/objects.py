@@ -143,5 +143,6 @@ class Event:
         self.device = context.device
         self.flags = flags
         self.plain = plain                # aclrtCreateEvent (not ...WithFlag)
+        self.ex = False                   # aclrtCreateEventExWithFlag: a "new mode" event
         self.record_task: Task | None = None  # the snapshot of the last record, or None
         self.alive = True
