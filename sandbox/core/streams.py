@@ -195,13 +195,19 @@ def get_flags(m: Machine, th: HostThread, handle) -> int:
 
 
 class StreamConfigs:
-    """aclrtStreamConfigHandle objects (src/acl/aclrt_c/runtime/stream.c): plain host records
-    of a flag, a priority and a work buffer (kept, not used: the sandbox's streams need no
-    work memory), read by aclrtCreateStreamV2."""
+    """aclrtStreamConfigHandle objects: plain host records of a flag, a priority and a work buffer
+    (kept, not used: the sandbox's streams need no work memory), read by aclrtCreateStreamV2.
 
-    # attr -> (name, the value size the acl layer requires: uint32_t for the priority, else 8)
-    ATTRS = {C.ACL_RT_STREAM_WORK_ADDR_PTR: ("work_ptr", 8), C.ACL_RT_STREAM_WORK_SIZE: ("work_size", 8),
-             C.ACL_RT_STREAM_FLAG: ("flag", 8), C.ACL_RT_STREAM_PRIORITY: ("priority", 4)}
+    The four calls exist only in libascendcl_c (src/acl/aclrt_c/runtime/stream.c, built for Linux
+    and LiteOS, aclrt_c/CMakeLists.txt:24,76); the standard libascendcl (aclrt_impl) exports none,
+    so there the official sample stream/3_stream_config_query finds no symbol and skips.  Its
+    SetStreamFlag (stream.c:68-79) wants sizeof(size_t), the sample passes sizeof(uint32_t) and its
+    README shows success: true where size_t has 4 bytes.  Sandbox choice: the flag's size may be
+    4 (uint32_t, the flag's type in aclrtCreateStreamWithConfig and aclrtStreamGetFlags) or 8."""
+
+    # attr -> (name, the value sizes the acl layer takes: uint32_t for the priority, else 8)
+    ATTRS = {C.ACL_RT_STREAM_WORK_ADDR_PTR: ("work_ptr", (8,)), C.ACL_RT_STREAM_WORK_SIZE: ("work_size", (8,)),
+             C.ACL_RT_STREAM_FLAG: ("flag", (4, 8)), C.ACL_RT_STREAM_PRIORITY: ("priority", (4,))}
 
     def __init__(self, m):
         self.handles: dict[int, dict] = {}
@@ -228,16 +234,16 @@ def destroy_config(m: Machine, th: HostThread, handle) -> None:
 
 def set_config_opt(m: Machine, th: HostThread, handle, attr: int, value, value_size: int) -> None:
     """aclrtSetStreamConfigOpt: null handle or value, an attr outside 0..3, a value size other
-    than the C type's (priority: 4, the others: 8) or a priority above 7 -> 100000."""
+    than the C type's (priority: 4, the flag: 4 or 8, the others: 8) or a priority above 7 -> 100000."""
     config = m.feature(StreamConfigs).get(handle)
     if value is None:
         fail(ACL_ERROR_INVALID_PARAM, "aclrtSetStreamConfigOpt: attrValue is null")
     if attr not in StreamConfigs.ATTRS:
         fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetStreamConfigOpt: attr {attr} is not an aclrtStreamConfigAttr (0..3)")
     name, need = StreamConfigs.ATTRS[attr]
-    if value_size != need:
+    if value_size not in need:
         fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetStreamConfigOpt: valueSize {value_size} is invalid for {name}, "
-             f"it should be {need}")
+             f"it should be {' or '.join(map(str, need))}")
     value = int(value)
     if name == "priority" and not 0 <= value <= LOWEST_PRIORITY:
         fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetStreamConfigOpt: priority {value} is invalid, it should be in [0, 7]")
