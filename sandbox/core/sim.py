@@ -111,9 +111,9 @@ class Simulator:
         for task in stream.queue:
             task.status = code
         held, stream.held, stream.stopped = stream.held, None, False
-        if held is not None:                      # aclrtStreamStop held it back: it goes now
+        if held is not None:                      # aclrtStreamStop held the head back: it goes now
             self._ready(held)
-        if not stream.queue:
+        if held is not None or not stream.queue:
             return
         head = stream.queue[0]
         dep = head.waits_on

@@ -68,46 +68,35 @@ def destroy_force(m: Machine, th: HostThread, handle) -> None:
     m.retire_stream(stream, th.clock)
 
 
-def _clearable(m: Machine, th: HostThread, handle, api: str):
-    if not m.profile.stream_abort_supported:         # api_impl.cc:7576 (stars only), context.cc:2793
-        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{api} is not supported on {m.profile.soc_name}")
-    return m.stream(th, handle, api=api)             # another context's stream: 107003 (api_impl.cc:7583, 7607)
-
-
 def stop(m: Machine, th: HostThread, handle) -> None:
-    """aclrtStreamStop (acl_rt.h:5416, docs 06_stream_management.md; api_c.cc:4178 -> api_error.cc:6593
-    -> api_impl.cc:7600 StreamClear(RT_STREAM_STOP)): "only stops the running task, does not clean
-    the tasks".  Null (the docs: no default stream) -> 107000; not A2/A3 -> 207000.  Sandbox model:
-    the running task ends now with 507000 ACL_ERROR_RT_INTERNAL_ERROR without its effect, the
-    tasks after it stay on the stream and do not start, and a synchronize of the stream returns
-    507000 at once (the code the official sample's README shows after a stop) until
-    aclrtStreamAbort discards them (the stream is then usable again) or aclrtDestroyStreamForce."""
-    if handle == 0 or handle is None:
-        fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtStreamStop: the stream must not be null (the default stream "
-             "cannot be stopped)")
-    stream = _clearable(m, th, handle, "aclrtStreamStop")
+    """aclrtStreamStop (acl_rt.h:5416; api_error.cc:6593 null -> 107000; api_impl.cc:7600 StreamClear
+    STOP: "only stops the running task, does not clean the tasks"; docs 06: A2/A3 only, else 207000;
+    another context's stream 107003).  Sandbox model: the running task ends now with 507000, the
+    tasks after it wait, and a synchronize of the stream is 507000 at once (the code the official
+    sample's README shows) until aclrtStreamAbort (the stream is usable again) or a forced destroy."""
+    if not m.profile.stream_abort_supported or handle == 0 or handle is None:
+        fail(ACL_ERROR_RT_PARAM_INVALID if m.profile.stream_abort_supported else ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+             f"aclrtStreamStop: needs a created stream (not the default one) on A2/A3 ({m.profile.soc_name})")
+    stream = m.stream(th, handle, api="aclrtStreamStop")
     m.settle()
     m.sim.stop(stream, ACL_ERROR_RT_INTERNAL_ERROR, th.clock)
 
 
 def abort(m: Machine, th: HostThread, handle) -> None:
-    """aclrtStreamAbort (acl_rt.h:3483, docs 06_stream_management.md; api_c_stream.cc:642 ->
-    api_error.cc:6600, null is the current default stream -> context.cc:2781 StreamAbort): the
-    running task stops, the tasks not run are discarded; each ends with 107023
-    ACL_ERROR_RT_STREAM_ABORT (the trace's status), the next synchronize of the stream returns
-    107023 if any was, and the stream is back to normal afterwards (context.cc:2853
-    SetAbortStatus(NONE)).  Not A2/A3 -> 207000.  The call returns once the stream is empty."""
-    stream = _clearable(m, th, handle, "aclrtStreamAbort")
+    """aclrtStreamAbort (acl_rt.h:3483; api_error.cc:6600: null is the default stream; context.cc:2781-2860,
+    A2/A3 only): the running task stops and the others are discarded, each ending with 107023 (their
+    status in the trace), which the next synchronize of the stream returns; then the stream is normal."""
+    if not m.profile.stream_abort_supported:
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"aclrtStreamAbort is not supported on {m.profile.soc_name}")
+    stream = m.stream(th, handle, api="aclrtStreamAbort")
     m.settle()
     if stream.queue:
-        stream.pending_error = ACL_ERROR_RT_STREAM_ABORT
-        stream.pending_message = f"stream {stream.stream_id} was aborted (aclrtStreamAbort): its tasks did not run"
+        stream.pending_error, stream.pending_message = ACL_ERROR_RT_STREAM_ABORT, "the stream was aborted"
     m.sim.drop(stream, ACL_ERROR_RT_STREAM_ABORT, th.clock, stop=True)
-    m.block_until(th, lambda: stream.idle, f"aborting stream {stream.stream_id}")
+    m.block_until(th, lambda: stream.idle, f"aborting stream {stream.stream_id}", learns=(stream,))
 
 
 def synchronize(m: Machine, th: HostThread, handle) -> None:
-    """A stream stopped by aclrtStreamStop: 507000 at once (see ``stop``)."""
     stream = m.stream(th, handle, check_context=False)
     if stream.stopped:
         fail(ACL_ERROR_RT_INTERNAL_ERROR, f"stream {stream.stream_id} was stopped (aclrtStreamStop): its tasks "
@@ -143,36 +132,31 @@ def set_failure_mode(m: Machine, th: HostThread, handle, mode: int) -> None:
 
 
 class StreamStates:
-    """aclrtRegStreamStateCallback (acl_rt.h:5362, docs 06_stream_management.md; callback.cpp:214 ->
-    api_c.cc:4145 -> api_error.cc:6707: a null name is 107000 -> stream_state_callback_manager.cc:22):
-    one callback per name, a name registered twice 107000, None unregisters (any name).  Every
-    default and created stream fires each callback, in name order (manager .cc:55), with (stream,
-    state, args): ACL_RT_STREAM_STATE_CREATE_POST once made (stream.cc:809), DESTROY_PRE before it
-    goes (context.cc:99), on the calling thread inside the call.  It is user code (core/usercode.py):
-    what it raises is text in its CallbackRun record (kind "stream_state"), the call goes on."""
+    """aclrtRegStreamStateCallback (acl_rt.h:5362; api_error.cc:6707; stream_state_callback_manager.cc:22-91):
+    a name not a string, or registered twice: 107000; None unregisters.  Every default and created
+    stream calls each, in name order, with (stream, state, args): 1 CREATE_POST once made (stream.cc:809),
+    2 DESTROY_PRE before it goes (context.cc:99), on the calling thread.  As user code (core/usercode.py)
+    what it raises is text in its CallbackRun record (kind "stream_state")."""
 
     def __init__(self, m):
         self.m, self.callbacks = m, {}
         m.hooks.add("stream_state", self.notify)
 
     def notify(self, stream, state: int) -> None:
-        m = self.m
-        th = m.current_thread()
+        th = self.m.current_thread()
         for name, (fn, args) in sorted(self.callbacks.items()):
-            start, th.clock = th.clock, th.clock + m.profile.host_costs.default
-            error = usercode.run(m, "callback", th.tid, fn, stream.handle, state, args)
-            m.log.append(T.CallbackRun(start, th.clock, th.tid, 0, "stream_state", name, False, error))
+            start, th.clock = th.clock, th.clock + self.m.profile.host_costs.default
+            error = usercode.run(self.m, "callback", th.tid, fn, stream.handle, state, args)
+            self.m.log.append(T.CallbackRun(start, th.clock, th.tid, 0, "stream_state", name, False, error))
 
 
 def reg_state_callback(m: Machine, th: HostThread, name, fn, args) -> None:
-    if not isinstance(name, str):
-        fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtRegStreamStateCallback: regName must be a string, got {describe(name)}")
+    callbacks = m.feature(StreamStates).callbacks
+    if not isinstance(name, str) or fn is not None and name in callbacks:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtRegStreamStateCallback: regName {describe(name)} is not a string, "
+             "or already registered (unregister it first: callback None)")
     if fn is not None and not callable(fn):
         fail(ACL_ERROR_INVALID_PARAM, f"callback must be a function (or None to unregister), got {describe(fn)}")
-    callbacks = m.feature(StreamStates).callbacks
-    if fn is not None and name in callbacks:
-        fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtRegStreamStateCallback: the name {name!r} is already registered; "
-             "unregister it first (callback None)")
     if fn is None:
         callbacks.pop(name, None)
     else:
@@ -198,12 +182,10 @@ class StreamConfigs:
     """aclrtStreamConfigHandle objects: plain host records of a flag, a priority and a work buffer
     (kept, not used: the sandbox's streams need no work memory), read by aclrtCreateStreamV2.
 
-    The four calls exist only in libascendcl_c (src/acl/aclrt_c/runtime/stream.c, built for Linux
-    and LiteOS, aclrt_c/CMakeLists.txt:24,76); the standard libascendcl (aclrt_impl) exports none,
-    so there the official sample stream/3_stream_config_query finds no symbol and skips.  Its
-    SetStreamFlag (stream.c:68-79) wants sizeof(size_t), the sample passes sizeof(uint32_t) and its
-    README shows success: true where size_t has 4 bytes.  Sandbox choice: the flag's size may be
-    4 (uint32_t, the flag's type in aclrtCreateStreamWithConfig and aclrtStreamGetFlags) or 8."""
+    Only libascendcl_c has the calls (src/acl/aclrt_c/runtime/stream.c, for Linux and LiteOS; aclrt_impl
+    exports none, so there the sample stream/3_stream_config_query skips).  Its SetStreamFlag wants
+    sizeof(size_t) (stream.c:68-79); the sample passes sizeof(uint32_t) and its README shows success,
+    as where size_t has 4 bytes.  Sandbox choice: the flag takes 4 (its C type elsewhere) or 8."""
 
     # attr -> (name, the value sizes the acl layer takes: uint32_t for the priority, else 8)
     ATTRS = {C.ACL_RT_STREAM_WORK_ADDR_PTR: ("work_ptr", (8,)), C.ACL_RT_STREAM_WORK_SIZE: ("work_size", (8,)),
