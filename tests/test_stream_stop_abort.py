@@ -134,7 +134,9 @@ def test_the_state_callback_runs_after_each_stream_is_made_and_before_it_goes(ma
     acl.rt.set_device(0)  # the default stream
     stream, _ = acl.rt.create_stream()
     acl.rt.destroy_stream(stream)
-    assert [st for _, st, _ in seen] == [acl.ACL_RT_STREAM_STATE_CREATE_POST] * 2 + [acl.ACL_RT_STREAM_STATE_DESTROY_PRE]
+    assert [st for _, st, _ in seen] == [acl.ACL_RT_STREAM_STATE_CREATE_POST] * 2 + [
+        acl.ACL_RT_STREAM_STATE_DESTROY_PRE
+    ]
     assert seen[1] == (stream, 1, "tag") and seen[2] == (stream, 2, "tag")
     assert acl.rt.reset_device(0) == 0
     assert seen[-1][1] == acl.ACL_RT_STREAM_STATE_DESTROY_PRE  # the default stream goes with the device

@@ -135,23 +135,23 @@ class StreamStates:
     """aclrtRegStreamStateCallback (acl_rt.h:5362; api_error.cc:6707; stream_state_callback_manager.cc:22-91):
     a name not a string, or registered twice: 107000; None unregisters.  Every default and created
     stream calls each, in name order, with (stream, state, args): 1 CREATE_POST once made (stream.cc:809),
-    2 DESTROY_PRE before it goes (context.cc:99), on the calling thread.  As user code (core/usercode.py)
-    what it raises is text in its CallbackRun record (kind "stream_state")."""
+    2 DESTROY_PRE before it goes (context.cc:99), on the calling thread; one registry per process.
+    As user code (core/usercode.py) what it raises is text in its CallbackRun record (kind "stream_state")."""
 
     def __init__(self, m):
-        self.m, self.callbacks = m, {}
+        self.m, self.callbacks = m, {}          # pid -> name -> (fn, args): one registry per process
         m.hooks.add("stream_state", self.notify)
 
     def notify(self, stream, state: int) -> None:
         th = self.m.current_thread()
-        for name, (fn, args) in sorted(self.callbacks.items()):
+        for name, (fn, args) in sorted(self.callbacks.get(stream.context.process.pid, {}).items()):
             start, th.clock = th.clock, th.clock + self.m.profile.host_costs.default
             error = usercode.run(self.m, "callback", th.tid, fn, stream.handle, state, args)
             self.m.log.append(T.CallbackRun(start, th.clock, th.tid, 0, "stream_state", name, False, error))
 
 
 def reg_state_callback(m: Machine, th: HostThread, name, fn, args) -> None:
-    callbacks = m.feature(StreamStates).callbacks
+    callbacks = m.feature(StreamStates).callbacks.setdefault(th.process.pid, {})
     if not isinstance(name, str) or fn is not None and name in callbacks:
         fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtRegStreamStateCallback: regName {describe(name)} is not a string, "
              "or already registered (unregister it first: callback None)")
