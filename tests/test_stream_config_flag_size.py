@@ -1,4 +1,4 @@
-"""aclrtSetStreamConfigOpt's value size for ACL_RT_STREAM_FLAG (core/streams.py, StreamConfigs)."""
+"""aclrtSetStreamConfigOpt's value size for ACL_RT_STREAM_FLAG (acl/_stream_config.py)."""
 
 from __future__ import annotations
 

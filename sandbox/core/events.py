@@ -40,9 +40,8 @@ KNOWN_FLAGS = (C.ACL_EVENT_SYNC | C.ACL_EVENT_CAPTURE_STREAM_PROGRESS | C.ACL_EV
 
 
 def create(m: Machine, th: HostThread, flags: int | None, ex: bool = False) -> int:
-    """``ex``: aclrtCreateEventExWithFlag (event.cpp:58 -> api_error.cc:1653-1674): EXTERNAL, IPC or
-    DEVICE_USE_ONLY with another flag, no bit of SYNC|CAPTURE_STREAM_PROGRESS|TIME_LINE|IPC, or a
-    flag above them: 107000; a "new mode" event (api_impl.cc:2072), refused by aclrtResetEvent."""
+    """``ex``: aclrtCreateEventExWithFlag (api_error.cc:1653-1674): not an OR of SYNC, CAPTURE_STREAM_PROGRESS,
+    TIME_LINE, or IPC alone: 107000; a "new mode" event (api_impl.cc:2072), refused by aclrtResetEvent."""
     ctx = m.current_context(th)
     if ex and (flags & ~_EX_FLAGS or not flags & _EX_FLAGS or flags & C.ACL_EVENT_IPC and flags != C.ACL_EVENT_IPC):
         fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtCreateEventExWithFlag: flag {flags:#x} is invalid: an OR of "
@@ -76,38 +75,30 @@ def _event_and_stream(m: Machine, th: HostThread, handle, stream_handle, api: st
     return ev, stream
 
 
-def _external(stream, flag: int, api: str, external: int) -> tuple:
-    """aclrtRecordEventWithFlag / aclrtStreamWaitEventWithFlag (event.cpp:96, stream.cpp:239): a
-    flag other than DEFAULT (0) or EXTERNAL (1) is 100000; EXTERNAL off a capture is 107029
-    (api_impl.cc:1612, 2155): the task is captured, and each replay records or waits for the
-    event itself (core/graph.py)."""
-    if flag not in (0, external):
-        fail(ACL_ERROR_INVALID_PARAM, f"{api}: flag {flag!r} must be 0 (DEFAULT) or {external} (EXTERNAL)")
-    if flag and stream.capture is None:
+def _external(stream, external: bool, api: str) -> tuple:
+    """EXTERNAL record/wait (WithFlag; acl/rt.py checks the flag): off a capture 107029 (api_impl.cc:1612,
+    2155); else the task is captured and each replay records, or waits for, the event itself (core/graph.py)."""
+    if external and stream.capture is None:
         fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED, f"{api}: stream {stream.stream_id} is not capturing; the EXTERNAL "
              "flag is for a capture (aclmdlRICaptureBegin) that syncs with work outside it")
-    return (("external", 1),) if flag else ()
+    return (("external", 1),) if external else ()
 
 
-def record(m: Machine, th: HostThread, handle, stream_handle, flag: int = 0) -> None:
+def record(m: Machine, th: HostThread, handle, stream_handle, external: bool = False) -> None:
     ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtRecordEvent")
-    detail = _external(stream, flag, "aclrtRecordEventWithFlag", C.ACL_EVENT_RECORD_EXTERNAL)
+    detail = _external(stream, external, "aclrtRecordEventWithFlag")
     task = m.submit(th, stream, Task.new("event_record", "EVENT_RECORD", event=ev, detail=detail))
-    if not detail:
+    if not external:
         ev.record_task = task
 
 
-def stream_wait(m: Machine, th: HostThread, stream_handle, handle, flag: int = 0, timeout: int = 0) -> None:
-    """aclrtStreamWaitEventWithFlag's timeout: EXTERNAL needs 0, else 100000 (stream.cpp:247-250);
-    with DEFAULT it is accepted, the sandbox's device-side waits never time out."""
-    if flag == C.ACL_EVENT_WAIT_EXTERNAL and timeout:
-        fail(ACL_ERROR_INVALID_PARAM, f"aclrtStreamWaitEventWithFlag: timeout {timeout} must be 0 with EXTERNAL")
+def stream_wait(m: Machine, th: HostThread, stream_handle, handle, external: bool = False) -> None:
     ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtStreamWaitEvent")
-    detail = _external(stream, flag, "aclrtStreamWaitEventWithFlag", C.ACL_EVENT_WAIT_EXTERNAL)
+    detail = _external(stream, external, "aclrtStreamWaitEventWithFlag")
     if not ev.plain and not ev.flags & C.ACL_EVENT_SYNC:
         fail(ACL_ERROR_INVALID_PARAM, "this event was created without ACL_EVENT_SYNC, so streams cannot wait on it")
-    m.submit(th, stream, Task.new("event_wait", "EVENT_WAIT", waits_on=None if detail else ev.record_task, event=ev,
-                                  detail=detail))
+    m.submit(th, stream, Task.new("event_wait", "EVENT_WAIT", waits_on=None if external else ev.record_task,
+                                  event=ev, detail=detail))
 
 
 _WAITABLE = C.ACL_EVENT_SYNC | C.ACL_EVENT_EXTERNAL | C.ACL_EVENT_IPC

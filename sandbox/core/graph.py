@@ -36,11 +36,8 @@ Rules (RT-DG 04-01/04-02, RT-API 15, RT-FAQ ACLGraph, RT-DES aclgraph.md, RT-SRC
 * Executing an RI that is still capturing: 107026; destroying it while a launch has
   tasks not finished: 107037.  Launches of one RI run one after the other, whatever the
   stream (RT-API 15).
-* External events (aclrtRecordEventWithFlag / aclrtStreamWaitEventWithFlag with the EXTERNAL flag,
-  core/events.py; sample model_ri/4_model_sync_external; api_impl_capture_event.cc:110-118 captures
-  a plain record/wait of the event itself): each launch's replayed record is the event's new
-  record, and its replayed wait waits for the event's record as of the launch, so a graph and
-  eager work (or another graph) order each other, hazards included.
+* EXTERNAL record/wait (core/events.py; api_impl_capture_event.cc:110-118 captures the event itself):
+  a replayed record is the event's new record, a replayed wait waits for its record as of the launch.
 * aclmdlRIExecute (the blocking form) is documented as not usable with captured RIs: 207000.
 
 Choices where the documents are silent are marked "sandbox choice" below.

@@ -105,9 +105,8 @@ class Simulator:
         self._start_waiting(engine)
 
     def drop(self, stream, code: int, t: int, stop: bool = False) -> None:
-        """aclrtDestroyStreamForce, aclrtStreamAbort: the stream's tasks that have not started
-        never run; each finishes at once with ``code`` and without its effect.  A running task
-        runs to its end, unless ``stop`` (abort; not a peer copy, whose shared link says when it ends)."""
+        """aclrtDestroyStreamForce, aclrtStreamAbort (``stop``): the tasks not started never run, each
+        ends at once with ``code`` without its effect; a running one runs on unless ``stop`` (not a peer copy)."""
         for task in stream.queue:
             task.status = code
         held, stream.held, stream.stopped = stream.held, None, False
@@ -135,8 +134,7 @@ class Simulator:
             head.status = 0                       # it started: it runs to its end
 
     def stop(self, stream, code: int, t: int) -> None:
-        """aclrtStreamStop: the stream's running task (not a peer copy) ends now with ``code``;
-        the tasks after it are held back until ``drop``."""
+        """aclrtStreamStop: the running task (not a peer copy) ends now with ``code``; the next waits for ``drop``."""
         stream.stopped = True
         head = stream.queue[0] if stream.queue else None
         engine = head.engine if head is not None and head.ready_t >= 0 else None

@@ -69,11 +69,10 @@ def destroy_force(m: Machine, th: HostThread, handle) -> None:
 
 
 def stop(m: Machine, th: HostThread, handle) -> None:
-    """aclrtStreamStop (acl_rt.h:5416; api_error.cc:6593 null -> 107000; api_impl.cc:7600 StreamClear
-    STOP: "only stops the running task, does not clean the tasks"; docs 06: A2/A3 only, else 207000;
-    another context's stream 107003).  Sandbox model: the running task ends now with 507000, the
-    tasks after it wait, and a synchronize of the stream is 507000 at once (the code the official
-    sample's README shows) until aclrtStreamAbort (the stream is usable again) or a forced destroy."""
+    """aclrtStreamStop (api_error.cc:6593 null 107000; api_impl.cc:7566-7600, docs 06: A2/A3 only, 207000;
+    "stops the running task, does not clean the tasks").  Sandbox model: the running task ends now with
+    507000, the rest wait, and a synchronize of the stream is 507000 (as the official sample's README
+    shows) until aclrtStreamAbort (the stream is usable again) or aclrtDestroyStreamForce."""
     if not m.profile.stream_abort_supported or handle == 0 or handle is None:
         fail(ACL_ERROR_RT_PARAM_INVALID if m.profile.stream_abort_supported else ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
              f"aclrtStreamStop: needs a created stream (not the default one) on A2/A3 ({m.profile.soc_name})")
@@ -176,63 +175,3 @@ def get_flags(m: Machine, th: HostThread, handle) -> int:
     """aclrtStreamGetFlags (RT-API 06): the flags the stream was created with; the default
     stream's vary by product, the sandbox's are 0."""
     return m.stream(th, handle, check_context=False).flags
-
-
-class StreamConfigs:
-    """aclrtStreamConfigHandle objects: plain host records of a flag, a priority and a work buffer
-    (kept, not used: the sandbox's streams need no work memory), read by aclrtCreateStreamV2.
-
-    Only libascendcl_c has the calls (src/acl/aclrt_c/runtime/stream.c, for Linux and LiteOS; aclrt_impl
-    exports none, so there the sample stream/3_stream_config_query skips).  Its SetStreamFlag wants
-    sizeof(size_t) (stream.c:68-79); the sample passes sizeof(uint32_t) and its README shows success,
-    as where size_t has 4 bytes.  Sandbox choice: the flag takes 4 (its C type elsewhere) or 8."""
-
-    # attr -> (name, the value sizes the acl layer takes: uint32_t for the priority, else 8)
-    ATTRS = {C.ACL_RT_STREAM_WORK_ADDR_PTR: ("work_ptr", (8,)), C.ACL_RT_STREAM_WORK_SIZE: ("work_size", (8,)),
-             C.ACL_RT_STREAM_FLAG: ("flag", (4, 8)), C.ACL_RT_STREAM_PRIORITY: ("priority", (4,))}
-
-    def __init__(self, m):
-        self.handles: dict[int, dict] = {}
-
-    def get(self, handle) -> dict:
-        config = self.handles.get(handle) if handle else None
-        if config is None:
-            fail(ACL_ERROR_INVALID_PARAM, f"{handle!r} is not a live aclrtStreamConfigHandle "
-                 "(make one with aclrtCreateStreamConfigHandle)")
-        return config
-
-
-def create_config(m: Machine, th: HostThread) -> int:
-    handle = m.new_handle()
-    m.feature(StreamConfigs).handles[handle] = dict(work_ptr=0, work_size=0, flag=0, priority=0)
-    return handle
-
-
-def destroy_config(m: Machine, th: HostThread, handle) -> None:
-    configs = m.feature(StreamConfigs)
-    configs.get(handle)
-    del configs.handles[handle]
-
-
-def set_config_opt(m: Machine, th: HostThread, handle, attr: int, value, value_size: int) -> None:
-    """aclrtSetStreamConfigOpt: null handle or value, an attr outside 0..3, a value size other
-    than the C type's (priority: 4, the flag: 4 or 8, the others: 8) or a priority above 7 -> 100000."""
-    config = m.feature(StreamConfigs).get(handle)
-    if value is None:
-        fail(ACL_ERROR_INVALID_PARAM, "aclrtSetStreamConfigOpt: attrValue is null")
-    if attr not in StreamConfigs.ATTRS:
-        fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetStreamConfigOpt: attr {attr} is not an aclrtStreamConfigAttr (0..3)")
-    name, need = StreamConfigs.ATTRS[attr]
-    if value_size not in need:
-        fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetStreamConfigOpt: valueSize {value_size} is invalid for {name}, "
-             f"it should be {' or '.join(map(str, need))}")
-    value = int(value)
-    if name == "priority" and not 0 <= value <= LOWEST_PRIORITY:
-        fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetStreamConfigOpt: priority {value} is invalid, it should be in [0, 7]")
-    config[name] = value
-
-
-def create_v2(m: Machine, th: HostThread, handle) -> int:
-    """aclrtCreateStreamV2: a stream with the config's flag and priority (a null config: both 0)."""
-    config = m.feature(StreamConfigs).get(handle) if handle else dict(flag=0, priority=0)
-    return create(m, th, config["priority"], config["flag"])

@@ -4,7 +4,7 @@ A stream config handle gets a flag (0) and a priority (0); aclrtCreateStreamV2 m
 it; its id, flags and priority are read back.  The C program looks the four config calls up with
 dlsym and skips when the runtime library does not export them; here they are looked up on acl.rt
 the same way.  It passes sizeof(uint32_t), 4, as the flag's value size: the sandbox takes 4 or
-8 for the flag (see sandbox/core/streams.py, StreamConfigs, for why).  The README's last line
+8 for the flag (see sandbox/acl/_stream_config.py for why).  The README's last line
 ("[SUCCESS] ... executed successfully.") is printed by the sample's run script, not by the program.
 """
 
