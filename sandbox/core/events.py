@@ -43,19 +43,20 @@ def create(m: Machine, th: HostThread, flags: int | None, ex: bool = False) -> i
     """``ex``: aclrtCreateEventExWithFlag (api_error.cc:1653-1674): not an OR of SYNC, CAPTURE_STREAM_PROGRESS,
     TIME_LINE, or IPC alone: 107000; a "new mode" event (api_impl.cc:2072), refused by aclrtResetEvent."""
     ctx = m.current_context(th)
-    if ex and (flags & ~_EX_FLAGS or not flags & _EX_FLAGS or flags & C.ACL_EVENT_IPC and flags != C.ACL_EVENT_IPC):
-        fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtCreateEventExWithFlag: flag {flags:#x} is invalid: an OR of "
+    bits = 0 if flags is None else flags
+    if ex and (bits & ~_EX_FLAGS or not bits & _EX_FLAGS or bits & C.ACL_EVENT_IPC and bits != C.ACL_EVENT_IPC):
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtCreateEventExWithFlag: flag {bits:#x} is invalid: an OR of "
              "ACL_EVENT_SYNC, ACL_EVENT_CAPTURE_STREAM_PROGRESS, ACL_EVENT_TIME_LINE, or ACL_EVENT_IPC alone")
-    if not ex and flags is not None and (flags <= 0 or flags & ~KNOWN_FLAGS):
+    if not ex and flags is not None and (bits <= 0 or bits & ~KNOWN_FLAGS):
         fail(ACL_ERROR_INVALID_PARAM, f"event flag {flags!r} is not a combination of ACL_EVENT_* flags")
-    if not ex and flags is not None and flags & C.ACL_EVENT_EXTERNAL and flags != C.ACL_EVENT_EXTERNAL:
+    if not ex and bits & C.ACL_EVENT_EXTERNAL and bits != C.ACL_EVENT_EXTERNAL:
         fail(ACL_ERROR_INVALID_PARAM, "ACL_EVENT_EXTERNAL cannot be combined with other flags")
     dev = m.devices[ctx.device]
     if dev.live_events >= m.profile.max_events:
         fail(ACL_ERROR_RT_NO_EVENT_RESOURCE,
              f"device {ctx.device} already has {dev.live_events} events, the most a "
              f"{m.profile.soc_name} allows ({m.profile.max_events})")
-    ev = Event(m.new_handle(), ctx, 0 if flags is None else flags, flags is None)
+    ev = Event(m.new_handle(), ctx, bits, flags is None)
     ev.ex = ex
     dev.live_events += 1
     ctx.events[ev.handle] = ev

@@ -137,8 +137,9 @@ class Simulator:
         """aclrtStreamStop: the running task (not a peer copy) ends now with ``code``; the next waits for ``drop``."""
         stream.stopped = True
         head = stream.queue[0] if stream.queue else None
-        engine = head.engine if head is not None and head.ready_t >= 0 else None
-        if engine is not None and not engine.shared and all(entry[3] is not head for entry in engine.waiting):
+        if head is None or head.ready_t < 0 or head.engine is None or head.engine.shared:
+            return                                # nothing running (or a peer copy: it runs on)
+        if all(entry[3] is not head for entry in head.engine.waiting):
             head.status = code
             self.reschedule(((head, t),))
 
