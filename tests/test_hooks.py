@@ -119,6 +119,7 @@ def test_a_machine_that_uses_no_feature_has_no_hook(device0):
         "task_fault": 0,
         "task_finished": 0,
         "process_ending": 0,
+        "stream_state": 0,
     }
     assert m.feature_in_use(PoolState) is None and m.feature_in_use(FaultState) is None
 

@@ -258,6 +258,7 @@ class Generator:
             (self.op_fault, 2),
             (self.op_misc, 2),
             (self.op_notify, 4),
+            (self.op_streamctl, 3),
         ]
         if top and self.blocks < 3:
             ops += [(self.op_capture, 2), (self.op_thread, 2), (self.op_process, 1), (self.op_cb_server, 1)]
@@ -712,6 +713,30 @@ class Generator:
             self.step(scope)
         self.emit(f"{p}.join()")
 
+    # -- stream stop/abort, stream state callbacks, Ex events and EXTERNAL record/wait --------------------
+    def op_streamctl(self, scope):
+        r = self.rng.random()
+        stream, event = self.pick(scope, "stream"), self.pick(scope, "event")
+        if r < 0.15:
+            self.emit(f'C("rt.stream_stop", {stream})')
+        elif r < 0.35:
+            self.emit(f'C("rt.stream_abort", {stream})')
+        elif r < 0.5:
+            name = self.rng.choice(['"a"', '"b"', "None", "3"])
+            fn = self.rng.choice(["lambda s, st, a: None", "lambda s, st, a: 1 / 0", "None", "5"])
+            self.emit(f'C("rt.reg_stream_state_callback", {name}, {fn}, {self.rng.choice(["None", "7"])})')
+        elif r < 0.65:
+            name = self.name("e")
+            flag = self.rng.choice(["1", "9", "0", "0x20", "0x40", "0x41", "0x80"])
+            self.emit(f'{name} = C("rt.create_event_ex_with_flag", {flag})')
+            scope.add("event", name)
+        elif r < 0.82:
+            flag = self.rng.choice(["0", "1", "1", "2"])
+            self.emit(f'C("rt.record_event_with_flag", {event}, {stream}, {flag})')
+        else:
+            timeout, flag = self.rng.choice(["0", "0", "5"]), self.rng.choice(["0", "1", "1", "3"])
+            self.emit(f'C("rt.stream_wait_event_with_flag", {stream}, {event}, {timeout}, {flag})')
+
 
 def generate(seed: int, calls: int = BOUNDED_CALLS, exclude=KNOWN_ISSUE_SHAPES) -> str:
     """The program of ``seed``: Python source text."""
@@ -1019,6 +1044,7 @@ class Harness:
                 queue[0] is task
                 and id(task) not in delivered
                 and not (task.waits_on is not None and not task.waits_on.done)
+                and not task.stream.stopped  # aclrtStreamStop holds it until an abort
             ):
                 self.problem(
                     "invariant",
@@ -1080,6 +1106,13 @@ def _tables(m) -> dict:
     out["subscriptions"] = tuple(sorted((h, e[0].tid) for h, e in cb.subs.items())) if cb else ()
     out["host_func_streams"] = tuple(sorted(cb.host_func_streams)) if cb else ()
     out["peer_access"] = tuple(sorted(peers.enabled)) if peers else ()
+    from sandbox.core.streams import StreamStates
+
+    states = m.feature_in_use(StreamStates)
+    out["stream_state_callbacks"] = (
+        tuple(sorted((p, n) for p, c in states.callbacks.items() for n in c)) if states else ()
+    )
+    out["stopped_streams"] = tuple(sorted(h for h, s in m.streams.items() if s.stopped))
     return out
 
 

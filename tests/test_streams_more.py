@@ -100,7 +100,7 @@ def test_create_stream_v2_takes_the_flag_and_priority_of_its_config_handle(devic
 def test_set_stream_config_opt_refuses_a_wrong_attr_size_or_priority_with_100000(device0):
     config, _ = acl.rt.create_stream_config_handle()
     assert acl.rt.set_stream_config_opt(config, 4, 0, 8) == 100000  # no such attr
-    assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_FLAG, 0, 4) == 100000  # size_t wanted
+    assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_FLAG, 0, 2) == 100000  # uint32_t or size_t wanted
     assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_PRIORITY, 0, 8) == 100000  # uint32_t wanted
     assert acl.rt.set_stream_config_opt(config, acl.ACL_RT_STREAM_PRIORITY, 8, 4) == 100000  # above 7
     assert acl.rt.set_stream_config_opt(0, acl.ACL_RT_STREAM_PRIORITY, 1, 4) == 100000

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import callbacks, devices, devres, events, memops, peer, pools, reduce, streams
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
-from . import _types, _waits
+from . import _stream_config, _types, _waits
 from ._declare import Kind, api, handle, helper, positive_size, ptr, size, timeout
 
 
@@ -172,22 +172,22 @@ def stream_get_flags(m, th, stream: handle):
 
 @api("aclrtCreateStreamConfigHandle", defaults=(0,))
 def create_stream_config_handle(m, th):
-    return streams.create_config(m, th)
+    return _stream_config.create_config(m, th)
 
 
 @api("aclrtDestroyStreamConfigHandle")
 def destroy_stream_config_handle(m, th, handle: handle) -> None:
-    return streams.destroy_config(m, th, handle)
+    return _stream_config.destroy_config(m, th, handle)
 
 
 @api("aclrtSetStreamConfigOpt")
 def set_stream_config_opt(m, th, handle: handle, attr: int, attr_value: int, value_size: size) -> None:
-    return streams.set_config_opt(m, th, handle, attr, attr_value, value_size)
+    return _stream_config.set_config_opt(m, th, handle, attr, attr_value, value_size)
 
 
 @api("aclrtCreateStreamV2", cost="create_stream", defaults=(0,))
 def create_stream_v2(m, th, handle: handle):
-    return streams.create_v2(m, th, handle)
+    return _stream_config.create_v2(m, th, handle)
 
 
 @api("aclrtDeviceGetStreamPriorityRange", defaults=(0, 0))
@@ -584,3 +584,58 @@ def value_write(m, th, dev_addr: ptr, value: int, flag: int, stream: handle) -> 
 @api("aclrtValueWait", cost="stream_wait_event")
 def value_wait(m, th, dev_addr: ptr, value: int, flag: int, stream: handle) -> None:
     return _waits.value_wait(m, th, dev_addr, value, flag, stream)
+
+
+# -- stream stop, abort and state callbacks ----------------------------------------------------------------
+@api("aclrtStreamStop")
+def stream_stop(m, th, stream: handle) -> None:
+    """Stop the stream's running task; the tasks after it wait (see core/streams.py ``stop``)."""
+    return streams.stop(m, th, stream)
+
+
+@api("aclrtStreamAbort")
+def stream_abort(m, th, stream: handle) -> None:
+    """Stop the running task and discard the stream's other tasks; the stream stays usable."""
+    return streams.abort(m, th, stream)
+
+
+@api("aclrtRegStreamStateCallback", trace=("reg_name", "callback"))
+def reg_stream_state_callback(m, th, reg_name, callback: callback, args=None) -> None:
+    """Call ``callback(stream, state, args)`` as each stream is made (1) and before it goes (2); None unregisters."""
+    return streams.reg_state_callback(m, th, reg_name, callback, args)
+
+
+# -- events with flags (Ex events; EXTERNAL record/wait across a capture) ----------------------------------
+def _event_flag(value, what: str) -> bool:
+    """The acl layer's check (src/acl/aclrt_impl/event.cpp:100-102, stream.cpp:244-246): DEFAULT (0) or
+    EXTERNAL (1), else 100000; True for EXTERNAL."""
+    flag = as_int(value, what)
+    if flag not in (0, 1):
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} must be 0 (DEFAULT) or 1 (EXTERNAL), got {flag}")
+    return flag == 1
+
+
+if TYPE_CHECKING:
+    event_flag = bool
+else:
+    event_flag = Kind(_event_flag)
+
+
+@api("aclrtCreateEventExWithFlag", cost="create_event", defaults=(0,))
+def create_event_ex_with_flag(m, th, flag: int):
+    return events.create(m, th, flag, ex=True)
+
+
+@api("aclrtRecordEventWithFlag", cost="event_record")
+def record_event_with_flag(m, th, event: handle, stream: handle, flag: event_flag) -> None:
+    """ACL_EVENT_RECORD_EXTERNAL: a record captured into a graph that each replay makes on the event itself."""
+    return events.record(m, th, event, stream, flag)
+
+
+@api("aclrtStreamWaitEventWithFlag", cost="stream_wait_event", convert=("flag", "timeout", "stream", "event"))
+def stream_wait_event_with_flag(m, th, stream: handle, event: handle, timeout: int, flag: event_flag) -> None:
+    """ACL_EVENT_WAIT_EXTERNAL (timeout 0): a wait captured into a graph for the event's record at each replay.
+    With DEFAULT the timeout is accepted: the sandbox's device-side waits never time out."""
+    if flag and timeout != 0:  # the acl layer (stream.cpp:247-250)
+        fail(ACL_ERROR_INVALID_PARAM, f"timeout must be 0 with ACL_EVENT_WAIT_EXTERNAL, got {timeout}")
+    return events.stream_wait(m, th, stream, event, flag)

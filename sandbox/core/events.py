@@ -23,8 +23,8 @@ from . import constants as C
 from . import hazards
 from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_NOT_COMPLETE, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                     ACL_ERROR_RT_INTERNAL_ERROR,
-                     ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_STREAM_CONTEXT, fail)
+                     ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_PARAM_INVALID,
+                     ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_NOT_CAPTURED, fail)
 from .objects import Event
 from .sync import Sync
 from .sync import synchronize as synchronize_on
@@ -34,22 +34,30 @@ if TYPE_CHECKING:
     from .machine import Machine
     from .objects import HostThread
 
+_EX_FLAGS = C.ACL_EVENT_SYNC | C.ACL_EVENT_CAPTURE_STREAM_PROGRESS | C.ACL_EVENT_TIME_LINE | C.ACL_EVENT_IPC
 KNOWN_FLAGS = (C.ACL_EVENT_SYNC | C.ACL_EVENT_CAPTURE_STREAM_PROGRESS | C.ACL_EVENT_TIME_LINE
                | C.ACL_EVENT_DEVICE_USE_ONLY | C.ACL_EVENT_EXTERNAL | C.ACL_EVENT_IPC)
 
 
-def create(m: Machine, th: HostThread, flags: int | None) -> int:
+def create(m: Machine, th: HostThread, flags: int | None, ex: bool = False) -> int:
+    """``ex``: aclrtCreateEventExWithFlag (api_error.cc:1653-1674): not an OR of SYNC, CAPTURE_STREAM_PROGRESS,
+    TIME_LINE, or IPC alone: 107000; a "new mode" event (api_impl.cc:2072), refused by aclrtResetEvent."""
     ctx = m.current_context(th)
-    if flags is not None and (flags <= 0 or flags & ~KNOWN_FLAGS):
+    bits = 0 if flags is None else flags
+    if ex and (bits & ~_EX_FLAGS or not bits & _EX_FLAGS or bits & C.ACL_EVENT_IPC and bits != C.ACL_EVENT_IPC):
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtCreateEventExWithFlag: flag {bits:#x} is invalid: an OR of "
+             "ACL_EVENT_SYNC, ACL_EVENT_CAPTURE_STREAM_PROGRESS, ACL_EVENT_TIME_LINE, or ACL_EVENT_IPC alone")
+    if not ex and flags is not None and (bits <= 0 or bits & ~KNOWN_FLAGS):
         fail(ACL_ERROR_INVALID_PARAM, f"event flag {flags!r} is not a combination of ACL_EVENT_* flags")
-    if flags is not None and flags & C.ACL_EVENT_EXTERNAL and flags != C.ACL_EVENT_EXTERNAL:
+    if not ex and bits & C.ACL_EVENT_EXTERNAL and bits != C.ACL_EVENT_EXTERNAL:
         fail(ACL_ERROR_INVALID_PARAM, "ACL_EVENT_EXTERNAL cannot be combined with other flags")
     dev = m.devices[ctx.device]
     if dev.live_events >= m.profile.max_events:
         fail(ACL_ERROR_RT_NO_EVENT_RESOURCE,
              f"device {ctx.device} already has {dev.live_events} events, the most a "
              f"{m.profile.soc_name} allows ({m.profile.max_events})")
-    ev = Event(m.new_handle(), ctx, 0 if flags is None else flags, flags is None)
+    ev = Event(m.new_handle(), ctx, bits, flags is None)
+    ev.ex = ex
     dev.live_events += 1
     ctx.events[ev.handle] = ev
     m.events[ev.handle] = ev
@@ -68,16 +76,30 @@ def _event_and_stream(m: Machine, th: HostThread, handle, stream_handle, api: st
     return ev, stream
 
 
-def record(m: Machine, th: HostThread, handle, stream_handle) -> None:
+def _external(stream, external: bool, api: str) -> tuple:
+    """EXTERNAL record/wait (WithFlag; acl/rt.py checks the flag): off a capture 107029 (api_impl.cc:1612,
+    2155); else the task is captured and each replay records, or waits for, the event itself (core/graph.py)."""
+    if external and stream.capture is None:
+        fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED, f"{api}: stream {stream.stream_id} is not capturing; the EXTERNAL "
+             "flag is for a capture (aclmdlRICaptureBegin) that syncs with work outside it")
+    return (("external", 1),) if external else ()
+
+
+def record(m: Machine, th: HostThread, handle, stream_handle, external: bool = False) -> None:
     ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtRecordEvent")
-    ev.record_task = m.submit(th, stream, Task.new("event_record", "EVENT_RECORD", event=ev))
+    detail = _external(stream, external, "aclrtRecordEventWithFlag")
+    task = m.submit(th, stream, Task.new("event_record", "EVENT_RECORD", event=ev, detail=detail))
+    if not external:
+        ev.record_task = task
 
 
-def stream_wait(m: Machine, th: HostThread, stream_handle, handle) -> None:
+def stream_wait(m: Machine, th: HostThread, stream_handle, handle, external: bool = False) -> None:
     ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtStreamWaitEvent")
+    detail = _external(stream, external, "aclrtStreamWaitEventWithFlag")
     if not ev.plain and not ev.flags & C.ACL_EVENT_SYNC:
         fail(ACL_ERROR_INVALID_PARAM, "this event was created without ACL_EVENT_SYNC, so streams cannot wait on it")
-    m.submit(th, stream, Task.new("event_wait", "EVENT_WAIT", waits_on=ev.record_task, event=ev))
+    m.submit(th, stream, Task.new("event_wait", "EVENT_WAIT", waits_on=None if external else ev.record_task,
+                                  event=ev, detail=detail))
 
 
 _WAITABLE = C.ACL_EVENT_SYNC | C.ACL_EVENT_EXTERNAL | C.ACL_EVENT_IPC
@@ -85,9 +107,10 @@ _WAITABLE = C.ACL_EVENT_SYNC | C.ACL_EVENT_EXTERNAL | C.ACL_EVENT_IPC
 
 def reset(m: Machine, th: HostThread, handle, stream_handle) -> None:
     ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtResetEvent")
-    if not ev.plain and (ev.flags == C.ACL_EVENT_IPC or not ev.flags & _WAITABLE):
-        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"aclrtResetEvent: an event created with flags {ev.flags:#x} has no "
-             "wait task, there is no need to reset it (create it with ACL_EVENT_SYNC to reset it)")
+    if ev.ex or not ev.plain and (ev.flags == C.ACL_EVENT_IPC or not ev.flags & _WAITABLE):
+        what = "an aclrtCreateEventExWithFlag event (api_impl.cc:2199-2216)" if ev.ex else "this event"
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"aclrtResetEvent: {what} (flags {ev.flags:#x}) needs no reset; only "
+             "events of aclrtCreateEvent, or aclrtCreateEventWithFlag with ACL_EVENT_SYNC, are reset")
 
     snapshot = ev.record_task
 

@@ -36,6 +36,8 @@ Rules (RT-DG 04-01/04-02, RT-API 15, RT-FAQ ACLGraph, RT-DES aclgraph.md, RT-SRC
 * Executing an RI that is still capturing: 107026; destroying it while a launch has
   tasks not finished: 107037.  Launches of one RI run one after the other, whatever the
   stream (RT-API 15).
+* EXTERNAL record/wait (core/events.py; api_impl_capture_event.cc:110-118 captures the event itself):
+  a replayed record is the event's new record, a replayed wait waits for its record as of the launch.
 * aclmdlRIExecute (the blocking form) is documented as not usable with captured RIs: 207000.
 
 Choices where the documents are silent are marked "sandbox choice" below.
@@ -390,8 +392,13 @@ class Graphs:
         replayed: dict = {}
         for r in ri.records:
             dep = replayed[r.waits_on.index] if r.waits_on is not None else None
+            external = ("external", 1) in r.spec.detail and r.event.alive
+            if external and r.kind == "event_wait":   # the event's record as of this launch, outside captures
+                dep = r.event.record_task if r.event.record_task and not r.event.record_task.capture else None
             detail = r.spec.detail + (("graph", ri.handle), ("graph_task", r.index))
             task = m.submit(th, targets[r.stream.handle], r.spec.copy(waits_on=dep, detail=detail))
+            if external and r.kind == "event_record":
+                r.event.record_task = task            # eager work (and later launches) wait for this replay
             replayed[r.index] = task
             tasks.append(task)
         last = ri.last.get(ri.origin.handle)

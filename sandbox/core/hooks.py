@@ -22,6 +22,7 @@ goes on.  Each list holds plain functions, called in registration order.
   (code, message) fails the task, the effect does not run.  Injected faults.
 * ``task_finished(task, status)`` -- in the simulator, after a task's effect (or its
   failure), before the tasks waiting on it go on.  The grader's recorder.
+* ``stream_state(stream, state)`` -- a default or created stream was made (1) or goes (2): core/streams.py.
 * ``process_ending(th, process)`` -- when a process ends (its last thread ended), before its
   contexts and memory are released.  Pools destroy the process's pools.
 
@@ -40,6 +41,7 @@ class Hooks:
     task_fault: list
     task_finished: list
     process_ending: list
+    stream_state: list
     __slots__ = tuple(__annotations__)
 
     def __init__(self):

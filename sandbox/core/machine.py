@@ -12,7 +12,7 @@ import threading
 from contextlib import contextmanager
 
 from ..profiles import Profile, get_profile
-from . import hazards
+from . import constants as C, hazards
 from . import trace as T
 from .engines import CorePool, Engine
 from .graph import Graphs
@@ -213,9 +213,13 @@ class Machine:
         self.streams[handle] = stream
         self.log.append(T.StreamCreated(t, handle, stream.stream_id, ctx.device, ctx.handle, priority,
                                         is_default, label))
+        for notify in () if label else self.hooks.stream_state:
+            notify(stream, C.ACL_RT_STREAM_STATE_CREATE_POST)
         return stream
 
     def retire_stream(self, stream: Stream, t: int) -> None:
+        for notify in () if stream.label else self.hooks.stream_state:
+            notify(stream, C.ACL_RT_STREAM_STATE_DESTROY_PRE)
         stream.alive = False
         self.streams.pop(stream.handle, None)
         if not stream.label:

@@ -102,7 +102,8 @@ class Stream:
         self.failure_mode_set = False     # aclrtSetStreamFailureMode may be called once per stream
         self.capture = None               # the model run instance it records into (core/graph.py)
         self.flags = 0                    # the flags it was created with (aclrtStreamGetFlags)
-        self.dropped = 0                  # aclrtDestroyStreamForce: the code its unstarted tasks end with
+        self.stopped = False              # aclrtStreamStop: tasks not started wait (held: the one ready)
+        self.held: Task | None = None
         self.alive = True
 
     @property
@@ -142,5 +143,6 @@ class Event:
         self.device = context.device
         self.flags = flags
         self.plain = plain                # aclrtCreateEvent (not ...WithFlag)
+        self.ex = False                   # aclrtCreateEventExWithFlag: a "new mode" event
         self.record_task: Task | None = None  # the snapshot of the last record, or None
         self.alive = True

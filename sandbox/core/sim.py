@@ -77,7 +77,7 @@ class Simulator:
     def _head_arrived(self, task) -> None:
         """The task is at the head of its stream and submitted: check its event dependency."""
         dep = task.waits_on
-        if dep is not None and not dep.done and not task.stream.dropped:
+        if dep is not None and not dep.done and not task.status:
             if dep.waiters is None:
                 dep.waiters = []
             dep.waiters.append(task)
@@ -85,9 +85,12 @@ class Simulator:
         self._ready(task)
 
     def _ready(self, task) -> None:
+        if task.stream.stopped and not task.status:
+            task.stream.held = task               # aclrtStreamStop: waits for an abort or a forced destroy
+            return
         task.ready_t = self.now
-        if task.stream.dropped:
-            task.engine, task.status = None, task.stream.dropped      # dropped: never runs
+        if task.status:
+            task.engine = None                    # dropped: never runs
         elif task.stream.context.failure and task.stream.error_stop:
             task.engine = None                    # stop-on-failure: discarded without using its engine
         engine = task.engine
@@ -101,11 +104,15 @@ class Simulator:
         engine.enqueue(task)
         self._start_waiting(engine)
 
-    def drop(self, stream, code: int, t: int) -> None:
-        """aclrtDestroyStreamForce: the stream's tasks that have not started never run; each
-        finishes at once with ``code`` and without its effect.  A running task runs to its end."""
-        stream.dropped = code
-        if not stream.queue:
+    def drop(self, stream, code: int, t: int, stop: bool = False) -> None:
+        """aclrtDestroyStreamForce, aclrtStreamAbort (``stop``): the tasks not started never run, each
+        ends at once with ``code`` without its effect; a running one runs on unless ``stop`` (not a peer copy)."""
+        for task in stream.queue:
+            task.status = code
+        held, stream.held, stream.stopped = stream.held, None, False
+        if held is not None:                      # aclrtStreamStop held the head back: it goes now
+            self._ready(held)
+        if held is not None or not stream.queue:
             return
         head = stream.queue[0]
         dep = head.waits_on
@@ -118,9 +125,23 @@ class Simulator:
         if engine is not None and any(entry[3] is head for entry in engine.waiting):
             engine.waiting = [entry for entry in engine.waiting if entry[3] is not head]
             heapq.heapify(engine.waiting)
-            head.engine, head.status = None, code
+            head.engine = None
             self._push(t, FINISH, head)
             self.log.append(task_started_row(t, head.id))
+        elif stop and engine is not None and not engine.shared:
+            self.reschedule(((head, t),))         # stopped where it is: it ends now
+        else:
+            head.status = 0                       # it started: it runs to its end
+
+    def stop(self, stream, code: int, t: int) -> None:
+        """aclrtStreamStop: the running task (not a peer copy) ends now with ``code``; the next waits for ``drop``."""
+        stream.stopped = True
+        head = stream.queue[0] if stream.queue else None
+        if head is None or head.ready_t < 0 or head.engine is None or head.engine.shared:
+            return                                # nothing running (or a peer copy: it runs on)
+        if all(entry[3] is not head for entry in head.engine.waiting):
+            head.status = code
+            self.reschedule(((head, t),))
 
     def _start_waiting(self, engine) -> None:
         while (task := engine.start_next()) is not None:
@@ -147,7 +168,7 @@ class Simulator:
         hooks = self.hooks
         dropped = task.status
         if dropped:
-            status = dropped                      # the stream was destroyed by force before it started
+            status = dropped                      # dropped (destroyed by force, aborted) or stopped
         elif stream.context.failure and stream.error_stop:
             status = stream.error_stop            # stop-on-failure: later tasks are discarded
             message = ("discarded: the context stopped on an earlier failure (ACL_STOP_ON_FAILURE): "

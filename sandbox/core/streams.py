@@ -10,11 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import constants as C
-from . import hazards
+from . import hazards, usercode
+from . import trace as T
 from .sync import Sync
 from .sync import synchronize as synchronize_on
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_ABORT,
-                     ACL_ERROR_RT_STREAM_CAPTURED, fail)
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_INTERNAL_ERROR,
+                     ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_ABORT, ACL_ERROR_RT_STREAM_CAPTURED, describe,
+                     fail)
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -66,8 +68,38 @@ def destroy_force(m: Machine, th: HostThread, handle) -> None:
     m.retire_stream(stream, th.clock)
 
 
+def stop(m: Machine, th: HostThread, handle) -> None:
+    """aclrtStreamStop (api_error.cc:6593 null 107000; api_impl.cc:7566-7600, docs 06: A2/A3 only, 207000;
+    "stops the running task, does not clean the tasks").  Sandbox model: the running task ends now with
+    507000, the rest wait, and a synchronize of the stream is 507000 (as the official sample's README
+    shows) until aclrtStreamAbort (the stream is usable again) or aclrtDestroyStreamForce."""
+    if not m.profile.stream_abort_supported or handle == 0 or handle is None:
+        fail(ACL_ERROR_RT_PARAM_INVALID if m.profile.stream_abort_supported else ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+             f"aclrtStreamStop: needs a created stream (not the default one) on A2/A3 ({m.profile.soc_name})")
+    stream = m.stream(th, handle, api="aclrtStreamStop")
+    m.settle()
+    m.sim.stop(stream, ACL_ERROR_RT_INTERNAL_ERROR, th.clock)
+
+
+def abort(m: Machine, th: HostThread, handle) -> None:
+    """aclrtStreamAbort (acl_rt.h:3483; api_error.cc:6600: null is the default stream; context.cc:2781-2860,
+    A2/A3 only): the running task stops and the others are discarded, each ending with 107023 (their
+    status in the trace), which the next synchronize of the stream returns; then the stream is normal."""
+    if not m.profile.stream_abort_supported:
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"aclrtStreamAbort is not supported on {m.profile.soc_name}")
+    stream = m.stream(th, handle, api="aclrtStreamAbort")
+    m.settle()
+    if stream.queue:
+        stream.pending_error, stream.pending_message = ACL_ERROR_RT_STREAM_ABORT, "the stream was aborted"
+    m.sim.drop(stream, ACL_ERROR_RT_STREAM_ABORT, th.clock, stop=True)
+    m.block_until(th, lambda: stream.idle, f"aborting stream {stream.stream_id}", learns=(stream,))
+
+
 def synchronize(m: Machine, th: HostThread, handle) -> None:
     stream = m.stream(th, handle, check_context=False)
+    if stream.stopped:
+        fail(ACL_ERROR_RT_INTERNAL_ERROR, f"stream {stream.stream_id} was stopped (aclrtStreamStop): its tasks "
+             "will not run; discard them with aclrtStreamAbort or aclrtDestroyStreamForce")
     sync = Sync("aclrtSynchronizeStream", f"synchronizing stream {stream.stream_id}", stream.device, stream=stream)
     synchronize_on(m, th, sync, lambda: stream.idle, learns=(stream,), report=(stream,))
 
@@ -98,6 +130,38 @@ def set_failure_mode(m: Machine, th: HostThread, handle, mode: int) -> None:
         stream.context.stop_on_failure = True
 
 
+class StreamStates:
+    """aclrtRegStreamStateCallback (acl_rt.h:5362; api_error.cc:6707; stream_state_callback_manager.cc:22-91):
+    a name not a string, or registered twice: 107000; None unregisters.  Every default and created
+    stream calls each, in name order, with (stream, state, args): 1 CREATE_POST once made (stream.cc:809),
+    2 DESTROY_PRE before it goes (context.cc:99), on the calling thread; one registry per process.
+    As user code (core/usercode.py) what it raises is text in its CallbackRun record (kind "stream_state")."""
+
+    def __init__(self, m):
+        self.m, self.callbacks = m, {}          # pid -> name -> (fn, args): one registry per process
+        m.hooks.add("stream_state", self.notify)
+
+    def notify(self, stream, state: int) -> None:
+        th = self.m.current_thread()
+        for name, (fn, args) in sorted(self.callbacks.get(stream.context.process.pid, {}).items()):
+            start, th.clock = th.clock, th.clock + self.m.profile.host_costs.default
+            error = usercode.run(self.m, "callback", th.tid, fn, stream.handle, state, args)
+            self.m.log.append(T.CallbackRun(start, th.clock, th.tid, 0, "stream_state", name, False, error))
+
+
+def reg_state_callback(m: Machine, th: HostThread, name, fn, args) -> None:
+    callbacks = m.feature(StreamStates).callbacks.setdefault(th.process.pid, {})
+    if not isinstance(name, str) or fn is not None and name in callbacks:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtRegStreamStateCallback: regName {describe(name)} is not a string, "
+             "or already registered (unregister it first: callback None)")
+    if fn is not None and not callable(fn):
+        fail(ACL_ERROR_INVALID_PARAM, f"callback must be a function (or None to unregister), got {describe(fn)}")
+    if fn is None:
+        callbacks.pop(name, None)
+    else:
+        callbacks[name] = (fn, args)
+
+
 def get_priority(m: Machine, th: HostThread, handle) -> int:
     return m.stream(th, handle, check_context=False).priority
 
@@ -111,59 +175,3 @@ def get_flags(m: Machine, th: HostThread, handle) -> int:
     """aclrtStreamGetFlags (RT-API 06): the flags the stream was created with; the default
     stream's vary by product, the sandbox's are 0."""
     return m.stream(th, handle, check_context=False).flags
-
-
-class StreamConfigs:
-    """aclrtStreamConfigHandle objects (src/acl/aclrt_c/runtime/stream.c): plain host records
-    of a flag, a priority and a work buffer (kept, not used: the sandbox's streams need no
-    work memory), read by aclrtCreateStreamV2."""
-
-    # attr -> (name, the value size the acl layer requires: uint32_t for the priority, else 8)
-    ATTRS = {C.ACL_RT_STREAM_WORK_ADDR_PTR: ("work_ptr", 8), C.ACL_RT_STREAM_WORK_SIZE: ("work_size", 8),
-             C.ACL_RT_STREAM_FLAG: ("flag", 8), C.ACL_RT_STREAM_PRIORITY: ("priority", 4)}
-
-    def __init__(self, m):
-        self.handles: dict[int, dict] = {}
-
-    def get(self, handle) -> dict:
-        config = self.handles.get(handle) if handle else None
-        if config is None:
-            fail(ACL_ERROR_INVALID_PARAM, f"{handle!r} is not a live aclrtStreamConfigHandle "
-                 "(make one with aclrtCreateStreamConfigHandle)")
-        return config
-
-
-def create_config(m: Machine, th: HostThread) -> int:
-    handle = m.new_handle()
-    m.feature(StreamConfigs).handles[handle] = dict(work_ptr=0, work_size=0, flag=0, priority=0)
-    return handle
-
-
-def destroy_config(m: Machine, th: HostThread, handle) -> None:
-    configs = m.feature(StreamConfigs)
-    configs.get(handle)
-    del configs.handles[handle]
-
-
-def set_config_opt(m: Machine, th: HostThread, handle, attr: int, value, value_size: int) -> None:
-    """aclrtSetStreamConfigOpt: null handle or value, an attr outside 0..3, a value size other
-    than the C type's (priority: 4, the others: 8) or a priority above 7 -> 100000."""
-    config = m.feature(StreamConfigs).get(handle)
-    if value is None:
-        fail(ACL_ERROR_INVALID_PARAM, "aclrtSetStreamConfigOpt: attrValue is null")
-    if attr not in StreamConfigs.ATTRS:
-        fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetStreamConfigOpt: attr {attr} is not an aclrtStreamConfigAttr (0..3)")
-    name, need = StreamConfigs.ATTRS[attr]
-    if value_size != need:
-        fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetStreamConfigOpt: valueSize {value_size} is invalid for {name}, "
-             f"it should be {need}")
-    value = int(value)
-    if name == "priority" and not 0 <= value <= LOWEST_PRIORITY:
-        fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetStreamConfigOpt: priority {value} is invalid, it should be in [0, 7]")
-    config[name] = value
-
-
-def create_v2(m: Machine, th: HostThread, handle) -> int:
-    """aclrtCreateStreamV2: a stream with the config's flag and priority (a null config: both 0)."""
-    config = m.feature(StreamConfigs).get(handle) if handle else dict(flag=0, priority=0)
-    return create(m, th, config["priority"], config["flag"])

@@ -48,8 +48,10 @@ def synchronize(m: Machine, th: HostThread, sync: Sync, done: Callable[[], bool]
 
 
 def report_stream_error(stream: Stream) -> None:
-    """Asynchronous device errors surface at the next synchronize (RT-FAQ)."""
-    if stream.pending_error:
-        code, message = stream.pending_error, stream.pending_message
+    """Asynchronous device errors surface at the next synchronize (RT-FAQ), and a context stopped
+    on a failure answers its code to every later one (src/runtime stream.cc:1772-1787)."""
+    code = stream.pending_error or stream.error_stop
+    if code:
+        message = stream.pending_message or stream.context.failure_message
         stream.pending_error, stream.pending_message = 0, ""
         fail(code, message)

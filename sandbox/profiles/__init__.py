@@ -96,6 +96,7 @@ class Profile:
     mem_pool_supported: bool = False  # stream-ordered pools, aclrtMemPool*: A2 only (RT-API 11-10)
     acl_graph_supported: bool = True  # ACL Graph capture, aclmdlRI*: not on Atlas 200I/500 A2 (RT-API 15)
     value_wait_supported: bool = False  # aclrtValueWrite/aclrtValueWait: A2/A3 only (RT-API 11-09)
+    stream_abort_supported: bool = False  # aclrtStreamStop/Abort: A2/A3 only (docs 06_stream_management.md)
     host_costs: HostCosts = field(default_factory=HostCosts)
     sources: tuple[str, ...] = ()
 
@@ -142,6 +143,7 @@ ASCEND_910B = Profile(
     mem_pool_supported=True,  # RT-API 11-10: A2, experimental
     acl_graph_supported=True,  # RT-API 15
     value_wait_supported=True,  # RT-API 11-09: A2 supported
+    stream_abort_supported=True,  # docs 06_stream_management.md: aclrtStreamStop/Abort on A2/A3
     sources=(
         "INI Ascend910B2",
         "RT-API 06/07/25-02",
