@@ -385,7 +385,8 @@ class Generator:
             self.emit(f'C("rt.destroy_notify", {self.pick(scope, "notify")})')
         else:
             ptr, _ = self.pick_info(scope, "dev")
-            ptr = ptr if self.chance(0.85) else f"{ptr} + {self.rng.choice(['4', '8', '1 << 30'])}"
+            if ptr.isidentifier() and not self.chance(0.85):  # (a bad pick such as "x" takes no offset)
+                ptr = f"{ptr} + {self.rng.choice(['4', '8', '1 << 30'])}"
             value = self.rng.choice(["0", "1", "7", "2**63", "2**64 - 1", "2**64", "-1"])
             if r < 0.82:
                 flag = "0" if self.chance(0.9) else "1"

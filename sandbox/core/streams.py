@@ -50,11 +50,13 @@ def destroy(m: Machine, th: HostThread, handle) -> None:
 
 def destroy_force(m: Machine, th: HostThread, handle) -> None:
     """aclrtDestroyStreamForce (RT-API 06; acl src/acl/aclrt_impl/stream.cpp, runtime
-    api_error.cc StreamDestroy): destroys without waiting.  Null -> 100000 (the acl layer);
-    a capturing stream -> 107027.  The stream's tasks that have not started never run: the
-    trace shows each finishing at once with 107023 ACL_ERROR_RT_STREAM_ABORT (a marker: no
-    call can report it, the stream is gone); a task already running runs to its end.
-    The host learns nothing about the dropped work (no hazards.learn)."""
+    api_error.cc StreamDestroy): destroys without waiting for the queue.  Null -> 100000 (the
+    acl layer); a capturing stream -> 107027.  The stream's tasks that have not started never
+    run: the trace shows each finishing at once with 107023 ACL_ERROR_RT_STREAM_ABORT (a marker:
+    no call can report it, the stream is gone).  A task already running on the device runs to
+    its end, and the call returns after it (Stream::TearDown, src/runtime/core/src/stream/
+    stream.cc:1409-1475, loops until the stream has no pending task), so the host may free what
+    the stream used; a parked wait or host callback is not waited for."""
     if handle == 0 or handle is None:
         fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStreamForce: the stream must not be null (the default "
              "stream cannot be destroyed; it goes with aclrtResetDevice)")
@@ -64,6 +66,11 @@ def destroy_force(m: Machine, th: HostThread, handle) -> None:
              "end the capture (aclmdlRICaptureEnd) first")
     m.settle()                   # the device side catches up first: what started before the call runs on
     m.sim.drop(stream, ACL_ERROR_RT_STREAM_ABORT, th.clock)
+    head = stream.queue[0] if stream.queue else None
+    if head is not None and head.engine is not None and not head.engine.shared:
+        m.block_until(th, lambda: stream.idle, f"destroying stream {stream.stream_id}")
+    if stream.idle:
+        hazards.learn(m, th, (stream,))
     stream.context.streams.pop(stream.handle, None)
     m.retire_stream(stream, th.clock)
 

@@ -1,20 +1,15 @@
 """Port of example/1_basic_features/memory/5_d2d_sync_memory_copy (hicann/runtime).
 
 A kernel writes a value into one device buffer (WriteDo), a blocking aclrtMemcpy copies it
-to a second buffer, and a kernel reads it there (ReadDo).  The port adds two synchronizes
-the official sample does not have:
-
-* before the blocking copy.  A blocking aclrtMemcpy is not ordered with the kernels of a
-  stream (the runtime's MemCopySync in src/runtime/api/impl/api_impl.cc hands the copy to
-  the driver without waiting for any stream; sample 3_d2h_sync_memory_copy now waits for
-  the same reason), so the copy may read the buffer before WriteDo has written it.  Without
-  this synchronize the sandbox reports the race (HazardWarning on aclrtMemcpy).
-* before aclrtDestroyStreamForce.  The sandbox follows the API reference (RT-API 06: the
-  forced destroy does not wait for the stream's tasks): a ReadDo still running then reads a
-  buffer aclrtFree gives back, and the sandbox reports that free as a HazardWarning.  The
-  runtime's own Stream::TearDown (src/runtime/core/src/stream/stream.cc) does wait until the
-  stream's tasks are recycled before it returns, so on the real runtime this one is a
-  precaution, not a fix.
+to a second buffer, and a kernel reads it there (ReadDo).  The port adds one synchronize
+the official sample does not have, before the blocking copy.  A blocking aclrtMemcpy is not
+ordered with the kernels of a stream (the runtime's MemCopySync in
+src/runtime/api/impl/api_impl.cc hands the copy to the driver without waiting for any stream;
+sample 3_d2h_sync_memory_copy now waits for the same reason), so the copy may read the buffer
+before WriteDo has written it.  Without this synchronize the sandbox reports the race
+(HazardWarning on aclrtMemcpy).  The free after aclrtDestroyStreamForce needs none: the forced
+destroy returns after the stream's running task (Stream::TearDown,
+src/runtime/core/src/stream/stream.cc).
 
 The kernels print when they finish, as in the official README's last two lines.
 """
@@ -55,8 +50,6 @@ def main():
     # Read the value at devPtrB
     read_do(block_dim, stream, dev_b)
 
-    # Not in the official sample: let ReadDo finish before its buffer is freed
-    check(acl.rt.synchronize_stream(stream), "aclrtSynchronizeStream(stream)")
     acl.rt.destroy_stream_force(stream)
     acl.rt.free(dev_a)
     acl.rt.free(dev_b)
