@@ -86,29 +86,39 @@ def trace_json(log) -> str:
     events (task and engine slices, API calls, flow arrows) are written from templates and
     put in order by one sort on precomputed keys: the same text ``to_chrome_trace`` makes
     dumped event by event (``dict_json``), without a dict per event."""
+    return "".join(_fast_parts(log))
+
+
+def _fast_parts(log) -> list[str]:
     ix = build_index(log)
     encode = _encoder()
     events, doc = _fast_events(ix, encode)
-    return _text(ix, events, doc, encode)
+    return _parts(events, doc, encode)
 
 
 def dict_json(log) -> str:
     """``trace_json`` the plain way: ``to_chrome_trace`` dumped event by event."""
     doc = to_chrome_trace(log)
     encode = _encoder()
-    return _text(None, doc["traceEvents"], doc, encode)
+    return "".join(_parts(doc["traceEvents"], doc, encode))
 
 
-def _text(ix, events, doc, encode) -> str:
+def _parts(events, doc, encode) -> list[str]:
+    """The document's text in pieces (joined, or written one after the other: the events alone
+    are tens of MB, and a piece less is a copy less)."""
+
     def dump(o):
         try:
             return encode(o)
         except (TypeError, ValueError):
             return json.dumps(_strict(o), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
-    body = ",\n".join([e if type(e) is str else dump(e) for e in events])
+    try:
+        body = ",\n".join(events)
+    except TypeError:  # some events are still dicts
+        body = ",\n".join([e if type(e) is str else dump(e) for e in events])
     rest = "".join(f',\n"{k}":{dump(v)}' for k, v in doc.items() if k != "traceEvents")
-    return '{"traceEvents":[\n' + body + "\n]" + rest + "}\n"
+    return ['{"traceEvents":[\n', body, "\n]" + rest + "}\n"]
 
 
 def _encoder():
@@ -128,7 +138,8 @@ def export_trace(log, path) -> str:
     """Write the trace of ``log`` to ``path`` (open it in ui.perfetto.dev or
     chrome://tracing); returns the path as a string."""
     with open(path, "w", encoding="ascii", newline="\n") as f:
-        f.write(trace_json(log))
+        for part in _fast_parts(log):
+            f.write(part)
     return str(path)
 
 
@@ -497,7 +508,7 @@ def _fast_events(ix, encode):
         dev_base += 100
     _host_rows(ix, host_pid, meta)
     stream_tid = _device_rows(ix, dev_base, meta)
-    text: list[str | dict] = []  # an event's JSON text, or the event itself (the rare kinds)
+    text: list[str] = []  # each event as its JSON text
     ts: list[float] = []
     ph: list[int] = []
     pids: list[int] = []
@@ -511,15 +522,14 @@ def _fast_events(ix, encode):
     _instants(ix, host_pid, rest)
     _counters(ix, host_pid, dev_base, rest)
     for e in rest:
-        text.append(e)
+        text.append(_value_dict(e, encode))
         ts.append(e["ts"])
         ph.append(_ORDER.get(e["ph"], 9))
         pids.append(e["pid"])
         tids.append(e["tid"])
     n = len(text)
-    try:
+    try:  # (lexsort is stable: events with equal keys keep their order in text)
         keys = (
-            np.arange(n),
             np.array(tids, dtype=np.int64),
             np.array(pids, dtype=np.int64),
             np.array(ph, dtype=np.int64),
@@ -528,7 +538,8 @@ def _fast_events(ix, encode):
         order = np.lexsort(keys).tolist() if n else []
     except (OverflowError, TypeError, ValueError):  # keys numpy cannot hold: Python's sort
         order = sorted(range(n), key=lambda i: (ts[i], ph[i], pids[i], tids[i], i))
-    events = meta + [text[i] for i in order]
+    events = [_value_dict(e, encode) for e in meta]
+    events += itemgetter(*order)(text) if n > 1 else [text[i] for i in order]
     other = {"generator": "npu-runtime-sandbox", "clock": "virtual time, ns"}
     if ix.machine:
         other.update(profile=ix.machine.profile, soc=ix.machine.soc_name)
