@@ -40,9 +40,9 @@ def destroy(m: Machine, th: HostThread, handle) -> None:
         stream = m.stream(th, handle, api="aclrtDestroyStream")
         if stream.idle:
             break
-        m.block_until(th, lambda stream=stream: stream.idle, f"destroying stream {stream.stream_id}")
+        m.block_until(th, lambda stream=stream: stream.idle, f"destroying stream {stream.stream_id}",
+                      on=("stream", stream.handle))
     hazards.learn(m, th, (stream,))      # the destroy waited for the stream's work: the host knows it is done
-    stream.context.streams.pop(stream.handle, None)
     m.retire_stream(stream, th.clock)
 
 
@@ -62,7 +62,6 @@ def destroy_force(m: Machine, th: HostThread, handle) -> None:
              "end the capture (aclmdlRICaptureEnd) first")
     m.settle()                   # the device side catches up first: what started before the call runs on
     m.sim.drop(stream, ACL_ERROR_RT_STREAM_ABORT, th.clock)
-    stream.context.streams.pop(stream.handle, None)
     m.retire_stream(stream, th.clock)
 
 

@@ -16,6 +16,7 @@ Identifiers used across records:
 """
 from __future__ import annotations
 
+import marshal
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -119,9 +120,9 @@ class EventDestroyed:
 class ApiCall:
     """One facade call on one host thread, from entry to return.
 
-    ``blocked_from`` is set for blocking calls: the thread waited for the device from
-    ``blocked_from`` to ``end``.  ``tasks`` are the device tasks this call submitted
-    (the flow arrows of the export).
+    ``blocked_from`` is set for blocking calls: the thread waited for the device from ``blocked_from`` to
+    ``end``, for ``waited_for``: ("stream", handle), ("event", handle), ("device", id), ("task", number)
+    or () (aclrtProcessReport: any callback).  ``tasks``: the tasks it submitted (the export's flow arrows).
     """
     start: int
     end: int
@@ -133,6 +134,7 @@ class ApiCall:
     tasks: tuple[int, ...] = ()
     blocked_from: int | None = None
     seq: int = 0               # call number, machine-wide
+    waited_for: tuple = ()
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -194,6 +196,7 @@ class MemAllocated:
     page: str                  # "huge" (2 MiB), "normal" (4 KiB), "huge1g", "pinned"
     pid: int
     tid: int
+    api_seq: int = 0           # the call that made it (ApiCall.seq)
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -201,6 +204,7 @@ class MemFreed:
     t: int
     device: int
     ptr: int
+    api_seq: int = 0           # the call that freed it: aclrtFree, a reset, a pool's trim ...
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -224,40 +228,28 @@ class Note:
 
 # The four records written for every call and every task are appended as compact rows,
 # plain tuples ``(code, *fields)`` of ints and strings: a tuple costs a fraction of a record
-# object to make, and Python's garbage collector stops scanning a tuple of plain values, which
-# matters once a log holds a million of them.  Rows nest at most one tuple deep (a call's
-# arguments come flat: name, value, name, value ...), so that the collector lets go of them
-# before they reach its oldest generation.  Writers make rows with the builders below, which
-# take the record's fields by name and keep them in the record's order; nobody reads a row:
-# ``TraceLog.records`` turns new rows into their records the first time it is read.
+# object to make.  Writers make rows with the builders below, which take the record's fields by
+# name and keep them in the record's order (a call's arguments come flat: name, value, ...).
+# Every few thousand items the log marshals the rows it holds unread into one bytes object
+# (marshal shares what was shared): a task then costs it about 220 bytes instead of some 730.
+# Nobody reads a row: ``TraceLog.records`` turns rows into their records the first time it is read.
 def _api_call(start, end, tid, pid, name, ret, flat_args, *rest) -> ApiCall:
     return ApiCall(start, end, tid, pid, name, ret, tuple(zip(flat_args[::2], flat_args[1::2])), *rest)
 
 
 ROW_TYPES = (_api_call, TaskSubmitted, TaskStarted, TaskFinished)
 API_CALL, TASK_SUBMITTED, TASK_STARTED, TASK_FINISHED = range(len(ROW_TYPES))
+_CHUNK = 4096                   # items gathered before their rows are marshalled
 
 
 def task_submitted_row(th, stream, task, prev) -> tuple:
     """The compact row of a TaskSubmitted record for ``task``, just queued on ``stream`` by host
-    thread ``th`` after ``prev`` (None: first of the stream).  Field by field, in the record's order:"""
+    thread ``th`` after ``prev`` (None: first of the stream): the record's fields, in its order."""
     engine, waits_on, event = task.engine, task.waits_on, task.event
-    return (TASK_SUBMITTED,
-            th.clock,                                       # t
-            task.id,                                        # task
-            stream.device,                                  # device
-            stream.handle,                                  # stream
-            task.kind,                                      # kind
-            task.name,                                      # name
-            engine.name if engine is not None else "",      # engine
-            prev.id if prev is not None else 0,             # prev_task
-            waits_on.id if waits_on is not None else 0,     # waits_on
-            task.nbytes,                                    # nbytes
-            task.block_dim,                                 # block_dim
-            event.handle if event is not None else 0,       # event
-            th.tid,                                         # tid
-            th.call_seq,                                    # api_seq
-            task.detail)                                    # detail
+    return (TASK_SUBMITTED, th.clock, task.id, stream.device, stream.handle, task.kind, task.name,
+            engine.name if engine is not None else "", prev.id if prev is not None else 0,
+            waits_on.id if waits_on is not None else 0, task.nbytes, task.block_dim,
+            event.handle if event is not None else 0, th.tid, th.call_seq, task.detail)
 
 
 def task_started_row(t, task, cores=0) -> tuple:
@@ -271,36 +263,59 @@ def task_finished_row(t, task, status) -> tuple:
 
 
 class TraceLog:
-    """Append-only list of records, in the order things happened in the simulation."""
+    """Append-only list of records, in the order things happened in the simulation.  ``append`` takes a
+    record or a compact row; ``append_call`` (the gate's) also packs the rows every few thousand items."""
 
     def __init__(self, records=None):
-        self._items: list = [] if records is None else list(records)
-        self._built = len(self._items)          # items before this index are records, not rows
+        self._records: list = []                # built, in log order; then
+        self._packed: list = []                 # (count, marshalled rows or None, the records among them); then
+        self._items: list = [] if records is None else list(records)   # rows and records as appended
         self.append = self._items.append        # a record, or a compact row (the hot path)
+        self.plain = True   # False: a row since the last packing may hold a value marshal changes (gate.as_int)
+
+    def append_call(self, row: tuple) -> None:
+        items = self._items
+        items.append(row)
+        if len(items) < _CHUNK:
+            return
+        others: list = []                       # the records among them, kept aside (None in their place)
+        try:
+            packed = marshal.dumps(items) if self.plain else None
+        except ValueError:                      # a record among them, or an object marshal refuses
+            others = [x for x in items if type(x) is not tuple]
+            try:
+                packed = marshal.dumps([x if type(x) is tuple else None for x in items])
+            except ValueError:                  # (an object a learner passed to a call: shown as it is)
+                packed = None
+        self._packed.append((len(items), packed, others if packed is not None else items.copy()))
+        self.plain = True
+        items.clear()
 
     @property
     def records(self) -> list:
-        """Every record, in order (compact rows are built into records here, once)."""
-        items, end = self._items, len(self._items)
-        for i in range(self._built, end):
-            item = items[i]
-            if type(item) is tuple:
-                items[i] = ROW_TYPES[item[0]](*item[1:])
-        self._built = end
-        return items
+        """Every record, in order (rows, marshalled or not, are built into records here, once)."""
+        records, items = self._records, self._items
+        for _, packed, kept in self._packed + [(0, None, items)]:
+            if packed is not None:              # the records kept aside go where their None is
+                others = iter(kept)
+                kept = [next(others) if item is None else item for item in marshal.loads(packed)]
+            records += [ROW_TYPES[x[0]](*x[1:]) if type(x) is tuple else x for x in kept]
+        self._packed = []
+        items.clear()
+        return records
 
     def of(self, *kinds) -> Iterator:
         """Records of the given record classes, in log order."""
         return (r for r in self.records if isinstance(r, kinds))
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._records) + sum(n for n, _, _ in self._packed) + len(self._items)
 
     def __iter__(self):
         return iter(self.records)
 
     def __repr__(self) -> str:
-        return f"<TraceLog {len(self._items)} records>"
+        return f"<TraceLog {len(self)} records>"
 
 
 @dataclass(slots=True, unsafe_hash=True)

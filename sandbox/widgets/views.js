@@ -613,6 +613,7 @@ function render({ model, el: root }) {
       `${m.rows.logical[D.call_row[c]][0]}`,
       `${fmtTime(D.call_start[c])} → ${fmtTime(D.call_end[c])}  (${fmtTime(D.call_end[c] - D.call_start[c])})`];
     if (!Number.isNaN(bf)) lines.push(`blocked waiting for the device ${fmtTime(D.call_end[c] - bf)}`);
+    if (!Number.isNaN(bf) && D.call_waited[c] >= 0) lines.push(`waited for: ${m.strings[D.call_waited[c]]}`);
     if (D.args[c]) lines.push(D.args[c]);
     return lines;
   }
