@@ -175,8 +175,7 @@ def _name(fn) -> str:
 def resolve_thread(m, thread_id, *, allow_finished: bool = False):
     """The sandbox thread a pyACL thread id names (a threading.Thread.ident)."""
     if isinstance(thread_id, bool) or not isinstance(thread_id, numbers.Integral):
-        fail(ACL_ERROR_INVALID_PARAM,
-             f"thread_id must be an int (a threading.Thread ident), got {describe(thread_id)}")
+        fail(ACL_ERROR_INVALID_PARAM, f"thread_id must be an int (a threading.Thread ident), got {describe(thread_id)}")
     thread_id = int(thread_id)                  # a numpy integer scalar is an int
     for thread in threading.enumerate():
         if thread.ident == thread_id:
@@ -263,8 +262,7 @@ def launch_callback(m, th, fn, user_data, block_type, handle) -> None:
     if stream.handle not in st.subs:
         extra = (" (it is served by aclrtLaunchHostFunc's runtime thread; do not mix the two)"
                  if stream.handle in st.host_func_streams else "")
-        fail(ACL_ERROR_RT_STREAM_NO_CB_REG,
-             f"stream {stream.stream_id} has no thread to run callbacks{extra}: call "
+        fail(ACL_ERROR_RT_STREAM_NO_CB_REG, f"stream {stream.stream_id} has no thread to run callbacks{extra}: call "
              "aclrtSubscribeReport(thread_id, stream) first, with a thread that loops on aclrtProcessReport")
     _submit(m, th, st, Job("callback", fn, user_data, block_type == C.ACL_CALLBACK_BLOCK, stream))
 

@@ -280,12 +280,11 @@ class Machine:
     def block_until(self, th: HostThread, done, what: str, learns=(), limit=None, hopeless: int = 0, on=()) -> None:
         """Park ``th`` until ``done()`` holds on the device side, then wake it at that time.
 
-        ``learns``: the streams (their work submitted so far) and tasks whose completion the
-        thread knows of once the wait is over (the happens-before edges of core/hazards.py).
-        ``limit``: (deadline ns, code, message) of a call with its own timeout; otherwise the
-        one ``deadline`` gave, if any.  ``hopeless``: the code for a wait that can never end
-        (default: the event or stream sync timeout, after ``what``).  ``on``: what the call's record
-        says it waited for if it parks (trace.ApiCall.waited_for).
+        ``learns``: the streams (their work submitted so far) and tasks whose completion the thread knows
+        of once the wait is over (the happens-before edges of core/hazards.py).  ``limit``: (deadline ns,
+        code, message) of a call with its own timeout; otherwise the one ``deadline`` gave, if any.
+        ``hopeless``: the code for a wait that can never end (default: the event or stream sync timeout,
+        after ``what``).  ``on``: what the call's record says it waited for if it parks (ApiCall.waited_for).
         """
         known = hazards.snapshot(self, learns) if learns else None
         if not done():

@@ -40,8 +40,7 @@ KIND_DIRECTIONS = {
     C.ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: "H2D", C.ACL_MEMCPY_INNER_DEVICE_TO_DEVICE: "D2D",
     C.ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: "D2D",
 }
-DIRECTION_WORDS = {"H2D": "host to device", "D2H": "device to host", "D2D": "device to device",
-                   "H2H": "host to host"}
+DIRECTION_WORDS = {"H2D": "host to device", "D2H": "device to host", "D2D": "device to device", "H2H": "host to host"}
 
 
 # -- allocation --------------------------------------------------------------------------------
@@ -78,8 +77,7 @@ def free(m: Machine, th: HostThread, ptr: int) -> None:
 
 def malloc_host(m: Machine, th: HostThread, size: int) -> int:
     buf = m.host.allocate_pinned(size, th.process.pid)
-    m.log.append(T.MemAllocated(th.clock, -1, buf.ptr, size, size, "pinned", "pinned", th.process.pid, th.tid,
-                                th.call_seq))
+    m.log.append(T.MemAllocated(th.clock, -1, buf.ptr, size, size, "pinned", "pinned", buf.pid, th.tid, th.call_seq))
     return buf.ptr
 
 
@@ -126,8 +124,7 @@ def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: i
     actual = ("D" if plan.src.kind == "device" else "H") + "2" + ("D" if plan.dst.kind == "device" else "H")
     wanted = KIND_DIRECTIONS.get(kind, actual)
     if wanted != actual:
-        fail(ACL_ERROR_RT_PARAM_INVALID,
-             f"{C.MEMCPY_KIND_NAMES[kind]} does not match the pointers: the source is "
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"{C.MEMCPY_KIND_NAMES[kind]} does not match the pointers: the source is "
              f"{plan.src.kind} memory and the destination is {plan.dst.kind} memory ({actual})")
     if actual == "D2D":
         same = plan.src.device == plan.dst.device

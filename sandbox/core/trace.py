@@ -226,13 +226,12 @@ class Note:
     text: str
 
 
-# The four records written for every call and every task are appended as compact rows,
-# plain tuples ``(code, *fields)`` of ints and strings: a tuple costs a fraction of a record
-# object to make.  Writers make rows with the builders below, which take the record's fields by
-# name and keep them in the record's order (a call's arguments come flat: name, value, ...).
-# Every few thousand items the log marshals the rows it holds unread into one bytes object
-# (marshal shares what was shared): a task then costs it about 220 bytes instead of some 730.
-# Nobody reads a row: ``TraceLog.records`` turns rows into their records the first time it is read.
+# The four records written for every call and every task are appended as compact rows, plain tuples
+# ``(code, *fields)`` of ints and strings: a tuple costs a fraction of a record object to make.  Writers
+# make rows with the builders below, which take the record's fields by name and keep them in the record's
+# order (a call's arguments come flat: name, value, ...).  Every few thousand items the log marshals the
+# rows it holds unread into one bytes object (marshal shares what was shared): a task then costs it about
+# 220 bytes instead of some 730.  ``TraceLog.records`` turns rows into records the first time it is read.
 def _api_call(start, end, tid, pid, name, ret, flat_args, *rest) -> ApiCall:
     return ApiCall(start, end, tid, pid, name, ret, tuple(zip(flat_args[::2], flat_args[1::2])), *rest)
 
@@ -244,12 +243,24 @@ _CHUNK = 4096                   # items gathered before their rows are marshalle
 
 def task_submitted_row(th, stream, task, prev) -> tuple:
     """The compact row of a TaskSubmitted record for ``task``, just queued on ``stream`` by host
-    thread ``th`` after ``prev`` (None: first of the stream): the record's fields, in its order."""
+    thread ``th`` after ``prev`` (None: first of the stream).  Field by field, in the record's order:"""
     engine, waits_on, event = task.engine, task.waits_on, task.event
-    return (TASK_SUBMITTED, th.clock, task.id, stream.device, stream.handle, task.kind, task.name,
-            engine.name if engine is not None else "", prev.id if prev is not None else 0,
-            waits_on.id if waits_on is not None else 0, task.nbytes, task.block_dim,
-            event.handle if event is not None else 0, th.tid, th.call_seq, task.detail)
+    return (TASK_SUBMITTED,
+            th.clock,                                       # t
+            task.id,                                        # task
+            stream.device,                                  # device
+            stream.handle,                                  # stream
+            task.kind,                                      # kind
+            task.name,                                      # name
+            engine.name if engine is not None else "",      # engine
+            prev.id if prev is not None else 0,             # prev_task
+            waits_on.id if waits_on is not None else 0,     # waits_on
+            task.nbytes,                                    # nbytes
+            task.block_dim,                                 # block_dim
+            event.handle if event is not None else 0,       # event
+            th.tid,                                         # tid
+            th.call_seq,                                    # api_seq
+            task.detail)                                    # detail
 
 
 def task_started_row(t, task, cores=0) -> tuple:
@@ -276,20 +287,19 @@ class TraceLog:
     def append_call(self, row: tuple) -> None:
         items = self._items
         items.append(row)
-        if len(items) < _CHUNK:
-            return
-        others: list = []                       # the records among them, kept aside (None in their place)
-        try:
-            packed = marshal.dumps(items) if self.plain else None
-        except ValueError:                      # a record among them, or an object marshal refuses
-            others = [x for x in items if type(x) is not tuple]
+        if len(items) >= _CHUNK:
+            others: list = []                   # the records among them, kept aside (None in their place)
             try:
-                packed = marshal.dumps([x if type(x) is tuple else None for x in items])
-            except ValueError:                  # (an object a learner passed to a call: shown as it is)
-                packed = None
-        self._packed.append((len(items), packed, others if packed is not None else items.copy()))
-        self.plain = True
-        items.clear()
+                packed = marshal.dumps(items) if self.plain else None
+            except ValueError:                  # a record among them, or an object marshal refuses
+                others = [x for x in items if type(x) is not tuple]
+                try:
+                    packed = marshal.dumps([x if type(x) is tuple else None for x in items])
+                except ValueError:              # (an object a learner passed to a call: shown as it is)
+                    packed = None
+            self._packed.append((len(items), packed, others if packed is not None else items.copy()))
+            self.plain = True
+            items.clear()
 
     @property
     def records(self) -> list:
