@@ -131,7 +131,8 @@ _PLAIN = (int, str, float, bool, type(None))
 
 def _shown(value):
     """A value a call's record shows as it is: one marshal could not give back as it was (a
-    numpy scalar, a list, any object) keeps the trace log from packing the rows around it."""
+    numpy scalar, a list, any object) stops the trace log packing its rows, from now on (the
+    call's row comes when it returns, and other threads' calls may pack the log meanwhile)."""
     if type(value) not in _PLAIN:
         current().log.plain = False
     return value

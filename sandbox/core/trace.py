@@ -282,7 +282,7 @@ class TraceLog:
         self._packed: list = []                 # (count, marshalled rows or None, the records among them); then
         self._items: list = [] if records is None else list(records)   # rows and records as appended
         self.append = self._items.append        # a record, or a compact row (the hot path)
-        self.plain = True   # False: a row since the last packing may hold a value marshal changes (gate.as_int)
+        self.plain = True   # False for good once a call showed a value marshal may change (gate.as_int, acl._declare)
 
     def append_call(self, row: tuple) -> None:
         items = self._items
@@ -298,7 +298,6 @@ class TraceLog:
                 except ValueError:              # (an object a learner passed to a call: shown as it is)
                     packed = None
             self._packed.append((len(items), packed, others if packed is not None else items.copy()))
-            self.plain = True
             items.clear()
 
     @property
