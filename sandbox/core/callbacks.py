@@ -175,8 +175,7 @@ def _name(fn) -> str:
 def resolve_thread(m, thread_id, *, allow_finished: bool = False):
     """The sandbox thread a pyACL thread id names (a threading.Thread.ident)."""
     if isinstance(thread_id, bool) or not isinstance(thread_id, numbers.Integral):
-        fail(ACL_ERROR_INVALID_PARAM,
-             f"thread_id must be an int (a threading.Thread ident), got {describe(thread_id)}")
+        fail(ACL_ERROR_INVALID_PARAM, f"thread_id must be an int (a threading.Thread ident), got {describe(thread_id)}")
     thread_id = int(thread_id)                  # a numpy integer scalar is an int
     for thread in threading.enumerate():
         if thread.ident == thread_id:
@@ -263,8 +262,7 @@ def launch_callback(m, th, fn, user_data, block_type, handle) -> None:
     if stream.handle not in st.subs:
         extra = (" (it is served by aclrtLaunchHostFunc's runtime thread; do not mix the two)"
                  if stream.handle in st.host_func_streams else "")
-        fail(ACL_ERROR_RT_STREAM_NO_CB_REG,
-             f"stream {stream.stream_id} has no thread to run callbacks{extra}: call "
+        fail(ACL_ERROR_RT_STREAM_NO_CB_REG, f"stream {stream.stream_id} has no thread to run callbacks{extra}: call "
              "aclrtSubscribeReport(thread_id, stream) first, with a thread that loops on aclrtProcessReport")
     _submit(m, th, st, Job("callback", fn, user_data, block_type == C.ACL_CALLBACK_BLOCK, stream))
 
@@ -314,11 +312,11 @@ def process_report(m, th, timeout: int, host: bool = False) -> None:
 
 
 def _run_callback(m, th, st: CallbackState, job: Job) -> None:
-    blocked_from = th.call_blocked_from
+    blocked = th.call_blocked_from, th.call_waited_for
     start = th.clock
     hazards.learn(m, th, (job.task,))                # the work before the callback is done, and th knows it
     error = usercode.run(m, "callback", th.tid, job.fn, job.data)
-    th.call_blocked_from = blocked_from              # calls made inside the callback must not clobber it
+    th.call_blocked_from, th.call_waited_for = blocked   # calls made inside the callback must not clobber them
     th.clock += m.profile.host_costs.default
     m.log.append(T.CallbackRun(start, th.clock, th.tid, job.task.id, job.kind, _name(job.fn), job.block, error))
     if error:

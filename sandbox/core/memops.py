@@ -40,8 +40,7 @@ KIND_DIRECTIONS = {
     C.ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: "H2D", C.ACL_MEMCPY_INNER_DEVICE_TO_DEVICE: "D2D",
     C.ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: "D2D",
 }
-DIRECTION_WORDS = {"H2D": "host to device", "D2H": "device to host", "D2D": "device to device",
-                   "H2H": "host to host"}
+DIRECTION_WORDS = {"H2D": "host to device", "D2H": "device to host", "D2D": "device to device", "H2H": "host to host"}
 
 
 # -- allocation --------------------------------------------------------------------------------
@@ -56,7 +55,7 @@ def malloc(m: Machine, th: HostThread, size: int, policy: int) -> int:
     alloc = mem.allocate(size, policy, name, th.process.pid, th.tid)
     alloc.resets = th.process.device_resets.get(ctx.device, 0)
     m.log.append(T.MemAllocated(th.clock, ctx.device, alloc.ptr, size, alloc.reserved, name, alloc.page,
-                                th.process.pid, th.tid))
+                                th.process.pid, th.tid, th.call_seq))
     return alloc.ptr
 
 
@@ -73,12 +72,12 @@ def free(m: Machine, th: HostThread, ptr: int) -> None:
     if buf.ptr == ptr:
         hazards.freeing(m, th, buf, "aclrtFree")
     alloc = m.devices[buf.device].memory.release(ptr)
-    m.log.append(T.MemFreed(th.clock, alloc.device, ptr))
+    m.log.append(T.MemFreed(th.clock, alloc.device, ptr, th.call_seq))
 
 
 def malloc_host(m: Machine, th: HostThread, size: int) -> int:
     buf = m.host.allocate_pinned(size, th.process.pid)
-    m.log.append(T.MemAllocated(th.clock, -1, buf.ptr, size, size, "pinned", "pinned", th.process.pid, th.tid))
+    m.log.append(T.MemAllocated(th.clock, -1, buf.ptr, size, size, "pinned", "pinned", buf.pid, th.tid, th.call_seq))
     return buf.ptr
 
 
@@ -87,7 +86,7 @@ def free_host(m: Machine, th: HostThread, ptr: int) -> None:
         fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost(nullptr)")
     buf = m.host.free_pinned(ptr)
     hazards.freeing(m, th, buf, "aclrtFreeHost")
-    m.log.append(T.MemFreed(th.clock, -1, ptr))
+    m.log.append(T.MemFreed(th.clock, -1, ptr, th.call_seq))
 
 
 # -- copies -------------------------------------------------------------------------------------
@@ -125,8 +124,7 @@ def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: i
     actual = ("D" if plan.src.kind == "device" else "H") + "2" + ("D" if plan.dst.kind == "device" else "H")
     wanted = KIND_DIRECTIONS.get(kind, actual)
     if wanted != actual:
-        fail(ACL_ERROR_RT_PARAM_INVALID,
-             f"{C.MEMCPY_KIND_NAMES[kind]} does not match the pointers: the source is "
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"{C.MEMCPY_KIND_NAMES[kind]} does not match the pointers: the source is "
              f"{plan.src.kind} memory and the destination is {plan.dst.kind} memory ({actual})")
     if actual == "D2D":
         same = plan.src.device == plan.dst.device
@@ -225,7 +223,7 @@ def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
         plan.device = _peer_queue_device(plan, ctx.device)
     th.clock += m.profile.host_costs.memcpy_sync_setup
     task = m.submit(th, m.sync_stream(plan.device), _copy_task(m, plan, "MEMCPY", kind))  # type: ignore[arg-type]
-    m.block_until(th, lambda: task.done, "aclrtMemcpy", learns=(task,))
+    m.block_until(th, lambda: task.done, "aclrtMemcpy", learns=(task,), on=("task", task.id))
     _report_blocking(task)
 
 
@@ -255,7 +253,8 @@ def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, st
              "an on-device asynchronous copy needs 64-byte aligned source and destination addresses")
     task = m.submit(th, stream, _copy_task(m, plan, "MEMCPY_ASYNC", kind))
     if plan.pageable:
-        m.block_until(th, lambda: task.done, "aclrtMemcpyAsync from pageable memory", learns=(task,))
+        m.block_until(th, lambda: task.done, "aclrtMemcpyAsync from pageable memory", learns=(task,),
+                      on=("task", task.id))
 
 
 # -- memset ---------------------------------------------------------------------------------------
@@ -292,7 +291,7 @@ def memset(m: Machine, th: HostThread, ptr, max_count, value, count) -> None:
     m.current_context(th)
     th.clock += m.profile.host_costs.memcpy_sync_setup
     task = m.submit(th, m.sync_stream(device), _memset_task(m, "MEMSET", device, buf, ptr, count, fill))
-    m.block_until(th, lambda: task.done, "aclrtMemset", learns=(task,))
+    m.block_until(th, lambda: task.done, "aclrtMemset", learns=(task,), on=("task", task.id))
     _report_blocking(task)
 
 

@@ -29,8 +29,7 @@ class Sync(NamedTuple):
     context: Context | None = None
 
 
-def synchronize(m: Machine, th: HostThread, sync: Sync, done: Callable[[], bool] | None, learns=(),
-                report=()) -> None:
+def synchronize(m: Machine, th: HostThread, sync: Sync, done: Callable[[], bool] | None, learns=(), report=()) -> None:
     """Wait until ``done()`` (None: nothing to wait for), as the module docstring says.
 
     ``learns``: the streams and tasks the host knows complete afterwards; ``report``: the
@@ -38,7 +37,9 @@ def synchronize(m: Machine, th: HostThread, sync: Sync, done: Callable[[], bool]
     for hook in m.hooks.before_sync:
         hook(th, sync)
     if done is not None:
-        m.block_until(th, done, sync.what, learns=learns)
+        on = (("stream", sync.stream.handle) if sync.stream else ("event", sync.event.handle) if sync.event
+              else ("device", sync.device))
+        m.block_until(th, done, sync.what, learns=learns, on=on)
     th.clock += m.profile.host_costs.synchronize
     if done is not None:
         for hook in m.hooks.after_sync:
