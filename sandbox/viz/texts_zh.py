@@ -187,7 +187,6 @@ WIDGET = {
     "stream order": "流内顺序",
     "{}  (call {}, returned {})": "{}  （第 {} 次调用，返回 {}）",
     "blocked waiting for the device {}": "阻塞等待设备 {}",
-    "waited for: {}": "等待的对象：{}",
     "task {}: {}  ({})": "任务 {}：{}  （{}）",
     "{} · engine {} · NPU {}": "{} · 引擎 {} · NPU {}",
     "submitted {}": "提交于 {}",
