@@ -22,13 +22,17 @@ Texts are translated by lookup: ``translate(text)`` gives the Chinese for an Eng
 the catalogues know (``sandbox/teach/texts_zh.py`` for the graders, ``sandbox/viz/texts_zh.py``
 for the views), whole or by pattern, and the text itself otherwise, so an untranslated text is
 shown in English rather than lost.  ``text(template, *args)`` is the views' form: a
-``str.format`` template with ``{}`` fields, looked up whole and then filled in.
+``str.format`` template with ``{}`` fields, looked up whole and then filled in.  A filled-in
+Chinese text keeps the catalogues' spacing rule at its fields too: a space between a Chinese
+character and a Latin letter or digit ("在 Host 函数中", "设备 0 的流 1").
+
 """
 
 from __future__ import annotations
 
 import importlib
 import re
+import string
 from pathlib import Path
 
 LANGUAGES = ("en", "zh")
@@ -194,11 +198,42 @@ def _template_regex(template: str) -> str:
     return field.join(re.escape(part) for part in template.split("{}"))
 
 
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z0-9]")
+_FORMATTER = string.Formatter()
+
+
+def _fill(template: str, args) -> str:
+    """``template.format(*args)`` for a Chinese template, with a space put in where a field
+    meets a Chinese character on one side and a Latin letter or digit on the other (the
+    catalogues' own text keeps that rule; a field's text is only known when it is filled in)."""
+    out = ""
+    auto = 0
+    for literal, field, spec, conversion in _FORMATTER.parse(template):
+        out = _spaced(out, literal)
+        if field is None:
+            continue
+        if field == "":
+            field, auto = str(auto), auto + 1
+        out = _spaced(out, _FORMATTER.format_field(_FORMATTER.convert_field(args[int(field)], conversion), spec or ""))
+    return out
+
+
+def _spaced(text: str, piece: str) -> str:
+    """``text + piece``, with a space between them if one ends in a Chinese character and the
+    other starts with a Latin letter or digit."""
+    if text and piece:
+        a, b = text[-1], piece[0]
+        if (_CJK.match(a) and _LATIN.match(b)) or (_LATIN.match(a) and _CJK.match(b)):
+            return text + " " + piece
+    return text + piece
+
+
 def text(template: str, *args: object) -> str:
     """A view's text: ``template.format(*args)``, with the views' Chinese template when the
     language is ``"zh"`` and the catalogue has one (in English, the template's own output)."""
     if _language == "zh":
-        template = _load_views()[0].get(template, template)
+        return _fill(_load_views()[0].get(template, template), args)
     return template.format(*args)
 
 
@@ -228,7 +263,7 @@ def _lookup(text: str, catalogue: tuple[dict, list]) -> str:
     for pattern, template in patterns:
         m = pattern.fullmatch(text)
         if m:
-            return template.format(*(_lookup(g, catalogue) if g is not None else "" for g in m.groups()))
+            return _fill(template, [_lookup(g, catalogue) if g is not None else "" for g in m.groups()])
     return text
 
 
@@ -243,10 +278,11 @@ def translate(text: str, lang: str | None = None) -> str:
     for pattern, template in patterns:
         m = pattern.fullmatch(text)
         if m:
-            return template.format(*(translate(g, lang) if g is not None else "" for g in m.groups()))
+            return _fill(template, [translate(g, lang) if g is not None else "" for g in m.groups()])
     return text
 
 
 def known(text: str) -> bool:
     """Whether the catalogue translates ``text`` (whole or by a pattern)."""
     return translate(text, "zh") != text
+
