@@ -26,6 +26,13 @@ shown in English rather than lost.  ``text(template, *args)`` is the views' form
 Chinese text keeps the catalogues' spacing rule at its fields too: a space between a Chinese
 character and a Latin letter or digit ("在 Host 函数中", "设备 0 的流 1").
 
+The sandbox's own reports are teaching texts as well, and follow the language when they are
+shown: the text of a ``HazardWarning`` or ``LeakWarning`` (``str()`` of the warning, which is
+what Python prints under a cell and what ``w.message`` prints), the messages of
+``sandbox.hazards()``, ``sandbox.leak_report()`` and the hazard lines of the summaries, through
+``report_text`` and the reports' catalogue (``REPORTS`` in ``sandbox/teach/texts_zh.py``).  The
+core makes them in English and records them so in the trace log; the warning's category and
+the English text that warnings filters match stay what they are.
 """
 
 from __future__ import annotations
@@ -286,3 +293,46 @@ def known(text: str) -> bool:
     """Whether the catalogue translates ``text`` (whole or by a pattern)."""
     return translate(text, "zh") != text
 
+
+# -- the sandbox's own reports: hazards and leaks -------------------------------------------------
+_report_catalogue: tuple[dict, list] | None = None
+
+
+def _load_reports() -> tuple[dict, list]:
+    global _report_catalogue
+    if _report_catalogue is None:
+        from .teach import texts_zh
+
+        fields = {p: t for p, t in texts_zh.REPORTS.items() if "{}" in p}
+        ordered = sorted(fields.items(), key=lambda item: -len(item[0].replace("{}", "")))
+        patterns = [(re.compile(_template_regex(p), re.DOTALL), t) for p, t in ordered]
+        whole = {p: t for p, t in texts_zh.REPORTS.items() if p not in fields}
+        _report_catalogue = (whole, patterns)
+    return _report_catalogue
+
+
+def report_text(text: str, lang: str | None = None) -> str:
+    """A hazard message or a leak report (sandbox/core/hazards.py, leaks.py) in the chosen
+    language: under ``"zh"`` each line by the reports' catalogue (a line it does not know stays
+    English), else ``text`` itself, unchanged."""
+    if (lang or _language) != "zh" or not text:
+        return text
+    catalogue = _load_reports()
+    return "\n".join(_lookup(line, catalogue) if line else line for line in text.split("\n"))
+
+
+def _shown(warning: BaseException) -> str:
+    """``str()`` of a HazardWarning or LeakWarning: its text in the chosen language."""
+    return report_text(BaseException.__str__(warning))
+
+
+def install_report_texts() -> None:
+    """Make ``str()`` of the sandbox's HazardWarning and LeakWarning follow the language: the
+    one place Python's warning display (under a cell, or ``w.message`` of a caught warning)
+    reads their text.  The warnings are made by the core with the English text, so the
+    filters of ``warnings`` match that text and the category stays the same."""
+    from .core.hazards import HazardWarning
+    from .core.leaks import LeakWarning
+
+    for category in (HazardWarning, LeakWarning):
+        category.__str__ = _shown  # type: ignore[method-assign]  # the classes are the core's
