@@ -22,6 +22,7 @@ from .core.machine import configure as _configure
 from .core.host_work import host_work
 from .core.processes import SimProcess, spawn_process
 from .core.trace import TraceLog
+from .i18n import install_report_texts as _install_report_texts
 from .i18n import set_language
 from .profiles import PROFILES, Profile, get_profile
 
@@ -47,6 +48,7 @@ __all__ = [
 __all__ += ["hazards", "leak_report", "HazardWarning", "LeakWarning", "set_language"]
 
 _patches.install()
+_install_report_texts()
 
 _VIEWS = ("show", "step_through", "gantt", "memory_map", "queues", "summary", "export_trace")
 __all__ += list(_VIEWS)
@@ -131,17 +133,30 @@ __all__ += ["inject_fault", "clear_faults"]
 
 def hazards() -> list:
     """The hazards found so far on the current machine (trace.Hazard records, in order): races
-    and misuse found by the ordering rules, whatever the schedule did (see core/hazards.py)."""
-    from .core.hazards import hazards as _hazards
+    and misuse found by the ordering rules, whatever the schedule did (see core/hazards.py).
+    Under ``set_language("zh")`` each record's ``message`` is in Chinese (the trace keeps the
+    English one)."""
+    import dataclasses
 
-    return _hazards(_current().log)
+    from .core.hazards import hazards as _hazards
+    from .i18n import language, report_text
+
+    found = _hazards(_current().log)
+    if language() == "en":
+        return found
+    return [dataclasses.replace(h, message=report_text(h.message)) for h in found]
 
 
 def leak_report(pid: int | None = None):
     """What each live process (or process ``pid``) allocated or created and has not released;
-    ``str()`` of it is the text report, ``.items`` the data (see core/leaks.py)."""
-    from .core.leaks import report
+    ``str()`` of it is the text report (in Chinese under ``set_language("zh")``), ``.items``
+    the data (see core/leaks.py)."""
+    from .core.leaks import Report, report
+    from .i18n import language, report_text
 
     m = _current()
     with m.lock:
-        return report(m, pid)
+        found = report(m, pid)
+    if language() == "en":
+        return found
+    return Report(tuple((p, held, report_text(text)) for p, held, text in found.parts))

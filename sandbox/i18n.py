@@ -22,13 +22,24 @@ Texts are translated by lookup: ``translate(text)`` gives the Chinese for an Eng
 the catalogues know (``sandbox/teach/texts_zh.py`` for the graders, ``sandbox/viz/texts_zh.py``
 for the views), whole or by pattern, and the text itself otherwise, so an untranslated text is
 shown in English rather than lost.  ``text(template, *args)`` is the views' form: a
-``str.format`` template with ``{}`` fields, looked up whole and then filled in.
+``str.format`` template with ``{}`` fields, looked up whole and then filled in.  A filled-in
+Chinese text keeps the catalogues' spacing rule at its fields too: a space between a Chinese
+character and a Latin letter or digit ("在 Host 函数中", "设备 0 的流 1").
+
+The sandbox's own reports are teaching texts as well, and follow the language when they are
+shown: the text of a ``HazardWarning`` or ``LeakWarning`` (``str()`` of the warning, which is
+what Python prints under a cell and what ``w.message`` prints), the messages of
+``sandbox.hazards()``, ``sandbox.leak_report()`` and the hazard lines of the summaries, through
+``report_text`` and the reports' catalogue (``REPORTS`` in ``sandbox/teach/texts_zh.py``).  The
+core makes them in English and records them so in the trace log; the warning's category and
+the English text that warnings filters match stay what they are.
 """
 
 from __future__ import annotations
 
 import importlib
 import re
+import string
 from pathlib import Path
 
 LANGUAGES = ("en", "zh")
@@ -194,11 +205,42 @@ def _template_regex(template: str) -> str:
     return field.join(re.escape(part) for part in template.split("{}"))
 
 
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z0-9]")
+_FORMATTER = string.Formatter()
+
+
+def _fill(template: str, args) -> str:
+    """``template.format(*args)`` for a Chinese template, with a space put in where a field
+    meets a Chinese character on one side and a Latin letter or digit on the other (the
+    catalogues' own text keeps that rule; a field's text is only known when it is filled in)."""
+    out = ""
+    auto = 0
+    for literal, field, spec, conversion in _FORMATTER.parse(template):
+        out = _spaced(out, literal)
+        if field is None:
+            continue
+        if field == "":
+            field, auto = str(auto), auto + 1
+        out = _spaced(out, _FORMATTER.format_field(_FORMATTER.convert_field(args[int(field)], conversion), spec or ""))
+    return out
+
+
+def _spaced(text: str, piece: str) -> str:
+    """``text + piece``, with a space between them if one ends in a Chinese character and the
+    other starts with a Latin letter or digit."""
+    if text and piece:
+        a, b = text[-1], piece[0]
+        if (_CJK.match(a) and _LATIN.match(b)) or (_LATIN.match(a) and _CJK.match(b)):
+            return text + " " + piece
+    return text + piece
+
+
 def text(template: str, *args: object) -> str:
     """A view's text: ``template.format(*args)``, with the views' Chinese template when the
     language is ``"zh"`` and the catalogue has one (in English, the template's own output)."""
     if _language == "zh":
-        template = _load_views()[0].get(template, template)
+        return _fill(_load_views()[0].get(template, template), args)
     return template.format(*args)
 
 
@@ -228,7 +270,7 @@ def _lookup(text: str, catalogue: tuple[dict, list]) -> str:
     for pattern, template in patterns:
         m = pattern.fullmatch(text)
         if m:
-            return template.format(*(_lookup(g, catalogue) if g is not None else "" for g in m.groups()))
+            return _fill(template, [_lookup(g, catalogue) if g is not None else "" for g in m.groups()])
     return text
 
 
@@ -243,10 +285,54 @@ def translate(text: str, lang: str | None = None) -> str:
     for pattern, template in patterns:
         m = pattern.fullmatch(text)
         if m:
-            return template.format(*(translate(g, lang) if g is not None else "" for g in m.groups()))
+            return _fill(template, [translate(g, lang) if g is not None else "" for g in m.groups()])
     return text
 
 
 def known(text: str) -> bool:
     """Whether the catalogue translates ``text`` (whole or by a pattern)."""
     return translate(text, "zh") != text
+
+
+# -- the sandbox's own reports: hazards and leaks -------------------------------------------------
+_report_catalogue: tuple[dict, list] | None = None
+
+
+def _load_reports() -> tuple[dict, list]:
+    global _report_catalogue
+    if _report_catalogue is None:
+        from .teach import texts_zh
+
+        fields = {p: t for p, t in texts_zh.REPORTS.items() if "{}" in p}
+        ordered = sorted(fields.items(), key=lambda item: -len(item[0].replace("{}", "")))
+        patterns = [(re.compile(_template_regex(p), re.DOTALL), t) for p, t in ordered]
+        whole = {p: t for p, t in texts_zh.REPORTS.items() if p not in fields}
+        _report_catalogue = (whole, patterns)
+    return _report_catalogue
+
+
+def report_text(text: str, lang: str | None = None) -> str:
+    """A hazard message or a leak report (sandbox/core/hazards.py, leaks.py) in the chosen
+    language: under ``"zh"`` each line by the reports' catalogue (a line it does not know stays
+    English), else ``text`` itself, unchanged."""
+    if (lang or _language) != "zh" or not text:
+        return text
+    catalogue = _load_reports()
+    return "\n".join(_lookup(line, catalogue) if line else line for line in text.split("\n"))
+
+
+def _shown(warning: BaseException) -> str:
+    """``str()`` of a HazardWarning or LeakWarning: its text in the chosen language."""
+    return report_text(BaseException.__str__(warning))
+
+
+def install_report_texts() -> None:
+    """Make ``str()`` of the sandbox's HazardWarning and LeakWarning follow the language: the
+    one place Python's warning display (under a cell, or ``w.message`` of a caught warning)
+    reads their text.  The warnings are made by the core with the English text, so the
+    filters of ``warnings`` match that text and the category stays the same."""
+    from .core.hazards import HazardWarning
+    from .core.leaks import LeakWarning
+
+    for category in (HazardWarning, LeakWarning):
+        category.__str__ = _shown  # type: ignore[method-assign]  # the classes are the core's

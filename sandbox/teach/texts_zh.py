@@ -1,5 +1,6 @@
 """The grader's texts in Simplified Chinese (``sandbox.set_language("zh")``), read by
-``sandbox.i18n.translate``.
+``sandbox.i18n.translate``, and the sandbox's hazard and leak reports (``REPORTS``, read by
+``sandbox.i18n.report_text``).
 
 ``TEXTS`` maps an English text, whole, to its Chinese; ``PATTERNS`` are ``(regex, template)``
 pairs for texts with figures in them: the regex matches the whole English text, and each of
@@ -698,4 +699,128 @@ TEMPLATES: dict[str, str] = {
     "{}, want {}": "{}，应为 {}",
     "{}, first: {} returned {} ({}): {}": "{} 个，第一个：{} 返回 {}（{}）：{}",
     "{}, first: {} returned {} ({})": "{} 个，第一个：{} 返回 {}（{}）",
+}
+
+# -- the sandbox's own reports: hazards (sandbox/core/hazards.py) and leaks (sandbox/core/leaks.py) --
+# Read by ``i18n.report_text`` for the text of a ``HazardWarning`` or ``LeakWarning``, the messages
+# of ``sandbox.hazards()``, ``sandbox.leak_report()`` and the hazard lines of the summaries: a
+# catalogue of its own, so that no grader template ever splits one of these sentences.  One
+# template per sentence shape the core makes, and one per piece it builds them from (a task, a
+# stream, a span of bytes, a fix), each translated in turn; calls, codes, task, kernel and thread
+# names, addresses and figures stay as the core prints them.
+REPORTS: dict[str, str] = {
+    # the pieces: tasks, streams, spans of bytes, buffers, who touches memory
+    "task {} ({} {}) on {}": "{3}上的任务 {0}（{1} {2}）",
+    "task {} ({} {})": "任务 {}（{} {}）",
+    "Stream {} on device {}": "设备 {1} 的流 {0}",
+    "the runtime's {} queue of device {}": "设备 {1} 的运行时{0}队列",
+    "sync copies": "同步拷贝",
+    "model RI {} stream {}": "模型 RI {} 的流 {}",
+    "bytes [{}, {}) of the {}-byte {} buffer at {}": "地址 {4} 处 {2} 字节{3}缓冲区的字节 [{0}, {1})",
+    "device": "设备",
+    "pinned": "锁页",
+    "{} on host thread {}": "Host 线程 {1} 上的 {0}",
+    "aclrtMemset (host memory)": "aclrtMemset（Host 内存）",
+    "aclrtMemcpy (host to host)": "aclrtMemcpy（Host 到 Host）",
+    # the fixes
+    "synchronize {} (aclrtSynchronizeStream), or an event recorded after task {} (aclrtSynchronizeEvent),": (
+        "同步{0}（aclrtSynchronizeStream），或者同步在任务 {1} 之后记录的事件（aclrtSynchronizeEvent）"
+    ),
+    "wait for the blocking call that queued task {} to return": "等待放入任务 {} 的那个阻塞调用返回",
+    "synchronize {} (aclrtSynchronizeStream) before the blocking copy or memset, or use the async call on {} itself": (
+        "在阻塞拷贝或 memset 之前同步{0}（aclrtSynchronizeStream），或者直接在{1}上使用异步调用"
+    ),
+    "record an event on {} after task {} and make {} wait on it (aclrtRecordEvent + aclrtStreamWaitEvent) before "
+    "submitting task {}, or put both on one stream": (
+        "在{0}上、任务 {1} 之后记录一个事件，并在提交任务 {3} 之前让{2}等待它（aclrtRecordEvent + "
+        "aclrtStreamWaitEvent），或者把两者放在同一条流上"
+    ),
+    # host_read, host_write: the host touches bytes queued work still uses
+    "{} reads {}, which {} writes and which the host has not seen complete (it may still be queued or running). "
+    "Fix: {} before reading this memory on the host.": (
+        "{0}读取了{1}，而{2}会写入这些字节，Host 尚未看到它完成（它可能仍在排队或正在运行）。"
+        "修正：在 Host 上读取这块内存之前，{3}。"
+    ),
+    "{} overwrites {}, which {} writes and which the host has not seen complete (it may still be queued or "
+    "running). Fix: {} before touching this memory on the host.": (
+        "{0}覆盖了{1}，而{2}会写入这些字节，Host 尚未看到它完成（它可能仍在排队或正在运行）。"
+        "修正：在 Host 上改动这块内存之前，{3}。"
+    ),
+    "{} overwrites {}, which {} reads and which the host has not seen complete (it may still be queued or "
+    "running). Fix: {} before touching this memory on the host.": (
+        "{0}覆盖了{1}，而{2}会读取这些字节，Host 尚未看到它完成（它可能仍在排队或正在运行）。"
+        "修正：在 Host 上改动这块内存之前，{3}。"
+    ),
+    # stream_race: two streams touch the same bytes and nothing orders them
+    "{} writes {}, which {} writes, and no event or synchronize orders the two: they may run in either order or at "
+    "the same time. Fix: {}.": (
+        "{0}写入{1}，而{2}也写入这些字节，且没有任何事件或同步为二者排序：它们可能以任意顺序运行，也可能同时运行。修正：{3}。"
+    ),
+    "{} writes {}, which {} reads, and no event or synchronize orders the two: they may run in either order or at "
+    "the same time. Fix: {}.": (
+        "{0}写入{1}，而{2}会读取这些字节，且没有任何事件或同步为二者排序：它们可能以任意顺序运行，也可能同时运行。修正：{3}。"
+    ),
+    "{} reads {}, which {} writes, and no event or synchronize orders the two: they may run in either order or at "
+    "the same time. Fix: {}.": (
+        "{0}读取{1}，而{2}会写入这些字节，且没有任何事件或同步为二者排序：它们可能以任意顺序运行，也可能同时运行。修正：{3}。"
+    ),
+    # free_in_use: memory freed while queued work still uses it
+    "{} frees the {}-byte {} buffer at {} while {} still uses it as far as the host knows ({} such task); the free "
+    "does not wait for queued work. Fix: {} before freeing.": (
+        "{0} 释放了地址 {3} 处 {1} 字节的{2}缓冲区，而据 Host 所知，{4}仍在使用它（共 {5} 个这样的任务）；"
+        "释放不会等待已入队的工作。修正：释放之前，{6}。"
+    ),
+    "{} frees the {}-byte {} buffer at {} while {} still uses it as far as the host knows ({} such tasks); the free "
+    "does not wait for queued work. Fix: {} before freeing.": (
+        "{0} 释放了地址 {3} 处 {1} 字节的{2}缓冲区，而据 Host 所知，{4}仍在使用它（共 {5} 个这样的任务）；"
+        "释放不会等待已入队的工作。修正：释放之前，{6}。"
+    ),
+    "aclrtMemPoolFreeAsync on {} ({}) returns the block at {} to its pool while {} may still use it: nothing orders "
+    "that task before the free. Fix: record an event on {} after task {} and make {} wait on it (aclrtRecordEvent + "
+    "aclrtStreamWaitEvent) before the free, or free on {}.": (
+        "{0}上的 aclrtMemPoolFreeAsync（{1}）把地址 {2} 处的块归还给它的内存池，而{3}可能仍在使用它：没有任何东西"
+        "把那个任务排在这次释放之前。修正：在{4}上、任务 {5} 之后记录一个事件，并在释放之前让{6}等待它"
+        "（aclrtRecordEvent + aclrtStreamWaitEvent），或者在{7}上释放。"
+    ),
+    # use_after_reset: device memory kept over a full reset of its device
+    "{} uses the {}-byte device buffer at {}, allocated before device {} was fully reset (aclrtResetDevice): the "
+    "reset released the device's default context and streams, and memory allocated before it must not be used "
+    "after it (undefined on hardware). Fix: free device memory (aclrtFree) before resetting the device, and "
+    "allocate again after aclrtSetDevice.": (
+        "{0}使用了地址 {2} 处 {1} 字节的设备缓冲区，它是在设备 {3} 完全复位（aclrtResetDevice）之前分配的："
+        "复位释放了该设备的默认上下文和流，复位之前分配的内存在复位之后不得再使用（在硬件上其行为未定义）。"
+        "修正：复位设备之前先释放设备内存（aclrtFree），在 aclrtSetDevice 之后再重新分配。"
+    ),
+    # peer_access: a copy between devices without peer access
+    "a copy from device {} to device {} without peer access {} -> {}: the call fails. Fix: aclrtSetDevice({}) then "
+    "aclrtDeviceEnablePeerAccess({}, 0) before copying (check with aclrtDeviceCanAccessPeer({}, {})).": (
+        "从设备 {0} 到设备 {1} 的拷贝没有 {2} -> {3} 的设备间访问（peer access）：该调用失败。修正：拷贝之前先调用 "
+        "aclrtSetDevice({4})，再调用 aclrtDeviceEnablePeerAccess({5}, 0)（可用 aclrtDeviceCanAccessPeer({6}, {7}) 检查）。"
+    ),
+    # the leak report, line by line
+    "process {} ({}): nothing left unreleased {}": "进程 {0}（{1}）：{2}没有遗留未释放的资源",
+    "process {} ({}) did not release {} resource {}:": "进程 {0}（{1}）{3}有 {2} 项资源没有释放：",
+    "process {} ({}) did not release {} resources {}:": "进程 {0}（{1}）{3}有 {2} 项资源没有释放：",
+    "so far": "目前",
+    "at aclFinalize": "在 aclFinalize 时",
+    "at process end": "在进程结束时",
+    "  {} ({}; release with {}):": "  {0}（{1} 项；用 {2} 释放）：",
+    "device memory": "设备内存",
+    "pinned host memory": "锁页内存",
+    "memory pools": "内存池",
+    "streams": "流",
+    "events": "事件",
+    "contexts": "上下文",
+    "    {} on {}: {} bytes ({}) ({})": "    {1}上的 {0}：{2} 字节（{3}）（{4}）",
+    "    {} on {}: {} bytes ({})": "    {1}上的 {0}：{2} 字节（{3}）",
+    "    pool {} on {}: {} bytes ({}) reserved, {}": "    {1}上的内存池 {0}：占用 {2} 字节（{3}），{4}",
+    "    pool {} on {}: {} bytes reserved, {}": "    {1}上的内存池 {0}：占用 {2} 字节，{3}",
+    "    {} on {} (handle {})": "    {1}上的{0}（句柄 {2}）",
+    "    event {} on {} ({})": "    {1}上的事件 {0}（{2}）",
+    "    context {} on {} ({})": "    {1}上的上下文 {0}（{2}）",
+    "device {}": "设备 {}",
+    "host": "Host",
+    "pool {}": "内存池 {}",
+    "Stream {}": "流 {}",
+    "{} blocks in use": "{} 个块在使用中",
 }

@@ -191,7 +191,7 @@ def trace_summary(log) -> str:
     for e in ix.errors:  # the runtime's own message stays as the runtime prints it
         lines.append(f"  {fmt_time(e.t)} {e.api}: {e.name} ({e.code}) {e.message}")
     for h in ix.hazards:
-        lines.append(_("  {} hazard {}: {}", fmt_time(h.t), h.kind, h.message))
+        lines.append(_("  {} hazard {}: {}", fmt_time(h.t), h.kind, i18n.report_text(h.message)))
     for leak in ix.leaks:
         lines.append(
             _("  {} leak report ({}): {} still held", fmt_time(leak.t), leak.when, _plural(len(leak.items), "item"))
