@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core import callbacks, devices, devres, events, memops, peer, pools, reduce, streams
+from ..core import callbacks, devices, devres, events, memops, peer, pools, reduce, streams, waits
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
-from . import _stream_config, _types, _waits
+from . import _stream_config, _types
 from ._declare import Kind, api, handle, helper, positive_size, ptr, size, timeout
 
 
@@ -554,36 +554,36 @@ def reduce_async(
     return reduce.reduce_async(m, th, dst, src, count, kind, data_type, stream)
 
 
-# -- notifies and value waits (acl/_waits.py) ----------------------------------------------------------
+# -- notifies and value waits (core/waits.py) ----------------------------------------------------------
 @api("aclrtCreateNotify", cost="create_event", defaults=(0,))
 def create_notify(m, th, flag: int = 0):
-    return _waits.create(m, th, flag)
+    return waits.create(m, th, flag)
 
 
 @api("aclrtRecordNotify", cost="event_record")
 def record_notify(m, th, notify: handle, stream: handle) -> None:
-    return _waits.record(m, th, notify, stream)
+    return waits.record(m, th, notify, stream)
 
 
 @api("aclrtWaitAndResetNotify", cost="stream_wait_event")
 def wait_and_reset_notify(m, th, notify: handle, stream: handle, timeout: int = 0) -> None:
     """``timeout`` in seconds, 0: wait forever (docs 08)."""
-    return _waits.wait_and_reset(m, th, notify, stream, timeout)
+    return waits.wait_and_reset(m, th, notify, stream, timeout)
 
 
 @api("aclrtDestroyNotify", cost="create_event")
 def destroy_notify(m, th, notify: handle) -> None:
-    return _waits.destroy(m, th, notify)
+    return waits.destroy(m, th, notify)
 
 
 @api("aclrtValueWrite", cost="event_record")
 def value_write(m, th, dev_addr: ptr, value: int, flag: int, stream: handle) -> None:
-    return _waits.value_write(m, th, dev_addr, value, flag, stream)
+    return waits.value_write(m, th, dev_addr, value, flag, stream)
 
 
 @api("aclrtValueWait", cost="stream_wait_event")
 def value_wait(m, th, dev_addr: ptr, value: int, flag: int, stream: handle) -> None:
-    return _waits.value_wait(m, th, dev_addr, value, flag, stream)
+    return waits.value_wait(m, th, dev_addr, value, flag, stream)
 
 
 # -- stream stop, abort and state callbacks ----------------------------------------------------------------

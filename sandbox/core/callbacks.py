@@ -91,7 +91,7 @@ class CallbackEngine(Engine):
     """
     shared = True
 
-    def __init__(self, device: int, state, name: str = "Host callback"):    # (acl/_waits.py's waits: "")
+    def __init__(self, device: int, state, name: str = "Host callback"):    # (core/waits.py's waits: "")
         super().__init__(name, device)
         self.state = state
 

@@ -1,8 +1,7 @@
 """Notifies and value waits: stream tasks that wait for a flag or a memory word, not a snapshot.
 
-These are rules of the simulated runtime, kept beside the facade only because the kernel's line
-budget (tests/test_line_budget.py) has no room for them; they use the kernel's own pieces
-(``Machine.submit``, ``Task``, the callback engine's held-open tasks, the hazard clocks).
+Built from the kernel's own pieces: ``Machine.submit``, ``Task``, the callback engine's held-open
+tasks, the hazard clocks.
 
 Sources (hicann/runtime): include/external/acl/acl_rt.h:43-53 (flags), 3796-3912 (signatures);
 docs/zh/api_ref/08_notify_management.md, 11-09_stream_memory_operation.md; src/acl/aclrt_impl/
@@ -55,10 +54,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core import constants as C
-from ..core import hazards
-from ..core.callbacks import CallbackEngine
-from ..core.errors import (
+from . import constants as C
+from . import hazards
+from .callbacks import CallbackEngine
+from .errors import (
     ACL_ERROR_INVALID_PARAM,
     ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
     ACL_ERROR_RT_NO_NOTIFY_RESOURCE,
@@ -67,12 +66,12 @@ from ..core.errors import (
     AclError,
     fail,
 )
-from ..core.memory import Buffer, check_span
-from ..core.tasks import Task
+from .memory import Buffer, check_span
+from .tasks import Task
 
 if TYPE_CHECKING:
-    from ..core.machine import Machine
-    from ..core.objects import HostThread
+    from .machine import Machine
+    from .objects import HostThread
 
 CONDITIONS = {  # flag -> does the word meet the wait for value?
     C.ACL_STREAM_WAIT_VALUE_GEQ: lambda word, value: (word - value) % 2**64 < 2**63,
