@@ -57,15 +57,8 @@ import numpy as np
 from . import constants as C
 from . import hazards
 from .callbacks import CallbackEngine
-from .errors import (
-    ACL_ERROR_INVALID_PARAM,
-    ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-    ACL_ERROR_RT_NO_NOTIFY_RESOURCE,
-    ACL_ERROR_RT_PARAM_INVALID,
-    ACL_ERROR_RT_TASK_TIMEOUT,
-    AclError,
-    fail,
-)
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_NO_NOTIFY_RESOURCE,
+                     ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_TASK_TIMEOUT, AclError, fail)
 from .memory import Buffer, check_span
 from .tasks import Task
 
@@ -102,15 +95,9 @@ class Waits:
 
     def hint(self) -> str:
         """Why a parked thread may never wake: waits whose flag or word nothing will change."""
-        held = [
-            f"task {t.id} ({t.name}) of stream {t.stream.stream_id} waits for "
-            + (
-                "a record of its notify (aclrtRecordNotify)"
-                if t.kind == "notify_wait"
-                else "its word (aclrtValueWrite)"
-            )
-            for t in self.parked
-        ]
+        held = [f"task {t.id} ({t.name}) of stream {t.stream.stream_id} waits for "
+                + ("a record of its notify (aclrtRecordNotify)" if t.kind == "notify_wait"
+                   else "its word (aclrtValueWrite)") for t in self.parked]
         return "; " + "; ".join(held) if held else ""
 
     def reached(self, task: Task, now: int) -> list:
@@ -134,10 +121,8 @@ class Waits:
             self.tests.pop(task.id, None)
             if task in self.parked:  # still parked: its timeout ran out
                 self.parked.remove(task)
-                return ACL_ERROR_RT_TASK_TIMEOUT, (
-                    f"{name} on stream {stream.stream_id} timed out: the notify was "
-                    f"not recorded within {timeout // 10**9} s"
-                )
+                return ACL_ERROR_RT_TASK_TIMEOUT, (f"{name} on stream {stream.stream_id} timed out: the notify was "
+                                                   f"not recorded within {timeout // 10**9} s")
             return 0
 
         engine = self.engines.setdefault(stream.device, CallbackEngine(stream.device, self, ""))
@@ -154,11 +139,8 @@ def state(m: Machine) -> Waits:
 def _stream(m: Machine, th: HostThread, handle, api: str):
     stream = m.stream(th, handle, api=api)
     if stream.capture is not None:
-        fail(
-            ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-            f"{api}: stream {stream.stream_id} is capturing, and the sandbox's "
-            "capture holds kernels, copies and event tasks only: call it outside the capture",
-        )
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{api}: stream {stream.stream_id} is capturing, and the sandbox's "
+             "capture holds kernels, copies and event tasks only: call it outside the capture")
     return stream
 
 
@@ -173,10 +155,8 @@ def _notify(m: Machine, handle) -> Notify:
 def create(m: Machine, th: HostThread, flag: int) -> int:
     dev = m.current_context(th).device
     if flag not in (C.ACL_NOTIFY_DEFAULT, C.ACL_NOTIFY_DEVICE_USE_ONLY):
-        fail(
-            ACL_ERROR_RT_PARAM_INVALID,
-            f"notify flag {flag} is neither ACL_NOTIFY_DEFAULT nor ACL_NOTIFY_DEVICE_USE_ONLY",
-        )
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"notify flag {flag} is neither ACL_NOTIFY_DEFAULT nor "
+             "ACL_NOTIFY_DEVICE_USE_ONLY")
     if sum(n.device == dev for n in state(m).notifies.values()) >= m.profile.max_notifies:
         fail(ACL_ERROR_RT_NO_NOTIFY_RESOURCE, f"device {dev} has the most notifies a {m.profile.soc_name} allows")
     handle = m.new_handle()
@@ -242,18 +222,8 @@ def value_write(m: Machine, th: HostThread, addr, value, flag, stream_handle) ->
         except AclError as exc:  # the host memory budget cannot back the bytes: nothing written
             return exc.code, exc.message
 
-    task = m.submit(
-        th,
-        stream,
-        Task.new(
-            "value_write",
-            "MEM_WRITE_VALUE",
-            effect=write,
-            nbytes=8,
-            detail=(("value", value),),
-            access=((buf, offset, 8, True),),
-        ),
-    )
+    task = m.submit(th, stream, Task.new("value_write", "MEM_WRITE_VALUE", effect=write, nbytes=8,
+                                         detail=(("value", value),), access=((buf, offset, 8, True),)))
     state(m).writes[addr] = (task, value)
 
 
