@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import callbacks, devices, devres, events, memops, peer, pools, reduce, streams, waits
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
-from . import _stream_config, _types
+from . import _pool_props, _stream_config, _types
 from ._declare import Kind, api, handle, helper, positive_size, ptr, size, timeout
 
 
@@ -402,7 +402,8 @@ def mem_pool_create(m, th, pool_props: pool_props):
     """(pool, ret): a memory pool; pool_props is a dict of the aclrtMemPoolProps members:
     {"allocType": ACL_MEM_ALLOCATION_TYPE_PINNED, "handleType": ACL_MEM_HANDLE_TYPE_NONE,
     "location": {"id": 0, "type": ACL_MEM_LOCATION_TYPE_DEVICE}, "maxSize": bytes}."""
-    return pools.create(m, th, pool_props)
+    device_id, max_size = _pool_props.check(pool_props)
+    return pools.create(m, th, device_id, max_size)
 
 
 @api("aclrtMemPoolDestroy", cost="free")
