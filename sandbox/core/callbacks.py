@@ -56,10 +56,7 @@ import numbers
 import threading
 from collections import deque
 
-from . import constants as C
-from . import hazards
-from . import trace as T
-from . import usercode
+from . import constants as C, hazards, trace as T, usercode
 from .binding import current
 from .engines import Engine
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_REPORT_TIMEOUT,

@@ -13,14 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import constants as C
-from . import leaks
-from . import trace as T
+from . import constants as C, leaks, trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_FINALIZE, ACL_ERROR_REPEAT_INITIALIZE,
                      ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, ACL_ERROR_RT_PARAM_INVALID, fail)
 from .objects import Context
-from .sync import Sync
-from .sync import synchronize as synchronize_on
+from .sync import Sync, synchronize as synchronize_on
 
 if TYPE_CHECKING:
     from .machine import Machine

@@ -28,8 +28,7 @@ Rules (hicann/runtime; include/external/acl/acl_rt.h, docs/zh/api_ref/13_excepti
 """
 from __future__ import annotations
 
-from . import trace as T
-from . import usercode
+from . import trace as T, usercode
 from .errors import ACL_ERROR_INVALID_PARAM, describe, fail
 
 ACL_ERROR_INVALID_EXCEPTION_INFO = 0xFFFFFFFF

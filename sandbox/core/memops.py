@@ -21,9 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import functools
 
-from . import constants as C
-from . import hazards, peer
-from . import trace as T
+from . import constants as C, hazards, peer, trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_ADDR_UNALIGNED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, AclError, describe, fail)
 from .memory import check_span

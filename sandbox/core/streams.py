@@ -9,11 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import constants as C
-from . import hazards, usercode
-from . import trace as T
-from .sync import Sync
-from .sync import synchronize as synchronize_on
+from . import constants as C, hazards, trace as T, usercode
+from .sync import Sync, synchronize as synchronize_on
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_INTERNAL_ERROR,
                      ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_ABORT, ACL_ERROR_RT_STREAM_CAPTURED, describe,
                      fail)

@@ -54,8 +54,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import constants as C
-from . import hazards
+from . import constants as C, hazards
 from .callbacks import CallbackEngine
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_NO_NOTIFY_RESOURCE,
                      ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_TASK_TIMEOUT, AclError, fail)
