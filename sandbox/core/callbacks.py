@@ -172,8 +172,7 @@ def _name(fn) -> str:
 def resolve_thread(m, thread_id, *, allow_finished: bool = False):
     """The sandbox thread a pyACL thread id names (a threading.Thread.ident)."""
     if isinstance(thread_id, bool) or not isinstance(thread_id, numbers.Integral):
-        fail(ACL_ERROR_INVALID_PARAM,
-             f"thread_id must be an int (a threading.Thread ident), got {describe(thread_id)}")
+        fail(ACL_ERROR_INVALID_PARAM, f"thread_id must be an int (a threading.Thread ident), got {describe(thread_id)}")
     thread_id = int(thread_id)                  # a numpy integer scalar is an int
     for thread in threading.enumerate():
         if thread.ident == thread_id:
@@ -282,8 +281,7 @@ def launch_host_func(m, th, handle, fn, args) -> None:
 
 def _submit(m, th, st: CallbackState, job: Job) -> None:
     stream = job.stream
-    if stream.capture is not None:
-        # a model run instance holds kernels, copies and event tasks only (aclmdlRITaskType)
+    if stream.capture is not None:  # a model run instance holds kernels, copies and event tasks only (aclmdlRITaskType)
         fail(ACL_ERROR_RT_STREAM_CAPTURED,
              f"stream {stream.stream_id} is capturing into a model run instance, which cannot hold host "
              "callbacks: launch the callback outside the capture, e.g. after aclmdlRIExecuteAsync")

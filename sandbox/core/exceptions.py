@@ -99,6 +99,5 @@ def read(m, th, info, field: str) -> int:
 
 def error_verbose(m, th, device_id) -> dict:
     m.device(device_id)
-    held = any(s.pending_error or s.context.failure for s in m.streams.values()
-               if s.alive and s.device == device_id)
+    held = any(s.pending_error or s.context.failure for s in m.streams.values() if s.alive and s.device == device_id)
     return {"errorType": ACL_RT_ERROR_OTHERS if held else ACL_RT_NO_ERROR, "tryRepair": 0, "hasDetail": 0}

@@ -38,8 +38,7 @@ KIND_DIRECTIONS = {
     C.ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: "H2D", C.ACL_MEMCPY_INNER_DEVICE_TO_DEVICE: "D2D",
     C.ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: "D2D",
 }
-DIRECTION_WORDS = {"H2D": "host to device", "D2H": "device to host", "D2D": "device to device",
-                   "H2H": "host to host"}
+DIRECTION_WORDS = {"H2D": "host to device", "D2H": "device to host", "D2D": "device to device", "H2H": "host to host"}
 
 
 # -- allocation --------------------------------------------------------------------------------

@@ -373,8 +373,7 @@ class DeviceMemory:
             start = self._find(reserved, unit)
             if start is not None:
                 self._take(start, reserved)
-                alloc = DeviceAllocation(self.device, start, size, start, reserved, page,
-                                         policy_name, pid, tid)
+                alloc = DeviceAllocation(self.device, start, size, start, reserved, page, policy_name, pid, tid)
                 self.map(alloc)
                 return alloc
         fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
@@ -449,8 +448,7 @@ class HostMemory:
     def free_pinned(self, ptr: int) -> PinnedBuffer:
         buf = self.pinned.pop(ptr, None)
         if buf is None:
-            fail(ACL_ERROR_RT_MEMORY_FREE,
-                 f"aclrtFreeHost: {ptr:#x} is not the start of memory from aclrtMallocHost")
+            fail(ACL_ERROR_RT_MEMORY_FREE, f"aclrtFreeHost: {ptr:#x} is not the start of memory from aclrtMallocHost")
         self._pinned_starts.pop(bisect.bisect_left(self._pinned_starts, ptr))
         buf.freed = True
         if buf.budget is not None:

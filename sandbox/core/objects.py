@@ -85,8 +85,7 @@ class Context:
 
 
 class Stream:
-    def __init__(self, handle: int, stream_id: int, context: Context, priority: int,
-                 is_default: bool, label: str = ""):
+    def __init__(self, handle: int, stream_id: int, context: Context, priority: int, is_default: bool, label: str = ""):
         self.handle = handle
         self.stream_id = stream_id
         self.context = context

@@ -29,8 +29,7 @@ class Sync(NamedTuple):
     context: Context | None = None
 
 
-def synchronize(m: Machine, th: HostThread, sync: Sync, done: Callable[[], bool] | None, learns=(),
-                report=()) -> None:
+def synchronize(m: Machine, th: HostThread, sync: Sync, done: Callable[[], bool] | None, learns=(), report=()) -> None:
     """Wait until ``done()`` (None: nothing to wait for), as the module docstring says.
 
     ``learns``: the streams and tasks the host knows complete afterwards; ``report``: the
