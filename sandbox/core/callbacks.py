@@ -259,8 +259,7 @@ def launch_callback(m, th, fn, user_data, block_type, handle) -> None:
     if stream.handle not in st.subs:
         extra = (" (it is served by aclrtLaunchHostFunc's runtime thread; do not mix the two)"
                  if stream.handle in st.host_func_streams else "")
-        fail(ACL_ERROR_RT_STREAM_NO_CB_REG,
-             f"stream {stream.stream_id} has no thread to run callbacks{extra}: call "
+        fail(ACL_ERROR_RT_STREAM_NO_CB_REG, f"stream {stream.stream_id} has no thread to run callbacks{extra}: call "
              "aclrtSubscribeReport(thread_id, stream) first, with a thread that loops on aclrtProcessReport")
     _submit(m, th, st, Job("callback", fn, user_data, block_type == C.ACL_CALLBACK_BLOCK, stream))
 

@@ -50,8 +50,7 @@ def create(m: Machine, th: HostThread, flags: int | None, ex: bool = False) -> i
         fail(ACL_ERROR_INVALID_PARAM, "ACL_EVENT_EXTERNAL cannot be combined with other flags")
     dev = m.devices[ctx.device]
     if dev.live_events >= m.profile.max_events:
-        fail(ACL_ERROR_RT_NO_EVENT_RESOURCE,
-             f"device {ctx.device} already has {dev.live_events} events, the most a "
+        fail(ACL_ERROR_RT_NO_EVENT_RESOURCE, f"device {ctx.device} already has {dev.live_events} events, the most a "
              f"{m.profile.soc_name} allows ({m.profile.max_events})")
     ev = Event(m.new_handle(), ctx, bits, flags is None)
     ev.ex = ex

@@ -122,8 +122,7 @@ def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: i
     actual = ("D" if plan.src.kind == "device" else "H") + "2" + ("D" if plan.dst.kind == "device" else "H")
     wanted = KIND_DIRECTIONS.get(kind, actual)
     if wanted != actual:
-        fail(ACL_ERROR_RT_PARAM_INVALID,
-             f"{C.MEMCPY_KIND_NAMES[kind]} does not match the pointers: the source is "
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"{C.MEMCPY_KIND_NAMES[kind]} does not match the pointers: the source is "
              f"{plan.src.kind} memory and the destination is {plan.dst.kind} memory ({actual})")
     if actual == "D2D":
         same = plan.src.device == plan.dst.device
