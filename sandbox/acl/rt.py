@@ -469,7 +469,16 @@ def get_error_verbose(m, th, device_id: int):
 def _reader(c_name: str, field: str):
     @helper(c_name, defaults=(0xFFFFFFFF,))
     def read(m, th, info):
-        return _exceptions().read(m, th, info, field)
+        """The acl layer reads the struct's field (src/acl/aclrt_impl/callback.cpp:76-100)."""
+        st = m.feature_in_use(_exceptions().ExceptionState)
+        found = None if st is None or type(info) is not int else st.infos.get(info)
+        if found is None:
+            fail(
+                ACL_ERROR_INVALID_PARAM,
+                f"{describe(info)} is no exception info: read the one the exception callback "
+                "gets, inside the callback (it is gone once the callback returns)",
+            )
+        return getattr(found, field)
 
     read.__name__ = read.__qualname__ = c_name
     read.__doc__ = f"The {field.replace('_', ' ')} of the exception info the callback got (0xFFFFFFFF: no info)."
