@@ -261,11 +261,15 @@ def malloc_host(m, th, size: positive_size):
 
 @api("aclrtFree", cost="free")
 def free(m, th, dev_ptr: ptr) -> None:
+    if dev_ptr == 0:  # the acl layer (src/acl/aclrt_impl/memory.cpp:570)
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtFree(nullptr)")
     return memops.free(m, th, dev_ptr)
 
 
 @api("aclrtFreeHost", cost="free_host")
 def free_host(m, th, host_ptr: ptr) -> None:
+    if host_ptr == 0:  # the acl layer (memory.cpp:621)
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost(nullptr)")
     return memops.free_host(m, th, host_ptr)
 
 
@@ -432,6 +436,8 @@ def mem_pool_malloc_async(m, th, size: size, mem_pool: handle, stream: handle):
 @api("aclrtMemPoolFreeAsync", cost="memset_async")
 def mem_pool_free_async(m, th, ptr: ptr, stream: handle) -> None:
     """Give a pool block back to its pool when the work queued on ``stream`` before it is done."""
+    if ptr == 0:  # the acl layer (memory.cpp:2159)
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtMemPoolFreeAsync(nullptr)")
     return pools.free_async(m, th, ptr, stream)
 
 
@@ -586,13 +592,23 @@ def destroy_notify(m, th, notify: handle) -> None:
     return waits.destroy(m, th, notify)
 
 
+def _value_word(api: str, dev_addr: int, value: int) -> None:
+    """The acl layer's checks: value is a uint64_t, devAddr not null (src/acl/aclrt_impl/memory.cpp:1445, 1455)."""
+    if not 0 <= value < 2**64:
+        fail(ACL_ERROR_INVALID_PARAM, f"{api}: value {value} is not a uint64")
+    if dev_addr == 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"{api}: devAddr is a null pointer")
+
+
 @api("aclrtValueWrite", cost="event_record")
 def value_write(m, th, dev_addr: ptr, value: int, flag: int, stream: handle) -> None:
+    _value_word("aclrtValueWrite", dev_addr, value)
     return waits.value_write(m, th, dev_addr, value, flag, stream)
 
 
 @api("aclrtValueWait", cost="stream_wait_event")
 def value_wait(m, th, dev_addr: ptr, value: int, flag: int, stream: handle) -> None:
+    _value_word("aclrtValueWait", dev_addr, value)
     return waits.value_wait(m, th, dev_addr, value, flag, stream)
 
 
