@@ -121,11 +121,19 @@ def create_stream_with_config(m, th, priority: int, flag: int):
 
 @api("aclrtDestroyStream", cost="destroy_stream")
 def destroy_stream(m, th, stream: handle) -> None:
+    if stream == 0:  # the acl layer (src/acl/aclrt_impl/stream.cpp:100)
+        fail(ACL_ERROR_INVALID_PARAM, "the default stream cannot be destroyed; it goes with aclrtResetDevice")
     return streams.destroy(m, th, stream)
 
 
 @api("aclrtDestroyStreamForce", cost="destroy_stream")
 def destroy_stream_force(m, th, stream: handle) -> None:
+    if stream == 0:  # the acl layer (stream.cpp:113)
+        fail(
+            ACL_ERROR_INVALID_PARAM,
+            "aclrtDestroyStreamForce: the stream must not be null (the default "
+            "stream cannot be destroyed; it goes with aclrtResetDevice)",
+        )
     return streams.destroy_force(m, th, stream)
 
 
