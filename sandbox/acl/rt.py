@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..core import callbacks, devices, devres, events, memops, peer, pools, reduce, streams, waits
+from ..core import constants as C
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
 from . import _pool_props, _stream_config, _types
@@ -373,21 +374,41 @@ def unsubscribe_report(m, th, thread_id: thread_id, stream: handle) -> None:
     return callbacks.unsubscribe(m, th, thread_id, stream)
 
 
+def _callable(fn) -> None:
+    """pyACL's check of the function argument (the C call takes a function pointer)."""
+    if not callable(fn):
+        fail(ACL_ERROR_INVALID_PARAM, f"fn must be callable, got {describe(fn)}")
+
+
+def _report_timeout(timeout: int) -> None:
+    """The acl layer's check (src/acl/aclrt_impl/callback.cpp:189-192): -1 or > 0 ms, else 100000."""
+    if timeout != -1 and timeout <= 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"timeout must be -1 (wait forever) or > 0 ms, got {timeout}")
+
+
 @api("aclrtLaunchCallback", trace=("fn", "block_type", "stream"))
 def launch_callback(m, th, fn: callback, user_data, block_type: int, stream: handle) -> None:
     """Queue fn(user_data) on the stream; the subscribed thread runs it in aclrtProcessReport."""
+    _callable(fn)
+    if block_type not in (C.ACL_CALLBACK_NO_BLOCK, C.ACL_CALLBACK_BLOCK):  # the acl layer (callback.cpp:163-166)
+        fail(
+            ACL_ERROR_INVALID_PARAM,
+            f"block_type must be ACL_CALLBACK_NO_BLOCK (0) or ACL_CALLBACK_BLOCK (1), got {block_type!r}",
+        )
     return callbacks.launch_callback(m, th, fn, user_data, block_type, stream)
 
 
 @api("aclrtProcessReport")
 def process_report(m, th, timeout: int) -> None:
     """Wait up to ``timeout`` ms (-1: forever) for a callback of a subscribed stream and run it."""
+    _report_timeout(timeout)
     return callbacks.process_report(m, th, timeout)
 
 
 @api("aclrtLaunchHostFunc", trace=("stream", "fn"))
 def launch_host_func(m, th, stream: handle, fn: callback, args) -> None:
     """Queue fn(args) on the stream, run by the runtime's own thread; later tasks wait for it."""
+    _callable(fn)
     return callbacks.launch_host_func(m, th, stream, fn, args)
 
 
@@ -405,6 +426,7 @@ def unsubscribe_host_func(m, th, host_func_thread_id: thread_id, exe_stream: han
 @api("aclrtProcessHostFunc")
 def process_host_func(m, th, timeout: int) -> None:
     """Wait up to ``timeout`` ms (-1: forever) for a host function of a subscribed stream and run it."""
+    _report_timeout(timeout)
     return callbacks.process_report(m, th, timeout, host=True)
 
 
