@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import warnings
 
-import pytest
 
 import sandbox
 from sandbox import acl

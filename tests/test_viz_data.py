@@ -203,9 +203,9 @@ def test_memory_map_shows_the_devices_a_program_used_or_all_when_none_was():
 def test_block_is_pending_free_between_the_free_call_and_the_release():
     log = tr.TraceLog()
     log.append(tr.DeviceAddressSpace(0, 0, DEV0_BASE, 1 << 30))
-    log.append(tr.MemAllocated(10, 0, DEV0_BASE, 100, 4096, "ACL_MEM_MALLOC_NORMAL_ONLY", "normal", 1, 1))
-    log.append(tr.ApiCall(50, 60, 1, 1, "aclrtFree", 0, (("dev_ptr", DEV0_BASE),)))
-    log.append(tr.MemFreed(90, 0, DEV0_BASE))
+    log.append(tr.MemAllocated(10, 0, DEV0_BASE, 100, 4096, "ACL_MEM_MALLOC_NORMAL_ONLY", "normal", 1, 1, 1))
+    log.append(tr.MemFreed(90, 0, DEV0_BASE, 2))  # made by call 2, the aclrtFree that started at 50
+    log.append(tr.ApiCall(50, 60, 1, 1, "aclrtFree", 0, (("dev_ptr", DEV0_BASE),), seq=2))
     assert [b.pending_free for b in memory_map(log, 40).device(0).blocks] == [False]
     assert [b.pending_free for b in memory_map(log, 70).device(0).blocks] == [True]
     assert memory_map(log, 90).device(0).blocks == ()

@@ -213,3 +213,38 @@ def test_stream_legend_names_each_streams_process_when_several_processes_ran():
         p.join()
     labels = [label for _h, label in timeline(sandbox.trace()).streams]
     assert [label.split(" · ")[-1] for label in labels] == ["P1", "P2"]
+
+
+def _legend_texts(fig: Figure) -> list[str]:
+    return [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+
+
+def test_gantt_hatches_the_tasks_that_failed_or_were_discarded_and_says_so_in_its_legend():
+    import sandbox
+    from sandbox import acl
+
+    sandbox.configure("ascend910b", device_count=1)
+    acl.init()
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+
+    @sandbox.kernel(ns=100_000, writes=())
+    def step(x: "uint8*"):
+        pass
+
+    buf, _ = acl.rt.malloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    step[1, stream](buf)
+    acl.rt.synchronize_stream(stream)
+    clean = gantt_figure(sandbox.trace())
+    assert "failed or discarded" not in _legend_texts(clean)
+    assert not [c for c in clean.axes[0].collections if c.get_hatch()]
+    step[1, stream](buf)
+    step[1, stream](buf)  # queued behind the running one: discarded by the forced destroy
+    acl.rt.destroy_stream_force(stream)
+    fig = gantt_figure(sandbox.trace())
+    assert "failed or discarded" in _legend_texts(fig)
+    hatched = [c for c in fig.axes[0].collections if c.get_hatch()]
+    assert len(hatched) == 1 and len(hatched[0].get_paths()) == 1  # the discarded kernel only
+    acl.rt.free(buf)
+    acl.rt.reset_device(0)
+    acl.finalize()

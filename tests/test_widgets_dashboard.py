@@ -3,6 +3,7 @@ handles on it (t, t_range, step), and a PNG snapshot with stable text for static
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from sandbox.viz.samples import two_stream_log
@@ -133,3 +134,12 @@ def test_dashboard_of_an_idle_machine_says_nothing_has_run():
     assert d.clock == "nothing has run yet" and d.data["meta"] is None
     d.refresh(two_stream_log(), t=100000)
     assert repr(d).startswith("Dashboard at 100.000 µs of 921.500 µs ")
+
+
+def test_a_blocking_call_sends_what_it_waited_for_to_the_browser(dash):
+    meta, buffers = dash.data["meta"], dash.data["buffers"]
+    names = [meta["strings"][n] for n in np.frombuffer(buffers["call_name"], "<i4")]
+    waited = np.frombuffer(buffers["call_waited"], "<i4")
+    assert [(name, meta["strings"][w]) for name, w in zip(names, waited) if w >= 0] == [
+        ("aclrtSynchronizeStream", "NPU 0 Stream 2")
+    ]

@@ -550,24 +550,30 @@ sandbox.teach.check("02.2", solution)
 # %% [markdown]
 # ## Official samples for this topic
 #
-# The memory samples pair each copy with its blocking or asynchronous form:
-# [4_d2h_async_memory_copy.py](../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)
-# (async, then a synchronize),
+# The memory samples pair each copy with its blocking or asynchronous form: host to device
+# [1_h2d_sync_memory_copy.py](../examples/1_basic_features/memory/1_h2d_sync_memory_copy.py) and
+# [2_h2d_async_memory_copy.py](../examples/1_basic_features/memory/2_h2d_async_memory_copy.py),
+# device to host
 # [3_d2h_sync_memory_copy.py](../examples/1_basic_features/memory/3_d2h_sync_memory_copy.py) and
-# [5_d2d_sync_memory_copy.py](../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py)
-# (blocking; the port of 5 adds the synchronize the sample lacks, because a blocking copy is not
-# ordered with a stream's kernels). Why memory/1, 2 and 6 are not ported:
-# [examples/README.md](../examples/README.md). Notebook
-# [11_official_samples](11_official_samples.ipynb), section 1.
+# [4_d2h_async_memory_copy.py](../examples/1_basic_features/memory/4_d2h_async_memory_copy.py),
+# device to device
+# [5_d2d_sync_memory_copy.py](../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py) and
+# [6_d2d_async_memory_copy.py](../examples/1_basic_features/memory/6_d2d_async_memory_copy.py). Each
+# asynchronous copy is followed by a synchronize; the port of 5 adds the synchronize its sample
+# lacks before the blocking copy, because a blocking copy is not ordered with a stream's kernels
+# (sample 3 has its own). Notebook [11_official_samples](11_official_samples.ipynb), section 1.
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
 #
-# 内存示例把每种拷贝的阻塞形式和异步形式配成一对：[4_d2h_async_memory_copy.py](../../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)（异步，然后同步）、[3_d2h_sync_memory_copy.py](../../examples/1_basic_features/memory/3_d2h_sync_memory_copy.py)
-# 和
-# [5_d2d_sync_memory_copy.py](../../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py)（阻塞；5
-# 的移植版本补上了示例缺少的同步，因为阻塞拷贝与流上的核函数之间没有顺序）。memory/1、2、6 为什么没有移植：见
-# [examples/README.md](../../examples/README.md)。notebook
+# 内存示例把每种拷贝的阻塞形式和异步形式配成一对：Host 到设备是
+# [1_h2d_sync_memory_copy.py](../../examples/1_basic_features/memory/1_h2d_sync_memory_copy.py) 和
+# [2_h2d_async_memory_copy.py](../../examples/1_basic_features/memory/2_h2d_async_memory_copy.py)，设备到 Host 是
+# [3_d2h_sync_memory_copy.py](../../examples/1_basic_features/memory/3_d2h_sync_memory_copy.py) 和
+# [4_d2h_async_memory_copy.py](../../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)，设备到设备是
+# [5_d2d_sync_memory_copy.py](../../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py) 和
+# [6_d2d_async_memory_copy.py](../../examples/1_basic_features/memory/6_d2d_async_memory_copy.py)。每次异步拷贝之后都有一次同步；5
+# 的移植版本在阻塞拷贝之前补上了示例缺少的同步，因为阻塞拷贝与流上的核函数之间没有顺序（示例 3 自己有这次同步）。notebook
 # [11_official_samples](11_official_samples.ipynb) 第 1 节。
 
 # %% [markdown]

@@ -677,24 +677,27 @@ sandbox.teach.check("03.3", solution)
 # %% [markdown]
 # ## Official samples for this topic
 #
-# [0_simple_stream.py](../examples/1_basic_features/stream/0_simple_stream.py) (default and
-# created streams, aclrtStreamQuery),
-# [0_event_status.py](../examples/1_basic_features/event/0_event_status.py) (event status before
-# and after a record) and
+# [0_simple_stream.py](../examples/1_basic_features/stream/0_simple_stream.py) (default and created
+# streams, aclrtStreamQuery),
+# [2_multi_stream.py](../examples/1_basic_features/stream/2_multi_stream.py) (the two streams of the
+# section above, ordered in all three ways: a host synchronize, an event, a notify; then
+# synchronizes with a timeout that a long kernel outlasts),
+# [3_stream_config_query.py](../examples/1_basic_features/stream/3_stream_config_query.py) (a stream
+# made from a config handle with aclrtCreateStreamV2, and its id, flags and priority read back),
+# [0_event_status.py](../examples/1_basic_features/event/0_event_status.py) (event status before and
+# after a record) and
 # [1_event_timestamp.py](../examples/1_basic_features/event/1_event_timestamp.py) (timestamps and
-# elapsed time). `stream/2_multi_stream` waits for the notify calls;
-# `stream/3_stream_config_query` is held back by a flag size (its row in
-# [examples/README.md](../examples/README.md)). Notebook
-# [11_official_samples](11_official_samples.ipynb), sections 3 and 4.
+# elapsed time). Notebook [11_official_samples](11_official_samples.ipynb), sections 3 and 4.
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
 #
-# [0_simple_stream.py](../../examples/1_basic_features/stream/0_simple_stream.py)（默认流与创建的流、aclrtStreamQuery）、[0_event_status.py](../../examples/1_basic_features/event/0_event_status.py)（记录前后的事件状态）和
-# [1_event_timestamp.py](../../examples/1_basic_features/event/1_event_timestamp.py)（时间戳与耗时）。`stream/2_multi_stream`
-# 还在等待 notify 相关调用；`stream/3_stream_config_query`
-# 因一个标志的大小而暂缓（见 [examples/README.md](../../examples/README.md)
-# 中它的那一行）。notebook
+# [0_simple_stream.py](../../examples/1_basic_features/stream/0_simple_stream.py)（默认流与创建的流、aclrtStreamQuery）、
+# [2_multi_stream.py](../../examples/1_basic_features/stream/2_multi_stream.py)（上文那两条流，用全部三种方式排序：Host
+# 同步、事件、notify；然后是带超时的同步，一个长核函数运行得比超时更久）、
+# [3_stream_config_query.py](../../examples/1_basic_features/stream/3_stream_config_query.py)（用 aclrtCreateStreamV2
+# 从流配置句柄创建一条流，再读回它的 id、标志和优先级）、[0_event_status.py](../../examples/1_basic_features/event/0_event_status.py)（记录前后的事件状态）和
+# [1_event_timestamp.py](../../examples/1_basic_features/event/1_event_timestamp.py)（时间戳与耗时）。notebook
 # [11_official_samples](11_official_samples.ipynb) 第 3、4 节。
 
 # %% [markdown]

@@ -703,21 +703,33 @@ sandbox.teach.check("04.3", solution)
 # %% [markdown]
 # ## Official samples for this topic
 #
+# The copies in every direction:
 # [0_h2h_memory_copy.py](../examples/1_basic_features/memory/0_h2h_memory_copy.py),
+# [1_h2d_sync_memory_copy.py](../examples/1_basic_features/memory/1_h2d_sync_memory_copy.py),
+# [2_h2d_async_memory_copy.py](../examples/1_basic_features/memory/2_h2d_async_memory_copy.py),
 # [3_d2h_sync_memory_copy.py](../examples/1_basic_features/memory/3_d2h_sync_memory_copy.py),
-# [4_d2h_async_memory_copy.py](../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)
-# and [5_d2d_sync_memory_copy.py](../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py);
-# the topic page `3_memory_advanced/memory_pool` has no sample code, and notebook
+# [4_d2h_async_memory_copy.py](../examples/1_basic_features/memory/4_d2h_async_memory_copy.py),
+# [5_d2d_sync_memory_copy.py](../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py) and
+# [6_d2d_async_memory_copy.py](../examples/1_basic_features/memory/6_d2d_async_memory_copy.py);
+# [9_multistream_sync_memory.py](../examples/1_basic_features/memory/9_multistream_sync_memory.py)
+# orders two streams through a word of device memory (aclrtValueWrite on one, aclrtValueWait on the
+# other); the topic page `3_memory_advanced/memory_pool` has no sample code, and notebook
 # [11_official_samples](11_official_samples.ipynb), section 7, walks through its calls.
-# Physical-memory sharing, IPC memory, custom allocators, host registration and managed memory
-# are waiting or not modelled: [examples/README.md](../examples/README.md).
+# Physical-memory sharing, IPC memory, custom allocators, host registration and managed memory are
+# waiting or not modelled: [examples/README.md](../examples/README.md).
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
 #
-# [0_h2h_memory_copy.py](../../examples/1_basic_features/memory/0_h2h_memory_copy.py)、[3_d2h_sync_memory_copy.py](../../examples/1_basic_features/memory/3_d2h_sync_memory_copy.py)、[4_d2h_async_memory_copy.py](../../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)
-# 和
-# [5_d2d_sync_memory_copy.py](../../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py)；专题页
+# 各个方向的拷贝：[0_h2h_memory_copy.py](../../examples/1_basic_features/memory/0_h2h_memory_copy.py)、
+# [1_h2d_sync_memory_copy.py](../../examples/1_basic_features/memory/1_h2d_sync_memory_copy.py)、
+# [2_h2d_async_memory_copy.py](../../examples/1_basic_features/memory/2_h2d_async_memory_copy.py)、
+# [3_d2h_sync_memory_copy.py](../../examples/1_basic_features/memory/3_d2h_sync_memory_copy.py)、
+# [4_d2h_async_memory_copy.py](../../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)、
+# [5_d2d_sync_memory_copy.py](../../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py) 和
+# [6_d2d_async_memory_copy.py](../../examples/1_basic_features/memory/6_d2d_async_memory_copy.py)；
+# [9_multistream_sync_memory.py](../../examples/1_basic_features/memory/9_multistream_sync_memory.py) 通过设备内存中的一个字为两条流排序（一条流上
+# aclrtValueWrite，另一条流上 aclrtValueWait）；专题页
 # `3_memory_advanced/memory_pool` 没有示例代码，notebook
 # [11_official_samples](11_official_samples.ipynb) 第 7
 # 节逐步讲解它的调用。物理内存共享、IPC 内存、自定义分配器、Host 内存注册和统一内存还在等待或不模拟：见

@@ -600,15 +600,22 @@ sandbox.teach.check("09.1", solution)
 # [1_error_handling.py](../examples/0_quickstart/1_error_handling.py) (codes, last error, recent
 # message),
 # [2_callback_exception.py](../examples/2_advanced_features/callback/2_callback_exception.py) (a
-# device fault seen by the exception callback) and
+# device fault seen by the exception callback),
 # [0_simple_stream.py](../examples/1_basic_features/stream/0_simple_stream.py) (a stop-on-failure
-# stream). Notebook [11_official_samples](11_official_samples.ipynb), sections 2 and 4.
+# stream) and
+# [1_stream_with_failure_mode.py](../examples/1_basic_features/stream/1_stream_with_failure_mode.py)
+# (a trapping kernel between two additions, under continue-on-failure and then stop-on-failure,
+# which on A2/A3 stops the whole context; then aclrtStreamStop and aclrtStreamAbort). Notebook
+# [11_official_samples](11_official_samples.ipynb), sections 2 and 4.
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
 #
-# [1_error_handling.py](../../examples/0_quickstart/1_error_handling.py)（错误码、最近错误、最近的错误信息）、[2_callback_exception.py](../../examples/2_advanced_features/callback/2_callback_exception.py)（由异常回调看到的设备故障）和
-# [0_simple_stream.py](../../examples/1_basic_features/stream/0_simple_stream.py)（遇错停止的流）。notebook
+# [1_error_handling.py](../../examples/0_quickstart/1_error_handling.py)（错误码、最近错误、最近的错误信息）、[2_callback_exception.py](../../examples/2_advanced_features/callback/2_callback_exception.py)（由异常回调看到的设备故障）、
+# [0_simple_stream.py](../../examples/1_basic_features/stream/0_simple_stream.py)（遇错停止的流）和
+# [1_stream_with_failure_mode.py](../../examples/1_basic_features/stream/1_stream_with_failure_mode.py)（两次加法之间有一个触发
+# trap 的核函数，先在遇错继续模式下运行，再在遇错停止模式下运行，后者在 A2/A3 上让整个上下文停止；然后是 aclrtStreamStop 和
+# aclrtStreamAbort）。notebook
 # [11_official_samples](11_official_samples.ipynb) 第 2、4 节。
 
 # %% [markdown]

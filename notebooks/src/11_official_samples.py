@@ -12,7 +12,7 @@
 # |---|---|---|
 # | 1 · quickstart | `0_quickstart/4_custom_kernel_launch` | [4_custom_kernel_launch.py](../examples/0_quickstart/4_custom_kernel_launch.py) |
 # | 2 · error handling | `0_quickstart/1_error_handling` | [1_error_handling.py](../examples/0_quickstart/1_error_handling.py) |
-# | 3 · two streams and an event | `1_basic_features/stream/2_multi_stream` (its event half), `1_basic_features/event/1_event_timestamp` | [1_event_timestamp.py](../examples/1_basic_features/event/1_event_timestamp.py) |
+# | 3 · two streams and an event | `1_basic_features/stream/2_multi_stream` (its event half), `1_basic_features/event/1_event_timestamp` | [2_multi_stream.py](../examples/1_basic_features/stream/2_multi_stream.py), [1_event_timestamp.py](../examples/1_basic_features/event/1_event_timestamp.py) |
 # | 4 · failure modes | `1_basic_features/stream/0_simple_stream`, `1_basic_features/event/0_event_status` | [0_simple_stream.py](../examples/1_basic_features/stream/0_simple_stream.py), [0_event_status.py](../examples/1_basic_features/event/0_event_status.py) |
 # | 5 · callbacks | `2_advanced_features/callback/0_simple_callback`, `1_callback_hostfunc`, `2_callback_exception` | [0](../examples/2_advanced_features/callback/0_simple_callback.py), [1](../examples/2_advanced_features/callback/1_callback_hostfunc.py), [2](../examples/2_advanced_features/callback/2_callback_exception.py) |
 # | 6 · capture and replay | `2_advanced_features/model_ri/0_simple_model` | none: the sample's work is aclnn operators (section 6) |
@@ -37,7 +37,7 @@
 # |---|---|---|
 # | 1 · 快速入门 | `0_quickstart/4_custom_kernel_launch` | [4_custom_kernel_launch.py](../../examples/0_quickstart/4_custom_kernel_launch.py) |
 # | 2 · 错误处理 | `0_quickstart/1_error_handling` | [1_error_handling.py](../../examples/0_quickstart/1_error_handling.py) |
-# | 3 · 两条流和一个事件 | `1_basic_features/stream/2_multi_stream`（事件部分）、`1_basic_features/event/1_event_timestamp` | [1_event_timestamp.py](../../examples/1_basic_features/event/1_event_timestamp.py) |
+# | 3 · 两条流和一个事件 | `1_basic_features/stream/2_multi_stream`（事件部分）、`1_basic_features/event/1_event_timestamp` | [2_multi_stream.py](../../examples/1_basic_features/stream/2_multi_stream.py)、[1_event_timestamp.py](../../examples/1_basic_features/event/1_event_timestamp.py) |
 # | 4 · 失败模式 | `1_basic_features/stream/0_simple_stream`、`1_basic_features/event/0_event_status` | [0_simple_stream.py](../../examples/1_basic_features/stream/0_simple_stream.py)、[0_event_status.py](../../examples/1_basic_features/event/0_event_status.py) |
 # | 5 · 回调 | `2_advanced_features/callback/0_simple_callback`、`1_callback_hostfunc`、`2_callback_exception` | [0](../../examples/2_advanced_features/callback/0_simple_callback.py)、[1](../../examples/2_advanced_features/callback/1_callback_hostfunc.py)、[2](../../examples/2_advanced_features/callback/2_callback_exception.py) |
 # | 6 · 捕获与重放 | `2_advanced_features/model_ri/0_simple_model` | 无：该示例的计算是 aclnn 算子（见第 6 节） |
@@ -260,7 +260,8 @@ print("read again: peek ->", acl.rt.peek_at_last_error(acl.ACL_RT_THREAD_LEVEL),
 # event on stream 1 after the long kernel and makes stream 2 wait for it; then it resets the
 # event on stream 2, records it again after the short kernel and the host waits for that.
 # On hardware the wait is done by the device: the host queues everything and never stops
-# between the launches. (The sample's third part, a notify, is not in the sandbox yet.)
+# between the launches. (The sample's third part orders the streams with a notify; the port
+# runs all three parts.)
 #
 # ```c
 # long_op<<<1, nullptr, stream1>>>(x);
@@ -278,7 +279,7 @@ print("read again: peek ->", acl.rt.peek_at_last_error(acl.ACL_RT_THREAD_LEVEL),
 # `2_multi_stream` 在同一个数上，在流 1 上运行一个长核函数（`x += 1`），在流 2 上运行一个短核函数（`x *= 2`），
 # 期望得到 2：先加，再翻倍。它的事件部分在长核函数之后在流 1 上记录一个事件，并让流 2 等待它；然后在流 2 上
 # 复位该事件，在短核函数之后再次记录，由 Host 等待它。在硬件上，这个等待由设备完成：Host 把所有任务放入队列，
-# 在两次下发之间从不停下。（该示例的第三部分 notify 沙箱尚未提供。）
+# 在两次下发之间从不停下。（该示例的第三部分用 notify 为两条流排序；移植版本运行全部三个部分。）
 #
 # ```c
 # long_op<<<1, nullptr, stream1>>>(x);

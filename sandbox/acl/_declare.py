@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.errors import ACL_ERROR_RT_PARAM_INVALID, fail
 from ..core.gate import as_int, as_ptr, as_size, call, local
+from ..core.machine import current
 
 
 class Kind:
@@ -125,6 +126,18 @@ def _kind(annotation, where: str):
     return annotation
 
 
+_PLAIN = (int, str, float, bool, type(None))
+
+
+def _shown(value):
+    """A value a call's record shows as it is: one marshal could not give back as it was (a
+    numpy scalar, a list, any object) stops the trace log packing its rows, from now on (the
+    call's row comes when it returns, and other threads' calls may pack the log meanwhile)."""
+    if type(value) not in _PLAIN:
+        current().log.plain = False
+    return value
+
+
 def _declare(body, c_name: str, runner: str, options: dict, trace, convert, before, is_helper: bool = False):
     params = list(inspect.signature(body, eval_str=True).parameters.values())
     if [p.name for p in params[:2]] != ["m", "th"]:
@@ -141,6 +154,7 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
         "_body": body,
         "_name": c_name,
         "_before": before,
+        "_shown": _shown,
     }
     ns.update({f"_{key}": value for key, value in options.items()})
 
@@ -162,8 +176,10 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
             converted[n] = n
         if kind is not None and kind.show is not None:
             ns[f"_s_{n}"] = kind.show
-            shown[n] = f"_s_{n}({n})"
-        else:
+            shown[n] = f"_shown(_s_{n}({n}))"
+        elif kind is None or kind.fast is None or not kind.fast.startswith(_INT):
+            shown[n] = f"_shown({n})"
+        else:  # an int passes as it is; anything else goes through as_int, which says so to the log
             shown[n] = n
     order = names if convert is None else list(convert)
     if sorted(order) != sorted(names):

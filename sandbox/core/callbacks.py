@@ -300,11 +300,11 @@ def process_report(m, th, timeout: int, host: bool = False) -> None:
 
 
 def _run_callback(m, th, st: CallbackState, job: Job) -> None:
-    blocked_from = th.call_blocked_from
+    blocked = th.call_blocked_from, th.call_waited_for
     start = th.clock
     hazards.learn(m, th, (job.task,))                # the work before the callback is done, and th knows it
     error = usercode.run(m, "callback", th.tid, job.fn, job.data)
-    th.call_blocked_from = blocked_from              # calls made inside the callback must not clobber it
+    th.call_blocked_from, th.call_waited_for = blocked   # calls made inside the callback must not clobber them
     th.clock += m.profile.host_costs.default
     m.log.append(T.CallbackRun(start, th.clock, th.tid, job.task.id, job.kind, _name(job.fn), job.block, error))
     if error:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import constants as C, leaks, trace as T
+from . import constants as C, events, leaks, trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_FINALIZE, ACL_ERROR_REPEAT_INITIALIZE,
                      ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, ACL_ERROR_RT_PARAM_INVALID, fail)
 from .objects import Context
@@ -112,7 +112,7 @@ def _wait_idle(m: Machine, th: HostThread, ctx: Context, what: str) -> bool:
     """
     streams = [ctx.default_stream, *ctx.streams.values()]
     parks = not all(s.idle for s in streams)
-    m.block_until(th, lambda: all(s.idle for s in streams), what, learns=streams)
+    m.block_until(th, lambda: all(s.idle for s in streams), what, learns=streams, on=("device", ctx.device))
     return parks
 
 
@@ -140,14 +140,9 @@ def new_context(m: Machine, th: HostThread, device_id: int, is_default: bool) ->
 
 def _release_context(m: Machine, th: HostThread, ctx: Context) -> None:
     for ev in sorted(ctx.events.values(), key=lambda e: e.handle):
-        ev.alive = False
-        m.events.pop(ev.handle, None)
-        m.devices[ctx.device].live_events -= 1
-        m.log.append(T.EventDestroyed(th.clock, ev.handle))
+        events.destroy(m, th, ev.handle)            # (each leaves ctx.events, each stream ctx.streams)
     for stream in [*sorted(ctx.streams.values(), key=lambda s: s.handle), ctx.default_stream]:
         m.retire_stream(stream, th.clock)
-    ctx.streams.clear()
-    ctx.events.clear()
     ctx.alive = False
     ctx.process.contexts.pop(ctx.handle, None)
     m.contexts.pop(ctx.handle, None)
@@ -168,10 +163,10 @@ def release_process(m: Machine, th: HostThread, proc: Process) -> None:
     for dev in m.devices:
         for ptr in sorted(p for p, a in dev.memory.allocations.items() if a.pid == proc.pid):
             dev.memory.release(ptr)
-            m.log.append(T.MemFreed(th.clock, dev.index, ptr))
+            m.log.append(T.MemFreed(th.clock, dev.index, ptr, th.call_seq))
     for ptr in sorted(p for p, b in m.host.pinned.items() if b.pid == proc.pid):
         m.host.free_pinned(ptr)
-        m.log.append(T.MemFreed(th.clock, -1, ptr))
+        m.log.append(T.MemFreed(th.clock, -1, ptr, th.call_seq))
     proc.initialized = False
 
 

@@ -36,7 +36,7 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
         m.scheduler.wait_turn(th)
         start = th.clock
         th.call_tasks = []
-        th.call_blocked_from = None
+        th.call_blocked_from, th.call_waited_for = None, ()
         th.call_seq = seq = m.new_api_seq()
         ret = None
         try:
@@ -50,8 +50,8 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
             return refuse(m, th, c_name, exc, defaults)        # its record first, then the call's row
         finally:
             if ret is not None:          # (any other exception is the sandbox's own and propagates as it is)
-                m.log.append((API_CALL, start, th.clock, th.tid, th.process.pid, c_name, ret, args,
-                              tuple(th.call_tasks), th.call_blocked_from, seq))
+                m.log.append_call((API_CALL, start, th.clock, th.tid, th.process.pid, c_name, ret, args,
+                                   tuple(th.call_tasks), th.call_blocked_from, seq, th.call_waited_for))
                 m.settle()
                 m.scheduler.wait_turn(th)
     if not defaults:
@@ -112,6 +112,7 @@ def as_int(value, what: str) -> int:
     """An int argument, or ACL_ERROR_INVALID_PARAM (bools and floats are not ints)."""
     if type(value) is int:
         return value
+    current().log.plain = False          # the call's record shows this value: marshal might not give it back
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         fail(ACL_ERROR_INVALID_PARAM, f"{what} must be an int, got {describe(value)}")
     return int(value)        # a numpy integer scalar is an int

@@ -220,6 +220,7 @@ class Machine:
         for notify in () if stream.label else self.hooks.stream_state:
             notify(stream, C.ACL_RT_STREAM_STATE_DESTROY_PRE)
         stream.alive = False
+        stream.context.streams.pop(stream.handle, None)
         self.streams.pop(stream.handle, None)
         if not stream.label:
             self.devices[stream.device].live_streams -= 1
@@ -279,23 +280,23 @@ class Machine:
         finally:
             self._deadlines.pop(th.tid, None)
 
-    def block_until(self, th: HostThread, done, what: str, learns=(), limit=None, hopeless: int = 0) -> None:
+    def block_until(self, th: HostThread, done, what: str, learns=(), limit=None, hopeless: int = 0, on=()) -> None:
         """Park ``th`` until ``done()`` holds on the device side, then wake it at that time.
 
-        ``learns``: the streams (their work submitted so far) and tasks whose completion the
-        thread knows of once the wait is over (the happens-before edges of core/hazards.py).
-        ``limit``: (deadline ns, code, message) of a call with its own timeout; otherwise the
-        one ``deadline`` gave, if any.  ``hopeless``: the code for a wait that can never end
-        (default: the event or stream sync timeout, after ``what``).
+        ``learns``: the streams (their work submitted so far) and tasks whose completion the thread knows
+        of once the wait is over (the happens-before edges of core/hazards.py).  ``limit``: (deadline ns,
+        code, message) of a call with its own timeout; otherwise the one ``deadline`` gave, if any.
+        ``hopeless``: the code for a wait that can never end (default: the event or stream sync timeout,
+        after ``what``).  ``on``: what the call's record says it waited for if it parks (ApiCall.waited_for).
         """
         known = hazards.snapshot(self, learns) if learns else None
         if not done():
-            self._park(th, done, what, limit, hopeless)
+            self._park(th, done, what, limit, hopeless, on)
         if known:
             hazards.learned_clocks(self, th, known)
 
-    def _park(self, th: HostThread, done, what: str, limit, hopeless: int) -> None:
-        th.call_blocked_from = th.clock
+    def _park(self, th: HostThread, done, what: str, limit, hopeless: int, on: tuple) -> None:
+        th.call_blocked_from, th.call_waited_for = th.clock, on
         if limit is None:
             given = self._deadlines.get(th.tid)
             limit = None if given is None else (given[0], given[1], f"{what}: not finished within the timeout")

@@ -53,7 +53,7 @@ def malloc(m: Machine, th: HostThread, size: int, policy: int) -> int:
     alloc = mem.allocate(size, policy, name, th.process.pid, th.tid)
     alloc.resets = th.process.device_resets.get(ctx.device, 0)
     m.log.append(T.MemAllocated(th.clock, ctx.device, alloc.ptr, size, alloc.reserved, name, alloc.page,
-                                th.process.pid, th.tid))
+                                th.process.pid, th.tid, th.call_seq))
     return alloc.ptr
 
 
@@ -68,19 +68,19 @@ def free(m: Machine, th: HostThread, ptr: int) -> None:
     if buf.ptr == ptr:
         hazards.freeing(m, th, buf, "aclrtFree")
     alloc = m.devices[buf.device].memory.release(ptr)
-    m.log.append(T.MemFreed(th.clock, alloc.device, ptr))
+    m.log.append(T.MemFreed(th.clock, alloc.device, ptr, th.call_seq))
 
 
 def malloc_host(m: Machine, th: HostThread, size: int) -> int:
     buf = m.host.allocate_pinned(size, th.process.pid)
-    m.log.append(T.MemAllocated(th.clock, -1, buf.ptr, size, size, "pinned", "pinned", th.process.pid, th.tid))
+    m.log.append(T.MemAllocated(th.clock, -1, buf.ptr, size, size, "pinned", "pinned", buf.pid, th.tid, th.call_seq))
     return buf.ptr
 
 
 def free_host(m: Machine, th: HostThread, ptr: int) -> None:
     buf = m.host.free_pinned(ptr)
     hazards.freeing(m, th, buf, "aclrtFreeHost")
-    m.log.append(T.MemFreed(th.clock, -1, ptr))
+    m.log.append(T.MemFreed(th.clock, -1, ptr, th.call_seq))
 
 
 # -- copies -------------------------------------------------------------------------------------
@@ -217,7 +217,7 @@ def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
         plan.device = _peer_queue_device(plan, ctx.device)
     th.clock += m.profile.host_costs.memcpy_sync_setup
     task = m.submit(th, m.sync_stream(plan.device), _copy_task(m, plan, "MEMCPY", kind))  # type: ignore[arg-type]
-    m.block_until(th, lambda: task.done, "aclrtMemcpy", learns=(task,))
+    m.block_until(th, lambda: task.done, "aclrtMemcpy", learns=(task,), on=("task", task.id))
     _report_blocking(task)
 
 
@@ -247,7 +247,8 @@ def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, st
              "an on-device asynchronous copy needs 64-byte aligned source and destination addresses")
     task = m.submit(th, stream, _copy_task(m, plan, "MEMCPY_ASYNC", kind))
     if plan.pageable:
-        m.block_until(th, lambda: task.done, "aclrtMemcpyAsync from pageable memory", learns=(task,))
+        m.block_until(th, lambda: task.done, "aclrtMemcpyAsync from pageable memory", learns=(task,),
+                      on=("task", task.id))
 
 
 # -- memset ---------------------------------------------------------------------------------------
@@ -284,7 +285,7 @@ def memset(m: Machine, th: HostThread, ptr, max_count, value, count) -> None:
     m.current_context(th)
     th.clock += m.profile.host_costs.memcpy_sync_setup
     task = m.submit(th, m.sync_stream(device), _memset_task(m, "MEMSET", device, buf, ptr, count, fill))
-    m.block_until(th, lambda: task.done, "aclrtMemset", learns=(task,))
+    m.block_until(th, lambda: task.done, "aclrtMemset", learns=(task,), on=("task", task.id))
     _report_blocking(task)
 
 

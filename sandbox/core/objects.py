@@ -33,7 +33,7 @@ class HostThread:
     __slots__ = ("tid", "name", "process", "clock", "context", "last_error", "err_msgs", "ident",
                  "parked", "joining", "finished", "wake_when", "waiting_for", "deadline", "timed_out",
                  "wake_error", "call_tasks", "call_blocked_from", "call_seq", "joins", "join_any", "idle",
-                 "last_task_id")
+                 "last_task_id", "call_waited_for")
 
     def __init__(self, tid: int, name: str, process: Process, clock: int, ident: int | None):
         self.tid = tid
@@ -59,6 +59,7 @@ class HostThread:
         # scratch of the runtime call in progress
         self.call_tasks: list[int] = []
         self.call_blocked_from: int | None = None
+        self.call_waited_for: tuple = ()          # ("stream", handle), ... (trace.ApiCall.waited_for)
         self.call_seq = 0
         self.last_task_id = 0          # the last task it submitted to a created stream
 

@@ -168,7 +168,8 @@ def _grow(m, th, pool: Pool, need: int) -> None:
     pool.fresh.sort()
     pool.reserved += length
     pool.reserved_high = max(pool.reserved_high, pool.reserved)
-    m.log.append(T.MemAllocated(th.clock, pool.device, start, length, length, pool.label, "huge", pool.pid, th.tid))
+    m.log.append(T.MemAllocated(th.clock, pool.device, start, length, length, pool.label, "huge", pool.pid, th.tid,
+                                th.call_seq))
 
 
 def _releasable(pool: Pool, start: int) -> bool:
@@ -184,7 +185,7 @@ def _release_segment(m, th, pool: Pool, start: int) -> None:
     pool.freed = [b for b in pool.freed if not start <= b.ptr < end]
     pool.reserved -= length
     m.devices[pool.device].memory.give_back(start, length)
-    m.log.append(T.MemFreed(th.clock, pool.device, start))
+    m.log.append(T.MemFreed(th.clock, pool.device, start, th.call_seq))
 
 
 def _shrink_to(m, th, pool: Pool, keep: int) -> None:

@@ -31,7 +31,8 @@ def thread_finished(m: Machine, th: HostThread) -> None:
 
 
 def end_process(m: Machine, proc: Process, last: HostThread) -> None:
-    """Process exit releases what the process still holds (memory, contexts)."""
+    """Process exit releases what the process still holds (memory, contexts), in no call."""
+    last.call_seq = 0                 # (the records of what it releases name no call: api_seq 0)
     release_process(m, last, proc)
     proc.ended = True
     m.log.append(T.ProcessEnded(last.clock, proc.pid))

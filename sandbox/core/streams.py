@@ -37,9 +37,9 @@ def destroy(m: Machine, th: HostThread, handle) -> None:
         stream = m.stream(th, handle, api="aclrtDestroyStream")
         if stream.idle:
             break
-        m.block_until(th, lambda stream=stream: stream.idle, f"destroying stream {stream.stream_id}")
+        m.block_until(th, lambda stream=stream: stream.idle, f"destroying stream {stream.stream_id}",
+                      on=("stream", stream.handle))
     hazards.learn(m, th, (stream,))      # the destroy waited for the stream's work: the host knows it is done
-    stream.context.streams.pop(stream.handle, None)
     m.retire_stream(stream, th.clock)
 
 
@@ -63,7 +63,6 @@ def destroy_force(m: Machine, th: HostThread, handle) -> None:
         m.block_until(th, lambda: stream.idle, f"destroying stream {stream.stream_id}")
     if stream.idle:
         hazards.learn(m, th, (stream,))
-    stream.context.streams.pop(stream.handle, None)
     m.retire_stream(stream, th.clock)
 
 

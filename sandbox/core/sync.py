@@ -37,7 +37,9 @@ def synchronize(m: Machine, th: HostThread, sync: Sync, done: Callable[[], bool]
     for hook in m.hooks.before_sync:
         hook(th, sync)
     if done is not None:
-        m.block_until(th, done, sync.what, learns=learns)
+        on = (("stream", sync.stream.handle) if sync.stream else ("event", sync.event.handle) if sync.event
+              else ("device", sync.device))
+        m.block_until(th, done, sync.what, learns=learns, on=on)
     th.clock += m.profile.host_costs.synchronize
     if done is not None:
         for hook in m.hooks.after_sync:

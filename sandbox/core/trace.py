@@ -16,6 +16,7 @@ Identifiers used across records:
 """
 from __future__ import annotations
 
+import marshal
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -119,9 +120,9 @@ class EventDestroyed:
 class ApiCall:
     """One facade call on one host thread, from entry to return.
 
-    ``blocked_from`` is set for blocking calls: the thread waited for the device from
-    ``blocked_from`` to ``end``.  ``tasks`` are the device tasks this call submitted
-    (the flow arrows of the export).
+    ``blocked_from`` is set for blocking calls: the thread waited for the device from ``blocked_from`` to
+    ``end``, for ``waited_for``: ("stream", handle), ("event", handle), ("device", id), ("task", number)
+    or () (aclrtProcessReport: any callback).  ``tasks``: the tasks it submitted (the export's flow arrows).
     """
     start: int
     end: int
@@ -133,6 +134,7 @@ class ApiCall:
     tasks: tuple[int, ...] = ()
     blocked_from: int | None = None
     seq: int = 0               # call number, machine-wide
+    waited_for: tuple = ()
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -194,6 +196,7 @@ class MemAllocated:
     page: str                  # "huge" (2 MiB), "normal" (4 KiB), "huge1g", "pinned"
     pid: int
     tid: int
+    api_seq: int = 0           # the call that made it (ApiCall.seq)
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -201,6 +204,7 @@ class MemFreed:
     t: int
     device: int
     ptr: int
+    api_seq: int = 0           # the call that freed it: aclrtFree, a reset, a pool's trim ...
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -222,20 +226,19 @@ class Note:
     text: str
 
 
-# The four records written for every call and every task are appended as compact rows,
-# plain tuples ``(code, *fields)`` of ints and strings: a tuple costs a fraction of a record
-# object to make, and Python's garbage collector stops scanning a tuple of plain values, which
-# matters once a log holds a million of them.  Rows nest at most one tuple deep (a call's
-# arguments come flat: name, value, name, value ...), so that the collector lets go of them
-# before they reach its oldest generation.  Writers make rows with the builders below, which
-# take the record's fields by name and keep them in the record's order; nobody reads a row:
-# ``TraceLog.records`` turns new rows into their records the first time it is read.
+# The four records written for every call and every task are appended as compact rows, plain tuples
+# ``(code, *fields)`` of ints and strings: a tuple costs a fraction of a record object to make.  Writers
+# make rows with the builders below, which take the record's fields by name and keep them in the record's
+# order (a call's arguments come flat: name, value, ...).  Every few thousand items the log marshals the
+# rows it holds unread into one bytes object (marshal shares what was shared): a task then costs it about
+# 220 bytes instead of some 730.  ``TraceLog.records`` turns rows into records the first time it is read.
 def _api_call(start, end, tid, pid, name, ret, flat_args, *rest) -> ApiCall:
     return ApiCall(start, end, tid, pid, name, ret, tuple(zip(flat_args[::2], flat_args[1::2])), *rest)
 
 
 ROW_TYPES = (_api_call, TaskSubmitted, TaskStarted, TaskFinished)
 API_CALL, TASK_SUBMITTED, TASK_STARTED, TASK_FINISHED = range(len(ROW_TYPES))
+_CHUNK = 4096                   # items gathered before their rows are marshalled
 
 
 def task_submitted_row(th, stream, task, prev) -> tuple:
@@ -271,36 +274,57 @@ def task_finished_row(t, task, status) -> tuple:
 
 
 class TraceLog:
-    """Append-only list of records, in the order things happened in the simulation."""
+    """Append-only list of records, in the order things happened in the simulation.  ``append`` takes a
+    record or a compact row; ``append_call`` (the gate's) also packs the rows every few thousand items."""
 
     def __init__(self, records=None):
-        self._items: list = [] if records is None else list(records)
-        self._built = len(self._items)          # items before this index are records, not rows
+        self._records: list = []                # built, in log order; then
+        self._packed: list = []                 # (count, marshalled rows or None, the records among them); then
+        self._items: list = [] if records is None else list(records)   # rows and records as appended
         self.append = self._items.append        # a record, or a compact row (the hot path)
+        self.plain = True   # False for good once a call showed a value marshal may change (gate.as_int, acl._declare)
+
+    def append_call(self, row: tuple) -> None:
+        items = self._items
+        items.append(row)
+        if len(items) >= _CHUNK:
+            others: list = []                   # the records among them, kept aside (None in their place)
+            try:
+                packed = marshal.dumps(items) if self.plain else None
+            except ValueError:                  # a record among them, or an object marshal refuses
+                others = [x for x in items if type(x) is not tuple]
+                try:
+                    packed = marshal.dumps([x if type(x) is tuple else None for x in items])
+                except ValueError:              # (an object a learner passed to a call: shown as it is)
+                    packed = None
+            self._packed.append((len(items), packed, others if packed is not None else items.copy()))
+            items.clear()
 
     @property
     def records(self) -> list:
-        """Every record, in order (compact rows are built into records here, once)."""
-        items, end = self._items, len(self._items)
-        for i in range(self._built, end):
-            item = items[i]
-            if type(item) is tuple:
-                items[i] = ROW_TYPES[item[0]](*item[1:])
-        self._built = end
-        return items
+        """Every record, in order (rows, marshalled or not, are built into records here, once)."""
+        records, items = self._records, self._items
+        for _, packed, kept in self._packed + [(0, None, items)]:
+            if packed is not None:              # the records kept aside go where their None is
+                others = iter(kept)
+                kept = [next(others) if item is None else item for item in marshal.loads(packed)]
+            records += [ROW_TYPES[x[0]](*x[1:]) if type(x) is tuple else x for x in kept]
+        self._packed = []
+        items.clear()
+        return records
 
     def of(self, *kinds) -> Iterator:
         """Records of the given record classes, in log order."""
         return (r for r in self.records if isinstance(r, kinds))
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._records) + sum(n for n, _, _ in self._packed) + len(self._items)
 
     def __iter__(self):
         return iter(self.records)
 
     def __repr__(self) -> str:
-        return f"<TraceLog {len(self._items)} records>"
+        return f"<TraceLog {len(self)} records>"
 
 
 @dataclass(slots=True, unsafe_hash=True)

@@ -94,29 +94,39 @@ def trace_json(log) -> str:
     events (task and engine slices, API calls, flow arrows) are written from templates and
     put in order by one sort on precomputed keys: the same text ``to_chrome_trace`` makes
     dumped event by event (``dict_json``), without a dict per event."""
+    return "".join(_fast_parts(log))
+
+
+def _fast_parts(log) -> list[str]:
     ix = build_index(log)
     encode = _encoder()
     events, doc = _fast_events(ix, encode)
-    return _text(ix, events, doc, encode)
+    return _parts(events, doc, encode)
 
 
 def dict_json(log) -> str:
     """``trace_json`` the plain way: ``to_chrome_trace`` dumped event by event."""
     doc = to_chrome_trace(log)
     encode = _encoder()
-    return _text(None, doc["traceEvents"], doc, encode)
+    return "".join(_parts(doc["traceEvents"], doc, encode))
 
 
-def _text(ix, events, doc, encode) -> str:
+def _parts(events, doc, encode) -> list[str]:
+    """The document's text in pieces (joined, or written one after the other: the events alone
+    are tens of MB, and a piece less is a copy less)."""
+
     def dump(o):
         try:
             return encode(o)
         except (TypeError, ValueError):
             return json.dumps(_strict(o), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
-    body = ",\n".join([e if type(e) is str else dump(e) for e in events])
+    try:
+        body = ",\n".join(events)
+    except TypeError:  # some events are still dicts
+        body = ",\n".join([e if type(e) is str else dump(e) for e in events])
     rest = "".join(f',\n"{k}":{dump(v)}' for k, v in doc.items() if k != "traceEvents")
-    return '{"traceEvents":[\n' + body + "\n]" + rest + "}\n"
+    return ['{"traceEvents":[\n', body, "\n]" + rest + "}\n"]
 
 
 def _encoder():
@@ -136,7 +146,8 @@ def export_trace(log, path) -> str:
     """Write the trace of ``log`` to ``path`` (open it in ui.perfetto.dev or
     chrome://tracing); returns the path as a string."""
     with open(path, "w", encoding="ascii", newline="\n") as f:
-        f.write(trace_json(log))
+        for part in _fast_parts(log):
+            f.write(part)
     return str(path)
 
 
@@ -505,29 +516,28 @@ def _fast_events(ix, encode):
         dev_base += 100
     _host_rows(ix, host_pid, meta)
     stream_tid = _device_rows(ix, dev_base, meta)
-    text: list[str | dict] = []  # an event's JSON text, or the event itself (the rare kinds)
+    text: list[str] = []  # each event as its JSON text
     ts: list[float] = []
     ph: list[int] = []
     pids: list[int] = []
     tids: list[int] = []
     string = _strings(encode)
     where = _task_texts(ix, dev_base, stream_tid, string, encode, text, ts, ph, pids, tids)
-    _engine_texts(ix, dev_base, meta, text, ts, ph, pids, tids, string)
+    _engine_texts(ix, dev_base, meta, where, text, ts, ph, pids, tids, string)
     _api_texts(ix, host_pid, where, string, encode, text, ts, ph, pids, tids)
     rest: list[dict] = []
     _callbacks(ix, host_pid, meta, rest)
     _instants(ix, host_pid, rest)
     _counters(ix, host_pid, dev_base, rest)
     for e in rest:
-        text.append(e)
+        text.append(_value_dict(e, encode))
         ts.append(e["ts"])
         ph.append(_ORDER.get(e["ph"], 9))
         pids.append(e["pid"])
         tids.append(e["tid"])
     n = len(text)
-    try:
+    try:  # (lexsort is stable: events with equal keys keep their order in text)
         keys = (
-            np.arange(n),
             np.array(tids, dtype=np.int64),
             np.array(pids, dtype=np.int64),
             np.array(ph, dtype=np.int64),
@@ -536,11 +546,19 @@ def _fast_events(ix, encode):
         order = np.lexsort(keys).tolist() if n else []
     except (OverflowError, TypeError, ValueError):  # keys numpy cannot hold: Python's sort
         order = sorted(range(n), key=lambda i: (ts[i], ph[i], pids[i], tids[i], i))
-    events = meta + [text[i] for i in order]
+    events = [_value_dict(e, encode) for e in meta]
+    events += itemgetter(*order)(text) if n > 1 else [text[i] for i in order]
     other = {"generator": "npu-runtime-sandbox", "clock": "virtual time, ns"}
     if ix.machine:
         other.update(profile=ix.machine.profile, soc=ix.machine.soc_name)
     return events, {"traceEvents": None, "displayTimeUnit": "ns", "otherData": other}
+
+
+def _us_texts(durations) -> list[str]:
+    """The texts of durations in ns as us (the text of ``_us``), each distinct one made once."""
+    durations = list(durations)
+    made = {d: repr(d / 1000) for d in set(durations)}
+    return list(map(made.__getitem__, durations))
 
 
 class _Strings(dict):
@@ -580,12 +598,16 @@ def _int(v) -> str:
         return json.dumps(_strict(v), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
+_TASK_KEY = attrgetter("name", "kind", "engine", "stream", "block_dim", "cores", "nbytes", "event", "status")
+
+
 def _task_texts(ix, dev_base, stream_tid, string, encode, text, ts, ph, pids, tids):
     """Task slices: one template per distinct (name, kind, engine, stream, sizes, status,
     detail ...), its holes the row, the times and the task's own numbers."""
     where = {}
     t_end = ix.t_end
     templates: dict = {}
+    durations: dict = {}  # a duration's text (durations repeat)
     add, add_ts, add_ph, add_pid, add_tid = text.append, ts.append, ph.append, pids.append, tids.append
     for t in ix.tasks.values():
         start = t.start
@@ -593,35 +615,25 @@ def _task_texts(ix, dev_base, stream_tid, string, encode, text, ts, ph, pids, ti
             continue
         end = t.end if t.end is not None else max(start, t_end)
         pid, tid = dev_base + t.device, stream_tid[t.stream]
-        where[t.task] = (pid, tid, start, end)
+        at = start / 1000
+        at_text = repr(at)
+        dur_text = durations.get(end - start)
+        if dur_text is None:
+            dur_text = durations[end - start] = repr((end - start) / 1000)
+        where[t.task] = (pid, tid, start, end, at_text, dur_text)
         waits, seq = t.waits_on, t.api_seq
-        key = (
-            t.name,
-            t.kind,
-            t.engine,
-            t.stream,
-            t.block_dim,
-            t.cores,
-            t.nbytes,
-            t.event,
-            t.status,
-            t.end is None,
-            not waits,
-            not seq,
-            id(t.detail),
-        )
+        key = (_TASK_KEY(t), t.end is None, not waits, not seq, id(t.detail))
         tpl = templates.get(key)
         if tpl is None:
             tpl = templates[key] = _task_template(ix, t, string, encode)
-        at = start / 1000
         if waits and seq:
-            add(tpl % (pid, tid, at, (end - start) / 1000, t.task, waits, seq))
+            add(tpl % (pid, tid, at_text, dur_text, t.task, waits, seq))
         elif seq:
-            add(tpl % (pid, tid, at, (end - start) / 1000, t.task, seq))
+            add(tpl % (pid, tid, at_text, dur_text, t.task, seq))
         elif waits:
-            add(tpl % (pid, tid, at, (end - start) / 1000, t.task, waits))
+            add(tpl % (pid, tid, at_text, dur_text, t.task, waits))
         else:
-            add(tpl % (pid, tid, at, (end - start) / 1000, t.task))
+            add(tpl % (pid, tid, at_text, dur_text, t.task))
         add_ts(at)
         add_ph(0)
         add_pid(pid)
@@ -630,7 +642,7 @@ def _task_texts(ix, dev_base, stream_tid, string, encode, text, ts, ph, pids, ti
 
 
 def _task_template(ix, t, string, encode) -> str:
-    """The text of ``t``'s slice with holes (%s, %r) for pid, tid, ts, dur, task, and the
+    """The text of ``t``'s slice with holes (%s) for pid, tid, ts, dur (their texts), task, and the
     task's waits-on and connection numbers when it has them: what _task_slices makes."""
 
     def lit(x: str) -> str:
@@ -638,7 +650,7 @@ def _task_template(ix, t, string, encode) -> str:
 
     engine = t.engine
     out = [
-        f'{{"ph":"X","pid":%s,"tid":%s,"ts":%r,"dur":%r,"name":{lit(string[t.name])},'
+        f'{{"ph":"X","pid":%s,"tid":%s,"ts":%s,"dur":%s,"name":{lit(string[t.name])},'
         f'"cat":{lit(string[CATEGORY.get(t.kind, t.kind)])},"args":{{"Task Type":{lit(string[_task_type(t)])},'
         f'"Stream Id":{_int(ix.streams[t.stream].stream_id)},"Task Id":%s,"stream":{_int(t.stream)},'
         f'"engine":{lit(string[engine or "none"])}'
@@ -700,7 +712,9 @@ def _detail_text(detail, present, encode) -> str:
     return "".join(out)
 
 
-def _engine_texts(ix, dev_base, meta, text, ts, ph, pids, tids, string) -> None:
+def _engine_texts(ix, dev_base, meta, where, text, ts, ph, pids, tids, string) -> None:
+    """Engine slices: a task's slice again on its engine's lane (its ts and dur texts are the
+    task slice's, from ``where``)."""
     ran = [t for t in ix.tasks.values() if t.start is not None and t.engine]
     lanes = engine_lanes(ix)
     order = list(ix.machine.engines) if ix.machine else []
@@ -715,18 +729,17 @@ def _engine_texts(ix, dev_base, meta, text, ts, ph, pids, tids, string) -> None:
             tid = ENGINE_TID + rank[engine] * 100 + lane
             label = f"Engine: {engine}" + (f" #{lane + 1}" if n > 1 else "")
             meta += _thread_meta(dev_base + device, tid, label, tid)
-    streams, t_end = ix.streams, ix.t_end
+    streams = ix.streams
     templates: dict = {}
     add, add_ts, add_ph, add_pid, add_tid = text.append, ts.append, ph.append, pids.append, tids.append
     for t in ran:
-        start = t.start
-        end = t.end if t.end is not None else max(start, t_end)
+        at_text, dur_text = where[t.task][4:]
         pid, tid = dev_base + t.device, ENGINE_TID + rank[t.engine] * 100 + lanes[t.task]
         shape = (t.name, t.kind, t.stream)
         tpl = templates.get(shape)
         if tpl is None:
             tpl = templates[shape] = (
-                '{"ph":"X","pid":%s,"tid":%s,"ts":%r,"dur":%r,"name":'
+                '{"ph":"X","pid":%s,"tid":%s,"ts":%s,"dur":%s,"name":'
                 + string[t.name].replace("%", "%%")
                 + ',"cat":'
                 + string[CATEGORY.get(t.kind, t.kind)].replace("%", "%%")
@@ -734,16 +747,15 @@ def _engine_texts(ix, dev_base, meta, text, ts, ph, pids, tids, string) -> None:
                 + _int(streams[t.stream].stream_id)
                 + "}}"
             )
-        at = start / 1000
-        add(tpl % (pid, tid, at, (end - start) / 1000, t.task))
-        add_ts(at)
+        add(tpl % (pid, tid, at_text, dur_text, t.task))
+        add_ts(t.start / 1000)
         add_ph(0)
         add_pid(pid)
         add_tid(tid)
 
 
 _FIXED = {"ret", "seq", "tasks", "blocked_us"}
-_API = '{"ph":"X","pid":%s,"tid":%s,"ts":%r,"dur":%r,"name":%s,"cat":"api","args":%s}'
+_API = '{"ph":"X","pid":%s,"tid":%s,"ts":%r,"dur":%s,"name":%s,"cat":"api","args":%s}'
 _FLOW_S = '{"ph":"s","pid":%s,"tid":%s,"ts":%r,"id":%s,"name":"' + FLOW_CAT + '","cat":"' + FLOW_CAT + '"}'
 _FLOW_F = '{"ph":"f","bp":"e","pid":%s,"tid":%s,"ts":%r,"id":%s,"name":"' + FLOW_CAT + '","cat":"' + FLOW_CAT + '"}'
 _SECOND = itemgetter(1)
@@ -780,45 +792,39 @@ def _api_texts(ix, host_pid, task_slice, string, encode, text, ts, ph, pids, tid
             head = _api_head(c, shapes, encode)
             if key is not None:
                 bodies[key] = head
-        tail = f',"seq":{_int(c.seq)}'
+        seq = c.seq
+        tail = f',"seq":{seq if type(seq) is int else _int(seq)}'
         if c.tasks:
             tail += ',"tasks":[' + ",".join(map(str, c.tasks)) + "]"
         if c.blocked_from is not None:
             tail += f',"blocked_us":{_us(c.end - c.blocked_from)!r}'
         out_body.append(head + tail + "}" if type(head) is str else _value_dict(head(c), encode))
-    durs = list(map(_US, map(sub, ends, starts)))
+    durs = _us_texts(map(sub, ends, starts))  # (durations repeat: each text made once)
     tids_c = list(map(attrgetter("tid"), calls))
     names = list(map(string.__getitem__, map(attrgetter("name"), calls)))
-    add, add_ts, add_ph, add_pid, add_tid = text.append, ts.append, ph.append, pids.append, tids.append
-    for i, line in enumerate(map(_API.__mod__, zip(out_pid, tids_c, ts_call, durs, names, out_body))):
-        add(line)
-        pid, tid, start = out_pid[i], tids_c[i], starts[i]
-        add_ts(ts_call[i])
-        add_ph(0)
-        add_pid(pid)
-        add_tid(tid)
-        c = calls[i]
+    # the calls, then the flow arrows (a call and an arrow never tie in the sort: their phases differ)
+    text += map(_API.__mod__, zip(out_pid, tids_c, ts_call, durs, names, out_body))
+    ts += ts_call
+    ph += [0] * len(calls)
+    pids += out_pid
+    tids += tids_c
+    for c, pid, tid, start, end in zip(calls, out_pid, tids_c, starts, ends):
         if not c.tasks:
             continue
-        end = ends[i]
         mid = start + (end - start) // 2
         for n in c.tasks:
             dst = task_slice.get(n)
             if dst is None:
                 continue
-            d_pid, d_tid, t0, t1 = dst
+            d_pid, d_tid, t0, t1 = dst[:4]
             inside = t0 + (1 if t1 - t0 >= 2 else 0)
-            source = max(start, min(mid, inside))
-            add(_FLOW_S % (pid, tid, source / 1000, n))
-            add_ts(source / 1000)
-            add_ph(1)
-            add_pid(pid)
-            add_tid(tid)
-            add(_FLOW_F % (d_pid, d_tid, inside / 1000, n))
-            add_ts(inside / 1000)
-            add_ph(2)
-            add_pid(d_pid)
-            add_tid(d_tid)
+            source = max(start, min(mid, inside)) / 1000
+            inside /= 1000
+            text += (_FLOW_S % (pid, tid, source, n), _FLOW_F % (d_pid, d_tid, inside, n))
+            ts += (source, inside)
+            ph += (1, 2)
+            pids += (pid, d_pid)
+            tids += (tid, d_tid)
 
 
 def _api_head(c, shapes, encode):

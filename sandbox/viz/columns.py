@@ -34,6 +34,16 @@ PAGES = ("huge", "normal", "huge1g", "pinned")
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def wait_label(ix, waited_for: tuple) -> str:
+    """What a blocking call waited for (trace.ApiCall.waited_for), named as the timeline names it."""
+    what, n = waited_for
+    if what == "stream":
+        return stream_label(ix.streams[n]) if n in ix.streams else ix.stream_label(n)
+    if what == "event":
+        return ix.event_label(n)
+    return f"NPU {n}" if what == "device" else f"{what} {n}"
+
+
 def change_times(ix) -> list[int]:
     """Moments at which a panel changes: task submitted/started/finished, memory
     allocated/freed.  The step buttons and the slider's keys move between these."""
@@ -266,6 +276,7 @@ def _columns(ix) -> tuple[dict, dict]:
     }
     f64 = ("submit", "start", "end", "nbytes")
     tasks_index = {k: i for i, k in enumerate(get["task"])}
+    waits = {w: strings.code(wait_label(ix, w)) if w else -1 for w in sorted(set(map(attrgetter("waited_for"), calls)))}
 
     # host callbacks
     cbs = ix.callbacks
@@ -296,6 +307,7 @@ def _columns(ix) -> tuple[dict, dict]:
         "call_name": _pack(c_name, np.int32),
         "call_ret": _pack(list(map(attrgetter("ret"), calls)), np.int32),
         "call_seq": _pack(list(map(attrgetter("seq"), calls)), np.int32),
+        "call_waited": _pack([waits[w] for w in map(attrgetter("waited_for"), calls)], np.int32),
         "cb_start": _pack([cb.start for cb in cbs], np.float64),
         "cb_end": _pack([cb.end for cb in cbs], np.float64),
         "cb_row": _pack(cb_row, np.int32),

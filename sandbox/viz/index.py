@@ -7,6 +7,7 @@ the views cheap and keeps them pure: they read only this index, never the live r
 
 from __future__ import annotations
 
+import gc
 import weakref
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -162,7 +163,13 @@ def build_index(log) -> Index:
         size, hit = None, None
     if hit is not None and hit[0] == size:
         return hit[1]
-    ix = _build_index(log)
+    collecting = gc.isenabled()
+    gc.disable()  # a long log's first read makes its records, and this pass an object per task: the
+    try:  # collector would scan them again and again (a third of the time)
+        ix = _build_index(log)
+    finally:
+        if collecting:
+            gc.enable()
     if size is not None:
         try:
             _CACHE[log] = (size, ix)
@@ -181,8 +188,8 @@ def _build_index(log) -> Index:
     thread_started: dict[int, tr.ThreadStarted] = {}
     thread_ended: dict[int, int] = {}
     allocs: list[tr.MemAllocated] = []
-    frees: dict[tuple[int, int], list[int]] = {}
-    free_calls: dict[int, list[int]] = {}
+    frees: dict[tuple[int, int], list[tr.MemFreed]] = {}
+    free_calls: dict[int, int] = {}  # a free call's number -> its start
     pool_allocs: list = []
     pool_frees: dict[tuple[int, int], list] = {}
     events_on: dict[int, int] = {}  # device -> events created there so far
@@ -203,9 +210,7 @@ def _build_index(log) -> Index:
             ix.calls.append(r)
             t = r.end
             if r.name in _FREE_CALLS:
-                ptr = _arg(r.args, "ptr", "dev_ptr", "host_ptr", "devPtr", "hostPtr", "addr")
-                if isinstance(ptr, int):
-                    free_calls.setdefault(ptr, []).append(r.start)
+                free_calls[r.seq] = r.start
         elif k is tr.MemAllocated:
             allocs.append(r)
             seg_pool = pool_handle(r.policy)
@@ -213,7 +218,7 @@ def _build_index(log) -> Index:
                 ix.pools.setdefault(seg_pool, len(ix.pools) + 1)
             t = r.t
         elif k is tr.MemFreed:
-            frees.setdefault((r.device, r.ptr), []).append(r.t)
+            frees.setdefault((r.device, r.ptr), []).append(r)
             t = r.t
         elif k is tr.StreamCreated:
             stream_created[r.stream] = r
@@ -314,8 +319,8 @@ def _build_index(log) -> Index:
         i = seen.get(key, 0)  # the i-th allocation at this address meets the i-th free
         seen[key] = i + 1
         fl = frees.get(key, [])
-        freed = fl[i] if i < len(fl) else None
-        called = _first_between(free_calls.get(a.ptr, []), a.t, freed)
+        freed = fl[i].t if i < len(fl) else None
+        called = free_calls.get(fl[i].api_seq) if i < len(fl) else None  # the free call that made the record
         ix.blocks.append(
             Block(
                 a.device,
@@ -381,17 +386,3 @@ def pool_handle(policy: str) -> int:
         return int(policy.split()[-1], 0)
     except ValueError:
         return 0
-
-
-def _arg(args, *names):
-    for k, v in args:
-        if k in names:
-            return v
-    return None
-
-
-def _first_between(times: list[int], lo: int, hi: int | None) -> int | None:
-    for x in times:
-        if x >= lo and (hi is None or x <= hi):
-            return x
-    return None

@@ -137,6 +137,7 @@ def draw_gantt(
     ns_per_px = (span + 2 * pad) / axis_px
 
     codes, legend = _colour_codes(tl, colour_by)
+    any_failed = False
     if tl.bars:
         bars = tl.bars
         n = len(bars)
@@ -153,12 +154,26 @@ def draw_gantt(
             x1 = np.maximum(x1, x0 + least * ns_per_px)
             verts = _rectangles(x0, x1, r, height)
             ax.add_collection(PolyCollection(verts, facecolors=colour, edgecolors="none", linewidths=0, label=label))
+        failed = np.fromiter((b.status != 0 for b in bars), bool, n)
+        any_failed = bool(failed.any())
+        if any_failed:  # hatched over their colour: a failed or discarded task is not a finished one
+            x0, x1 = start[failed], np.maximum(end[failed], start[failed] + least * ns_per_px)
+            verts = _rectangles(x0, x1, row[failed], BAR_HEIGHT)
+            ax.add_collection(
+                PolyCollection(
+                    verts, facecolors="none", edgecolors=style.FAILED, hatch="////", linewidths=0.8, zorder=3
+                )
+            )
         if n <= LABEL_LIMIT:
             _bar_labels(ax, tl, ns_per_px)
     _arrows(ax, tl)
     _axes(ax, tl, origin, span, t_end)
     present = sorted(set(codes.tolist())) if len(codes) else []
     handles = [Patch(facecolor=legend[c][1], label=legend[c][0]) for c in present]
+    if any_failed:
+        handles.append(
+            Patch(facecolor="none", edgecolor=style.FAILED, hatch="////", label=i18n.text("failed or discarded"))
+        )
     if tl.arrows:
         handles.append(Patch(facecolor="none", edgecolor="#333333", label=i18n.text("event record → wait")))
     if handles:

@@ -38,13 +38,14 @@ def two_stream_log() -> tr.TraceLog:
     """
     log = tr.TraceLog()
     _machine(log, 2)
-    seq = iter(range(1, 100))
+    seq = [0]  # the number of the last call; a call's memory records come just before it, as in a run
 
-    def call(start, end, name, args=(), tasks=(), blocked_from=None):
-        log.append(tr.ApiCall(start, end, 1, 1, name, 0, tuple(args), tuple(tasks), blocked_from, next(seq)))
+    def call(start, end, name, args=(), tasks=(), blocked_from=None, waited_for=()):
+        seq[0] += 1
+        log.append(tr.ApiCall(start, end, 1, 1, name, 0, tuple(args), tuple(tasks), blocked_from, seq[0], waited_for))
 
     def alloc(t, ptr, size, reserved, policy, page, device=0):
-        log.append(tr.MemAllocated(t, device, ptr, size, reserved, policy, page, 1, 1))
+        log.append(tr.MemAllocated(t, device, ptr, size, reserved, policy, page, 1, 1, seq[0] + 1))
 
     def task(
         n,
@@ -92,7 +93,7 @@ def two_stream_log() -> tr.TraceLog:
     call(16000, 17000, "aclrtMalloc", [("size", 4 * MiB), ("policy", huge)])
     alloc(18000, HOST_BASE, 4 * MiB, 4 * MiB, "pinned", "pinned", device=-1)
     call(17000, 18000, "aclrtMallocHost", [("size", 4 * MiB)])
-    log.append(tr.MemFreed(19000, 0, scratch))
+    log.append(tr.MemFreed(19000, 0, scratch, seq[0] + 1))
     call(18000, 19000, "aclrtFree", [("ptr", scratch)])
 
     h2d, d2h = "ACL_MEMCPY_HOST_TO_DEVICE", "ACL_MEMCPY_DEVICE_TO_HOST"
@@ -135,8 +136,8 @@ def two_stream_log() -> tr.TraceLog:
         log.append(tr.TaskStarted(start, n, cores))
     for n, _start, end, _cores in sorted(runs, key=lambda r: (r[2], r[0])):
         log.append(tr.TaskFinished(end, n, 0))
-    call(33000, 920500, "aclrtSynchronizeStream", [("stream", 3)], blocked_from=34000)
-    log.append(tr.MemFreed(921500, 0, a))
+    call(33000, 920500, "aclrtSynchronizeStream", [("stream", 3)], blocked_from=34000, waited_for=("stream", 3))
+    log.append(tr.MemFreed(921500, 0, a, seq[0] + 1))
     call(920500, 921500, "aclrtFree", [("ptr", a)])
     return _ordered(log)
 

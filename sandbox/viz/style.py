@@ -47,6 +47,7 @@ KIND_COLOURS = {
     "host_callback": GREEN,
 }
 OTHER_KIND = "#6E6E6E"
+FAILED = BLACK  # the hatching over a task that ended with an error or was discarded: a shape, not a colour
 KIND_LABELS = {
     "kernel": "kernel (compute)",
     "memcpy_h2d": "copy host → device",

@@ -31,6 +31,7 @@ WORDS = {
     "host waits for device": "Host 等待设备",
     "graph": "图",
     "event record → wait": "事件记录 → 等待",
+    "failed or discarded": "失败或被丢弃",
     # why a task waits (sandbox.viz.queues)
     "predecessor": "前序任务",
     "event": "事件",

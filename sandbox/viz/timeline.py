@@ -46,6 +46,7 @@ class Bar(NamedTuple):
     task: int  # 0 on host rows
     engine: str = ""  # the task's engine, "" on host rows
     direction: str = ""  # a copy's direction in its own words ("host to device"), else ""
+    status: int = 0  # the task's end code: not 0 for a task that failed or was discarded
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +190,7 @@ def _stream_rows(ix, row, bars) -> dict[int, int]:
                     t.task,
                     t.engine,
                     copy_direction(t.detail) if t.kind == "memcpy" else "",
+                    t.status,
                 )
             )
     return task_row
@@ -225,6 +227,7 @@ def _engine_rows(ix, row, bars) -> None:
                 t.task,
                 t.engine,
                 copy_direction(t.detail) if t.kind == "memcpy" else "",
+                t.status,
             )
         )
 

@@ -641,6 +641,7 @@ function render({ model, el: root }) {
       L(m.rows.logical[D.call_row[c]][0]),
       `${fmtTime(D.call_start[c])} → ${fmtTime(D.call_end[c])}  (${fmtTime(D.call_end[c] - D.call_start[c])})`];
     if (!Number.isNaN(bf)) lines.push(tx("blocked waiting for the device {}", fmtTime(D.call_end[c] - bf)));
+    if (!Number.isNaN(bf) && D.call_waited[c] >= 0) lines.push(tx("waited for: {}", L(m.strings[D.call_waited[c]])));
     if (D.args[c]) lines.push(D.args[c]);
     return lines;
   }

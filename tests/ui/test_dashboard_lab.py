@@ -210,16 +210,17 @@ def _shot(page, name: str) -> None:
         page.screenshot(path=str(Path(where) / f"{name}.png"), full_page=True)
 
 
-def _hover_task(page, canvas, row: int):
-    """Move the mouse along a row of the Gantt until the tooltip shows a task."""
+def _hover_task(page, canvas, row: int, kind: str = "task", text: str = ""):
+    """Move the mouse along a row of the Gantt until the tooltip shows a task (or ``kind``,
+    with ``text`` in it)."""
     box = canvas.bounding_box()
     y = box["y"] + 18 + row * 18 + 9
     for x in range(195, int(box["width"]) - 10, 3):
         page.mouse.move(box["x"] + x, y)
         tip = page.locator(".sbx-tip")
-        if tip.is_visible() and tip.get_attribute("data-kind") == "task":
+        if tip.is_visible() and tip.get_attribute("data-kind") == kind and text in tip.inner_text():
             return box["x"] + x, y, tip.inner_text()
-    pytest.fail(f"no task under the mouse on row {row}")
+    pytest.fail(f"no {kind} {text!r} under the mouse on row {row}")
 
 
 def _latency(page, key: str) -> float:
@@ -267,6 +268,10 @@ def test_the_browser_timeline_zooms_hovers_selects_and_moves_every_panel(lab):
             assert re.search(r"task \d+: MEMCPY_ASYNC H2D", text), text
             assert "submitted by aclrtMemcpyAsync" in text and "engine DMA H2D" in text
             assert "4 MiB" in text
+
+            # hover: a blocking call names what it waited for
+            _x, _y, text = _hover_task(page, canvas, 0, "call", "aclrtSynchronizeStream")
+            assert re.search(r"waited for: NPU 0 Stream \d", text), text
 
             # zoom: the wheel narrows the visible range around the mouse
             v0, v1 = float(dash.get_attribute("data-view0")), float(dash.get_attribute("data-view1"))
