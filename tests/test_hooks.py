@@ -22,8 +22,7 @@ CORE = Path(__file__).resolve().parent.parent / "sandbox" / "core"
 
 def test_every_task_kind_the_core_submits_is_declared_in_tasks_kinds():
     kinds = set()
-    waits = CORE.parent / "acl" / "_waits.py"  # runtime rules kept beside the facade (its docstring says why)
-    for path in [*CORE.glob("*.py"), waits]:
+    for path in CORE.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (
                 isinstance(node, ast.Call)
@@ -35,7 +34,7 @@ def test_every_task_kind_the_core_submits_is_declared_in_tasks_kinds():
                 first = node.args[0]
                 if isinstance(first, ast.Constant):
                     kinds.add(first.value)
-                elif path.name == "_waits.py":  # Waits.wait: the kind each wait passes it
+                elif path.name == "waits.py":  # Waits.wait: the kind each wait passes it
                     kinds.update(("notify_wait", "value_wait"))
                 else:  # callbacks: Job.kind, "callback" or "host_func"
                     kinds.update(("callback", "host_func"))

@@ -369,7 +369,7 @@ class Generator:
             self.emit(f'C("rt.destroy_event", {self.pick(scope, "event")})')
 
     def op_notify(self, scope):
-        """Notifies and value waits (acl/_waits.py): records and waits in either order, on any stream."""
+        """Notifies and value waits (core/waits.py): records and waits in either order, on any stream."""
         r = self.rng.random()
         stream = self.pick(scope, "stream")
         if r < 0.2:
@@ -1028,7 +1028,7 @@ class Harness:
 
         st = m.feature_in_use(CallbackState)
         delivered = {id(j.task) for q in (st.reports.values() if st is not None else ()) for j in q}
-        from sandbox.acl._waits import Waits  # a notify or value wait whose flag or word does not hold yet
+        from sandbox.core.waits import Waits  # a notify or value wait whose flag or word does not hold yet
 
         waits = m.feature_in_use(Waits)
         delivered |= {id(t) for t in (waits.parked if waits is not None else ())}

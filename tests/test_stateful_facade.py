@@ -488,7 +488,7 @@ class FacadeMachine(RuleBasedStateMachine):
         self.facade(call, threading.get_ident(), self.pick("stream", stream))
         self.facade(acl.rt.process_host_func, timeout)
 
-    # -- notifies and value waits (acl/_waits.py) ------------------------------------------------
+    # -- notifies and value waits (core/waits.py) ------------------------------------------------
     @rule(first=INDEX, second=INDEX, record_first=st.booleans(), wrong=WRONG)
     def notify_record_and_wait(self, first, second, record_first, wrong):
         """A notify recorded on one stream and waited for (1 s at most) on another, in either order."""

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core import callbacks, devices, devres, events, memops, peer, pools, reduce, streams
+from ..core import callbacks, devices, devres, events, memops, peer, pools, reduce, streams, waits
+from ..core import constants as C
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
-from . import _stream_config, _types, _waits
+from . import _pool_props, _stream_config, _types
 from ._declare import Kind, api, handle, helper, positive_size, ptr, size, timeout
 
 
@@ -121,11 +122,19 @@ def create_stream_with_config(m, th, priority: int, flag: int):
 
 @api("aclrtDestroyStream", cost="destroy_stream")
 def destroy_stream(m, th, stream: handle) -> None:
+    if stream == 0:  # the acl layer (src/acl/aclrt_impl/stream.cpp:100)
+        fail(ACL_ERROR_INVALID_PARAM, "the default stream cannot be destroyed; it goes with aclrtResetDevice")
     return streams.destroy(m, th, stream)
 
 
 @api("aclrtDestroyStreamForce", cost="destroy_stream")
 def destroy_stream_force(m, th, stream: handle) -> None:
+    if stream == 0:  # the acl layer (stream.cpp:113)
+        fail(
+            ACL_ERROR_INVALID_PARAM,
+            "aclrtDestroyStreamForce: the stream must not be null (the default "
+            "stream cannot be destroyed; it goes with aclrtResetDevice)",
+        )
     return streams.destroy_force(m, th, stream)
 
 
@@ -261,11 +270,15 @@ def malloc_host(m, th, size: positive_size):
 
 @api("aclrtFree", cost="free")
 def free(m, th, dev_ptr: ptr) -> None:
+    if dev_ptr == 0:  # the acl layer (src/acl/aclrt_impl/memory.cpp:570)
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtFree(nullptr)")
     return memops.free(m, th, dev_ptr)
 
 
 @api("aclrtFreeHost", cost="free_host")
 def free_host(m, th, host_ptr: ptr) -> None:
+    if host_ptr == 0:  # the acl layer (memory.cpp:621)
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost(nullptr)")
     return memops.free_host(m, th, host_ptr)
 
 
@@ -361,21 +374,41 @@ def unsubscribe_report(m, th, thread_id: thread_id, stream: handle) -> None:
     return callbacks.unsubscribe(m, th, thread_id, stream)
 
 
+def _callable(fn) -> None:
+    """pyACL's check of the function argument (the C call takes a function pointer)."""
+    if not callable(fn):
+        fail(ACL_ERROR_INVALID_PARAM, f"fn must be callable, got {describe(fn)}")
+
+
+def _report_timeout(timeout: int) -> None:
+    """The acl layer's check (src/acl/aclrt_impl/callback.cpp:189-192): -1 or > 0 ms, else 100000."""
+    if timeout != -1 and timeout <= 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"timeout must be -1 (wait forever) or > 0 ms, got {timeout}")
+
+
 @api("aclrtLaunchCallback", trace=("fn", "block_type", "stream"))
 def launch_callback(m, th, fn: callback, user_data, block_type: int, stream: handle) -> None:
     """Queue fn(user_data) on the stream; the subscribed thread runs it in aclrtProcessReport."""
+    _callable(fn)
+    if block_type not in (C.ACL_CALLBACK_NO_BLOCK, C.ACL_CALLBACK_BLOCK):  # the acl layer (callback.cpp:163-166)
+        fail(
+            ACL_ERROR_INVALID_PARAM,
+            f"block_type must be ACL_CALLBACK_NO_BLOCK (0) or ACL_CALLBACK_BLOCK (1), got {block_type!r}",
+        )
     return callbacks.launch_callback(m, th, fn, user_data, block_type, stream)
 
 
 @api("aclrtProcessReport")
 def process_report(m, th, timeout: int) -> None:
     """Wait up to ``timeout`` ms (-1: forever) for a callback of a subscribed stream and run it."""
+    _report_timeout(timeout)
     return callbacks.process_report(m, th, timeout)
 
 
 @api("aclrtLaunchHostFunc", trace=("stream", "fn"))
 def launch_host_func(m, th, stream: handle, fn: callback, args) -> None:
     """Queue fn(args) on the stream, run by the runtime's own thread; later tasks wait for it."""
+    _callable(fn)
     return callbacks.launch_host_func(m, th, stream, fn, args)
 
 
@@ -393,6 +426,7 @@ def unsubscribe_host_func(m, th, host_func_thread_id: thread_id, exe_stream: han
 @api("aclrtProcessHostFunc")
 def process_host_func(m, th, timeout: int) -> None:
     """Wait up to ``timeout`` ms (-1: forever) for a host function of a subscribed stream and run it."""
+    _report_timeout(timeout)
     return callbacks.process_report(m, th, timeout, host=True)
 
 
@@ -402,7 +436,8 @@ def mem_pool_create(m, th, pool_props: pool_props):
     """(pool, ret): a memory pool; pool_props is a dict of the aclrtMemPoolProps members:
     {"allocType": ACL_MEM_ALLOCATION_TYPE_PINNED, "handleType": ACL_MEM_HANDLE_TYPE_NONE,
     "location": {"id": 0, "type": ACL_MEM_LOCATION_TYPE_DEVICE}, "maxSize": bytes}."""
-    return pools.create(m, th, pool_props)
+    device_id, max_size = _pool_props.check(pool_props)
+    return pools.create(m, th, device_id, max_size)
 
 
 @api("aclrtMemPoolDestroy", cost="free")
@@ -431,6 +466,8 @@ def mem_pool_malloc_async(m, th, size: size, mem_pool: handle, stream: handle):
 @api("aclrtMemPoolFreeAsync", cost="memset_async")
 def mem_pool_free_async(m, th, ptr: ptr, stream: handle) -> None:
     """Give a pool block back to its pool when the work queued on ``stream`` before it is done."""
+    if ptr == 0:  # the acl layer (memory.cpp:2159)
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtMemPoolFreeAsync(nullptr)")
     return pools.free_async(m, th, ptr, stream)
 
 
@@ -468,7 +505,16 @@ def get_error_verbose(m, th, device_id: int):
 def _reader(c_name: str, field: str):
     @helper(c_name, defaults=(0xFFFFFFFF,))
     def read(m, th, info):
-        return _exceptions().read(m, th, info, field)
+        """The acl layer reads the struct's field (src/acl/aclrt_impl/callback.cpp:76-100)."""
+        st = m.feature_in_use(_exceptions().ExceptionState)
+        found = None if st is None or type(info) is not int else st.infos.get(info)
+        if found is None:
+            fail(
+                ACL_ERROR_INVALID_PARAM,
+                f"{describe(info)} is no exception info: read the one the exception callback "
+                "gets, inside the callback (it is gone once the callback returns)",
+            )
+        return getattr(found, field)
 
     read.__name__ = read.__qualname__ = c_name
     read.__doc__ = f"The {field.replace('_', ' ')} of the exception info the callback got (0xFFFFFFFF: no info)."
@@ -554,36 +600,46 @@ def reduce_async(
     return reduce.reduce_async(m, th, dst, src, count, kind, data_type, stream)
 
 
-# -- notifies and value waits (acl/_waits.py) ----------------------------------------------------------
+# -- notifies and value waits (core/waits.py) ----------------------------------------------------------
 @api("aclrtCreateNotify", cost="create_event", defaults=(0,))
 def create_notify(m, th, flag: int = 0):
-    return _waits.create(m, th, flag)
+    return waits.create(m, th, flag)
 
 
 @api("aclrtRecordNotify", cost="event_record")
 def record_notify(m, th, notify: handle, stream: handle) -> None:
-    return _waits.record(m, th, notify, stream)
+    return waits.record(m, th, notify, stream)
 
 
 @api("aclrtWaitAndResetNotify", cost="stream_wait_event")
 def wait_and_reset_notify(m, th, notify: handle, stream: handle, timeout: int = 0) -> None:
     """``timeout`` in seconds, 0: wait forever (docs 08)."""
-    return _waits.wait_and_reset(m, th, notify, stream, timeout)
+    return waits.wait_and_reset(m, th, notify, stream, timeout)
 
 
 @api("aclrtDestroyNotify", cost="create_event")
 def destroy_notify(m, th, notify: handle) -> None:
-    return _waits.destroy(m, th, notify)
+    return waits.destroy(m, th, notify)
+
+
+def _value_word(api: str, dev_addr: int, value: int) -> None:
+    """The acl layer's checks: value is a uint64_t, devAddr not null (src/acl/aclrt_impl/memory.cpp:1445, 1455)."""
+    if not 0 <= value < 2**64:
+        fail(ACL_ERROR_INVALID_PARAM, f"{api}: value {value} is not a uint64")
+    if dev_addr == 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"{api}: devAddr is a null pointer")
 
 
 @api("aclrtValueWrite", cost="event_record")
 def value_write(m, th, dev_addr: ptr, value: int, flag: int, stream: handle) -> None:
-    return _waits.value_write(m, th, dev_addr, value, flag, stream)
+    _value_word("aclrtValueWrite", dev_addr, value)
+    return waits.value_write(m, th, dev_addr, value, flag, stream)
 
 
 @api("aclrtValueWait", cost="stream_wait_event")
 def value_wait(m, th, dev_addr: ptr, value: int, flag: int, stream: handle) -> None:
-    return _waits.value_wait(m, th, dev_addr, value, flag, stream)
+    _value_word("aclrtValueWait", dev_addr, value)
+    return waits.value_wait(m, th, dev_addr, value, flag, stream)
 
 
 # -- stream stop, abort and state callbacks ----------------------------------------------------------------

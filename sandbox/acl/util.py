@@ -65,6 +65,16 @@ def _host_span(m, ptr: int, nbytes: int, what: str):
 @helper("acl.util.numpy_to_ptr", defaults=(0,))
 def numpy_to_ptr(m, th, array) -> int:
     """The address of a (C-contiguous) numpy array's data, as pageable host memory."""
+    if not isinstance(array, np.ndarray):
+        fail(ACL_ERROR_INVALID_PARAM, f"numpy_to_ptr expects a numpy array, got {describe(array)}")
+    if array.dtype.hasobject:
+        fail(
+            ACL_ERROR_INVALID_PARAM,
+            f"numpy_to_ptr needs an array of numbers: its dtype {array.dtype} holds "
+            "Python objects, whose bytes are references, not data a device could use",
+        )
+    if not array.flags.c_contiguous:
+        fail(ACL_ERROR_INVALID_PARAM, "numpy_to_ptr needs a C-contiguous array (use np.ascontiguousarray)")
     return m.host.register_array(array)
 
 

@@ -47,8 +47,7 @@ def current() -> Machine:
     return m
 
 
-def configure(profile="ascend910b", device_count: int | None = None,
-              host_memory_budget: int | None = None) -> Machine:
+def configure(profile="ascend910b", device_count: int | None = None, host_memory_budget: int | None = None) -> Machine:
     """Start a fresh simulated machine and make it current."""
     global _current
     with _current_lock:

@@ -23,7 +23,7 @@ Rules and codes:
 * One thread may serve several streams of one device; subscribing it to a stream of another
   device while it still serves one is 107012 ACL_ERROR_RT_THREAD_SUBSCRIBE.
 * aclrtProcessReport on a thread that serves no stream (and has nothing delivered) is 107012;
-  a timeout other than -1 (forever) or > 0 ms is 100000; nothing delivered in time is
+  a timeout other than -1 (forever) or > 0 ms is 100000 (acl layer, acl/rt.py); nothing delivered in time is
   507012 ACL_ERROR_RT_REPORT_TIMEOUT.  Each call runs at most one callback (the docs ask
   for a loop).  If nothing can ever arrive (no other thread can run and no device work is
   left) it also answers 507012, at once, with the reason.
@@ -56,10 +56,7 @@ import numbers
 import threading
 from collections import deque
 
-from . import constants as C
-from . import hazards
-from . import trace as T
-from . import usercode
+from . import constants as C, hazards, trace as T, usercode
 from .binding import current
 from .engines import Engine
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_REPORT_TIMEOUT,
@@ -91,7 +88,7 @@ class CallbackEngine(Engine):
     """
     shared = True
 
-    def __init__(self, device: int, state, name: str = "Host callback"):    # (acl/_waits.py's waits: "")
+    def __init__(self, device: int, state, name: str = "Host callback"):    # (core/waits.py's waits: "")
         super().__init__(name, device)
         self.state = state
 
@@ -252,11 +249,7 @@ def unsubscribe(m, th, thread_id, handle, host: bool = False) -> None:
 
 
 def launch_callback(m, th, fn, user_data, block_type, handle) -> None:
-    if not callable(fn):
-        fail(ACL_ERROR_INVALID_PARAM, f"fn must be callable, got {describe(fn)}")
-    if block_type not in (C.ACL_CALLBACK_NO_BLOCK, C.ACL_CALLBACK_BLOCK):
-        fail(ACL_ERROR_INVALID_PARAM,
-             f"block_type must be ACL_CALLBACK_NO_BLOCK (0) or ACL_CALLBACK_BLOCK (1), got {block_type!r}")
+    """fn and block_type are checked by the acl layer (acl/rt.py)."""
     stream = m.stream(th, handle, api="aclrtLaunchCallback")
     st = state(m)
     if stream.handle not in st.subs:
@@ -268,8 +261,6 @@ def launch_callback(m, th, fn, user_data, block_type, handle) -> None:
 
 
 def launch_host_func(m, th, handle, fn, args) -> None:
-    if not callable(fn):
-        fail(ACL_ERROR_INVALID_PARAM, f"fn must be callable, got {describe(fn)}")
     stream = m.stream(th, handle, api="aclrtLaunchHostFunc")
     st = state(m)
     if stream.handle in st.subs and stream.handle not in st.host_subs:      # (a thread of its own: no mixing)
@@ -283,8 +274,7 @@ def launch_host_func(m, th, handle, fn, args) -> None:
 
 def _submit(m, th, st: CallbackState, job: Job) -> None:
     stream = job.stream
-    if stream.capture is not None:
-        # a model run instance holds kernels, copies and event tasks only (aclmdlRITaskType)
+    if stream.capture is not None:  # a model run instance holds kernels, copies and event tasks only (aclmdlRITaskType)
         fail(ACL_ERROR_RT_STREAM_CAPTURED,
              f"stream {stream.stream_id} is capturing into a model run instance, which cannot hold host "
              "callbacks: launch the callback outside the capture, e.g. after aclmdlRIExecuteAsync")
@@ -297,8 +287,6 @@ def _submit(m, th, st: CallbackState, job: Job) -> None:
 
 
 def process_report(m, th, timeout: int, host: bool = False) -> None:
-    if timeout != -1 and timeout <= 0:
-        fail(ACL_ERROR_INVALID_PARAM, f"timeout must be -1 (wait forever) or > 0 ms, got {timeout}")
     st = state(m)
     queue = st.queue(-th.tid if host else th.tid)
     if not queue and st.served_device(th, host) is None:

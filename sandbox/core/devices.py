@@ -13,14 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import constants as C
-from . import events, leaks
-from . import trace as T
+from . import constants as C, events, leaks, trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_FINALIZE, ACL_ERROR_REPEAT_INITIALIZE,
                      ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, ACL_ERROR_RT_PARAM_INVALID, fail)
 from .objects import Context
-from .sync import Sync
-from .sync import synchronize as synchronize_on
+from .sync import Sync, synchronize as synchronize_on
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -231,19 +228,11 @@ def get_context(m: Machine, th: HostThread) -> int:
 def device_info(m: Machine, device_id: int, attr: int) -> int:
     m.device(device_id)
     p = m.profile
-    table = {
-        C.ACL_DEV_ATTR_AICPU_CORE_NUM: p.aicpu_cores,
-        C.ACL_DEV_ATTR_AICORE_CORE_NUM: p.ai_cores,
-        C.ACL_DEV_ATTR_CUBE_CORE_NUM: p.cube_cores,
-        C.ACL_DEV_ATTR_VECTOR_CORE_NUM: p.vector_cores,
-        C.ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: p.memory_bytes,
-        C.ACL_DEV_ATTR_L2_CACHE_SIZE: p.l2_bytes,
-        C.ACL_DEV_ATTR_SMP_ID: 0,
-        C.ACL_DEV_ATTR_PHY_CHIP_ID: device_id,
-        C.ACL_DEV_ATTR_IS_VIRTUAL: 0,
-        C.ACL_DEV_ATTR_NPU_ARCH: p.npu_arch,
-        C.ACL_DEV_ATTR_HD_CONNECT_TYPE: 0,
-    }
+    table = {C.ACL_DEV_ATTR_AICPU_CORE_NUM: p.aicpu_cores, C.ACL_DEV_ATTR_AICORE_CORE_NUM: p.ai_cores,
+             C.ACL_DEV_ATTR_CUBE_CORE_NUM: p.cube_cores, C.ACL_DEV_ATTR_VECTOR_CORE_NUM: p.vector_cores,
+             C.ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: p.memory_bytes, C.ACL_DEV_ATTR_L2_CACHE_SIZE: p.l2_bytes,
+             C.ACL_DEV_ATTR_SMP_ID: 0, C.ACL_DEV_ATTR_PHY_CHIP_ID: device_id, C.ACL_DEV_ATTR_IS_VIRTUAL: 0,
+             C.ACL_DEV_ATTR_NPU_ARCH: p.npu_arch, C.ACL_DEV_ATTR_HD_CONNECT_TYPE: 0}
     known_zero = set(range(202, 213)) | {403, 404, 405, 406, 407, 409}   # 950-only or pod-only figures
     if attr in table:
         return table[attr]

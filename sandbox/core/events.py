@@ -19,15 +19,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import constants as C
-from . import hazards
-from . import trace as T
+from . import constants as C, hazards, trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_NOT_COMPLETE, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_PARAM_INVALID,
                      ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_NOT_CAPTURED, fail)
 from .objects import Event
-from .sync import Sync
-from .sync import synchronize as synchronize_on
+from .sync import Sync, synchronize as synchronize_on
 from .tasks import Task
 
 if TYPE_CHECKING:
@@ -53,8 +50,7 @@ def create(m: Machine, th: HostThread, flags: int | None, ex: bool = False) -> i
         fail(ACL_ERROR_INVALID_PARAM, "ACL_EVENT_EXTERNAL cannot be combined with other flags")
     dev = m.devices[ctx.device]
     if dev.live_events >= m.profile.max_events:
-        fail(ACL_ERROR_RT_NO_EVENT_RESOURCE,
-             f"device {ctx.device} already has {dev.live_events} events, the most a "
+        fail(ACL_ERROR_RT_NO_EVENT_RESOURCE, f"device {ctx.device} already has {dev.live_events} events, the most a "
              f"{m.profile.soc_name} allows ({m.profile.max_events})")
     ev = Event(m.new_handle(), ctx, bits, flags is None)
     ev.ex = ex

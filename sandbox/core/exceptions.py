@@ -14,11 +14,12 @@ Rules (hicann/runtime; include/external/acl/acl_rt.h, docs/zh/api_ref/13_excepti
   raise no callback.  The callback is user code (core/usercode.py): what it raises is text in
   its CallbackRun record (kind "exception"); runtime calls inside it are refused with 207000,
   except the readers below, which only read the info.
-* ``aclrtGet{Task,Stream,Thread,Device,ErrorCode}IdFromExceptionInfo(info)`` return a uint32, not
-  an aclError; a null (or unknown) info gives ACL_ERROR_INVALID_EXCEPTION_INFO 0xFFFFFFFF
-  (callback.cpp:76-100).  The info lives while the callback runs; read afterwards it is unknown.  The thread id is the trace's thread id
-  of the thread that launched the task (the runtime gives the OS thread id, which is no stable
-  number here).  Task ids are the trace's.
+* ``aclrtGet{Task,Stream,Thread,Device,ErrorCode}IdFromExceptionInfo(info)`` return a uint32, not an
+  aclError; a null (or unknown) info gives ACL_ERROR_INVALID_EXCEPTION_INFO 0xFFFFFFFF
+  (callback.cpp:76-100, the acl layer: acl/rt.py reads ``infos``).  The info lives while the callback
+  runs; read afterwards it is unknown. The thread id is the trace's thread id of the thread that
+  launched the task (the runtime gives the OS thread id, which is no stable number here).  Task ids are
+  the trace's.
 * ``aclrtGetThreadLastTaskId()``: the id of the last task the calling thread submitted to an
   explicitly created stream (docs/zh/api_ref/12_execution_control.md:610); 0 before any.
 * ``aclrtGetErrorVerbose(deviceId)`` (event.cpp:381; api_error.cc:7430): bad device id 107001.
@@ -28,8 +29,7 @@ Rules (hicann/runtime; include/external/acl/acl_rt.h, docs/zh/api_ref/13_excepti
 """
 from __future__ import annotations
 
-from . import trace as T
-from . import usercode
+from . import trace as T, usercode
 from .errors import ACL_ERROR_INVALID_PARAM, describe, fail
 
 ACL_ERROR_INVALID_EXCEPTION_INFO = 0xFFFFFFFF
@@ -89,17 +89,7 @@ def set_callback(m, th, fn) -> None:
         st.callbacks[th.process.pid] = fn
 
 
-def read(m, th, info, field: str) -> int:
-    st = m.feature_in_use(ExceptionState)
-    found = None if st is None or type(info) is not int else st.infos.get(info)
-    if found is None:
-        fail(ACL_ERROR_INVALID_PARAM, f"{describe(info)} is no exception info: read the one the exception callback "
-             "gets, inside the callback (it is gone once the callback returns)")
-    return getattr(found, field)
-
-
 def error_verbose(m, th, device_id) -> dict:
     m.device(device_id)
-    held = any(s.pending_error or s.context.failure for s in m.streams.values()
-               if s.alive and s.device == device_id)
+    held = any(s.pending_error or s.context.failure for s in m.streams.values() if s.alive and s.device == device_id)
     return {"errorType": ACL_RT_ERROR_OTHERS if held else ACL_RT_NO_ERROR, "tryRepair": 0, "hasDetail": 0}

@@ -30,11 +30,8 @@ from . import trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_TRAP_EXCEPTION, ACL_ERROR_RT_LINK_ERROR,
                      ACL_ERROR_RT_SYS_DMA, CODE_NAMES, describe, fail)
 
-KINDS = {
-    "kernel_trap": (ACL_ERROR_RT_AICORE_TRAP_EXCEPTION, 1),
-    "dma_error": (ACL_ERROR_RT_SYS_DMA, 1),
-    "link_down": (ACL_ERROR_RT_LINK_ERROR, None),
-}
+KINDS = {"kernel_trap": (ACL_ERROR_RT_AICORE_TRAP_EXCEPTION, 1), "dma_error": (ACL_ERROR_RT_SYS_DMA, 1),
+         "link_down": (ACL_ERROR_RT_LINK_ERROR, None)}
 _UNSET = object()
 
 

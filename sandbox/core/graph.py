@@ -46,8 +46,7 @@ from __future__ import annotations
 
 import json
 
-from . import constants as C
-from . import trace as T
+from . import constants as C, trace as T
 from .tasks import Task
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC,
                      ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, ACL_ERROR_RT_EVENT_CAPTURED,

@@ -214,8 +214,7 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
     if not 1 <= block_dim <= MAX_BLOCK_DIM:         # the runtime's check, not the acl layer's: 107000
         fail(ACL_ERROR_RT_PARAM_INVALID, f"block_dim must be 1..{MAX_BLOCK_DIM} (the task's core count is a "
              f"uint16), got {block_dim}")
-    stream = m.stream(th, 0 if stream_handle is None else as_int(stream_handle, "stream"),
-                      api=f"launching {k.name}")
+    stream = m.stream(th, 0 if stream_handle is None else as_int(stream_handle, "stream"), api=f"launching {k.name}")
     if len(args) != len(k.param_names):
         fail(ACL_ERROR_INVALID_PARAM,
              f"kernel {k.name} takes {len(k.param_names)} arguments ({', '.join(k.param_names)}), got {len(args)}")

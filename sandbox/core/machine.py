@@ -12,8 +12,7 @@ import threading
 from contextlib import contextmanager
 
 from ..profiles import Profile, get_profile
-from . import constants as C, hazards
-from . import trace as T
+from . import constants as C, hazards, trace as T
 from .engines import CorePool, Engine
 from .graph import Graphs
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,

@@ -21,9 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import functools
 
-from . import constants as C
-from . import hazards, peer
-from . import trace as T
+from . import constants as C, hazards, peer, trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_ADDR_UNALIGNED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, AclError, describe, fail)
 from .memory import check_span
@@ -60,8 +58,6 @@ def malloc(m: Machine, th: HostThread, size: int, policy: int) -> int:
 
 
 def free(m: Machine, th: HostThread, ptr: int) -> None:
-    if ptr == 0:
-        fail(ACL_ERROR_INVALID_PARAM, "aclrtFree(nullptr)")
     buf = m.buffer(ptr)
     if buf is None or buf.kind != "device":
         fail(ACL_ERROR_INVALID_PARAM, f"aclrtFree: {ptr:#x} is not device memory from aclrtMalloc"
@@ -82,8 +78,6 @@ def malloc_host(m: Machine, th: HostThread, size: int) -> int:
 
 
 def free_host(m: Machine, th: HostThread, ptr: int) -> None:
-    if ptr == 0:
-        fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost(nullptr)")
     buf = m.host.free_pinned(ptr)
     hazards.freeing(m, th, buf, "aclrtFreeHost")
     m.log.append(T.MemFreed(th.clock, -1, ptr, th.call_seq))

@@ -41,8 +41,7 @@ Topology (``Profile.peer_link``):
 """
 from __future__ import annotations
 
-from . import constants as C
-from . import hazards
+from . import constants as C, hazards
 from .engines import Link, LinkFabric, SharedLink
 from .errors import (ACL_ERROR_FEATURE_UNSUPPORTED, ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_PARAM_INVALID, fail)

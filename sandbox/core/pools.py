@@ -4,8 +4,7 @@ Rules (RT-API 11-10 "Stream有序内存分配", acl_rt_memory_soma.h, acl memory
 
 * Only on A2 (910B) devices; the call is an experimental feature there.  Other chips answer
   207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT (the profile's ``mem_pool_supported``).
-* aclrtMemPoolProps: allocType must be ACL_MEM_ALLOCATION_TYPE_PINNED, location.type must be
-  ACL_MEM_LOCATION_TYPE_DEVICE, reserved must be all zero (else 100000).
+* aclrtMemPoolProps: the acl layer checks its members (100000, acl/_pool_props.py).
 * MallocAsync needs a pool and a non-null stream (100000); size 0 succeeds and hands out 0.
 * FreeAsync gives the block back to the pool, not to the device.  The pool keeps the
   physical memory; memory above the release threshold (default 0) goes back to the device
@@ -43,13 +42,7 @@ which bytes are in use, by which stream, and when a block is pending-free.
 """
 from __future__ import annotations
 
-import numbers
-
-import numpy as np
-
-from . import constants as C
-from . import hazards
-from . import trace as T
+from . import constants as C, hazards, trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_MEMORY_ALLOCATION,
                      ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, describe, fail)
 from .memory import HUGE_PAGE, DeviceAllocation, align_up
@@ -116,57 +109,9 @@ def _pool(m, handle) -> Pool:
 
 
 # -- create / destroy -------------------------------------------------------------------------------
-def _member(props: dict, name: str, default=None):
-    if name not in props:
-        if default is not None:
-            return default
-        fail(ACL_ERROR_INVALID_PARAM, f"aclrtMemPoolProps needs {name!r}")
-    return props[name]
-
-
-def _int_or_none(value):
-    """An int member's value (a numpy integer scalar too), or None if it is no int at all."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        return None
-    return int(value)
-
-
-def _all_zero(value) -> bool:
-    """Is a ``reserved`` member all zero (None, 0, zero bytes, a list/tuple/array of zeros)?"""
-    if value is None:
-        return True
-    if isinstance(value, (bytes, bytearray)):
-        return not any(value)
-    if isinstance(value, (list, tuple)):
-        return all(_all_zero(v) for v in value)
-    if isinstance(value, np.ndarray):
-        return value.dtype.kind in "biuf" and not value.any()
-    return _int_or_none(value) == 0
-
-
-def create(m, th, props) -> int:
-    if not isinstance(props, dict):
-        fail(ACL_ERROR_INVALID_PARAM, "poolProps must be a dict with the aclrtMemPoolProps members: allocType, "
-             "handleType, location ({'id': device, 'type': ACL_MEM_LOCATION_TYPE_DEVICE}), maxSize")
-    known = {"allocType", "handleType", "location", "maxSize", "reserved"}
-    unknown = [key for key in props if key not in known]       # in the caller's order
-    if unknown:
-        fail(ACL_ERROR_INVALID_PARAM, f"aclrtMemPoolProps has no member {describe(unknown[0])} (members: {sorted(known)})")
-    if _int_or_none(_member(props, "allocType")) != C.ACL_MEM_ALLOCATION_TYPE_PINNED:
-        fail(ACL_ERROR_INVALID_PARAM, "poolProps allocType must be ACL_MEM_ALLOCATION_TYPE_PINNED, got "
-             f"{describe(props['allocType'])}")
-    location = _member(props, "location")
-    if not isinstance(location, dict) or "id" not in location or "type" not in location:
-        fail(ACL_ERROR_INVALID_PARAM, "poolProps location must be a dict {'id': device, 'type': ...}")
-    if _int_or_none(location["type"]) != C.ACL_MEM_LOCATION_TYPE_DEVICE:
-        fail(ACL_ERROR_INVALID_PARAM, "poolProps location type must be ACL_MEM_LOCATION_TYPE_DEVICE, got "
-             f"{describe(location['type'])}")
-    if not _all_zero(props.get("reserved", 0)):
-        fail(ACL_ERROR_INVALID_PARAM, "poolProps reserved must be all zero")
-    max_size = _int_or_none(_member(props, "maxSize", 0))
-    if max_size is None or max_size < 0:
-        fail(ACL_ERROR_INVALID_PARAM, f"poolProps maxSize must be an int >= 0, got {describe(props['maxSize'])}")
-    device = m.device(location["id"]).index
+def create(m, th, device_id, max_size: int) -> int:
+    """The props, checked by the acl layer (acl/_pool_props.py), give the device and maxSize."""
+    device = m.device(device_id).index
     if not m.profile.mem_pool_supported:
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
              f"aclrtMemPoolCreate: memory pools are supported on Atlas A2 (910B) only, not on {m.profile.soc_name}")
@@ -348,8 +293,6 @@ def malloc_async(m, th, size: int, handle, stream_handle) -> int:
 
 
 def free_async(m, th, ptr: int, stream_handle) -> None:
-    if ptr == 0:
-        fail(ACL_ERROR_INVALID_PARAM, "aclrtMemPoolFreeAsync(nullptr)")
     st = state(m)
     entry = st.blocks.get(ptr)
     if entry is None:

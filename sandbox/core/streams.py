@@ -9,11 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import constants as C
-from . import hazards, usercode
-from . import trace as T
-from .sync import Sync
-from .sync import synchronize as synchronize_on
+from . import constants as C, hazards, trace as T, usercode
+from .sync import Sync, synchronize as synchronize_on
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_INTERNAL_ERROR,
                      ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_ABORT, ACL_ERROR_RT_STREAM_CAPTURED, describe,
                      fail)
@@ -36,8 +33,6 @@ def create(m: Machine, th: HostThread, priority: int = 0, flags: int = 0) -> int
 
 
 def destroy(m: Machine, th: HostThread, handle) -> None:
-    if handle == 0 or handle is None:
-        fail(ACL_ERROR_INVALID_PARAM, "the default stream cannot be destroyed; it goes with aclrtResetDevice")
     while True:          # checked again after a wait: another thread may have destroyed it (or reset its device)
         stream = m.stream(th, handle, api="aclrtDestroyStream")
         if stream.idle:
@@ -51,15 +46,12 @@ def destroy(m: Machine, th: HostThread, handle) -> None:
 def destroy_force(m: Machine, th: HostThread, handle) -> None:
     """aclrtDestroyStreamForce (RT-API 06; acl src/acl/aclrt_impl/stream.cpp, runtime
     api_error.cc StreamDestroy): destroys without waiting for the queue.  Null -> 100000 (the
-    acl layer); a capturing stream -> 107027.  The stream's tasks that have not started never
+    acl layer, in acl/rt.py); a capturing stream -> 107027.  The stream's tasks that have not started never
     run: the trace shows each finishing at once with 107023 ACL_ERROR_RT_STREAM_ABORT (a marker:
     no call can report it, the stream is gone).  A task already running on the device runs to
     its end, and the call returns after it (Stream::TearDown, src/runtime/core/src/stream/
     stream.cc:1409-1475, loops until the stream has no pending task), so the host may free what
     the stream used; a parked wait or host callback is not waited for."""
-    if handle == 0 or handle is None:
-        fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStreamForce: the stream must not be null (the default "
-             "stream cannot be destroyed; it goes with aclrtResetDevice)")
     stream = m.stream(th, handle, api="aclrtDestroyStreamForce")
     if stream.capture is not None:
         fail(ACL_ERROR_RT_STREAM_CAPTURED, f"aclrtDestroyStreamForce: stream {stream.stream_id} is capturing; "

@@ -1,8 +1,7 @@
 """Notifies and value waits: stream tasks that wait for a flag or a memory word, not a snapshot.
 
-These are rules of the simulated runtime, kept beside the facade only because the kernel's line
-budget (tests/test_line_budget.py) has no room for them; they use the kernel's own pieces
-(``Machine.submit``, ``Task``, the callback engine's held-open tasks, the hazard clocks).
+Built from the kernel's own pieces: ``Machine.submit``, ``Task``, the callback engine's held-open
+tasks, the hazard clocks.
 
 Sources (hicann/runtime): include/external/acl/acl_rt.h:43-53 (flags), 3796-3912 (signatures);
 docs/zh/api_ref/08_notify_management.md, 11-09_stream_memory_operation.md; src/acl/aclrt_impl/
@@ -55,24 +54,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core import constants as C
-from ..core import hazards
-from ..core.callbacks import CallbackEngine
-from ..core.errors import (
-    ACL_ERROR_INVALID_PARAM,
-    ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-    ACL_ERROR_RT_NO_NOTIFY_RESOURCE,
-    ACL_ERROR_RT_PARAM_INVALID,
-    ACL_ERROR_RT_TASK_TIMEOUT,
-    AclError,
-    fail,
-)
-from ..core.memory import Buffer, check_span
-from ..core.tasks import Task
+from . import constants as C, hazards
+from .callbacks import CallbackEngine
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_NO_NOTIFY_RESOURCE,
+                     ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_TASK_TIMEOUT, AclError, fail)
+from .memory import Buffer, check_span
+from .tasks import Task
 
 if TYPE_CHECKING:
-    from ..core.machine import Machine
-    from ..core.objects import HostThread
+    from .machine import Machine
+    from .objects import HostThread
 
 CONDITIONS = {  # flag -> does the word meet the wait for value?
     C.ACL_STREAM_WAIT_VALUE_GEQ: lambda word, value: (word - value) % 2**64 < 2**63,
@@ -103,15 +94,9 @@ class Waits:
 
     def hint(self) -> str:
         """Why a parked thread may never wake: waits whose flag or word nothing will change."""
-        held = [
-            f"task {t.id} ({t.name}) of stream {t.stream.stream_id} waits for "
-            + (
-                "a record of its notify (aclrtRecordNotify)"
-                if t.kind == "notify_wait"
-                else "its word (aclrtValueWrite)"
-            )
-            for t in self.parked
-        ]
+        held = [f"task {t.id} ({t.name}) of stream {t.stream.stream_id} waits for "
+                + ("a record of its notify (aclrtRecordNotify)" if t.kind == "notify_wait"
+                   else "its word (aclrtValueWrite)") for t in self.parked]
         return "; " + "; ".join(held) if held else ""
 
     def reached(self, task: Task, now: int) -> list:
@@ -135,10 +120,8 @@ class Waits:
             self.tests.pop(task.id, None)
             if task in self.parked:  # still parked: its timeout ran out
                 self.parked.remove(task)
-                return ACL_ERROR_RT_TASK_TIMEOUT, (
-                    f"{name} on stream {stream.stream_id} timed out: the notify was "
-                    f"not recorded within {timeout // 10**9} s"
-                )
+                return ACL_ERROR_RT_TASK_TIMEOUT, (f"{name} on stream {stream.stream_id} timed out: the notify was "
+                                                   f"not recorded within {timeout // 10**9} s")
             return 0
 
         engine = self.engines.setdefault(stream.device, CallbackEngine(stream.device, self, ""))
@@ -155,11 +138,8 @@ def state(m: Machine) -> Waits:
 def _stream(m: Machine, th: HostThread, handle, api: str):
     stream = m.stream(th, handle, api=api)
     if stream.capture is not None:
-        fail(
-            ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-            f"{api}: stream {stream.stream_id} is capturing, and the sandbox's "
-            "capture holds kernels, copies and event tasks only: call it outside the capture",
-        )
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{api}: stream {stream.stream_id} is capturing, and the sandbox's "
+             "capture holds kernels, copies and event tasks only: call it outside the capture")
     return stream
 
 
@@ -174,10 +154,8 @@ def _notify(m: Machine, handle) -> Notify:
 def create(m: Machine, th: HostThread, flag: int) -> int:
     dev = m.current_context(th).device
     if flag not in (C.ACL_NOTIFY_DEFAULT, C.ACL_NOTIFY_DEVICE_USE_ONLY):
-        fail(
-            ACL_ERROR_RT_PARAM_INVALID,
-            f"notify flag {flag} is neither ACL_NOTIFY_DEFAULT nor ACL_NOTIFY_DEVICE_USE_ONLY",
-        )
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"notify flag {flag} is neither ACL_NOTIFY_DEFAULT nor "
+             "ACL_NOTIFY_DEVICE_USE_ONLY")
     if sum(n.device == dev for n in state(m).notifies.values()) >= m.profile.max_notifies:
         fail(ACL_ERROR_RT_NO_NOTIFY_RESOURCE, f"device {dev} has the most notifies a {m.profile.soc_name} allows")
     handle = m.new_handle()
@@ -217,9 +195,8 @@ def wait_and_reset(m: Machine, th: HostThread, handle, stream_handle, timeout: i
 
 
 def _word(m: Machine, th: HostThread, addr: int, flag: int, flags, stream_handle, api: str):
-    """The word's buffer, its offset and the stream, after every check of the call."""
-    if addr == 0:
-        fail(ACL_ERROR_INVALID_PARAM, f"{api}: devAddr is a null pointer")
+    """The word's buffer, its offset and the stream, after the runtime's checks of the call (value and
+    devAddr are the acl layer's, in acl/rt.py)."""
     if not m.profile.value_wait_supported:
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{api} is not supported on {m.profile.soc_name}")
     if flag not in flags:
@@ -232,8 +209,6 @@ def _word(m: Machine, th: HostThread, addr: int, flag: int, flags, stream_handle
 
 
 def value_write(m: Machine, th: HostThread, addr, value, flag, stream_handle) -> None:
-    if not 0 <= value < 2**64:
-        fail(ACL_ERROR_INVALID_PARAM, f"aclrtValueWrite: value {value} is not a uint64")
     buf, offset, stream = _word(m, th, addr, flag, (0,), stream_handle, "aclrtValueWrite")
     word = np.array([value], np.uint64)
 
@@ -243,24 +218,12 @@ def value_write(m: Machine, th: HostThread, addr, value, flag, stream_handle) ->
         except AclError as exc:  # the host memory budget cannot back the bytes: nothing written
             return exc.code, exc.message
 
-    task = m.submit(
-        th,
-        stream,
-        Task.new(
-            "value_write",
-            "MEM_WRITE_VALUE",
-            effect=write,
-            nbytes=8,
-            detail=(("value", value),),
-            access=((buf, offset, 8, True),),
-        ),
-    )
+    task = m.submit(th, stream, Task.new("value_write", "MEM_WRITE_VALUE", effect=write, nbytes=8,
+                                         detail=(("value", value),), access=((buf, offset, 8, True),)))
     state(m).writes[addr] = (task, value)
 
 
 def value_wait(m: Machine, th: HostThread, addr, value, flag, stream_handle) -> None:
-    if not 0 <= value < 2**64:
-        fail(ACL_ERROR_INVALID_PARAM, f"aclrtValueWait: value {value} is not a uint64")
     buf, offset, stream = _word(m, th, addr, flag, CONDITIONS, stream_handle, "aclrtValueWait")
     meets, word = CONDITIONS[flag], np.zeros(1, np.uint64)
 
