@@ -156,6 +156,11 @@ def test_create_notify_without_a_current_context_is_107002(machine):
     assert acl.rt.create_notify(0) == (0, acl.ACL_ERROR_RT_CONTEXT_NULL)
 
 
+def test_destroy_notify_of_a_null_notify_is_100000_even_without_a_current_context(machine):
+    assert acl.rt.destroy_notify(0) == acl.ACL_ERROR_INVALID_PARAM  # the acl layer's check comes first
+    assert acl.rt.destroy_notify(0x1234) == acl.ACL_ERROR_RT_CONTEXT_NULL
+
+
 def test_more_notifies_than_the_profile_allows_is_207009():
     sandbox.configure(sandbox.profiles.ASCEND_910B.with_(max_notifies=2))
     acl.init()
