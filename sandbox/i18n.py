@@ -279,14 +279,7 @@ def translate(text: str, lang: str | None = None) -> str:
     and the catalogue knows it (whole, or by one of its patterns), else ``text`` itself."""
     if (lang or _language) != "zh" or not text:
         return text
-    texts, patterns = _load()
-    if text in texts:
-        return texts[text]
-    for pattern, template in patterns:
-        m = pattern.fullmatch(text)
-        if m:
-            return _fill(template, [translate(g, lang) if g is not None else "" for g in m.groups()])
-    return text
+    return _lookup(text, _load())
 
 
 def known(text: str) -> bool:
