@@ -46,3 +46,29 @@ def test_replayed_graph_work_is_checked_for_races(device0):
         bump[1, other](buf)
     acl.rt.synchronize_device()
     acl.mdl.ri_destroy(ri)
+
+
+def test_a_race_with_a_replayed_graphs_side_stream_says_to_order_the_launch_not_a_blocking_copy(device0):
+    side, _ = acl.rt.create_stream()
+    other, _ = acl.rt.create_stream()
+    fork, _ = acl.rt.create_event()
+    join, _ = acl.rt.create_event()
+    buf, _ = acl.rt.malloc(64, 0)
+    acl.mdl.ri_capture_begin(device0, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)
+    acl.rt.record_event(fork, device0)
+    acl.rt.stream_wait_event(side, fork)  # the side stream joins the capture
+    bump[1, side](buf)
+    acl.rt.record_event(join, side)
+    acl.rt.stream_wait_event(device0, join)
+    ri, ret = acl.mdl.ri_capture_end(device0)
+    assert ret == 0
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert acl.mdl.ri_execute_async(ri, device0) == 0
+        bump[1, other](buf)
+    texts = [str(w.message) for w in seen if issubclass(w.category, sandbox.HazardWarning)]
+    assert len(texts) == 1 and "model RI" in texts[0], texts
+    assert "order the graph's launch and the work on" in texts[0]
+    assert "blocking copy" not in texts[0]
+    acl.rt.synchronize_device()
+    acl.mdl.ri_destroy(ri)

@@ -305,9 +305,12 @@ def _race(m, c, th, buf, a: Access, task, write: bool, lo: int, hi: int) -> None
     first = "writes" if a.write else "reads"
     second = "writes" if write else "reads"
     if s1.label or s2.label:
-        user = s2 if s1.label else s1
+        user, queue = (s2, s1) if s1.label else (s1, s2)
         fix = (f"synchronize {stream_name(user)} (aclrtSynchronizeStream) before the blocking copy or "
                f"memset, or use the async call on {stream_name(user)} itself")
+        if queue.label.startswith("model RI"):   # a replayed graph's side stream: order its launch instead
+            fix = (f"order the graph's launch and the work on {stream_name(user)} with an event "
+                   "(aclrtRecordEvent + aclrtStreamWaitEvent) or a synchronize")
     else:
         fix = (f"record an event on {stream_name(s1)} after task {a.id} and make {stream_name(s2)} wait on "
                f"it (aclrtRecordEvent + aclrtStreamWaitEvent) before submitting task {task.id}, or put both on "

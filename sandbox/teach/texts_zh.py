@@ -730,6 +730,8 @@ REPORTS: dict[str, str] = {
     "synchronize {} (aclrtSynchronizeStream) before the blocking copy or memset, or use the async call on {} itself": (
         "在阻塞拷贝或 memset 之前同步{0}（aclrtSynchronizeStream），或者直接在{1}上使用异步调用"
     ),
+    "order the graph's launch and the work on {} with an event (aclrtRecordEvent + aclrtStreamWaitEvent) or a "
+    "synchronize": "用事件（aclrtRecordEvent + aclrtStreamWaitEvent）或同步为图的下发与{}上的工作排定顺序",
     "record an event on {} after task {} and make {} wait on it (aclrtRecordEvent + aclrtStreamWaitEvent) before "
     "submitting task {}, or put both on one stream": (
         "在{0}上、任务 {1} 之后记录一个事件，并在提交任务 {3} 之前让{2}等待它（aclrtRecordEvent + "
