@@ -14,7 +14,7 @@ import gc
 import json
 import math
 import numbers
-from operator import add, attrgetter, itemgetter
+from operator import add, attrgetter, itemgetter, mod
 
 import numpy as np
 
@@ -794,8 +794,9 @@ def _engine_rows(ix, dev_base, meta) -> dict:
 
 _FIXED = {"ret", "seq", "tasks", "blocked_us"}
 _API = '{"ph":"X","pid":%s,"tid":%s,"ts":%r,"dur":%s,"name":%s,"cat":"api","args":%s}'
-_FLOW_S = '{"ph":"s","pid":%s,"tid":%s,"ts":%r,"id":%s,"name":"' + FLOW_CAT + '","cat":"' + FLOW_CAT + '"}'
-_FLOW_F = '{"ph":"f","bp":"e","pid":%s,"tid":%s,"ts":%r,"id":%s,"name":"' + FLOW_CAT + '","cat":"' + FLOW_CAT + '"}'
+# an arrow's tail and head, their row filled in first (then ts %r and id %s)
+_FLOW_S = '{"ph":"s","pid":%s,"tid":%s,"ts":%s,"id":%s,"name":"' + FLOW_CAT + '","cat":"' + FLOW_CAT + '"}'
+_FLOW_F = '{"ph":"f","bp":"e","pid":%s,"tid":%s,"ts":%s,"id":%s,"name":"' + FLOW_CAT + '","cat":"' + FLOW_CAT + '"}'
 _SECOND = itemgetter(1)
 _KEYS = {int, str, type(None)}  # argument types whose equal values have one text
 
@@ -814,19 +815,16 @@ def _api_texts(ix, host_pid, task_slice, string, encode, text, ts, ph, pids, tid
     out: list[str] = []
     out_ts: list[float] = []
     out_pid: list[int] = []
-    heads: list[tuple] = []  # (pid, tid, ts, task) of each arrow's two ends
-    tails: list[tuple] = []
     for c in calls:
         tid, start, end, tasks, seq = c.tid, c.start, c.end, c.tasks, c.seq
         pid = pid_of.get(tid)
         if pid is None:
             pid = host_pid.get(c.pid, 1)
         args = c.args
-        try:
-            types = tuple(map(type, map(_SECOND, args)))
-            if _KEYS.issuperset(types):
+        try:  # (int, str and None values: equal ones have one text, so args alone can be the key)
+            if _KEYS.issuperset(map(type, map(_SECOND, args))):
                 blocked = None if c.blocked_from is None else end - c.blocked_from
-                key = (pid, tid, c.name, args, types, c.ret, type(c.ret), end - start, len(tasks), blocked)
+                key = (pid, tid, c.name, args, c.ret, type(c.ret), end - start, len(tasks), blocked)
                 tpl = templates.get(key)
             else:
                 key, tpl = None, None
@@ -846,29 +844,60 @@ def _api_texts(ix, host_pid, task_slice, string, encode, text, ts, ph, pids, tid
             out.append(tpl % ((at, seq if type(seq) is int else _int(seq)) + tuple(tasks)))
         out_ts.append(at)
         out_pid.append(pid)
-        if not tasks:
-            continue
-        mid = start + (end - start) // 2
-        for n in tasks:
-            dst = task_slice.get(n)
-            if dst is None:
-                continue
-            d_pid, d_tid, t0, t1 = dst
-            inside = t0 + 1 if t1 - t0 >= 2 else t0
-            source = mid if mid < inside else inside  # a sync-like copy starts mid-call
-            tails.append((pid, tid, (source if source > start else start) / 1000, n))
-            heads.append((d_pid, d_tid, inside / 1000, n))
     text += out
     ts += out_ts
     ph += [0] * len(calls)
     pids += out_pid
     tids += map(attrgetter("tid"), calls)
-    for phase, ends, tpl in ((1, tails, _FLOW_S), (2, heads, _FLOW_F)):
-        text += map(tpl.__mod__, ends)
-        ts += map(itemgetter(2), ends)
-        ph += [phase] * len(ends)
-        pids += map(itemgetter(0), ends)
-        tids += map(itemgetter(1), ends)
+    for phase, (e_pid, e_tid, e_ts, e_id), head in zip((1, 2), _arrows(calls, out_pid, task_slice), (_FLOW_S, _FLOW_F)):
+        rows = list(zip(e_pid, e_tid))
+        row_tpl = {row: head % (row[0], row[1], "%r", "%s") for row in set(rows)}  # (arrows share few rows)
+        text += map(mod, map(row_tpl.__getitem__, rows), zip(e_ts, e_id))
+        ts += e_ts
+        ph += [phase] * len(e_ts)
+        pids += e_pid
+        tids += e_tid
+
+
+def _arrows(calls, call_pid, task_slice) -> tuple:
+    """The columns pid, tid, ts, task of the flow arrows' tails, and of their heads, in the calls' order.  The
+    times are worked out in numpy columns (a 100k-task trace has 100k arrows); times numpy's
+    int64 and float64 cannot hold exactly go through ``_arrows_plain``."""
+    pairs = [(i, n) for i, c in enumerate(calls) if c.tasks for n in c.tasks if n in task_slice]
+    if not pairs:
+        return ([], [], [], []), ([], [], [], [])
+    at, task = zip(*pairs)
+    d_pid, d_tid, t0, t1 = zip(*map(task_slice.__getitem__, task))
+    i = np.array(at, dtype=np.intp)
+    start = np.array(list(map(attrgetter("start"), calls)))[i]
+    end = np.array(list(map(attrgetter("end"), calls)))[i]
+    t0_, t1_ = np.array(t0), np.array(t1)
+    columns = (start, end, t0_, t1_)  # all ints of at most 53 bits: then numpy's sums and quotients are Python's
+    if not all(x.dtype == np.int64 and -(2**53) < x.min() and x.max() < 2**53 for x in columns):
+        return _arrows_plain(calls, call_pid, task_slice)
+    inside = t0_ + (t1_ - t0_ >= 2)
+    source = np.maximum(start, np.minimum(start + (end - start) // 2, inside))  # a sync-like copy starts mid-call
+    pid = [call_pid[k] for k in at]
+    tid = [calls[k].tid for k in at]
+    return (pid, tid, (source / 1000).tolist(), task), (d_pid, d_tid, (inside / 1000).tolist(), task)
+
+
+def _arrows_plain(calls, call_pid, task_slice) -> tuple:
+    """``_arrows`` one arrow at a time, in Python's ints."""
+    tails: list[tuple] = []
+    heads: list[tuple] = []
+    for c, pid in zip(calls, call_pid):
+        start, end = c.start, c.end
+        mid = start + (end - start) // 2
+        for n in c.tasks:
+            dst = task_slice.get(n)
+            if dst is None:
+                continue
+            d_pid, d_tid, t0, t1 = dst
+            inside = t0 + (1 if t1 - t0 >= 2 else 0)
+            tails.append((pid, c.tid, max(start, min(mid, inside)) / 1000, n))
+            heads.append((d_pid, d_tid, inside / 1000, n))
+    return tuple(map(list, zip(*tails))), tuple(map(list, zip(*heads)))
 
 
 def _api_template(c, pid, dur, string, shapes, encode):
