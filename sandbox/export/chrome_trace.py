@@ -568,10 +568,10 @@ def _fast_events(ix, encode):
     n = len(text)
     try:  # (lexsort is stable: events with equal keys keep their order in text)
         keys = (
-            np.array(tids, dtype=np.int64),
-            np.array(pids, dtype=np.int64),
-            np.array(ph, dtype=np.int64),
-            np.array(ts, dtype=np.float64),
+            np.fromiter(tids, np.int64, n),
+            np.fromiter(pids, np.int64, n),
+            np.fromiter(ph, np.int64, n),
+            np.fromiter(ts, np.float64, n),
         )
         order = np.lexsort(keys).tolist() if n else []
     except (OverflowError, TypeError, ValueError):  # keys numpy cannot hold: Python's sort
@@ -632,9 +632,7 @@ def _task_texts(ix, dev_base, stream_tid, lane_tid, string, encode, text, ts, ph
     differ, so only the order within each counts)."""
     where = {}
     t_end = ix.t_end
-    streams = ix.streams
     templates: dict = {}
-    lane_templates: dict = {}
     durations: dict = {}  # a duration's text (durations repeat)
     lanes: tuple[list, list, list] = ([], [], [])  # the engine slices' texts, ts, tids
     add, add_ts, add_pid, add_tid = text.append, ts.append, pids.append, tids.append
@@ -655,9 +653,10 @@ def _task_texts(ix, dev_base, stream_tid, lane_tid, string, encode, text, ts, ph
         where[t.task] = (pid, tid, start, end)
         waits, seq = t.waits_on, t.api_seq
         key = (_TASK_KEY(t), t.end is None, not waits, not seq, id(t.detail))
-        tpl = templates.get(key)
-        if tpl is None:
-            tpl = templates[key] = _task_template(ix, t, string, encode)
+        both = templates.get(key)  # (the key holds name, kind, stream: the lane template's too)
+        if both is None:
+            both = templates[key] = (_task_template(ix, t, string, encode), _lane_template(ix, t, string))
+        tpl, lane_tpl = both
         if waits and seq:
             add(tpl % (pid, tid, at_text, dur_text, t.task, waits, seq))
         elif seq:
@@ -671,20 +670,8 @@ def _task_texts(ix, dev_base, stream_tid, lane_tid, string, encode, text, ts, ph
         add_tid(tid)
         if not t.engine:
             continue
-        shape = (t.name, t.kind, t.stream)
-        tpl = lane_templates.get(shape)
-        if tpl is None:
-            tpl = lane_templates[shape] = (
-                '{"ph":"X","pid":%s,"tid":%s,"ts":%s,"dur":%s,"name":'
-                + string[t.name].replace("%", "%%")
-                + ',"cat":'
-                + string[CATEGORY.get(t.kind, t.kind)].replace("%", "%%")
-                + ',"args":{"Task Id":%s,"Stream Id":'
-                + _int(streams[t.stream].stream_id)
-                + "}}"
-            )
         lane = lane_tid[t.task]
-        add_lane(tpl % (pid, lane, at_text, dur_text, t.task))
+        add_lane(lane_tpl % (pid, lane, at_text, dur_text, t.task))
         add_lane_ts(at)
         add_lane_tid(lane)
         lane_pids.append(pid)
@@ -694,6 +681,19 @@ def _task_texts(ix, dev_base, stream_tid, lane_tid, string, encode, text, ts, ph
     pids += lane_pids
     tids += lanes[2]
     return where
+
+
+def _lane_template(ix, t, string) -> str:
+    """The text of ``t``'s slice on its engine lane with holes for pid, tid, ts, dur and task."""
+    return (
+        '{"ph":"X","pid":%s,"tid":%s,"ts":%s,"dur":%s,"name":'
+        + string[t.name].replace("%", "%%")
+        + ',"cat":'
+        + string[CATEGORY.get(t.kind, t.kind)].replace("%", "%%")
+        + ',"args":{"Task Id":%s,"Stream Id":'
+        + _int(ix.streams[t.stream].stream_id)
+        + "}}"
+    )
 
 
 def _task_template(ix, t, string, encode) -> str:
