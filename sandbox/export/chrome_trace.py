@@ -813,9 +813,9 @@ def _api_texts(ix, host_pid, task_slice, string, encode, text, ts, ph, pids, tid
     durations: dict = {}  # a duration's text (durations repeat)
     calls = ix.calls
     out: list[str] = []
-    out_ts: list[float] = []
+    out_ts = list(map(_US, map(attrgetter("start"), calls)))
     out_pid: list[int] = []
-    for c in calls:
+    for c, at in zip(calls, out_ts):
         tid, start, end, tasks, seq = c.tid, c.start, c.end, c.tasks, c.seq
         pid = pid_of.get(tid)
         if pid is None:
@@ -837,12 +837,10 @@ def _api_texts(ix, host_pid, task_slice, string, encode, text, ts, ph, pids, tid
             tpl = _api_template(c, pid, dur, string, shapes, encode)
             if key is not None:
                 templates[key] = tpl
-        at = start / 1000
         if tpl is False:  # argument names the template cannot hold: the call's dict
             out.append(_API % (pid, tid, at, durations[end - start], string[c.name], _value_dict(_api_args(c), encode)))
         else:
             out.append(tpl % ((at, seq if type(seq) is int else _int(seq)) + tuple(tasks)))
-        out_ts.append(at)
         out_pid.append(pid)
     text += out
     ts += out_ts
