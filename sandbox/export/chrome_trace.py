@@ -634,10 +634,11 @@ def _task_texts(ix, dev_base, stream_tid, lane_tid, string, encode, text, ts, ph
     t_end = ix.t_end
     templates: dict = {}
     durations: dict = {}  # a duration's text (durations repeat)
-    lanes: tuple[list, list, list] = ([], [], [])  # the engine slices' texts, ts, tids
+    lane_text: list[str] = []  # the engine slices' texts and tids
+    lane_tids: list[int] = []
+    on_lane: list[int] = []  # where in ts and pids each engine slice's task slice is (the same ts, pid)
     add, add_ts, add_pid, add_tid = text.append, ts.append, pids.append, tids.append
-    add_lane, add_lane_ts, add_lane_tid = (x.append for x in lanes)
-    lane_pids = []
+    add_lane, add_lane_tid, add_on_lane = lane_text.append, lane_tids.append, on_lane.append
     first = len(text)
     for t in ix.tasks.values():
         start = t.start
@@ -672,14 +673,13 @@ def _task_texts(ix, dev_base, stream_tid, lane_tid, string, encode, text, ts, ph
             continue
         lane = lane_tid[t.task]
         add_lane(lane_tpl % (pid, lane, at_text, dur_text, t.task))
-        add_lane_ts(at)
         add_lane_tid(lane)
-        lane_pids.append(pid)
-    ph += [0] * (len(text) - first + len(lane_pids))
-    text += lanes[0]
-    ts += lanes[1]
-    pids += lane_pids
-    tids += lanes[2]
+        add_on_lane(len(ts) - 1)
+    ph += [0] * (len(text) - first + len(lane_text))
+    text += lane_text
+    ts += [ts[i] for i in on_lane]
+    pids += [pids[i] for i in on_lane]
+    tids += lane_tids
     return where
 
 
@@ -814,17 +814,16 @@ def _api_texts(ix, host_pid, task_slice, string, encode, text, ts, ph, pids, tid
     calls = ix.calls
     out: list[str] = []
     out_ts = list(map(_US, map(attrgetter("start"), calls)))
-    out_pid: list[int] = []
-    for c, at in zip(calls, out_ts):
+    out_pid = list(map(pid_of.get, map(attrgetter("tid"), calls)))  # (None: fixed below)
+    for k, (c, at, pid) in enumerate(zip(calls, out_ts, out_pid)):
         tid, start, end, tasks, seq = c.tid, c.start, c.end, c.tasks, c.seq
-        pid = pid_of.get(tid)
         if pid is None:
-            pid = host_pid.get(c.pid, 1)
-        args = c.args
+            pid = out_pid[k] = host_pid.get(c.pid, 1)
+        args, ret = c.args, c.ret
         try:  # (int, str and None values: equal ones have one text, so args alone can be the key)
-            if _KEYS.issuperset(map(type, map(_SECOND, args))):
+            if type(ret) is int and _KEYS.issuperset(map(type, map(_SECOND, args))):
                 blocked = None if c.blocked_from is None else end - c.blocked_from
-                key = (pid, tid, c.name, args, c.ret, type(c.ret), end - start, len(tasks), blocked)
+                key = (pid, tid, c.name, args, ret, end - start, len(tasks), blocked)
                 tpl = templates.get(key)
             else:
                 key, tpl = None, None
@@ -841,7 +840,6 @@ def _api_texts(ix, host_pid, task_slice, string, encode, text, ts, ph, pids, tid
             out.append(_API % (pid, tid, at, durations[end - start], string[c.name], _value_dict(_api_args(c), encode)))
         else:
             out.append(tpl % ((at, seq if type(seq) is int else _int(seq)) + tuple(tasks)))
-        out_pid.append(pid)
     text += out
     ts += out_ts
     ph += [0] * len(calls)
