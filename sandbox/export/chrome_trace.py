@@ -677,8 +677,8 @@ def _task_texts(ix, dev_base, stream_tid, lane_tid, string, encode, text, ts, ph
         add_on_lane(len(ts) - 1)
     ph += [0] * (len(text) - first + len(lane_text))
     text += lane_text
-    ts += [ts[i] for i in on_lane]
-    pids += [pids[i] for i in on_lane]
+    ts += map(ts.__getitem__, on_lane)
+    pids += map(pids.__getitem__, on_lane)
     tids += lane_tids
     return where
 
@@ -873,8 +873,8 @@ def _arrows(calls, call_pid, task_slice) -> tuple:
         return _arrows_plain(calls, call_pid, task_slice)
     inside = t0_ + (t1_ - t0_ >= 2)
     source = np.maximum(start, np.minimum(start + (end - start) // 2, inside))  # a sync-like copy starts mid-call
-    pid = [call_pid[k] for k in at]
-    tid = [calls[k].tid for k in at]
+    pid = list(map(call_pid.__getitem__, at))
+    tid = list(map(attrgetter("tid"), map(calls.__getitem__, at)))
     return (pid, tid, (source / 1000).tolist(), task), (d_pid, d_tid, (inside / 1000).tolist(), task)
 
 
