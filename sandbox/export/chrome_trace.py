@@ -621,7 +621,7 @@ def _int(v) -> str:
         return json.dumps(_strict(v), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
-_TASK_KEY = attrgetter("name", "kind", "engine", "stream", "block_dim", "cores", "nbytes", "event", "status")
+_TASK_KEY = attrgetter("name", "kind", "engine", "device", "stream", "block_dim", "cores", "nbytes", "event", "status")
 
 
 def _task_texts(ix, dev_base, stream_tid, lane_tid, string, encode, text, ts, ph, pids, tids):
@@ -654,25 +654,25 @@ def _task_texts(ix, dev_base, stream_tid, lane_tid, string, encode, text, ts, ph
         where[t.task] = (pid, tid, start, end)
         waits, seq = t.waits_on, t.api_seq
         key = (_TASK_KEY(t), t.end is None, not waits, not seq, id(t.detail))
-        both = templates.get(key)  # (the key holds name, kind, stream: the lane template's too)
+        both = templates.get(key)  # (the key holds device, stream: the row; name, kind: the lane's too)
         if both is None:
-            both = templates[key] = (_task_template(ix, t, string, encode), _lane_template(ix, t, string))
+            both = templates[key] = (_task_template(ix, t, pid, tid, string, encode), _lane_template(ix, t, pid, string))
         tpl, lane_tpl = both
         if waits and seq:
-            add(tpl % (pid, tid, at_text, dur_text, t.task, waits, seq))
+            add(tpl % (at_text, dur_text, t.task, waits, seq))
         elif seq:
-            add(tpl % (pid, tid, at_text, dur_text, t.task, seq))
+            add(tpl % (at_text, dur_text, t.task, seq))
         elif waits:
-            add(tpl % (pid, tid, at_text, dur_text, t.task, waits))
+            add(tpl % (at_text, dur_text, t.task, waits))
         else:
-            add(tpl % (pid, tid, at_text, dur_text, t.task))
+            add(tpl % (at_text, dur_text, t.task))
         add_ts(at)
         add_pid(pid)
         add_tid(tid)
         if not t.engine:
             continue
         lane = lane_tid[t.task]
-        add_lane(lane_tpl % (pid, lane, at_text, dur_text, t.task))
+        add_lane(lane_tpl % (lane, at_text, dur_text, t.task))
         add_lane_tid(lane)
         add_on_lane(len(ts) - 1)
     ph += [0] * (len(text) - first + len(lane_text))
@@ -683,10 +683,10 @@ def _task_texts(ix, dev_base, stream_tid, lane_tid, string, encode, text, ts, ph
     return where
 
 
-def _lane_template(ix, t, string) -> str:
-    """The text of ``t``'s slice on its engine lane with holes for pid, tid, ts, dur and task."""
+def _lane_template(ix, t, pid, string) -> str:
+    """The text of ``t``'s slice on its engine lane with holes for tid, ts, dur and task."""
     return (
-        '{"ph":"X","pid":%s,"tid":%s,"ts":%s,"dur":%s,"name":'
+        f'{{"ph":"X","pid":{pid},"tid":%s,"ts":%s,"dur":%s,"name":'
         + string[t.name].replace("%", "%%")
         + ',"cat":'
         + string[CATEGORY.get(t.kind, t.kind)].replace("%", "%%")
@@ -696,16 +696,16 @@ def _lane_template(ix, t, string) -> str:
     )
 
 
-def _task_template(ix, t, string, encode) -> str:
-    """The text of ``t``'s slice with holes (%s) for pid, tid, ts, dur (their texts), task, and the
-    task's waits-on and connection numbers when it has them: what _task_slices makes."""
+def _task_template(ix, t, pid, tid, string, encode) -> str:
+    """The text of ``t``'s slice on its row (pid, tid) with holes (%s) for ts, dur (their texts), task,
+    and the task's waits-on and connection numbers when it has them: what _task_slices makes."""
 
     def lit(x: str) -> str:
         return x.replace("%", "%%")
 
     engine = t.engine
     out = [
-        f'{{"ph":"X","pid":%s,"tid":%s,"ts":%s,"dur":%s,"name":{lit(string[t.name])},'
+        f'{{"ph":"X","pid":{pid},"tid":{tid},"ts":%s,"dur":%s,"name":{lit(string[t.name])},'
         f'"cat":{lit(string[CATEGORY.get(t.kind, t.kind)])},"args":{{"Task Type":{lit(string[_task_type(t)])},'
         f'"Stream Id":{_int(ix.streams[t.stream].stream_id)},"Task Id":%s,"stream":{_int(t.stream)},'
         f'"engine":{lit(string[engine or "none"])}'
