@@ -656,7 +656,10 @@ def _task_texts(ix, dev_base, stream_tid, lane_tid, string, encode, text, ts, ph
         key = (_TASK_KEY(t), t.end is None, not waits, not seq, id(t.detail))
         both = templates.get(key)  # (the key holds device, stream: the row; name, kind: the lane's too)
         if both is None:
-            both = templates[key] = (_task_template(ix, t, pid, tid, string, encode), _lane_template(ix, t, pid, string))
+            both = templates[key] = (
+                _task_template(ix, t, pid, tid, string, encode),
+                _lane_template(ix, t, pid, string),
+            )
         tpl, lane_tpl = both
         if waits and seq:
             add(tpl % (at_text, dur_text, t.task, waits, seq))
