@@ -374,3 +374,20 @@ def test_trace_json_written_from_templates_is_the_dict_dump_byte_for_byte(rich_l
     )
     log.append(tr.TaskStarted(31, 99_999, 1))
     assert trace_json(log) == dict_json(log)
+
+
+def test_flow_arrows_at_times_numpy_cannot_hold_exactly_are_the_dict_dump_byte_for_byte(rich_log):
+    """Arrow times are worked out in numpy columns only while every time fits 53 bits; a
+    call and its task later than that (2**60 ns) go through the plain loop, same text."""
+    from sandbox.core import trace as tr
+    from sandbox.export.chrome_trace import dict_json
+
+    late = 2**60 + 7
+    log = tr.TraceLog(rich_log.records)
+    log.append(tr.TaskSubmitted(late, 99_999, 0, 0, "kernel", "late", "AI Core", 0, 0))
+    log.append(tr.TaskStarted(late + 3, 99_999, 1))
+    log.append(tr.TaskFinished(late + 1001, 99_999))
+    log.append(tr.ApiCall(late, late + 2001, 1, 1, "aclrtLaunchKernel", 0, (), tasks=(99_999,)))
+    text = trace_json(log)
+    assert '"id":99999' in text
+    assert text == dict_json(log)

@@ -9,10 +9,12 @@ The file opens in Perfetto (ui.perfetto.dev) and chrome://tracing.  Times are vi
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import math
 import numbers
-from operator import attrgetter, itemgetter, sub
+from operator import add, attrgetter, itemgetter, mod
 
 import numpy as np
 
@@ -100,8 +102,23 @@ def trace_json(log) -> str:
 def _fast_parts(log) -> list[str]:
     ix = build_index(log)
     encode = _encoder()
-    events, doc = _fast_events(ix, encode)
-    return _parts(events, doc, encode)
+    with _gc_paused():
+        events, doc = _fast_events(ix, encode)
+        return _parts(events, doc, encode)
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """The cycle collector off while the events are made: they make no cycles, but the hundred
+    thousand tuples a 100k-task trace keeps (task rows, template keys) can start a full
+    collection, which walks every object of the log and costs a fifth of the export."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def dict_json(log) -> str:
@@ -144,11 +161,24 @@ def _encoder():
 
 def export_trace(log, path) -> str:
     """Write the trace of ``log`` to ``path`` (open it in ui.perfetto.dev or
-    chrome://tracing); returns the path as a string."""
+    chrome://tracing); returns the path as a string.
+
+    The text of ``trace_json``, written in pieces of a few thousand events: the whole text of a
+    100k-task trace (70 MB) made at once, then encoded at once, costs twice as much."""
+    ix = build_index(log)
+    encode = _encoder()
+    with _gc_paused():
+        events, doc = _fast_events(ix, encode)
+    head, _, tail = _parts([], doc, encode)
     with open(path, "w", encoding="ascii", newline="\n") as f:
-        for part in _fast_parts(log):
-            f.write(part)
+        f.write(head)
+        for k in range(0, len(events), _CHUNK):
+            f.write(",\n".join(events[k : k + _CHUNK]) + (",\n" if k + _CHUNK < len(events) else ""))
+        f.write(tail)
     return str(path)
+
+
+_CHUNK = 8192  # events per write
 
 
 def _us(ns: int) -> float:
@@ -522,8 +552,8 @@ def _fast_events(ix, encode):
     pids: list[int] = []
     tids: list[int] = []
     string = _strings(encode)
-    where = _task_texts(ix, dev_base, stream_tid, string, encode, text, ts, ph, pids, tids)
-    _engine_texts(ix, dev_base, meta, where, text, ts, ph, pids, tids, string)
+    lane_tid = _engine_rows(ix, dev_base, meta)
+    where = _task_texts(ix, dev_base, stream_tid, lane_tid, string, encode, text, ts, ph, pids, tids)
     _api_texts(ix, host_pid, where, string, encode, text, ts, ph, pids, tids)
     rest: list[dict] = []
     _callbacks(ix, host_pid, meta, rest)
@@ -538,10 +568,10 @@ def _fast_events(ix, encode):
     n = len(text)
     try:  # (lexsort is stable: events with equal keys keep their order in text)
         keys = (
-            np.array(tids, dtype=np.int64),
-            np.array(pids, dtype=np.int64),
-            np.array(ph, dtype=np.int64),
-            np.array(ts, dtype=np.float64),
+            np.fromiter(tids, np.int64, n),
+            np.fromiter(pids, np.int64, n),
+            np.fromiter(ph, np.int64, n),
+            np.fromiter(ts, np.float64, n),
         )
         order = np.lexsort(keys).tolist() if n else []
     except (OverflowError, TypeError, ValueError):  # keys numpy cannot hold: Python's sort
@@ -552,13 +582,6 @@ def _fast_events(ix, encode):
     if ix.machine:
         other.update(profile=ix.machine.profile, soc=ix.machine.soc_name)
     return events, {"traceEvents": None, "displayTimeUnit": "ns", "otherData": other}
-
-
-def _us_texts(durations) -> list[str]:
-    """The texts of durations in ns as us (the text of ``_us``), each distinct one made once."""
-    durations = list(durations)
-    made = {d: repr(d / 1000) for d in set(durations)}
-    return list(map(made.__getitem__, durations))
 
 
 class _Strings(dict):
@@ -598,17 +621,25 @@ def _int(v) -> str:
         return json.dumps(_strict(v), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
-_TASK_KEY = attrgetter("name", "kind", "engine", "stream", "block_dim", "cores", "nbytes", "event", "status")
+_TASK_KEY = attrgetter("name", "kind", "engine", "device", "stream", "block_dim", "cores", "nbytes", "event", "status")
 
 
-def _task_texts(ix, dev_base, stream_tid, string, encode, text, ts, ph, pids, tids):
+def _task_texts(ix, dev_base, stream_tid, lane_tid, string, encode, text, ts, ph, pids, tids):
     """Task slices: one template per distinct (name, kind, engine, stream, sizes, status,
-    detail ...), its holes the row, the times and the task's own numbers."""
+    detail ...), its holes the row, the times and the task's own numbers; and in the same
+    loop each task's slice again on its engine lane (``lane_tid``: task -> the lane's tid),
+    kept apart and put after the task slices (the two never tie in the sort: their rows
+    differ, so only the order within each counts)."""
     where = {}
     t_end = ix.t_end
     templates: dict = {}
     durations: dict = {}  # a duration's text (durations repeat)
-    add, add_ts, add_ph, add_pid, add_tid = text.append, ts.append, ph.append, pids.append, tids.append
+    lane_text: list[str] = []  # the engine slices' texts and tids
+    lane_tids: list[int] = []
+    on_lane: list[int] = []  # where in ts and pids each engine slice's task slice is (the same ts, pid)
+    add, add_ts, add_pid, add_tid = text.append, ts.append, pids.append, tids.append
+    add_lane, add_lane_tid, add_on_lane = lane_text.append, lane_tids.append, on_lane.append
+    first = len(text)
     for t in ix.tasks.values():
         start = t.start
         if start is None:
@@ -620,37 +651,64 @@ def _task_texts(ix, dev_base, stream_tid, string, encode, text, ts, ph, pids, ti
         dur_text = durations.get(end - start)
         if dur_text is None:
             dur_text = durations[end - start] = repr((end - start) / 1000)
-        where[t.task] = (pid, tid, start, end, at_text, dur_text)
+        where[t.task] = (pid, tid, start, end)
         waits, seq = t.waits_on, t.api_seq
         key = (_TASK_KEY(t), t.end is None, not waits, not seq, id(t.detail))
-        tpl = templates.get(key)
-        if tpl is None:
-            tpl = templates[key] = _task_template(ix, t, string, encode)
+        both = templates.get(key)  # (the key holds device, stream: the row; name, kind: the lane's too)
+        if both is None:
+            both = templates[key] = (
+                _task_template(ix, t, pid, tid, string, encode),
+                _lane_template(ix, t, pid, string),
+            )
+        tpl, lane_tpl = both
         if waits and seq:
-            add(tpl % (pid, tid, at_text, dur_text, t.task, waits, seq))
+            add(tpl % (at_text, dur_text, t.task, waits, seq))
         elif seq:
-            add(tpl % (pid, tid, at_text, dur_text, t.task, seq))
+            add(tpl % (at_text, dur_text, t.task, seq))
         elif waits:
-            add(tpl % (pid, tid, at_text, dur_text, t.task, waits))
+            add(tpl % (at_text, dur_text, t.task, waits))
         else:
-            add(tpl % (pid, tid, at_text, dur_text, t.task))
+            add(tpl % (at_text, dur_text, t.task))
         add_ts(at)
-        add_ph(0)
         add_pid(pid)
         add_tid(tid)
+        if not t.engine:
+            continue
+        lane = lane_tid[t.task]
+        add_lane(lane_tpl % (lane, at_text, dur_text, t.task))
+        add_lane_tid(lane)
+        add_on_lane(len(ts) - 1)
+    ph += [0] * (len(text) - first + len(lane_text))
+    text += lane_text
+    ts += map(ts.__getitem__, on_lane)
+    pids += map(pids.__getitem__, on_lane)
+    tids += lane_tids
     return where
 
 
-def _task_template(ix, t, string, encode) -> str:
-    """The text of ``t``'s slice with holes (%s) for pid, tid, ts, dur (their texts), task, and the
-    task's waits-on and connection numbers when it has them: what _task_slices makes."""
+def _lane_template(ix, t, pid, string) -> str:
+    """The text of ``t``'s slice on its engine lane with holes for tid, ts, dur and task."""
+    return (
+        f'{{"ph":"X","pid":{pid},"tid":%s,"ts":%s,"dur":%s,"name":'
+        + string[t.name].replace("%", "%%")
+        + ',"cat":'
+        + string[CATEGORY.get(t.kind, t.kind)].replace("%", "%%")
+        + ',"args":{"Task Id":%s,"Stream Id":'
+        + _int(ix.streams[t.stream].stream_id)
+        + "}}"
+    )
+
+
+def _task_template(ix, t, pid, tid, string, encode) -> str:
+    """The text of ``t``'s slice on its row (pid, tid) with holes (%s) for ts, dur (their texts), task,
+    and the task's waits-on and connection numbers when it has them: what _task_slices makes."""
 
     def lit(x: str) -> str:
         return x.replace("%", "%%")
 
     engine = t.engine
     out = [
-        f'{{"ph":"X","pid":%s,"tid":%s,"ts":%s,"dur":%s,"name":{lit(string[t.name])},'
+        f'{{"ph":"X","pid":{pid},"tid":{tid},"ts":%s,"dur":%s,"name":{lit(string[t.name])},'
         f'"cat":{lit(string[CATEGORY.get(t.kind, t.kind)])},"args":{{"Task Type":{lit(string[_task_type(t)])},'
         f'"Stream Id":{_int(ix.streams[t.stream].stream_id)},"Task Id":%s,"stream":{_int(t.stream)},'
         f'"engine":{lit(string[engine or "none"])}'
@@ -712,124 +770,168 @@ def _detail_text(detail, present, encode) -> str:
     return "".join(out)
 
 
-def _engine_texts(ix, dev_base, meta, where, text, ts, ph, pids, tids, string) -> None:
-    """Engine slices: a task's slice again on its engine's lane (its ts and dur texts are the
-    task slice's, from ``where``)."""
+def _engine_rows(ix, dev_base, meta) -> dict:
+    """The engine lanes' rows (their meta, as ``_engine_slices`` makes them); returns task ->
+    the tid of its lane, for each task that ran on an engine."""
     ran = [t for t in ix.tasks.values() if t.start is not None and t.engine]
     lanes = engine_lanes(ix)
     order = list(ix.machine.engines) if ix.machine else []
     names = sorted({t.engine for t in ran}, key=lambda e: (order.index(e) if e in order else len(order), e))
     rank = {e: i for i, e in enumerate(names)}
+    # (the same rows as _engine_slices finds, from columns mapped at C speed: a 100k-task
+    # trace has few distinct (device, engine, lane))
+    tasks = list(map(attrgetter("task"), ran))
+    engines = list(map(attrgetter("engine"), ran))
+    lane_of = list(map(lanes.__getitem__, tasks))
     count: dict[tuple, int] = {}
-    for t in ran:
-        key = (t.device, t.engine)
-        count[key] = max(count.get(key, 0), lanes[t.task] + 1)
+    for device, engine, lane in set(zip(map(attrgetter("device"), ran), engines, lane_of)):
+        count[device, engine] = max(count.get((device, engine), 0), lane + 1)
     for (device, engine), n in sorted(count.items(), key=lambda kv: (kv[0][0], rank[kv[0][1]])):
         for lane in range(n):
             tid = ENGINE_TID + rank[engine] * 100 + lane
             label = f"Engine: {engine}" + (f" #{lane + 1}" if n > 1 else "")
             meta += _thread_meta(dev_base + device, tid, label, tid)
-    streams = ix.streams
-    templates: dict = {}
-    add, add_ts, add_ph, add_pid, add_tid = text.append, ts.append, ph.append, pids.append, tids.append
-    for t in ran:
-        at_text, dur_text = where[t.task][4:]
-        pid, tid = dev_base + t.device, ENGINE_TID + rank[t.engine] * 100 + lanes[t.task]
-        shape = (t.name, t.kind, t.stream)
-        tpl = templates.get(shape)
-        if tpl is None:
-            tpl = templates[shape] = (
-                '{"ph":"X","pid":%s,"tid":%s,"ts":%s,"dur":%s,"name":'
-                + string[t.name].replace("%", "%%")
-                + ',"cat":'
-                + string[CATEGORY.get(t.kind, t.kind)].replace("%", "%%")
-                + ',"args":{"Task Id":%s,"Stream Id":'
-                + _int(streams[t.stream].stream_id)
-                + "}}"
-            )
-        add(tpl % (pid, tid, at_text, dur_text, t.task))
-        add_ts(t.start / 1000)
-        add_ph(0)
-        add_pid(pid)
-        add_tid(tid)
+    first_tid = {e: ENGINE_TID + i * 100 for e, i in rank.items()}
+    return dict(zip(tasks, map(add, map(first_tid.__getitem__, engines), lane_of)))
 
 
 _FIXED = {"ret", "seq", "tasks", "blocked_us"}
 _API = '{"ph":"X","pid":%s,"tid":%s,"ts":%r,"dur":%s,"name":%s,"cat":"api","args":%s}'
-_FLOW_S = '{"ph":"s","pid":%s,"tid":%s,"ts":%r,"id":%s,"name":"' + FLOW_CAT + '","cat":"' + FLOW_CAT + '"}'
-_FLOW_F = '{"ph":"f","bp":"e","pid":%s,"tid":%s,"ts":%r,"id":%s,"name":"' + FLOW_CAT + '","cat":"' + FLOW_CAT + '"}'
+# an arrow's tail and head, their row filled in first (then ts %r and id %s)
+_FLOW_S = '{"ph":"s","pid":%s,"tid":%s,"ts":%s,"id":%s,"name":"' + FLOW_CAT + '","cat":"' + FLOW_CAT + '"}'
+_FLOW_F = '{"ph":"f","bp":"e","pid":%s,"tid":%s,"ts":%s,"id":%s,"name":"' + FLOW_CAT + '","cat":"' + FLOW_CAT + '"}'
 _SECOND = itemgetter(1)
 _KEYS = {int, str, type(None)}  # argument types whose equal values have one text
 
 
 def _api_texts(ix, host_pid, task_slice, string, encode, text, ts, ph, pids, tids) -> None:
-    threads = ix.threads
-    calls = ix.calls
-    if not calls:
-        return
-    pid_of = {tid: host_pid[th.pid] for tid, th in threads.items()}
+    """API calls and their flow arrows.  Calls repeat: one template per (row, name, arguments,
+    ret, duration, number of tasks), holding all but the call's ts, seq and task numbers, so
+    a call costs one ``%``.  The arrows' tails, then their heads, follow the calls in ``text``,
+    each formatted by one ``map`` (calls, tails and heads never tie in the sort: their phases
+    differ, so only the order within each counts, and that stays the calls' order)."""
+    pid_of = {tid: host_pid[th.pid] for tid, th in ix.threads.items()}
+    templates: dict = {}
     shapes: dict = {}
-    bodies: dict = {}
-    starts = list(map(attrgetter("start"), calls))
-    ends = list(map(attrgetter("end"), calls))
-    ts_call = list(map(_US, starts))
-    out_pid = []
-    out_body = []
-    for c in calls:
-        tid = c.tid
-        pid = pid_of.get(tid)
+    durations: dict = {}  # a duration's text (durations repeat)
+    calls = ix.calls
+    out: list[str] = []
+    out_ts = list(map(_US, map(attrgetter("start"), calls)))
+    out_pid = list(map(pid_of.get, map(attrgetter("tid"), calls)))  # (None: fixed below)
+    for k, (c, at, pid) in enumerate(zip(calls, out_ts, out_pid)):
+        tid, start, end, tasks, seq = c.tid, c.start, c.end, c.tasks, c.seq
         if pid is None:
-            pid = host_pid.get(c.pid, 1)
-        out_pid.append(pid)
-        args = c.args
-        try:
-            types = tuple(map(type, map(_SECOND, args)))
-            key = (args, types, c.ret) if _KEYS.issuperset(types) else None
-            head = bodies.get(key)
-        except TypeError:  # a ret that cannot be a key
-            key, head = None, None
-        if head is None:
-            head = _api_head(c, shapes, encode)
+            pid = out_pid[k] = host_pid.get(c.pid, 1)
+        args, ret = c.args, c.ret
+        try:  # (int, str and None values: equal ones have one text, so args alone can be the key)
+            if type(ret) is int and _KEYS.issuperset(map(type, map(_SECOND, args))):
+                blocked = None if c.blocked_from is None else end - c.blocked_from
+                key = (pid, tid, c.name, args, ret, end - start, len(tasks), blocked)
+                tpl = templates.get(key)
+            else:
+                key, tpl = None, None
+        except TypeError:  # an argument or a ret that cannot be a key
+            key, tpl = None, None
+        if tpl is None:
+            dur = durations.get(end - start)
+            if dur is None:
+                dur = durations[end - start] = repr((end - start) / 1000)
+            tpl = _api_template(c, pid, dur, string, shapes, encode)
             if key is not None:
-                bodies[key] = head
-        seq = c.seq
-        tail = f',"seq":{seq if type(seq) is int else _int(seq)}'
-        if c.tasks:
-            tail += ',"tasks":[' + ",".join(map(str, c.tasks)) + "]"
-        if c.blocked_from is not None:
-            tail += f',"blocked_us":{_us(c.end - c.blocked_from)!r}'
-        out_body.append(head + tail + "}" if type(head) is str else _value_dict(head(c), encode))
-    durs = _us_texts(map(sub, ends, starts))  # (durations repeat: each text made once)
-    tids_c = list(map(attrgetter("tid"), calls))
-    names = list(map(string.__getitem__, map(attrgetter("name"), calls)))
-    # the calls, then the flow arrows (a call and an arrow never tie in the sort: their phases differ)
-    text += map(_API.__mod__, zip(out_pid, tids_c, ts_call, durs, names, out_body))
-    ts += ts_call
+                templates[key] = tpl
+        if tpl is False:  # argument names the template cannot hold: the call's dict
+            out.append(_API % (pid, tid, at, durations[end - start], string[c.name], _value_dict(_api_args(c), encode)))
+        else:
+            out.append(tpl % ((at, seq if type(seq) is int else _int(seq)) + tuple(tasks)))
+    text += out
+    ts += out_ts
     ph += [0] * len(calls)
     pids += out_pid
-    tids += tids_c
-    for c, pid, tid, start, end in zip(calls, out_pid, tids_c, starts, ends):
-        if not c.tasks:
-            continue
+    tids += map(attrgetter("tid"), calls)
+    for phase, (e_pid, e_tid, e_ts, e_id), head in zip((1, 2), _arrows(calls, out_pid, task_slice), (_FLOW_S, _FLOW_F)):
+        rows = list(zip(e_pid, e_tid))
+        row_tpl = {row: head % (row[0], row[1], "%r", "%s") for row in set(rows)}  # (arrows share few rows)
+        text += map(mod, map(row_tpl.__getitem__, rows), zip(e_ts, e_id))
+        ts += e_ts
+        ph += [phase] * len(e_ts)
+        pids += e_pid
+        tids += e_tid
+
+
+def _arrows(calls, call_pid, task_slice) -> tuple:
+    """The columns pid, tid, ts, task of the flow arrows' tails, and of their heads, in the calls' order.  The
+    times are worked out in numpy columns (a 100k-task trace has 100k arrows); times numpy's
+    int64 and float64 cannot hold exactly go through ``_arrows_plain``."""
+    pairs = [(i, n) for i, c in enumerate(calls) if c.tasks for n in c.tasks if n in task_slice]
+    if not pairs:
+        return ([], [], [], []), ([], [], [], [])
+    at, task = zip(*pairs)
+    d_pid, d_tid, t0, t1 = zip(*map(task_slice.__getitem__, task))
+    i = np.array(at, dtype=np.intp)
+    start = np.array(list(map(attrgetter("start"), calls)))[i]
+    end = np.array(list(map(attrgetter("end"), calls)))[i]
+    t0_, t1_ = np.array(t0), np.array(t1)
+    columns = (start, end, t0_, t1_)  # all ints of at most 53 bits: then numpy's sums and quotients are Python's
+    if not all(x.dtype == np.int64 and -(2**53) < x.min() and x.max() < 2**53 for x in columns):
+        return _arrows_plain(calls, call_pid, task_slice)
+    inside = t0_ + (t1_ - t0_ >= 2)
+    source = np.maximum(start, np.minimum(start + (end - start) // 2, inside))  # a sync-like copy starts mid-call
+    pid = list(map(call_pid.__getitem__, at))
+    tid = list(map(attrgetter("tid"), map(calls.__getitem__, at)))
+    return (pid, tid, (source / 1000).tolist(), task), (d_pid, d_tid, (inside / 1000).tolist(), task)
+
+
+def _arrows_plain(calls, call_pid, task_slice) -> tuple:
+    """``_arrows`` one arrow at a time, in Python's ints."""
+    tails: list[tuple] = []
+    heads: list[tuple] = []
+    for c, pid in zip(calls, call_pid):
+        start, end = c.start, c.end
         mid = start + (end - start) // 2
         for n in c.tasks:
             dst = task_slice.get(n)
             if dst is None:
                 continue
-            d_pid, d_tid, t0, t1 = dst[:4]
+            d_pid, d_tid, t0, t1 = dst
             inside = t0 + (1 if t1 - t0 >= 2 else 0)
-            source = max(start, min(mid, inside)) / 1000
-            inside /= 1000
-            text += (_FLOW_S % (pid, tid, source, n), _FLOW_F % (d_pid, d_tid, inside, n))
-            ts += (source, inside)
-            ph += (1, 2)
-            pids += (pid, d_pid)
-            tids += (tid, d_tid)
+            tails.append((pid, c.tid, max(start, min(mid, inside)) / 1000, n))
+            heads.append((d_pid, d_tid, inside / 1000, n))
+    return tuple(map(list, zip(*tails))), tuple(map(list, zip(*heads)))
 
 
-def _api_head(c, shapes, encode):
-    """The text of a call's args up to its "seq" (which the caller adds), or, for names that
-    repeat or that the call's own fields overwrite, a function giving the args dict."""
+def _api_template(c, pid, dur, string, shapes, encode):
+    """The text of call ``c`` with holes for its ts (%r), seq and task numbers (and nothing
+    else that varies among calls of its key), or False when its argument names repeat or are
+    names the call's own fields overwrite (such a call is written from its args dict)."""
+    head = _api_head(c, shapes, encode)
+    if head is None:
+        return False
+
+    def lit(x: str) -> str:
+        return x.replace("%", "%%")
+
+    tail = ',"tasks":[' + ",".join(["%s"] * len(c.tasks)) + "]" if c.tasks else ""
+    if c.blocked_from is not None:
+        tail += f',"blocked_us":{_us(c.end - c.blocked_from)!r}'
+    return (
+        f'{{"ph":"X","pid":{pid},"tid":{lit(str(c.tid))},"ts":%r,"dur":{dur},"name":{lit(string[c.name])},'
+        f'"cat":"api","args":{lit(head)},"seq":%s{tail}}}}}'
+    )
+
+
+def _api_args(c) -> dict:
+    args = {str(k): _plain(v) for k, v in c.args}
+    args.update(ret=c.ret, seq=c.seq)
+    if c.tasks:
+        args["tasks"] = list(c.tasks)
+    if c.blocked_from is not None:
+        args["blocked_us"] = _us(c.end - c.blocked_from)
+    return args
+
+
+def _api_head(c, shapes, encode) -> str | None:
+    """The text of a call's args up to its "seq" (which the caller adds), or None for names
+    that repeat or that the call's own fields overwrite."""
     names = tuple(k for k, _ in c.args)
     shape = shapes.get(names)
     if shape is None:
@@ -837,17 +939,7 @@ def _api_head(c, shapes, encode):
         plain = len(set(keys)) == len(keys) and not _FIXED.intersection(keys)
         shape = shapes[names] = [f"{encode(k)}:" for k in keys] if plain else False
     if shape is False:
-
-        def whole(c):
-            args = {str(k): _plain(v) for k, v in c.args}
-            args.update(ret=c.ret, seq=c.seq)
-            if c.tasks:
-                args["tasks"] = list(c.tasks)
-            if c.blocked_from is not None:
-                args["blocked_us"] = _us(c.end - c.blocked_from)
-            return args
-
-        return whole
+        return None
     return "{" + "".join([k + _value(v, encode) + "," for k, (_, v) in zip(shape, c.args)]) + f'"ret":{_int(c.ret)}'
 
 
