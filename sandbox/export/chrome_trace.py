@@ -573,6 +573,8 @@ def _fast_events(ix, encode):
             np.fromiter(ph, np.int64, n),
             np.fromiter(ts, np.float64, n),
         )
+        if n and all(0 <= k.min() and k.max() < 1 << 20 for k in keys[:3]):  # phase, pid, tid in one int
+            keys = ((keys[2] << 40) | (keys[1] << 20) | keys[0], keys[3])
         order = np.lexsort(keys).tolist() if n else []
     except (OverflowError, TypeError, ValueError):  # keys numpy cannot hold: Python's sort
         order = sorted(range(n), key=lambda i: (ts[i], ph[i], pids[i], tids[i], i))
