@@ -567,7 +567,7 @@ def _fast_events(ix, encode):
         tids.append(e["tid"])
     n = len(text)
     try:  # (lexsort is stable: events with equal keys keep their order in text)
-        keys = (
+        keys: tuple[np.ndarray, ...] = (
             np.fromiter(tids, np.int64, n),
             np.fromiter(pids, np.int64, n),
             np.fromiter(ph, np.int64, n),
