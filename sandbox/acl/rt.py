@@ -619,6 +619,8 @@ def wait_and_reset_notify(m, th, notify: handle, stream: handle, timeout: int = 
 
 @api("aclrtDestroyNotify", cost="create_event")
 def destroy_notify(m, th, notify: handle) -> None:
+    if notify == 0:  # the acl layer (src/acl/aclrt_impl/notify.cpp:41), before the runtime's context check
+        fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
     return waits.destroy(m, th, notify)
 
 

@@ -164,8 +164,6 @@ def create(m: Machine, th: HostThread, flag: int) -> int:
 
 
 def destroy(m: Machine, th: HostThread, handle) -> None:
-    if handle == 0:
-        _notify(m, handle)           # null: 100000 before the context check (the acl layer's, notify.cpp:41)
     m.current_context(th)
     _notify(m, handle)
     del state(m).notifies[handle]
