@@ -5,14 +5,16 @@ in (notifies and value waits, stream stop/abort and state callbacks, Ex events a
 record/wait across a capture, the exception-info callback, device resource limits, the
 forced destroy that waits for the running task): their rules took some 420 lines; plainer code
 and moving the acl layer's own checks and records to the facade (sandbox/acl, each cited to
-src/acl/) gave back about 200."""
+src/acl/) gave back about 200.  It is 7,800 for the last of the samples' runtime features: memory,
+events and notifies shared between processes (IPC export keys, pid allow-lists) and virtual
+memory management (reserved ranges, physical handles, mappings, shareable handles)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 CORE = Path(__file__).resolve().parent.parent / "sandbox" / "core"
-LINE_BUDGET = 7_200
+LINE_BUDGET = 7_800
 
 
 def test_the_kernel_fits_its_line_budget():

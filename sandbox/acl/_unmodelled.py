@@ -177,7 +177,6 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "aclrtWaitAndResetNotify",
     ),
     ("sharing memory, events and notifies between processes (export keys, handles, pid lists) is not modelled"): (
-        "aclrtDeviceGetBareTgid",
         "aclrtIpcGetEventHandle",
         "aclrtIpcMemClose",
         "aclrtIpcMemGetExportKey",

@@ -307,6 +307,15 @@ def get_mem_info(m, th, attr: int):
     return memops.get_mem_info(m, th, attr)
 
 
+@api("aclrtDeviceGetBareTgid", cost="query", defaults=(0,))
+def device_get_bare_tgid(m, th):
+    """(pid, ret): the calling process's id as the driver knows it, which IPC pid allow-lists take
+    (aclrtIpcMemSetImportPid, aclrtNotifySetImportPid, aclrtMemSetPidToShareableHandle).  The
+    sandbox's processes are numbered 1, 2, ... in the order they start, as the trace shows them
+    (src/acl/aclrt_impl/memory.cpp aclrtDeviceGetBareTgidImpl: only the null check, then the driver)."""
+    return th.process.pid
+
+
 # -- last error -----------------------------------------------------------------------------------------
 @api("aclrtGetLastError", cost="query", defaults=(0,), trace=())
 def _get_last_error(m, th, level: thread_level):
