@@ -22,6 +22,7 @@ from .core.machine import configure as _configure
 from .core.host_work import host_work
 from .core.processes import SimProcess, spawn_process
 from .core.trace import TraceLog
+from .shared import read_shared, write_shared
 from .i18n import install_report_texts as _install_report_texts
 from .i18n import set_language
 from .profiles import PROFILES, Profile, get_profile
@@ -44,6 +45,8 @@ __all__ = [
     "spawn_process",
     "SimProcess",
     "host_work",
+    "write_shared",
+    "read_shared",
 ]
 __all__ += ["hazards", "leak_report", "HazardWarning", "LeakWarning", "set_language"]
 

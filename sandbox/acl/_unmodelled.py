@@ -176,16 +176,9 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "aclrtRecordNotify",
         "aclrtWaitAndResetNotify",
     ),
-    ("sharing memory, events and notifies between processes (export keys, handles, pid lists) is not modelled"): (
+    ("sharing events between processes (IPC event handles) is not modelled"): (
         "aclrtIpcGetEventHandle",
-        "aclrtIpcMemClose",
-        "aclrtIpcMemGetExportKey",
-        "aclrtIpcMemImportByKey",
-        "aclrtIpcMemSetImportPid",
         "aclrtIpcOpenEventHandle",
-        "aclrtNotifyGetExportKey",
-        "aclrtNotifyImportByKey",
-        "aclrtNotifySetImportPid",
     ),
     (
         "virtual memory management (reserved ranges, physical handles, mappings, shareable handles) is not "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core import callbacks, devices, devres, events, memops, peer, pools, reduce, streams, waits
+from ..core import callbacks, devices, devres, events, ipc, memops, peer, pools, reduce, streams, waits
 from ..core import constants as C
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
@@ -631,6 +631,75 @@ def destroy_notify(m, th, notify: handle) -> None:
     if notify == 0:  # the acl layer (src/acl/aclrt_impl/notify.cpp:41), before the runtime's context check
         fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
     return waits.destroy(m, th, notify)
+
+
+# -- IPC memory and notifies (core/ipc.py) --------------------------------------------------------------
+def _key(key) -> str:
+    """The acl layer's null check of a key (src/acl/aclrt_impl/memory.cpp:1781, 1790, 1800, 1864;
+    notify.cpp:99, 112); a key is the string an export returned."""
+    if key is None:
+        fail(ACL_ERROR_INVALID_PARAM, "key is a null pointer")
+    if type(key) is not str:
+        fail(ACL_ERROR_INVALID_PARAM, f"key must be the str an export returned, got {describe(key)}")
+    return key
+
+
+def _pids(pid, num: int) -> list[int]:
+    """The first ``num`` pids of the list (C: an int32_t array); null 100000 (memory.cpp:1865, notify.cpp:125)."""
+    if pid is None:
+        fail(ACL_ERROR_INVALID_PARAM, "pid is a null pointer")
+    if not isinstance(pid, (list, tuple)) or len(pid) < num:
+        fail(ACL_ERROR_INVALID_PARAM, f"pid must be a list of at least num={num} process ids, got {describe(pid)}")
+    return [as_int(p, "pid") for p in pid[:num]]
+
+
+@api("aclrtIpcMemGetExportKey", defaults=("",))
+def ipc_mem_get_export_key(m, th, dev_ptr: ptr, size: size, len: size = 65, flags: int = 0):
+    """(key, ret): a key naming ``size`` bytes at ``dev_ptr`` for other processes; flags 1 =
+    ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION (no allow-list)."""
+    if dev_ptr == 0:  # the acl layer (src/acl/aclrt_impl/memory.cpp:1780)
+        fail(ACL_ERROR_INVALID_PARAM, "devPtr is a null pointer")
+    return ipc.export(m, th, dev_ptr, size, len, flags)
+
+
+@api("aclrtIpcMemSetImportPid")
+def ipc_mem_set_import_pid(m, th, key, pid, num: size) -> None:
+    """Let the processes ``pid[:num]`` (from aclrtDeviceGetBareTgid) import ``key``."""
+    return ipc.set_pids(m, th, _key(key), "mem", _pids(pid, num))
+
+
+@api("aclrtIpcMemImportByKey", defaults=(0,))
+def ipc_mem_import_by_key(m, th, key, flags: int = 0):
+    """(dev_ptr, ret): this process's address of the memory another process exported as ``key``."""
+    return ipc.import_key(m, th, _key(key), "mem", flags)
+
+
+@api("aclrtIpcMemClose")
+def ipc_mem_close(m, th, key) -> None:
+    """Close ``key``: the importer's first import of it, or the exporter's key."""
+    return ipc.mem_close(m, th, _key(key))
+
+
+@api("aclrtNotifyGetExportKey", defaults=("",))
+def notify_get_export_key(m, th, notify: handle, len: size = 65, flags: int = 0):
+    """(key, ret); flags 2 = ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION (no allow-list)."""
+    if notify == 0:  # the acl layer (src/acl/aclrt_impl/notify.cpp:98)
+        fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
+    return ipc.export(m, th, notify, None, len, flags)
+
+
+@api("aclrtNotifySetImportPid")
+def notify_set_import_pid(m, th, notify: handle, pid, num: size) -> None:
+    if notify == 0:  # the acl layer (src/acl/aclrt_impl/notify.cpp:124)
+        fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
+    pids = _pids(pid, num)
+    return ipc.set_pids(m, th, ipc.notify_key(m, notify), "notify", pids)
+
+
+@api("aclrtNotifyImportByKey", defaults=(0,))
+def notify_import_by_key(m, th, key, flags: int = 0):
+    """(notify, ret): a handle, in this process, of the notify another process exported as ``key``."""
+    return ipc.import_key(m, th, _key(key), "notify", flags)
 
 
 def _value_word(api: str, dev_addr: int, value: int) -> None:

@@ -1,7 +1,8 @@
 """Leak reports: what a process allocated or created and never released.
 
 ``report(m, pid)`` lists, for one process: device memory from aclrtMalloc (and pool blocks
-still in use), pinned host memory from aclrtMallocHost, memory pools not destroyed, explicit
+still in use), pinned host memory from aclrtMallocHost, IPC memory exported or imported and not
+closed (aclrtIpcMemClose, core/ipc.py), memory pools not destroyed, explicit
 streams, events and explicit contexts still alive.  Default contexts and default streams
 are not listed: they belong to aclrtSetDevice/aclrtResetDevice, which finalize releases.
 
@@ -12,7 +13,7 @@ report reads the same on every run.
 """
 from __future__ import annotations
 
-from . import trace as T
+from . import ipc, trace as T
 from .hazards import emit
 from .pools import PoolState
 
@@ -33,8 +34,9 @@ def items(m, pid: int) -> tuple:
     out = []
     for dev in m.devices:
         for ptr, a in sorted(dev.memory.allocations.items()):
-            if a.pid == pid:
+            if a.pid == pid and not a.policy.startswith("IPC import"):
                 out.append(("allocation", dev.index, ptr, a.size, a.policy))
+    out += ipc.held(m, pid)
     for ptr, b in sorted(m.host.pinned.items()):
         if b.pid == pid:
             out.append(("pinned", -1, ptr, b.size, "aclrtMallocHost"))
@@ -56,10 +58,11 @@ def items(m, pid: int) -> tuple:
     return tuple(out)
 
 
-_FIX = {"allocation": "aclrtFree", "pinned": "aclrtFreeHost", "pool": "aclrtMemPoolDestroy",
-        "stream": "aclrtDestroyStream", "event": "aclrtDestroyEvent", "context": "aclrtDestroyContext"}
-_TITLE = {"allocation": "device memory", "pinned": "pinned host memory", "pool": "memory pools",
-          "stream": "streams", "event": "events", "context": "contexts"}
+_FIX = {"allocation": "aclrtFree", "pinned": "aclrtFreeHost", "ipc memory": "aclrtIpcMemClose",
+        "pool": "aclrtMemPoolDestroy", "stream": "aclrtDestroyStream", "event": "aclrtDestroyEvent",
+        "context": "aclrtDestroyContext"}
+_TITLE = {"allocation": "device memory", "pinned": "pinned host memory", "ipc memory": "IPC shared memory",
+          "pool": "memory pools", "stream": "streams", "event": "events", "context": "contexts"}
 
 
 def text(m, pid: int, found: tuple, when: str) -> str:
@@ -75,7 +78,7 @@ def text(m, pid: int, found: tuple, when: str) -> str:
         lines.append(f"  {_TITLE[kind]} ({len(group)}; release with {_FIX[kind]}):")
         for _, device, ident, size, detail in group:
             where = "host" if device < 0 else f"device {device}"
-            if kind in ("allocation", "pinned"):
+            if kind in ("allocation", "pinned", "ipc memory"):
                 lines.append(f"    {ident:#x} on {where}: {_size(size)} ({detail})")
             elif kind == "pool":
                 lines.append(f"    pool {ident:#x} on {where}: {_size(size)} reserved, {detail}")

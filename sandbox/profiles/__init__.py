@@ -97,6 +97,7 @@ class Profile:
     acl_graph_supported: bool = True  # ACL Graph capture, aclmdlRI*: not on Atlas 200I/500 A2 (RT-API 15)
     value_wait_supported: bool = False  # aclrtValueWrite/aclrtValueWait: A2/A3 only (RT-API 11-09)
     stream_abort_supported: bool = False  # aclrtStreamStop/Abort: A2/A3 only (docs 06_stream_management.md)
+    ipc_supported: bool = True  # IPC memory and notifies: not on Atlas 200I/500 A2 (RT-API 11-07, 08)
     host_costs: HostCosts = field(default_factory=HostCosts)
     sources: tuple[str, ...] = ()
 
@@ -218,6 +219,7 @@ ASCEND_310B = Profile(
     max_notifies=2048,  # RT-API 08: Atlas 200I/500 A2
     stream_priority_supported=False,  # RT-API 25-02: not on 310B
     p2p_supported=False,  # pyACL device_can_access_peer page: not supported on 310B
+    ipc_supported=False,  # RT-API 11-07 and 08 (aclrtIpcMem*, aclrtNotify*Key): not on 200I/500 A2
     run_mode=0,  # ACL_DEVICE: the program runs on the board's own CPU
     default_device_count=1,  # a single board
     peer_link="none",

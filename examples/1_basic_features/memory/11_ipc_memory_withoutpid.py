@@ -1,0 +1,148 @@
+"""Port of example/1_basic_features/memory/11_ipc_memory_withoutpid (hicann/runtime).
+
+As memory/10, without the pid allow-list: process A exports its 1 MiB of device 0 with
+ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION (1), so any process may import the key, and
+sends the key; process B (aclInit, aclrtSetDevice and aclrtCreateStream through
+InitDeviceAndCreateStream) imports it, reads the int A's kernel wrote through its own address and
+sends a completion flag; both close the key (aclrtIpcMemClose), B first.
+
+run.sh starts proc_a and proc_b and they talk through files; here ``main`` starts them as
+simulated processes (``sandbox.spawn_process``) and the files are ``sandbox.write_shared`` /
+``read_shared`` values (``_file_ops.py``), polled once a second of virtual time as ReadFile does.
+The output is the two programs' lines in the order the sandbox runs them.  The README shows
+proc_b's lines, then proc_a's (each program's output reaches the terminal in one piece through
+its ``tee``), and leaves out the file helpers' lines ("Start writing to ...", "Start reading
+from ...", "Data writing not yet complete", "Read data successfully"): the port prints them.  The kernels print when they finish, as in
+memory/9.  The key and the addresses are the sandbox's fixed ones.  The run.sh comparison ends it.
+
+The sample never waits for its kernels before it passes the key on or frees: A's write kernel
+is not known complete when B's read kernel is queued (the files order the hosts, not A's
+stream), and B's read is not known complete to A when A frees.  The sandbox reports both
+(stream_race, free_in_use): the port keeps the sample's calls, expects exactly those two reports
+and keeps them off stderr; they stay in the trace (``sandbox.hazards()``).  B's last aclrtFree of
+its imported address, which the sample does not check, returns 100000 after the close unmapped it.
+"""
+
+import sys
+import warnings
+
+from _file_ops import Tee, info, read_file, write_file
+from _kernel_ops import read_do, write_do
+
+import sandbox
+from sandbox import acl
+
+DEVICE_ID = 0
+SIZE = 1 * 1024 * 1024
+BLOCK_DIM = 1
+EXPECTED_HAZARDS = ["stream_race", "free_in_use"]
+
+
+def check(ret, what):
+    # CHECK_ERROR: name the call and its code, then end the program
+    if ret != acl.ACL_SUCCESS:
+        print(f"[ERROR]  Operation failed: {what} returned error code {ret}")
+        sys.exit(1)
+
+
+def proc_a():
+    acl.init()
+    acl.rt.set_device(DEVICE_ID)
+    stream, _ = acl.rt.create_stream()
+
+    # Allocate memory on the device
+    dev_ptr, ret = acl.rt.malloc(SIZE, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    check(ret, "aclrtMalloc((void**)&devPtr, size, ACL_MEM_MALLOC_HUGE_FIRST)")
+    info(f"Allocate memory on the device {dev_ptr:#x} successfully")
+
+    write_value = 123
+    write_do(BLOCK_DIM, stream, dev_ptr, write_value)
+    info(f"Write data {write_value} to the device address {dev_ptr:#x}")
+
+    # Export the shareable memory identifier
+    len_name = 65
+    mem_name, ret = acl.rt.ipc_mem_get_export_key(dev_ptr, SIZE, len_name, 1)
+    check(ret, "aclrtIpcMemGetExportKey(devPtr, size, memName, lenName, 1)")
+    info(f"Process A: get the shareable memory identifier {mem_name} successfully")
+
+    # Transfer the shareable memory identifier to Process B by writing it to the file
+    write_file("file/memName.bin", "file/memName.bin.done", mem_name)
+
+    # Read the completion flag from the file
+    flag = read_file("file/flag.bin", "file/flag.bin.done")
+    info(f"Process A: receive the completion signal from Process B, completion signal = {flag}")
+
+    # Release memory resources
+    check(acl.rt.ipc_mem_close(mem_name), "aclrtIpcMemClose(memName)")
+    acl.rt.destroy_stream_force(stream)
+    acl.rt.free(dev_ptr)
+    acl.rt.reset_device_force(DEVICE_ID)
+    acl.finalize()
+
+
+def init_device_and_create_stream(device_id):
+    # memory::InitDeviceAndCreateStream (runtime_init_utils.h): aclInit, aclrtSetDevice, aclrtCreateStream
+    ret = acl.init()
+    if ret != acl.ACL_SUCCESS:
+        return None, ret
+    ret = acl.rt.set_device(device_id)
+    if ret != acl.ACL_SUCCESS:
+        return None, ret
+    return acl.rt.create_stream()
+
+
+def proc_b():
+    stream, ret = init_device_and_create_stream(DEVICE_ID)
+    check(ret, "memory::InitDeviceAndCreateStream(deviceId, &stream)")
+
+    # Get the shareable memory identifier from the file
+    mem_name = read_file("file/memName.bin", "file/memName.bin.done")
+    info(f"Process B: get the shareable memory identifier successfully, shareable identifier = {mem_name}")
+
+    # Return a device memory pointer accessible to Process B
+    dev_ptr, ret = acl.rt.ipc_mem_import_by_key(mem_name, 0)
+    check(ret, "aclrtIpcMemImportByKey(&devPtr, memName, 0)")
+
+    read_do(BLOCK_DIM, stream, dev_ptr)
+
+    # Write the completion flag to the file
+    write_file("file/flag.bin", "file/flag.bin.done", 1)
+    info("Process B: complete ipc memory sharing")
+
+    # Release memory resources
+    check(acl.rt.ipc_mem_close(mem_name), "aclrtIpcMemClose(memName)")
+    acl.rt.destroy_stream_force(stream)
+    acl.rt.free(dev_ptr)
+    acl.rt.reset_device_force(DEVICE_ID)
+    acl.finalize()
+
+
+def main():
+    sys.stdout = tee = Tee()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", sandbox.HazardWarning)
+        # run.sh: ./build/proc_a | tee ... & ./build/proc_b | tee ... &, then wait for both
+        proc_a_handle = sandbox.spawn_process(proc_a, name="proc_a")
+        proc_b_handle = sandbox.spawn_process(proc_b, name="proc_b")
+        proc_a_handle.join()
+        proc_b_handle.join()
+    kinds = [h.kind for h in sandbox.hazards()]
+    if kinds != EXPECTED_HAZARDS or len(caught) != len(kinds):
+        for w in caught:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+        sys.exit(f"expected the hazard reports {EXPECTED_HAZARDS}, got {kinds}")
+
+    source_value = tee.value_after("Source data")
+    destination_value = tee.value_after("Destination data")
+    if source_value and source_value == destination_value:
+        print(f"[SUCCESS] IPC memory sharing successfully. Values at source and destination are equal: {source_value}")
+    else:
+        print(
+            f"[FAILURE] IPC memory sharing failed. Value at source is {source_value}, "
+            f"but value at destination is {destination_value}"
+        )
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,206 @@
+"""IPC: device memory and notifies one simulated process shares with another by key.
+
+Sources (hicann/runtime): include/external/acl/acl_rt.h:59-69, 4583-4690; docs/zh/api_ref/
+11-07_IPC_memory_sharing.md, 08_notify_management.md; src/runtime/api/impl/api_error.cc:3747-3855,
+4464-4499, api_impl_standard_soc.cc:635-780, api_impl.cc:4760-4790, 4972-5006; driver codes through
+errcode_manage.cc:565/86 (invalid value: 107000), 575/92 (not permitted: 207006).
+
+* A key is "ipc_mem_N" / "ipc_notify_N", N one counter per machine.  Export: size 0, len 0, a memory
+  flag above 1, a notify flag other than 0 or 2: 107000 (api_error.cc:3752-3758, 4469, 4477); len
+  below 65 too (docs: "fixed at 65" / "minimum 65"; the sources check only 0: the sandbox's choice);
+  memory must start a live aclrtMalloc block of the caller, size within it, a notify have no key yet
+  (107000, the driver's checks, whose codes the sources do not show); a chip without IPC 207000.
+* Allow-list: with the default flag only the pids given to aclrtIpcMemSetImportPid /
+  aclrtNotifySetImportPid may import (num <= 0: 107000, api_error.cc:3801, 3813); under
+  DISABLE_PID_VALIDATION anyone may, and setting pids is 207006, as it is for a process that is not
+  the exporter (the driver's "mutually exclusive" / "not the creator", ascend_hal_base.h:2325, 1802).
+* Import: an unknown or closed key, or the exporting process itself 107000; a pid not on the list
+  207006; memory flags above 1, notify flags above 3 107000 (api_error.cc:3826, 4492); notify flag 1
+  (download to device) 207000 (api_impl.cc:4995).  Imported memory is a second address, taken in
+  the importer's device range and owned by it, for the same bytes (the hazard checks see one buffer);
+  each import is a new address, in one process twice too (api_impl_standard_soc.cc:700-707).  An
+  imported notify is a new handle of the same flag; aclrtDestroyNotify releases it.
+* aclrtIpcMemClose unmaps the importer's first import of the key (api_impl_standard_soc.cc:757-780);
+  in the exporter it destroys the key (imports made stay valid); else (closed twice) 107000.
+* Freeing exported memory, or the exporter's end, while imported: the docs ask importers to close
+  first ("otherwise exceptions may occur") with no code; here the key dies, the importers keep the
+  bytes until they close.  A process's end closes what it exports and imports (the leak report
+  lists the memory ones; notifies are not in it).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import trace as T, waits
+from .errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_NO_PERMISSION, ACL_ERROR_RT_PARAM_INVALID, fail
+from .memory import HUGE_PAGE, DeviceAllocation, align_up
+
+if TYPE_CHECKING:
+    from .machine import Machine
+    from .objects import HostThread
+
+KEY_LEN = 65
+
+
+class Imported(DeviceAllocation):
+    """An imported address: the bytes are ``target``'s (its storage serves both), and it hashes and
+    compares as ``target``, so the hazard checks' tables (keyed by buffer) see one buffer."""
+    __slots__ = ("target",)
+
+    def __init__(self, target: DeviceAllocation, size, device, ptr, reserved, pid, tid, key):
+        super().__init__(device, ptr, size, ptr, reserved, target.page, f"IPC import of {key}", pid, tid)
+        self.target = target
+
+    def segments(self, offset, nbytes, create):
+        return self.target.segments(offset, nbytes, create)
+
+    def dense_view(self, offset=0, nbytes=None):
+        return self.target.dense_view(offset, self.size - offset if nbytes is None else nbytes)
+
+    def __hash__(self):
+        return hash(self.target)
+
+    def __eq__(self, other):
+        return other is self.target or (isinstance(other, Imported) and other.target is self.target)
+
+
+for _name in ("_storage", "_chunks"):  # Buffer's slots, read from the target (only its own methods make them)
+    setattr(Imported, _name, property(lambda s, n=_name: getattr(s.target, n), lambda s, v: None))
+
+
+class Export:
+    def __init__(self, key: str, pid: int, thing, size: int, check_pid: bool):
+        self.key, self.pid, self.thing, self.size = key, pid, thing, size  # thing: an allocation or a notify handle
+        self.check_pid, self.pids, self.closed = check_pid, set(), False
+
+    def alive(self, m: Machine) -> bool:
+        return not self.closed and (self.thing in waits.state(m).notifies if self.size == 0 else not self.thing.freed)
+
+
+class Ipc:
+    def __init__(self, m: Machine):
+        self.m, self.exports = m, {}
+        self.imports: list[tuple[str, int, int]] = []  # (key, pid, address or notify handle), oldest first
+        m.hooks.process_ending.append(self.process_ending)
+
+    def process_ending(self, th: HostThread, proc) -> None:
+        for item in [i for i in self.imports if i[1] == proc.pid]:
+            close_import(self.m, th, item)
+        for e in self.exports.values():
+            e.closed |= e.pid == proc.pid
+
+
+def state(m: Machine) -> Ipc:
+    return m.feature(Ipc)
+
+
+def _supported(m: Machine, th: HostThread) -> None:
+    m.current_context(th)
+    if not m.profile.ipc_supported:
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"IPC memory and notifies are not supported on {m.profile.soc_name}")
+
+
+def export(m: Machine, th: HostThread, thing, size: int, length: int, flags: int) -> str:
+    """aclrtIpcMemGetExportKey (``thing`` an address) or aclrtNotifyGetExportKey (a handle, size None)."""
+    kind, allowed = ("notify", (0, 2)) if size is None else ("mem", (0, 1))
+    if size == 0 or length == 0 or flags not in allowed or length < KEY_LEN:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"size {size}, len {length}, flags {flags}: the size and len must not be "
+             f"0, len must hold a key ({KEY_LEN} bytes, as the docs ask), flags must be one of {allowed}")
+    _supported(m, th)
+    st, buf = state(m), None if size is None else m.buffer(thing)
+    if size is None and any(e.thing == thing for e in st.exports.values()) or any(i[2] == thing for i in st.imports):
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"notify {thing:#x} was imported or has its key: only its creator exports it")
+    if size is not None and (type(buf) is not DeviceAllocation or buf.ptr != thing or buf.pid != th.process.pid
+                             or buf.policy.startswith("pool ") or size > buf.size):
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"{thing:#x} with size {size} is not the start of a device allocation "
+             "(aclrtMalloc) of this process, or the size runs past its end")
+    key = f"ipc_{kind}_{len(st.exports) + 1}"
+    st.exports[key] = Export(key, th.process.pid, thing if buf is None else buf, size or 0, flags == 0)
+    return key
+
+
+def _live(m: Machine, key: str, kind: str) -> Export:
+    e = state(m).exports.get(key)
+    if e is None or not key.startswith(f"ipc_{kind}_") or not e.alive(m):
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"{key!r} is not the key of a live IPC {kind} export (never exported, "
+             "closed, or its memory or notify is gone)")
+    return e
+
+
+def set_pids(m: Machine, th: HostThread, key: str, kind: str, pids: list[int]) -> None:
+    """aclrtIpcMemSetImportPid (the key) or aclrtNotifySetImportPid (the key of the notify, ``notify_key``)."""
+    _supported(m, th)
+    if not pids:
+        fail(ACL_ERROR_RT_PARAM_INVALID, "num must be at least 1")
+    e = _live(m, key, kind)
+    if e.pid != th.process.pid or not e.check_pid:
+        fail(ACL_ERROR_RT_NO_PERMISSION, f"{key}: " + ("only the exporting process sets its allow-list"
+             if e.pid != th.process.pid else "exported with DISABLE_PID_VALIDATION, which takes no allow-list"))
+    e.pids.update(pids)
+
+
+def notify_key(m: Machine, handle: int) -> str:
+    waits._notify(m, handle)
+    key = next((k for k, e in state(m).exports.items() if e.thing == handle and k.startswith("ipc_notify")), "")
+    return key or fail(ACL_ERROR_RT_PARAM_INVALID, f"notify {handle:#x} has no key: call aclrtNotifyGetExportKey")
+
+
+def import_key(m: Machine, th: HostThread, key: str, kind: str, flags: int) -> int:
+    """aclrtIpcMemImportByKey (kind "mem": the new address) or aclrtNotifyImportByKey ("notify": a handle)."""
+    if not 0 <= flags <= (1 if kind == "mem" else 3):
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"flags {flags} is outside [0, {1 if kind == 'mem' else 3}]")
+    _supported(m, th)
+    if kind == "notify" and flags & 1:
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "notify import flag 1 (download to device) is not supported here")
+    e, pid = _live(m, key, kind), th.process.pid
+    if e.pid == pid:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"{key} was exported by this process (pid {pid}): import it in another")
+    if e.check_pid and pid not in e.pids:
+        fail(ACL_ERROR_RT_NO_PERMISSION, f"pid {pid} is not on {key}'s allow-list {sorted(e.pids)}: the exporter "
+             "adds it with aclrtIpcMemSetImportPid / aclrtNotifySetImportPid (or exports with DISABLE_PID_VALIDATION)")
+    if kind == "notify":
+        ident = m.new_handle()
+        waits.state(m).notifies[ident] = waits.state(m).notifies[e.thing]  # the same flag
+    else:
+        dev = m.current_context(th).device
+        mem, reserved = m.devices[dev].memory, align_up(e.size, HUGE_PAGE)
+        ident = mem.take_range(reserved, HUGE_PAGE) or fail(ACL_ERROR_RT_PARAM_INVALID, f"device {dev} has no free "
+                                                            f"address range of {reserved} bytes to map {key}")
+        mem.map(Imported(e.thing, e.size, dev, ident, reserved, pid, th.tid, key))
+        m.log.append(T.MemAllocated(th.clock, dev, ident, e.size, reserved, f"IPC import of {key}", e.thing.page,
+                                    pid, th.tid, th.call_seq))
+    state(m).imports.append((key, pid, ident))
+    return ident
+
+
+def close_import(m: Machine, th: HostThread, item: tuple[str, int, int]) -> None:
+    state(m).imports.remove(item)
+    buf = m.buffer(item[2]) if item[0].startswith("ipc_mem_") else None
+    if buf is None:
+        waits.state(m).notifies.pop(item[2], None)
+    else:
+        m.devices[buf.device].memory.release(item[2])
+        m.log.append(T.MemFreed(th.clock, buf.device, item[2], th.call_seq))
+
+
+def mem_close(m: Machine, th: HostThread, key: str) -> None:
+    _supported(m, th)
+    st, pid = state(m), th.process.pid
+    mine = [i for i in st.imports if i[0] == key and i[1] == pid and key.startswith("ipc_mem_")]
+    e = st.exports.get(key)
+    if mine:
+        close_import(m, th, mine[0])
+    elif e is not None and e.pid == pid and not e.closed and key.startswith("ipc_mem_"):
+        e.closed = True
+    else:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"{key!r} is neither exported nor imported by this process (pid {pid}), "
+             "or it was closed already")
+
+
+def held(m: Machine, pid: int) -> list[tuple]:
+    """(kind, device, address, size, detail) of the IPC memory process ``pid`` exports or imports, unclosed."""
+    st = m.feature_in_use(Ipc)
+    out = [("ipc memory", e.thing.device, e.thing.ptr, e.size, f"aclrtIpcMemGetExportKey {e.key}")
+           for e in (st.exports.values() if st else ()) if e.pid == pid and e.size and e.alive(m)]
+    bufs = [(key, m.buffer(ident)) for key, p, ident in (st.imports if st else ()) if p == pid and "_mem_" in key]
+    return out + [("ipc memory", b.device, b.ptr, b.size, f"aclrtIpcMemImportByKey {key}") for key, b in bufs]
