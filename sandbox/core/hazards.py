@@ -10,6 +10,8 @@ time.  These checks ask what the *rules* guarantee instead, with vector clocks:
   a stream, event or device, a blocking copy, a query answering "complete", a joined thread.
   Submitting work teaches the host nothing.
 * Task A comes before task B iff ``B.vc[A.stream] >= A.id``.
+* A notify wait queued before its record holds back the checks of the tasks behind it on its
+  stream until the record is queued, then gives them the record's clock (``hold``, ``release``).
 
 Each device task declares the bytes it reads and writes (copies: source read, destination
 write; memsets: write; kernels: every pointer argument's view, read and write unless the
@@ -90,6 +92,7 @@ class Checker:
         self.host_vc: dict[int, dict[int, int]] = {}       # host thread tid -> what it knows is done
         self.accesses: dict = {}       # buffer -> [Access]; a free drops the buffer's entry
         self.reported: set = set()
+        self.held: dict[int, list] = {}    # stream handle -> [wait, tasks after it, their accesses] (``hold``)
 
     def task_submitted(self, th, stream, task) -> None:
         """A task entered ``stream`` (Machine.submit calls this for every task, before the
@@ -102,11 +105,17 @@ class Checker:
         vc[stream.handle] = task.id
         task.vc = vc
         self.stream_vc[stream.handle] = vc
+        held = self.held.get(stream.handle)
+        if held is not None:
+            held[1].append(task)
         for buf, offset, nbytes, write in task.access:
             if nbytes > 0:
                 if buf.kind == "device":
                     stale(self.m, th, buf, describe_task(task) + f" on {stream_name(stream)}", (task.id,))
-                _device_access(self.m, self, th, buf, offset, offset + nbytes, write, task)
+                if held is not None:
+                    held[2].append((th, buf, offset, offset + nbytes, write, task))
+                else:
+                    _device_access(self.m, self, th, buf, offset, offset + nbytes, write, task)
 
 
 def checker(m) -> Checker:
@@ -154,6 +163,27 @@ def _device_access(m, c: Checker, th, buf, start, end, write, task) -> None:
     if len(accesses) >= MAX_ACCESSES:
         del accesses[:len(accesses) - MAX_ACCESSES + 1]
     accesses.append(Access(start, end, write, task))
+
+
+def hold(m, stream, wait) -> None:
+    """A notify wait queued before the record it will take (core/waits.py): the tasks queued behind it
+    on ``stream`` come after that record, which is not submitted yet, so their bytes are checked when it
+    is (``release``), with its clock, not now against work the record will order before them."""
+    checker(m).held.setdefault(stream.handle, [wait, [], []])
+
+
+def release(m, wait, record) -> None:
+    """The record ``wait`` takes is submitted (None: the wait ran out): the held tasks learn its clock,
+    then their accesses are checked in order."""
+    c = checker(m)
+    held = c.held.get(wait.stream.handle)
+    if held is None or held[0] is not wait:
+        return
+    del c.held[wait.stream.handle]
+    for task in (wait, *held[1]):
+        join(task.vc, record.vc if record is not None else None)
+    for th, buf, start, end, write, task in held[2]:
+        _device_access(m, c, th, buf, start, end, write, task)
 
 
 def snapshot(m, items) -> list:

@@ -114,7 +114,7 @@ def export(m: Machine, th: HostThread, thing, size: int, length: int, flags: int
                              or buf.policy.startswith("pool ") or size > buf.size):
         fail(ACL_ERROR_RT_PARAM_INVALID, f"{thing:#x} with size {size} is not the start of a device allocation "
              "(aclrtMalloc) of this process, or the size runs past its end")
-    key = f"ipc_{kind}_{len(st.exports) + 1}"
+    key = f"ipc_{kind}_{sum(k.startswith(f'ipc_{kind}_') for k in st.exports) + 1}"
     st.exports[key] = Export(key, th.process.pid, thing if buf is None else buf, size or 0, flags == 0)
     return key
 

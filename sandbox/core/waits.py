@@ -40,9 +40,10 @@ api_c_memory.cc:559-595, api/impl/api_error.cc:4356-4440 and 7249-7295, api/impl
 * Hazards (core/hazards.py): a wait is ordered after the record or write it pairs with in
   submission order, as an event wait is after its record: the notify's latest record submitted
   before the wait that no earlier wait took; the word's latest value write submitted before the
-  wait, if its value meets the wait.  A wait submitted before its record or write still orders
-  the device, but teaches the clocks nothing (the checks stay on the safe side and may report a
-  race there).  A value write is a device write of its 8 bytes; a wait reads the word as a
+  wait, if its value meets the wait.  A notify wait submitted before its record takes the next
+  record submitted: the checks of the tasks behind it wait for that record and get its clock
+  (hazards.hold/release).  A value wait submitted before its write still orders the device, but
+  teaches the clocks nothing (the checks stay on the safe side and may report a race there).  A value write is a device write of its 8 bytes; a wait reads the word as a
   synchronization, not as data.
 * A capturing stream (ACL Graph) refuses these calls with 207000: the sandbox's capture records
   kernels, copies and event tasks only (the real aclmdlRITaskType has VALUE_WRITE/VALUE_WAIT).
@@ -77,6 +78,7 @@ class Notify:
     def __init__(self, device: int):
         self.device, self.set = device, False
         self.last_record: Task | None = None  # the latest record submitted that no wait took
+        self.unpaired: list[Task] = []  # waits submitted before the record they will take, oldest first
 
 
 class Waits:
@@ -113,13 +115,14 @@ class Waits:
             self.parked.remove(waiter)
             self.m.sim.reschedule([(waiter, self.m.sim.now)])
 
-    def wait(self, th: HostThread, stream, kind: str, name: str, test, timeout: int, after: Task | None) -> None:
+    def wait(self, th: HostThread, stream, kind: str, name: str, test, timeout: int, after: Task | None) -> Task:
         """Queue a wait task; ``after``: the record or write it pairs with (its clock is joined)."""
 
         def end():
             self.tests.pop(task.id, None)
             if task in self.parked:  # still parked: its timeout ran out
                 self.parked.remove(task)
+                hazards.release(self.m, task, None)
                 return ACL_ERROR_RT_TASK_TIMEOUT, (f"{name} on stream {stream.stream_id} timed out: the notify was "
                                                    f"not recorded within {timeout // 10**9} s")
             return 0
@@ -129,6 +132,7 @@ class Waits:
         self.tests[task.id] = (test, timeout)
         if after is not None:
             hazards.join(task.vc, after.vc)  # task.vc is its stream's clock from here on
+        return task
 
 
 def state(m: Machine) -> Waits:
@@ -176,7 +180,11 @@ def record(m: Machine, th: HostThread, handle, stream_handle) -> None:
     def raise_flag():
         notify.set = True
 
-    notify.last_record = m.submit(th, stream, Task.new("notify_record", "NOTIFY_RECORD", effect=raise_flag))
+    task = m.submit(th, stream, Task.new("notify_record", "NOTIFY_RECORD", effect=raise_flag))
+    if notify.unpaired:  # the oldest wait queued before it takes it: its stream's held checks go on
+        hazards.release(m, notify.unpaired.pop(0), task)
+    else:
+        notify.last_record = task
 
 
 def wait_and_reset(m: Machine, th: HostThread, handle, stream_handle, timeout: int) -> None:
@@ -190,7 +198,11 @@ def wait_and_reset(m: Machine, th: HostThread, handle, stream_handle, timeout: i
         return taken
 
     forever = timeout in (0, 2**32 - 1)
-    state(m).wait(th, stream, "notify_wait", "NOTIFY_WAIT", take, 0 if forever else timeout * 10**9, notify.last_record)
+    task = state(m).wait(th, stream, "notify_wait", "NOTIFY_WAIT", take, 0 if forever else timeout * 10**9,
+                         notify.last_record)
+    if notify.last_record is None:
+        notify.unpaired.append(task)
+        hazards.hold(m, stream, task)
     notify.last_record = None  # this wait took it (only once queued: a refused wait changes nothing)
 
 
