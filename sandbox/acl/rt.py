@@ -692,8 +692,7 @@ def notify_get_export_key(m, th, notify: handle, len: size = 65, flags: int = 0)
 def notify_set_import_pid(m, th, notify: handle, pid, num: size) -> None:
     if notify == 0:  # the acl layer (src/acl/aclrt_impl/notify.cpp:124)
         fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
-    pids = _pids(pid, num)
-    return ipc.set_pids(m, th, ipc.notify_key(m, notify), "notify", pids)
+    return ipc.set_pids(m, th, notify, "notify", _pids(pid, num))
 
 
 @api("aclrtNotifyImportByKey", defaults=(0,))

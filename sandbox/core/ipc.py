@@ -43,9 +43,11 @@ KEY_LEN = 65
 
 
 class Imported(DeviceAllocation):
-    """An imported address: the bytes are ``target``'s (its storage serves both), and it hashes and
-    compares as ``target``, so the hazard checks' tables (keyed by buffer) see one buffer."""
+    """An imported address: ``target``'s storage serves it (Buffer's methods and slots read through),
+    and it hashes and compares as ``target``, so the hazard tables (keyed by buffer) see one buffer."""
     __slots__ = ("target",)
+    _storage = property(lambda self: self.target._storage, lambda self, v: None)
+    _chunks = property(lambda self: self.target._chunks, lambda self, v: None)
 
     def __init__(self, target: DeviceAllocation, size, device, ptr, reserved, pid, tid, key):
         super().__init__(device, ptr, size, ptr, reserved, target.page, f"IPC import of {key}", pid, tid)
@@ -64,14 +66,10 @@ class Imported(DeviceAllocation):
         return other is self.target or (isinstance(other, Imported) and other.target is self.target)
 
 
-for _name in ("_storage", "_chunks"):  # Buffer's slots, read from the target (only its own methods make them)
-    setattr(Imported, _name, property(lambda s, n=_name: getattr(s.target, n), lambda s, v: None))
-
-
 class Export:
-    def __init__(self, key: str, pid: int, thing, size: int, check_pid: bool):
-        self.key, self.pid, self.thing, self.size = key, pid, thing, size  # thing: an allocation or a notify handle
-        self.check_pid, self.pids, self.closed = check_pid, set(), False
+    def __init__(self, pid: int, thing, size: int, check_pid: bool):
+        self.pid, self.thing, self.size = pid, thing, size  # thing: an allocation, or a notify handle (size 0)
+        self.check_pid, self.closed, self.pids = check_pid, False, set[int]()
 
     def alive(self, m: Machine) -> bool:
         return not self.closed and (self.thing in waits.state(m).notifies if self.size == 0 else not self.thing.freed)
@@ -79,7 +77,7 @@ class Export:
 
 class Ipc:
     def __init__(self, m: Machine):
-        self.m, self.exports = m, {}
+        self.m, self.exports = m, dict[str, Export]()
         self.imports: list[tuple[str, int, int]] = []  # (key, pid, address or notify handle), oldest first
         m.hooks.process_ending.append(self.process_ending)
 
@@ -100,7 +98,7 @@ def _supported(m: Machine, th: HostThread) -> None:
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"IPC memory and notifies are not supported on {m.profile.soc_name}")
 
 
-def export(m: Machine, th: HostThread, thing, size: int, length: int, flags: int) -> str:
+def export(m: Machine, th: HostThread, thing: int, size: int | None, length: int, flags: int) -> str:
     """aclrtIpcMemGetExportKey (``thing`` an address) or aclrtNotifyGetExportKey (a handle, size None)."""
     kind, allowed = ("notify", (0, 2)) if size is None else ("mem", (0, 1))
     if size == 0 or length == 0 or flags not in allowed or length < KEY_LEN:
@@ -115,34 +113,32 @@ def export(m: Machine, th: HostThread, thing, size: int, length: int, flags: int
         fail(ACL_ERROR_RT_PARAM_INVALID, f"{thing:#x} with size {size} is not the start of a device allocation "
              "(aclrtMalloc) of this process, or the size runs past its end")
     key = f"ipc_{kind}_{sum(k.startswith(f'ipc_{kind}_') for k in st.exports) + 1}"
-    st.exports[key] = Export(key, th.process.pid, thing if buf is None else buf, size or 0, flags == 0)
+    st.exports[key] = Export(th.process.pid, thing if buf is None else buf, size or 0, flags == 0)
     return key
 
 
-def _live(m: Machine, key: str, kind: str) -> Export:
+def _live(m: Machine, key, kind: str) -> tuple[str, Export]:
+    """The export of ``key`` (or, for "notify", of the notify handle ``key``), if it is still open."""
+    if kind == "notify" and type(key) is int:
+        waits._notify(m, key)
+        key = next((k for k, e in state(m).exports.items() if e.thing == key and e.size == 0), f"notify {key:#x}")
     e = state(m).exports.get(key)
     if e is None or not key.startswith(f"ipc_{kind}_") or not e.alive(m):
         fail(ACL_ERROR_RT_PARAM_INVALID, f"{key!r} is not the key of a live IPC {kind} export (never exported, "
              "closed, or its memory or notify is gone)")
-    return e
+    return key, e
 
 
-def set_pids(m: Machine, th: HostThread, key: str, kind: str, pids: list[int]) -> None:
-    """aclrtIpcMemSetImportPid (the key) or aclrtNotifySetImportPid (the key of the notify, ``notify_key``)."""
+def set_pids(m: Machine, th: HostThread, key, kind: str, pids: list[int]) -> None:
+    """aclrtIpcMemSetImportPid (a key) or aclrtNotifySetImportPid (the handle of an exported notify)."""
     _supported(m, th)
     if not pids:
         fail(ACL_ERROR_RT_PARAM_INVALID, "num must be at least 1")
-    e = _live(m, key, kind)
+    key, e = _live(m, key, kind)
     if e.pid != th.process.pid or not e.check_pid:
         fail(ACL_ERROR_RT_NO_PERMISSION, f"{key}: " + ("only the exporting process sets its allow-list"
              if e.pid != th.process.pid else "exported with DISABLE_PID_VALIDATION, which takes no allow-list"))
     e.pids.update(pids)
-
-
-def notify_key(m: Machine, handle: int) -> str:
-    waits._notify(m, handle)
-    key = next((k for k, e in state(m).exports.items() if e.thing == handle and k.startswith("ipc_notify")), "")
-    return key or fail(ACL_ERROR_RT_PARAM_INVALID, f"notify {handle:#x} has no key: call aclrtNotifyGetExportKey")
 
 
 def import_key(m: Machine, th: HostThread, key: str, kind: str, flags: int) -> int:
@@ -152,7 +148,7 @@ def import_key(m: Machine, th: HostThread, key: str, kind: str, flags: int) -> i
     _supported(m, th)
     if kind == "notify" and flags & 1:
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "notify import flag 1 (download to device) is not supported here")
-    e, pid = _live(m, key, kind), th.process.pid
+    e, pid = _live(m, key, kind)[1], th.process.pid
     if e.pid == pid:
         fail(ACL_ERROR_RT_PARAM_INVALID, f"{key} was exported by this process (pid {pid}): import it in another")
     if e.check_pid and pid not in e.pids:
@@ -186,21 +182,21 @@ def close_import(m: Machine, th: HostThread, item: tuple[str, int, int]) -> None
 def mem_close(m: Machine, th: HostThread, key: str) -> None:
     _supported(m, th)
     st, pid = state(m), th.process.pid
-    mine = [i for i in st.imports if i[0] == key and i[1] == pid and key.startswith("ipc_mem_")]
+    mine = [i for i in st.imports if i[:2] == (key, pid) and key.startswith("ipc_mem_")]
     e = st.exports.get(key)
-    if mine:
-        close_import(m, th, mine[0])
-    elif e is not None and e.pid == pid and not e.closed and key.startswith("ipc_mem_"):
-        e.closed = True
-    else:
+    if not mine and (e is None or e.pid != pid or e.closed or not key.startswith("ipc_mem_")):
         fail(ACL_ERROR_RT_PARAM_INVALID, f"{key!r} is neither exported nor imported by this process (pid {pid}), "
              "or it was closed already")
+    if mine:
+        close_import(m, th, mine[0])
+    else:
+        e.closed = True  # type: ignore[union-attr]  # e is the caller's open export here
 
 
 def held(m: Machine, pid: int) -> list[tuple]:
     """(kind, device, address, size, detail) of the IPC memory process ``pid`` exports or imports, unclosed."""
     st = m.feature_in_use(Ipc)
-    out = [("ipc memory", e.thing.device, e.thing.ptr, e.size, f"aclrtIpcMemGetExportKey {e.key}")
-           for e in (st.exports.values() if st else ()) if e.pid == pid and e.size and e.alive(m)]
+    out = [("ipc memory", e.thing.device, e.thing.ptr, e.size, f"aclrtIpcMemGetExportKey {k}")
+           for k, e in (st.exports.items() if st else ()) if e.pid == pid and e.size and e.alive(m)]
     bufs = [(key, m.buffer(ident)) for key, p, ident in (st.imports if st else ()) if p == pid and "_mem_" in key]
     return out + [("ipc memory", b.device, b.ptr, b.size, f"aclrtIpcMemImportByKey {key}") for key, b in bufs]
