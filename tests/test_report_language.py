@@ -197,6 +197,25 @@ def one_leak_at_a_process_end():
     sandbox.spawn_process(worker, name="leaky").join()
 
 
+def ipc_memory_left_open_at_process_ends():
+    _start()
+
+    def exporter():
+        acl.init()
+        acl.rt.set_device(0)
+        ptr, _ = acl.rt.malloc(4096, 0)
+        key, _ = acl.rt.ipc_mem_get_export_key(ptr, 4096, 65, 1)
+        sandbox.write_shared("key", key)
+
+    def importer():
+        acl.init()
+        acl.rt.set_device(0)
+        acl.rt.ipc_mem_import_by_key(sandbox.read_shared("key"), 0)
+
+    sandbox.spawn_process(exporter, name="exporter").join()
+    sandbox.spawn_process(importer, name="importer").join()
+
+
 def nothing_left():
     _start()
 
@@ -217,6 +236,7 @@ PROGRAMS = [
     peer_copy_without_peer_access,
     leaks_of_every_kind_at_finalize,
     one_leak_at_a_process_end,
+    ipc_memory_left_open_at_process_ends,
     nothing_left,
 ]
 

@@ -628,16 +628,30 @@ sandbox.teach.check("06.3", solution)
 # ## Official samples for this topic
 #
 # [1_device_multi_thread.py](../examples/1_basic_features/device/1_device_multi_thread.py) drives
-# one device per host thread. The samples with two processes (IPC memory, IPC events, IPC
-# notifies) wait for calls the sandbox lacks: [examples/README.md](../examples/README.md).
+# one device per host thread. Two processes share device memory by key in
+# [10_ipc_memory_withpid.py](../examples/1_basic_features/memory/10_ipc_memory_withpid.py) and
+# [11_ipc_memory_withoutpid.py](../examples/1_basic_features/memory/11_ipc_memory_withoutpid.py)
+# (with and without the pid allow-list), and a notify across two devices in
+# [0_ipc_notify_withpid.py](../examples/2_advanced_features/notify/0_ipc_notify_withpid.py) and
+# [1_ipc_notify_withoutpid.py](../examples/2_advanced_features/notify/1_ipc_notify_withoutpid.py):
+# each starts the sample's two programs with `sandbox.spawn_process` and passes pids, keys and
+# flags with `sandbox.write_shared` / `sandbox.read_shared` where the sample uses files. The IPC
+# event samples wait for calls the sandbox lacks: [examples/README.md](../examples/README.md).
 # Notebook [11_official_samples](11_official_samples.ipynb) walks through the others.
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
 #
 # [1_device_multi_thread.py](../../examples/1_basic_features/device/1_device_multi_thread.py)
-# 用每个 Host 线程驱动一个设备。使用两个进程的示例（IPC 内存、IPC 事件、IPC
-# notify）还在等待沙箱缺少的调用：见
+# 用每个 Host 线程驱动一个设备。两个进程按 key 共享设备内存的示例是
+# [10_ipc_memory_withpid.py](../../examples/1_basic_features/memory/10_ipc_memory_withpid.py) 和
+# [11_ipc_memory_withoutpid.py](../../examples/1_basic_features/memory/11_ipc_memory_withoutpid.py)
+# （分别启用和不启用进程白名单），跨两个设备共享 notify 的示例是
+# [0_ipc_notify_withpid.py](../../examples/2_advanced_features/notify/0_ipc_notify_withpid.py) 和
+# [1_ipc_notify_withoutpid.py](../../examples/2_advanced_features/notify/1_ipc_notify_withoutpid.py)：
+# 每个移植都用 `sandbox.spawn_process` 启动示例的两个程序，示例用文件传递的进程 ID、key
+# 和完成标志，这里用 `sandbox.write_shared` / `sandbox.read_shared` 传递。IPC 事件的示例
+# 还在等待沙箱缺少的调用：见
 # [examples/README.md](../../examples/README.md)。notebook
 # [11_official_samples](11_official_samples.ipynb) 逐步讲解其他示例。
 

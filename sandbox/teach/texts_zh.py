@@ -809,6 +809,7 @@ REPORTS: dict[str, str] = {
     "  {} ({}; release with {}):": "  {0}（{1} 项；用 {2} 释放）：",
     "device memory": "设备内存",
     "pinned host memory": "锁页内存",
+    "IPC shared memory": "IPC 共享内存",
     "memory pools": "内存池",
     "streams": "流",
     "events": "事件",
