@@ -421,3 +421,17 @@ def test_notify_and_value_tasks_show_in_the_chrome_trace_the_gantt_and_the_dashb
     assert {"notify_record", "notify_wait", "value_write", "value_wait"} <= set(meta["kinds"])
     gantt_figure(sandbox.trace())
     assert "task" in str(summary(sandbox.trace()))
+
+
+def test_freeing_or_reading_memory_that_work_behind_an_unrecorded_wait_uses_is_reported(device0):
+    s2, _ = acl.rt.create_stream()
+    n, x = notify(), counter()
+    acl.rt.wait_and_reset_notify(n, s2, 0)
+    double[1, s2](x)  # cannot run before a record: its checks wait, but it is in use all the same
+    h, _ = acl.rt.malloc_host(64)
+    acl.rt.memcpy_async(h, 64, x, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST, s2)
+    with pytest.warns(sandbox.HazardWarning, match="host has not seen complete"):
+        acl.util.ptr_to_numpy(h, (1,), np.uint32)
+    with pytest.warns(sandbox.HazardWarning, match="still uses it"):
+        acl.rt.free(x)
+    assert [h.kind for h in sandbox.hazards()] == ["host_read", "free_in_use"]

@@ -186,6 +186,12 @@ def release(m, wait, record) -> None:
         _device_access(m, c, th, buf, start, end, write, task)
 
 
+def _held(c: Checker, buf) -> list:
+    """The accesses of ``buf`` by held tasks (not checked yet, not done: the host cannot know them done)."""
+    return [Access(start, end, write, task) for held in c.held.values() for _, b, start, end, write, task in held[2]
+            if b == buf]
+
+
 def snapshot(m, items) -> list:
     """Clocks of these streams (their work submitted so far) and tasks, taken now."""
     stream_vc = checker(m).stream_vc
@@ -226,7 +232,7 @@ def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> 
     if buf.kind == "device":
         stale(m, th, buf, f"{api} on host thread {th.name!r}", ())
     c = checker(m)
-    old = c.accesses.get(buf)
+    old = (c.accesses.get(buf) or []) + _held(c, buf)
     if not old or nbytes <= 0:
         return
     start, end = offset, offset + nbytes
@@ -250,7 +256,7 @@ def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> 
 def freeing(m, th, buf, api: str) -> None:
     """aclrtFree/aclrtFreeHost of ``buf`` by the host: work not known complete still uses it?"""
     c = checker(m)
-    old = c.accesses.pop(buf, None)
+    old = (c.accesses.pop(buf, None) or []) + _held(c, buf)
     if not old:
         return
     hv = c.host_vc.get(th.tid, {})
