@@ -1,31 +1,28 @@
 """IPC: device memory and notifies one simulated process shares with another by key.
 
-Sources (hicann/runtime): include/external/acl/acl_rt.h:59-69, 4583-4690; docs/zh/api_ref/
-11-07_IPC_memory_sharing.md, 08_notify_management.md; src/runtime/api/impl/api_error.cc:3747-3855,
-4464-4499, api_impl_standard_soc.cc:635-780, api_impl.cc:4760-4790, 4972-5006; driver codes through
-errcode_manage.cc:565/86 (invalid value: 107000), 575/92 (not permitted: 207006).
+Sources (hicann/runtime): include/external/acl/acl_rt.h:59-69, 4583-4690; docs/zh/api_ref/11-07,
+08; src/runtime/api/impl/api_error.cc:3747-3855, 4464-4499, api_impl_standard_soc.cc:635-780,
+api_impl.cc:4760-4790, 4972-5006; driver codes through errcode_manage.cc:565/86 (107000), 575/92 (207006).
 
-* A key is "ipc_mem_N" / "ipc_notify_N", N one counter per machine.  Export: size 0, len 0, a memory
-  flag above 1, a notify flag other than 0 or 2: 107000 (api_error.cc:3752-3758, 4469, 4477); len
-  below 65 too (docs: "fixed at 65" / "minimum 65"; the sources check only 0: the sandbox's choice);
-  memory must start a live aclrtMalloc block of the caller, size within it, a notify have no key yet
-  (107000, the driver's checks, whose codes the sources do not show); a chip without IPC 207000.
-* Allow-list: with the default flag only the pids given to aclrtIpcMemSetImportPid /
-  aclrtNotifySetImportPid may import (num <= 0: 107000, api_error.cc:3801, 3813); under
-  DISABLE_PID_VALIDATION anyone may, and setting pids is 207006, as it is for a process that is not
-  the exporter (the driver's "mutually exclusive" / "not the creator", ascend_hal_base.h:2325, 1802).
-* Import: an unknown or closed key, or the exporting process itself 107000; a pid not on the list
-  207006; memory flags above 1, notify flags above 3 107000 (api_error.cc:3826, 4492); notify flag 1
-  (download to device) 207000 (api_impl.cc:4995).  Imported memory is a second address, taken in
-  the importer's device range and owned by it, for the same bytes (the hazard checks see one buffer);
-  each import is a new address, in one process twice too (api_impl_standard_soc.cc:700-707).  An
-  imported notify is a new handle of the same flag; aclrtDestroyNotify releases it.
-* aclrtIpcMemClose unmaps the importer's first import of the key (api_impl_standard_soc.cc:757-780);
-  in the exporter it destroys the key (imports made stay valid); else (closed twice) 107000.
-* Freeing exported memory, or the exporter's end, while imported: the docs ask importers to close
-  first ("otherwise exceptions may occur") with no code; here the key dies, the importers keep the
-  bytes until they close.  A process's end closes what it exports and imports (the leak report
-  lists the memory ones; notifies are not in it).
+* Keys are "ipc_mem_N" / "ipc_notify_N" (a count per machine).  Export: size or len 0, a memory flag
+  above 1, a notify flag not 0 or 2: 107000 (api_error.cc:3752-3758, 4469, 4477); len below 65 too
+  (the docs' length; the sources check only 0: the sandbox's choice), and memory that is not the
+  start of a live aclrtMalloc block of the caller (size within it), a notify with a key already (the
+  driver's checks, codes unseen); a chip without IPC (200I/500 A2) 207000.
+* Default flag: only pids given to aclrtIpcMemSetImportPid / aclrtNotifySetImportPid import (num <= 0
+  107000, api_error.cc:3801, 3813); DISABLE_PID_VALIDATION: anyone.  Setting pids then, or from
+  another process than the exporter: 207006 (ascend_hal_base.h:2325, 1802: not permitted).
+* Import: an unknown or closed key, or the exporter itself 107000; a pid off the list 207006; memory
+  flags above 1, notify flags above 3 107000 (api_error.cc:3826, 4492); notify flag 1 207000
+  (api_impl.cc:4995).  Memory: a new address per import (api_impl_standard_soc.cc:700-707) in the
+  importer's device range, owned by it, of the same bytes; the hazard checks see one buffer.  (The
+  range is taken from that device's allocator, so aclrtGetMemInfo there counts it.)  A notify: a new
+  handle of the same flag, released by aclrtDestroyNotify.
+* aclrtIpcMemClose unmaps the importer's first import of the key (api_impl_standard_soc.cc:757-780),
+  or destroys the exporter's key (imports stay valid); else (closed twice) 107000.  Freeing exported
+  memory, or the exporter's end, while imported: the docs ask importers to close first, with no code;
+  here the key dies and importers keep the bytes until they close.  A process's end closes what it
+  exports and imports; the leak report lists the memory ones (it lists no notifies).
 """
 from __future__ import annotations
 
@@ -106,7 +103,7 @@ def export(m: Machine, th: HostThread, thing: int, size: int | None, length: int
              f"0, len must hold a key ({KEY_LEN} bytes, as the docs ask), flags must be one of {allowed}")
     _supported(m, th)
     st, buf = state(m), None if size is None else m.buffer(thing)
-    if size is None and any(e.thing == thing for e in st.exports.values()) or any(i[2] == thing for i in st.imports):
+    if size is None and (any(e.thing == thing for e in st.exports.values()) or any(i[2] == thing for i in st.imports)):
         fail(ACL_ERROR_RT_PARAM_INVALID, f"notify {thing:#x} was imported or has its key: only its creator exports it")
     if size is not None and (type(buf) is not DeviceAllocation or buf.ptr != thing or buf.pid != th.process.pid
                              or buf.policy.startswith("pool ") or size > buf.size):
@@ -183,14 +180,13 @@ def mem_close(m: Machine, th: HostThread, key: str) -> None:
     _supported(m, th)
     st, pid = state(m), th.process.pid
     mine = [i for i in st.imports if i[:2] == (key, pid) and key.startswith("ipc_mem_")]
-    e = st.exports.get(key)
-    if not mine and (e is None or e.pid != pid or e.closed or not key.startswith("ipc_mem_")):
+    if mine:
+        return close_import(m, th, mine[0])
+    e = st.exports.get(key) if key.startswith("ipc_mem_") else None
+    if e is None or e.pid != pid or e.closed:
         fail(ACL_ERROR_RT_PARAM_INVALID, f"{key!r} is neither exported nor imported by this process (pid {pid}), "
              "or it was closed already")
-    if mine:
-        close_import(m, th, mine[0])
-    else:
-        e.closed = True  # type: ignore[union-attr]  # e is the caller's open export here
+    e.closed = True
 
 
 def held(m: Machine, pid: int) -> list[tuple]:

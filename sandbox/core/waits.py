@@ -43,8 +43,8 @@ api_c_memory.cc:559-595, api/impl/api_error.cc:4356-4440 and 7249-7295, api/impl
   wait, if its value meets the wait.  A notify wait submitted before its record takes the next
   record submitted: the checks of the tasks behind it wait for that record and get its clock
   (hazards.hold/release).  A value wait submitted before its write still orders the device, but
-  teaches the clocks nothing (the checks stay on the safe side and may report a race there).  A value write is a device write of its 8 bytes; a wait reads the word as a
-  synchronization, not as data.
+  teaches the clocks nothing (the checks stay on the safe side and may report a race there).  A
+  value write is a device write of its 8 bytes; a wait reads the word as a synchronization, not data.
 * A capturing stream (ACL Graph) refuses these calls with 207000: the sandbox's capture records
   kernels, copies and event tasks only (the real aclmdlRITaskType has VALUE_WRITE/VALUE_WAIT).
 """
