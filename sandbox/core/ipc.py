@@ -16,8 +16,8 @@ api_impl.cc:4760-4790, 4972-5006; driver codes through errcode_manage.cc:565/86 
   flags above 1, notify flags above 3 107000 (api_error.cc:3826, 4492); notify flag 1 207000
   (api_impl.cc:4995).  Memory: a new address per import (api_impl_standard_soc.cc:700-707) in the
   importer's device range, owned by it, of the same bytes; the hazard checks see one buffer.  (The
-  range is taken from that device's allocator, so aclrtGetMemInfo there counts it.)  A notify: a new
-  handle of the same flag, released by aclrtDestroyNotify.
+  range, in the exporter's pages, is taken from that device's allocator, so aclrtGetMemInfo there
+  counts it; none left: 207001.)  A notify: a new handle of the same flag (aclrtDestroyNotify).
 * aclrtIpcMemClose unmaps the importer's first import of the key (api_impl_standard_soc.cc:757-780),
   or destroys the exporter's key (imports stay valid); else (closed twice) 107000.  Freeing exported
   memory, or the exporter's end, while imported: the docs ask importers to close first, with no code;
@@ -29,8 +29,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import trace as T, waits
-from .errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_NO_PERMISSION, ACL_ERROR_RT_PARAM_INVALID, fail
-from .memory import HUGE_PAGE, DeviceAllocation, align_up
+from .errors import (ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_NO_PERMISSION,
+                     ACL_ERROR_RT_PARAM_INVALID, fail)
+from .memory import PAGE_SIZES, DeviceAllocation, align_up
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -156,9 +157,10 @@ def import_key(m: Machine, th: HostThread, key: str, kind: str, flags: int) -> i
         waits.state(m).notifies[ident] = waits.state(m).notifies[e.thing]  # the same flag
     else:
         dev = m.current_context(th).device
-        mem, reserved = m.devices[dev].memory, align_up(e.size, HUGE_PAGE)
-        ident = mem.take_range(reserved, HUGE_PAGE) or fail(ACL_ERROR_RT_PARAM_INVALID, f"device {dev} has no free "
-                                                            f"address range of {reserved} bytes to map {key}")
+        mem, page = m.devices[dev].memory, PAGE_SIZES[e.thing.page]  # the exporter's pages, mapped again
+        reserved = align_up(e.size, page)
+        ident = mem.take_range(reserved, page) or fail(ACL_ERROR_RT_MEMORY_ALLOCATION, f"device {dev} has no "
+                                                            f"free address range of {reserved} bytes to map {key}")
         mem.map(Imported(e.thing, e.size, dev, ident, reserved, pid, th.tid, key))
         m.log.append(T.MemAllocated(th.clock, dev, ident, e.size, reserved, f"IPC import of {key}", e.thing.page,
                                     pid, th.tid, th.call_seq))
