@@ -9,11 +9,12 @@ sends a completion flag; both close the key (aclrtIpcMemClose), B first.
 run.sh starts proc_a and proc_b and they talk through files; here ``main`` starts them as
 simulated processes (``sandbox.spawn_process``) and the files are ``sandbox.write_shared`` /
 ``read_shared`` values (``_file_ops.py``), polled once a second of virtual time as ReadFile does.
-The output is the two programs' lines in the order the sandbox runs them.  The README shows
-proc_b's lines, then proc_a's (each program's output reaches the terminal in one piece through
-its ``tee``), and leaves out the file helpers' lines ("Start writing to ...", "Start reading
-from ...", "Data writing not yet complete", "Read data successfully"): the port prints them.  The kernels print when they finish, as in
-memory/9.  The key and the addresses are the sandbox's fixed ones.  The run.sh comparison ends it.
+The output is the two programs' lines interleaved in the order the sandbox runs them (how many
+"Data writing not yet complete" polls each makes follows from that order); the README shows all
+of proc_b's lines before proc_a's, and leaves out the file helpers' lines ("Start writing to ...", "Start reading
+from ...", "Data writing not yet complete", "Read data successfully"): the port prints them.
+The kernels print when they finish, as in memory/9.  The key and the addresses are the
+sandbox's fixed ones.  The run.sh comparison ends it.
 
 The sample never waits for its kernels before it passes the key on or frees: A's write kernel
 is not known complete when B's read kernel is queued (the files order the hosts, not A's
