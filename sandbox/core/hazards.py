@@ -92,7 +92,7 @@ class Checker:
         self.host_vc: dict[int, dict[int, int]] = {}       # host thread tid -> what it knows is done
         self.accesses: dict = {}       # buffer -> [Access]; a free drops the buffer's entry
         self.reported: set = set()
-        self.held: dict[int, list] = {}    # stream handle -> [wait, tasks after it, their accesses] (``hold``)
+        self.held: dict[int, list] = {}    # stream handle -> [wait, (th, task, access) of each task behind it]
 
     def task_submitted(self, th, stream, task) -> None:
         """A task entered ``stream`` (Machine.submit calls this for every task, before the
@@ -107,14 +107,12 @@ class Checker:
         self.stream_vc[stream.handle] = vc
         held = self.held.get(stream.handle)
         if held is not None:
-            held[1].append(task)
+            held.append((th, task, task.access))  # (checked by ``release``)
         for buf, offset, nbytes, write in task.access:
             if nbytes > 0:
                 if buf.kind == "device":
                     stale(self.m, th, buf, describe_task(task) + f" on {stream_name(stream)}", (task.id,))
-                if held is not None:
-                    held[2].append((th, buf, offset, offset + nbytes, write, task))
-                else:
+                if held is None:
                     _device_access(self.m, self, th, buf, offset, offset + nbytes, write, task)
 
 
@@ -169,7 +167,7 @@ def hold(m, stream, wait) -> None:
     """A notify wait queued before the record it will take (core/waits.py): the tasks queued behind it
     on ``stream`` come after that record, which is not submitted yet, so their bytes are checked when it
     is (``release``), with its clock, not now against work the record will order before them."""
-    checker(m).held.setdefault(stream.handle, [wait, [], []])
+    checker(m).held.setdefault(stream.handle, [wait])
 
 
 def release(m, wait, record) -> None:
@@ -180,16 +178,18 @@ def release(m, wait, record) -> None:
     if held is None or held[0] is not wait:
         return
     del c.held[wait.stream.handle]
-    for task in (wait, *held[1]):
+    for task in (wait, *(entry[1] for entry in held[1:])):
         join(task.vc, record.vc if record is not None else None)
-    for th, buf, start, end, write, task in held[2]:
-        _device_access(m, c, th, buf, start, end, write, task)
+    for th, task, access in held[1:]:
+        for buf, offset, nbytes, write in access:
+            if nbytes > 0:
+                _device_access(m, c, th, buf, offset, offset + nbytes, write, task)
 
 
 def _held(c: Checker, buf) -> list:
     """The accesses of ``buf`` by held tasks (not checked yet, not done: the host cannot know them done)."""
-    return [Access(start, end, write, task) for held in c.held.values() for _, b, start, end, write, task in held[2]
-            if b == buf]
+    return [Access(offset, offset + n, write, task) for held in c.held.values() for _, task, access in held[1:]
+            for b, offset, n, write in access if b == buf and n > 0]
 
 
 def snapshot(m, items) -> list:
