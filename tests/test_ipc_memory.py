@@ -336,3 +336,16 @@ def test_an_import_needs_a_current_context_107002(device0):
         return acl.rt.ipc_mem_import_by_key(key, 0)
 
     assert in_process(b, finalize=False) == (0, acl.ACL_ERROR_RT_CONTEXT_NULL)
+
+
+def test_an_import_after_the_importer_reset_its_device_is_no_use_after_reset(device0):
+    ptr, key = exported()
+
+    def b():
+        acl.rt.reset_device(0)
+        acl.rt.set_device(0)
+        q, _ = acl.rt.ipc_mem_import_by_key(key, 0)
+        get(q)
+
+    in_process(b)
+    assert sandbox.hazards() == []

@@ -161,7 +161,8 @@ def import_key(m: Machine, th: HostThread, key: str, kind: str, flags: int) -> i
         reserved = align_up(e.size, page)
         ident = mem.take_range(reserved, page) or fail(ACL_ERROR_RT_MEMORY_ALLOCATION, f"device {dev} has no "
                                                             f"free address range of {reserved} bytes to map {key}")
-        mem.map(Imported(e.thing, e.size, dev, ident, reserved, pid, th.tid, key))
+        mem.map(imported := Imported(e.thing, e.size, dev, ident, reserved, pid, th.tid, key))
+        imported.resets = th.process.device_resets.get(dev, 0)  # (as aclrtMalloc's: core/hazards.py stale)
         m.log.append(T.MemAllocated(th.clock, dev, ident, e.size, reserved, f"IPC import of {key}", e.thing.page,
                                     pid, th.tid, th.call_seq))
     state(m).imports.append((key, pid, ident))
