@@ -7,7 +7,9 @@ through files in ``file/``: one writes ``x.bin`` then ``x.bin.done``, the other 
 writer had done before it wrote, the reader has seen done once it has read.  Here the two programs
 are simulated processes of one machine (``sandbox.spawn_process``), and a file is a named value:
 
-* ``sandbox.write_shared(name, value)`` leaves ``value`` under ``name`` (again: replaces it);
+* ``sandbox.write_shared(name, value)`` leaves ``value`` under ``name`` (again: replaces it; None:
+  as if removed).  Values last until ``sandbox.configure()``, as files last until removed (run.sh
+  empties ``file/`` first): a notebook cell run again finds the last run's values;
 * ``sandbox.read_shared(name)`` returns it, or None while nothing was written, without waiting:
   a sample's poll loop is ``while (v := read_shared(name)) is None: sandbox.host_work(ns, "usleep")``,
   which moves the reader's virtual clock so the writer gets its turn (core/threads.py).
