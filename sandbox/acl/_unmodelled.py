@@ -139,18 +139,6 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "aclprofStart",
         "aclprofStop",
     ),
-    ("custom allocators are called by operators (aclnn), which the sandbox does not have"): (
-        "aclrtAllocatorCreateDesc",
-        "aclrtAllocatorDestroyDesc",
-        "aclrtAllocatorGetByStream",
-        "aclrtAllocatorRegister",
-        "aclrtAllocatorSetAllocAdviseFuncToDesc",
-        "aclrtAllocatorSetAllocFuncToDesc",
-        "aclrtAllocatorSetFreeFuncToDesc",
-        "aclrtAllocatorSetGetAddrFromBlockFuncToDesc",
-        "aclrtAllocatorSetObjToDesc",
-        "aclrtAllocatorUnregister",
-    ),
     (
         "the sandbox's kernels are Python functions (@sandbox.kernel): there is no device binary to load, "
         "argument block to build or function handle to read"

@@ -14,7 +14,7 @@ from ..core import callbacks, devices, devres, events, memops, peer, pools, redu
 from ..core import constants as C
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
-from . import _pool_props, _stream_config, _types
+from . import _allocator, _pool_props, _stream_config, _types
 from ._declare import Kind, api, handle, helper, positive_size, ptr, size, timeout
 
 
@@ -706,3 +706,71 @@ def stream_wait_event_with_flag(m, th, stream: handle, event: handle, timeout: i
     if flag and timeout != 0:  # the acl layer (stream.cpp:247-250)
         fail(ACL_ERROR_INVALID_PARAM, f"timeout must be 0 with ACL_EVENT_WAIT_EXTERNAL, got {timeout}")
     return events.stream_wait(m, th, stream, event, flag)
+
+
+# -- custom allocators: the acl library's own records (acl/_allocator.py) --------------------------------
+if TYPE_CHECKING:
+    allocator_obj = Any
+else:
+    allocator_obj = Kind(show=describe)  # the learner's object, named by its kind (never a repr)
+
+
+@api("aclrtAllocatorCreateDesc", needs_init=False, defaults=(0,))
+def allocator_create_desc(m, th):
+    """An empty allocator descriptor (a handle): set its object and functions, then register it."""
+    return _allocator.create_desc(m, th)
+
+
+@api("aclrtAllocatorDestroyDesc", needs_init=False)
+def allocator_destroy_desc(m, th, allocator_desc: handle) -> None:
+    """Destroy a descriptor; a registration made from it stays (it is a copy)."""
+    return _allocator.destroy_desc(m, th, allocator_desc)
+
+
+@api("aclrtAllocatorSetObjToDesc", needs_init=False)
+def allocator_set_obj_to_desc(m, th, allocator_desc: handle, allocator: allocator_obj) -> None:
+    """The allocator object each function gets first (any value but None)."""
+    return _allocator.set_obj(m, th, allocator_desc, allocator)
+
+
+@api("aclrtAllocatorSetAllocFuncToDesc", needs_init=False)
+def allocator_set_alloc_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
+    """``func(allocator, size)`` -> a block."""
+    return _allocator.set_func(m, th, allocator_desc, "alloc", func)
+
+
+@api("aclrtAllocatorSetFreeFuncToDesc", needs_init=False)
+def allocator_set_free_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
+    """``func(allocator, block)``."""
+    return _allocator.set_func(m, th, allocator_desc, "free", func)
+
+
+@api("aclrtAllocatorSetAllocAdviseFuncToDesc", needs_init=False)
+def allocator_set_alloc_advise_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
+    """``func(allocator, size, addr)`` -> a block (optional: register does not require it)."""
+    return _allocator.set_func(m, th, allocator_desc, "alloc_advise", func)
+
+
+@api("aclrtAllocatorSetGetAddrFromBlockFuncToDesc", needs_init=False)
+def allocator_set_get_addr_from_block_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
+    """``func(block)`` -> the block's memory."""
+    return _allocator.set_func(m, th, allocator_desc, "get_addr_from_block", func)
+
+
+@api("aclrtAllocatorRegister", needs_init=False)
+def allocator_register(m, th, stream: handle, allocator_desc: handle) -> None:
+    """Save a copy of the descriptor under a created stream (again: replaces it)."""
+    return _allocator.register(m, th, stream, allocator_desc)
+
+
+@api("aclrtAllocatorGetByStream", needs_init=False, defaults=(0, None, None, None, None, None))
+def allocator_get_by_stream(m, th, stream: handle):
+    """``(desc, allocator, alloc_func, free_func, alloc_advise_func, get_addr_from_block_func, ret)``."""
+    return _allocator.get_by_stream(m, th, stream)
+
+
+@api("aclrtAllocatorUnregister", needs_init=False)
+def allocator_unregister(m, th, stream: handle) -> None:
+    """Drop the stream's registration (none: nothing to do, still 0)."""
+    return _allocator.unregister(m, th, stream)
+
