@@ -16,6 +16,16 @@ from ..core.errors import ALL_CODES as _ALL_CODES
 from ..core.gate import local
 from ..core.machine import current as _current
 from . import _unmodelled, mdl, rt, util  # noqa: F401
+from ._compat import (  # noqa: F401  (re-exported: acl.get_cann_attribute_list, acl.ACL_CANN_ATTR_BF16)
+    ACL_CANN_ATTR_BF16,
+    ACL_CANN_ATTR_INF_NAN,
+    ACL_CANN_ATTR_JIT_COMPILE,
+    ACL_CANN_ATTR_UNDEFINED,
+    ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV,
+    ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV,
+    get_cann_attribute,
+    get_cann_attribute_list,
+)
 from ._declare import api
 from ._sysinfo import (  # noqa: F401  (re-exported: acl.float_to_float16, acl.sys_get_version_str)
     RUNTIME_SOURCES_VERSION,

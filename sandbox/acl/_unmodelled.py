@@ -45,14 +45,6 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "aclFloat16ToFloat",
         "aclFloatToFloat16",
     ),
-    ("it describes the installed CANN packages and the chip's feature list; the sandbox would have to invent them"): (
-        "aclGetCannAttribute",
-        "aclGetCannAttributeList",
-        "aclrtCheckArchCompatibility",
-        "aclrtGetDeviceCapability",
-        "aclsysGetVersionNum",
-        "aclsysGetVersionStr",
-    ),
     ("operator and model dumps (adump) are not modelled"): (
         "acldumpGetExceptionInfoPath",
         "acldumpGetPath",

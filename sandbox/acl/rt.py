@@ -14,7 +14,7 @@ from ..core import callbacks, devices, devres, events, memops, peer, pools, redu
 from ..core import constants as C
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
-from . import _allocator, _pool_props, _stream_config, _types
+from . import _allocator, _compat, _pool_props, _stream_config, _types
 from ._declare import Kind, api, handle, helper, positive_size, ptr, size, timeout
 
 
@@ -774,3 +774,15 @@ def allocator_unregister(m, th, stream: handle) -> None:
     """Drop the stream's registration (none: nothing to do, still 0)."""
     return _allocator.unregister(m, th, stream)
 
+
+# -- cross-version checks (acl/_compat.py) -------------------------------------------------------------
+@api("aclrtCheckArchCompatibility", needs_init=False, defaults=(0,))
+def check_arch_compatibility(m, th, soc_version: _compat.soc_version):
+    """``(can_compatible, ret)``: 1 when the SoC's architecture (NpuArch) is the device's, else 0."""
+    return _compat.check_arch_compatibility(m, th, soc_version)
+
+
+@api("aclrtGetDeviceCapability", defaults=(0,))
+def get_device_capability(m, th, device_id: int, dev_feature_type: int):
+    """``(value, ret)`` of one aclrtDevFeatureType (1: a task update of AI Core/Vector kernels, 0/1)."""
+    return _compat.device_capability(m, th, device_id, dev_feature_type)
