@@ -19,6 +19,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 import sandbox
 from sandbox import acl
+from sandbox.acl._allocator import Allocators
 from sandbox.core.errors import ALL_CODES
 from sandbox.core.machine import current
 from sandbox.core.memory import PAGE_SIZES
@@ -509,7 +510,29 @@ class FacadeMachine(RuleBasedStateMachine):
         if self.facade(acl.rt.value_wait, dev, value, flag, s) == 0 and flag in (0, 1):  # GEQ, EQ: met by the write
             self.facade(acl.rt.synchronize_stream, s)
 
+    @rule(stream=INDEX, complete=st.booleans(), destroy_desc=st.booleans(), wrong=WRONG)
+    def allocator_register_then_get(self, stream, complete, destroy_desc, wrong):
+        desc, ret = self.facade(acl.rt.allocator_create_desc, values=1)
+        assert ret == 0 and desc != 0
+        self.facade(acl.rt.allocator_set_obj_to_desc, desc, {"owner": "test"})
+        self.facade(acl.rt.allocator_set_alloc_func_to_desc, desc, bytearray)
+        self.facade(acl.rt.allocator_set_free_func_to_desc, desc, max)
+        if complete:
+            self.facade(acl.rt.allocator_set_get_addr_from_block_func_to_desc, desc, len)
+        s = self.pick("stream", stream)
+        registered = self.facade(acl.rt.allocator_register, s, desc, wrong=wrong) == 0
+        if destroy_desc:
+            assert self.facade(acl.rt.allocator_destroy_desc, desc) == 0
+        got = self.facade(acl.rt.allocator_get_by_stream, s, values=6)
+        if registered:
+            assert got[0] == desc and got[-1] == 0
+
     # -- invariants -----------------------------------------------------------------------------
+    @invariant()
+    def allocator_registrations_belong_to_live_streams(self):
+        for handle in self.m.feature(Allocators).registered:
+            assert handle in self.m.streams and self.m.streams[handle].alive, "a registration outlived its stream"
+
     @invariant()
     def allocator_is_consistent(self):
         for dev in self.m.devices:

@@ -139,10 +139,10 @@ def available_attrs(soc_name: str) -> tuple[int, ...]:
 
 
 def _soc_version(value, what: str) -> str:
-    if value is None or value == "":
-        fail(ACL_ERROR_RT_PARAM_INVALID, f"{what} is null or empty: pass a SoC version such as 'Ascend910B2'")
-    if not isinstance(value, str):
+    if value is not None and not isinstance(value, str):
         fail(ACL_ERROR_INVALID_PARAM, f"{what} must be a SoC version (a str), got {describe(value)}")
+    if not value:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"{what} is null or empty: pass a SoC version such as 'Ascend910B2'")
     return value
 
 
