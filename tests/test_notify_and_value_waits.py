@@ -197,11 +197,65 @@ def test_a_timeout_outside_uint32_is_100000_and_changes_nothing(device0):
     assert len(list(sandbox.trace().of(T.TaskSubmitted))) == before
 
 
-def test_notify_and_value_calls_on_a_capturing_stream_are_207000(device0):
-    acl.mdl.ri_capture_begin(device0, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)
-    n, dev = notify(), dev_alloc(64)
-    assert acl.rt.record_notify(n, device0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    assert acl.rt.value_write(dev, 1, 0, device0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+# -- capture (ACL Graph) -------------------------------------------------------------------------------------
+def capture(stream, body):
+    assert acl.mdl.ri_capture_begin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
+    body()
+    ri, ret = acl.mdl.ri_capture_end(stream)
+    assert ret == 0, acl.get_recent_err_msg()
+    return ri
+
+
+def test_a_captured_notify_record_runs_at_each_launch_and_releases_a_wait_queued_before_it(device0):
+    s, _ = acl.rt.create_stream()
+    other, _ = acl.rt.create_stream()
+    n, x = notify(), counter()
+    ri = capture(s, lambda: (slow_add[1, s](x), acl.rt.record_notify(n, s)))
+    assert tasks_of("notify_record") == []  # recorded into the graph, not run
+    assert [r.kind for r in sandbox.trace().of(T.TaskCaptured)] == ["kernel", "notify_record"]
+    ctx = no_hazards()  # the launched record releases the wait: the graph's kernel comes before double
+    try:
+        for launch in (1, 2):
+            assert acl.rt.wait_and_reset_notify(n, other, 0) == 0
+            double[1, other](x)
+            assert acl.mdl.ri_execute_async(ri, s) == 0
+            assert acl.rt.synchronize_stream(other) == 0
+            assert read_u32(x) == [2, 6][launch - 1]  # (0 + 1) * 2, then (2 + 1) * 2
+    finally:
+        ctx.__exit__(None, None, None)
+    assert sandbox.hazards() == []
+    assert [t["status"] for t in tasks_of("notify_record")] == [0, 0]
+
+
+def test_a_captured_value_wait_holds_each_launch_until_its_word_is_written(device0, tmp_path):
+    s, _ = acl.rt.create_stream()
+    other, _ = acl.rt.create_stream()
+    word, x = counter(), counter()
+    ri = capture(s, lambda: (acl.rt.value_wait(word, 1, EQ, s), double[1, s](x), acl.rt.value_write(word, 0, 0, s)))
+    acl.rt.memset(x, 64, 1, 4)  # x = 0x01010101
+    for _ in (1, 2):
+        assert acl.mdl.ri_execute_async(ri, s) == 0
+        acl.rt.value_write(word, 1, 0, other)  # releases this launch's wait; the launch writes 0 back
+        assert acl.rt.synchronize_stream(s) == 0
+    assert read_u32(x) == 0x01010101 * 4
+    waits, writes = tasks_of("value_wait"), tasks_of("value_write")
+    assert [w["end"] for w in waits] == [writes[1]["end"], writes[3]["end"]]  # (0, 2: the launches' own)
+    assert sandbox.hazards() == []  # each launch's wait learns the write that released it
+    path = tmp_path / "ri.json"
+    assert acl.mdl.ri_debug_json_print(ri, str(path), 0) == 0
+    assert [t["task_type"] for t in json.loads(path.read_text())["tasks"]] == ["VALUE_WAIT", "KERNEL", "VALUE_WRITE"]
+
+
+def test_a_capture_records_a_notify_wait_and_each_launch_waits_for_a_record_made_after_it(device0):
+    s, _ = acl.rt.create_stream()
+    n, x = notify(), counter()
+    ri = capture(s, lambda: (acl.rt.wait_and_reset_notify(n, s, 0), double[1, s](x)))
+    acl.rt.memset(x, 64, 1, 1)
+    assert acl.mdl.ri_execute_async(ri, s) == 0
+    assert acl.rt.synchronize_stream(s) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT  # nothing recorded: 507046
+    assert "(NOTIFY_WAIT) of stream" in acl.get_recent_err_msg()
+    assert acl.rt.record_notify(n, device0) == 0
+    assert acl.rt.synchronize_stream(s) == 0 and read_u32(x) == 2
 
 
 # -- notifies: hazards -------------------------------------------------------------------------------------

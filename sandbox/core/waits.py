@@ -47,8 +47,12 @@ api_c_memory.cc:559-595, api/impl/api_error.cc:4356-4440 and 7249-7295, api/impl
   word meet it, the wait and what comes after it learn that task's clock; a value wait whose word
   already met it when reached, and a wait that timed out, learn nothing more.  A value write is a device write of its 8 bytes; a
   wait reads the word as a synchronization, not as data.
-* A capturing stream (ACL Graph) refuses these calls with 207000: the sandbox's capture records
-  kernels, copies and event tasks only (the real aclmdlRITaskType has VALUE_WRITE/VALUE_WAIT).
+* Capture (ACL Graph): the runtime captures all four tasks: each takes its task from
+  AllocTaskInfoForCapture (notify_c.cc:37, 99; memory_starsv2.cc:131; cond_starsv2.cc:175), which
+  puts it on the capture's stream when its stream is capturing (task_david.cc:380-385), and neither
+  api_error.cc:4387-4440, 7249-7295 nor api_impl.cc:4825-4945, 8984-9018 check the capture status.
+  So a capturing stream records them and each launch performs them; aclmdlRITaskType names VALUE_WRITE
+  and VALUE_WAIT (acl_rt.h:589-597), notify tasks are DEFAULT.  Pairing and hazards: the launched copies'.
 """
 
 from __future__ import annotations
@@ -163,14 +167,6 @@ def state(m: Machine) -> Waits:
     return m.feature(Waits)
 
 
-def _stream(m: Machine, th: HostThread, handle, api: str):
-    stream = m.stream(th, handle, api=api)
-    if stream.capture is not None:
-        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{api}: stream {stream.stream_id} is capturing, and the sandbox's "
-             "capture holds kernels, copies and event tasks only: call it outside the capture")
-    return stream
-
-
 def _notify(m: Machine, handle) -> Notify:
     if handle == 0:
         fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
@@ -199,7 +195,7 @@ def destroy(m: Machine, th: HostThread, handle) -> None:
 
 def record(m: Machine, th: HostThread, handle, stream_handle) -> None:
     _notify(m, handle)
-    stream = _stream(m, th, stream_handle, "aclrtRecordNotify")
+    stream = m.stream(th, stream_handle, api="aclrtRecordNotify")
     m.submit(th, stream, Task.new("notify_record", "NOTIFY_RECORD", detail=(("notify", handle),)))  # (finished sets it)
 
 
@@ -207,7 +203,7 @@ def wait_and_reset(m: Machine, th: HostThread, handle, stream_handle, timeout: i
     notify = _notify(m, handle)
     if not 0 <= timeout < 2**32:
         fail(ACL_ERROR_INVALID_PARAM, f"timeout is a uint32 of seconds (0: forever), got {timeout}")
-    stream = _stream(m, th, stream_handle, "aclrtWaitAndResetNotify")
+    stream = m.stream(th, stream_handle, api="aclrtWaitAndResetNotify")
 
     def take():
         taken, notify.set = notify.set, None
@@ -233,7 +229,7 @@ def _word(m: Machine, th: HostThread, addr: int, flag: int, flags, stream_handle
     offset = check_span(buf, addr, 8, api)
     if buf.kind != "device" or addr % 8:
         fail(ACL_ERROR_RT_PARAM_INVALID, f"{api}: the word at {addr:#x} must be 8-byte aligned device memory")
-    return buf, offset, _stream(m, th, stream_handle, api)
+    return buf, offset, m.stream(th, stream_handle, api=api)
 
 
 def value_write(m: Machine, th: HostThread, addr, value, flag, stream_handle) -> None:
