@@ -81,8 +81,8 @@ CONDITIONS = {  # flag -> does the word meet the wait for value?
 
 
 class Notify:
-    def __init__(self, device: int):
-        self.device = device
+    def __init__(self, device: int, pid: int):
+        self.device, self.pid = device, pid  # (pid: whose leak it is, core/leaks.py)
         self.set: Task | None = None  # the record that set the flag (None: not set)
         self.last_record: Task | None = None  # the latest record submitted that no wait took
 
@@ -183,7 +183,7 @@ def create(m: Machine, th: HostThread, flag: int) -> int:
     if sum(n.device == dev for n in state(m).notifies.values()) >= m.profile.max_notifies:
         fail(ACL_ERROR_RT_NO_NOTIFY_RESOURCE, f"device {dev} has the most notifies a {m.profile.soc_name} allows")
     handle = m.new_handle()
-    state(m).notifies[handle] = Notify(dev)
+    state(m).notifies[handle] = Notify(dev, th.process.pid)
     return handle
 
 
