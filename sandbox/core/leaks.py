@@ -2,7 +2,7 @@
 
 ``report(m, pid)`` lists, for one process: device memory from aclrtMalloc (and pool blocks
 still in use), pinned host memory from aclrtMallocHost, memory pools not destroyed, explicit
-streams, events, notifies (aclrtCreateNotify, core/waits.py) and explicit contexts still alive.  Default contexts and default streams
+streams, events, notifies and explicit contexts still alive.  Default contexts and default streams
 are not listed: they belong to aclrtSetDevice/aclrtResetDevice, which finalize releases.
 
 aclFinalize computes the report before it releases anything, and so does a simulated

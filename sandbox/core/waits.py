@@ -45,8 +45,8 @@ api_c_memory.cc:559-595, api/impl/api_error.cc:4356-4440 and 7249-7295, api/impl
   also held until it ends: released by a record of its notify (the one that set the flag it took,
   whether that ran before or after the wait was reached) or by the device write whose end made its
   word meet it, the wait and what comes after it learn that task's clock; a value wait whose word
-  already met it when reached, and a wait that timed out, learn nothing more.  A value write is a device write of its 8 bytes; a
-  wait reads the word as a synchronization, not as data.
+  already met it when reached, and a wait that timed out, learn nothing more.  A value write is a
+  device write of its 8 bytes; a wait reads the word as a synchronization, not as data.
 * Capture (ACL Graph): the runtime captures all four tasks: each takes its task from
   AllocTaskInfoForCapture (notify_c.cc:37, 99; memory_starsv2.cc:131; cond_starsv2.cc:175), which
   puts it on the capture's stream when its stream is capturing (task_david.cc:380-385), and neither
