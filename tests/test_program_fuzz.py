@@ -368,10 +368,10 @@ class Generator:
         else:
             self.emit(f'C("rt.destroy_event", {self.pick(scope, "event")})')
 
-    def op_notify(self, scope):
+    def op_notify(self, scope, stream=None):
         """Notifies and value waits (core/waits.py): records and waits in either order, on any stream."""
         r = self.rng.random()
-        stream = self.pick(scope, "stream")
+        stream = stream or self.pick(scope, "stream")
         if r < 0.2:
             name = self.name("n")
             self.emit(f'{name} = C("rt.create_notify", {self.rng.choice(["0", "0", "1", "2"])})')
@@ -623,9 +623,13 @@ class Generator:
         )
         self.emit(f'C("mdl.ri_capture_begin", {stream}, {mode})')
         self.capturing = True
+        releases: list[str] = []  # what releases a launch's captured waits (eager, after each launch)
         for _ in range(self.rng.randint(1, 5)):
-            if self.chance(0.5):
+            r = self.rng.random()
+            if r < 0.45:
                 self.op_kernel_on(scope, stream)
+            elif r < 0.65:  # notifies and value waits are captured too, and performed by each launch
+                releases.append(self.op_captured_wait(scope, stream))
             else:
                 self.step(scope)
         self.capturing = False
@@ -636,10 +640,35 @@ class Generator:
         scope.add("ri", ri)
         for _ in range(self.rng.randint(0, 2)):
             self.emit(f'C("mdl.ri_execute_async", {ri}, {self.pick(scope, "stream") if self.chance(0.3) else stream})')
+            for release in releases:
+                if self.chance(0.8):
+                    self.emit(release.format(self.pick(scope, "stream")))
         if self.chance(0.6):
             self.emit(f'C("rt.synchronize_stream", {stream})')
         if self.chance(0.7):
             self.emit(f'C("mdl.ri_destroy", {ri})')
+
+    def op_captured_wait(self, scope, stream) -> str:
+        """A notify record or wait, a value write or wait on the capturing stream; returns the eager call
+        (its stream left as ``{}``) that releases a launch's wait or takes its record."""
+        if self.chance(0.5):
+            if not scope.of("notify"):
+                name = self.name("n")
+                self.emit(f'{name} = C("rt.create_notify", 0)')
+                scope.add("notify", name)
+            n = self.pick(scope, "notify")
+            if self.chance(0.5):
+                self.emit(f'C("rt.record_notify", {n}, {stream})')
+                return f'C("rt.wait_and_reset_notify", {n}, {{}}, {self.rng.choice(["0", "1"])})'
+            self.emit(f'C("rt.wait_and_reset_notify", {n}, {stream}, {self.rng.choice(["0", "1"])})')
+            return f'C("rt.record_notify", {n}, {{}})'
+        ptr, _ = self.pick_info(scope, "dev")
+        value = self.rng.choice(["0", "1", "7"])
+        if self.chance(0.5):
+            self.emit(f'C("rt.value_write", {ptr}, {value}, 0, {stream})')
+            return f'C("rt.value_wait", {ptr}, {value}, {self.rng.choice(["0", "1", "2", "3"])}, {{}})'
+        self.emit(f'C("rt.value_wait", {ptr}, {value}, {self.rng.choice(["0", "1", "2", "3"])}, {stream})')
+        return f'C("rt.value_write", {ptr}, {value}, 0, {{}})'
 
     def op_kernel_on(self, scope, stream):
         ptr, _ = self.pick_info(scope, "dev")

@@ -2,7 +2,7 @@
 
 ``report(m, pid)`` lists, for one process: device memory from aclrtMalloc (and pool blocks
 still in use), pinned host memory from aclrtMallocHost, memory pools not destroyed, explicit
-streams, events and explicit contexts still alive.  Default contexts and default streams
+streams, events, notifies and explicit contexts still alive.  Default contexts and default streams
 are not listed: they belong to aclrtSetDevice/aclrtResetDevice, which finalize releases.
 
 aclFinalize computes the report before it releases anything, and so does a simulated
@@ -15,6 +15,7 @@ from __future__ import annotations
 from . import trace as T
 from .hazards import emit
 from .pools import PoolState
+from .waits import Waits
 
 
 class LeakWarning(UserWarning):
@@ -50,6 +51,10 @@ def items(m, pid: int) -> tuple:
     events = [e for e in m.events.values() if e.alive and e.context.process.pid == pid]
     for e in sorted(events, key=lambda e: (e.device, e.handle)):
         out.append(("event", e.device, e.handle, 0, "aclrtCreateEvent" if e.plain else "aclrtCreateEventWithFlag"))
+    notifies = getattr(m.feature_in_use(Waits), "notifies", {})
+    for handle, n in sorted(notifies.items(), key=lambda item: (item[1].device, item[0])):
+        if n.pid == pid:
+            out.append(("notify", n.device, handle, 0, "aclrtCreateNotify"))
     contexts = [c for c in m.contexts.values() if c.alive and not c.is_default and c.process.pid == pid]
     for c in sorted(contexts, key=lambda c: (c.device, c.handle)):
         out.append(("context", c.device, c.handle, 0, "aclrtCreateContext"))
@@ -57,9 +62,10 @@ def items(m, pid: int) -> tuple:
 
 
 _FIX = {"allocation": "aclrtFree", "pinned": "aclrtFreeHost", "pool": "aclrtMemPoolDestroy",
-        "stream": "aclrtDestroyStream", "event": "aclrtDestroyEvent", "context": "aclrtDestroyContext"}
+        "stream": "aclrtDestroyStream", "event": "aclrtDestroyEvent", "notify": "aclrtDestroyNotify",
+        "context": "aclrtDestroyContext"}
 _TITLE = {"allocation": "device memory", "pinned": "pinned host memory", "pool": "memory pools",
-          "stream": "streams", "event": "events", "context": "contexts"}
+          "stream": "streams", "event": "events", "notify": "notifies", "context": "contexts"}
 
 
 def text(m, pid: int, found: tuple, when: str) -> str:
