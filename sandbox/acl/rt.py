@@ -706,3 +706,39 @@ def stream_wait_event_with_flag(m, th, stream: handle, event: handle, timeout: i
     if flag and timeout != 0:  # the acl layer (stream.cpp:247-250)
         fail(ACL_ERROR_INVALID_PARAM, f"timeout must be 0 with ACL_EVENT_WAIT_EXTERNAL, got {timeout}")
     return events.stream_wait(m, th, stream, event, flag)
+
+
+# -- IPC events (shared between processes) -------------------------------------------------------------------
+def _ipc_event_handle(value, what: str) -> int:
+    """An aclrtIpcEventHandle: the 64 bytes aclrtIpcGetEventHandle returned (acl_rt.h:1011-1013, passed by value,
+    so no null check: event.cpp:468-477); the body gets the key of its first 8 bytes (ipc_event.cc:210)."""
+    if type(value) not in (bytes, bytearray) or len(value) != C.ACL_IPC_EVENT_HANDLE_SIZE:
+        fail(
+            ACL_ERROR_INVALID_PARAM,
+            f"{what} must be the {C.ACL_IPC_EVENT_HANDLE_SIZE} bytes "
+            f"aclrtIpcGetEventHandle returned, got {describe(value)}",
+        )
+    return int.from_bytes(value[:8], "little")
+
+
+def _show_ipc_handle(value) -> str:
+    """The trace shows a handle's first 8 bytes in hex (the rest are zero), anything else as describe does."""
+    return bytes(value[:8]).hex() if type(value) in (bytes, bytearray) else describe(value)
+
+
+if TYPE_CHECKING:
+    ipc_event_handle = int
+else:
+    ipc_event_handle = Kind(_ipc_event_handle, show=_show_ipc_handle)
+
+
+@api("aclrtIpcGetEventHandle", cost="query", defaults=(None,))
+def ipc_get_event_handle(m, th, event: handle):
+    """(handle, ret): the event's IPC handle, 64 bytes, for another process's aclrtIpcOpenEventHandle."""
+    return events.ipc_get_handle(m, th, event)
+
+
+@api("aclrtIpcOpenEventHandle", cost="create_event", defaults=(0,))
+def ipc_open_event_handle(m, th, handle: ipc_event_handle):
+    """(event, ret): an event of the current context that is the exported one (core/events.py)."""
+    return events.ipc_open_handle(m, th, handle)

@@ -49,7 +49,8 @@ def items(m, pid: int) -> tuple:
         out.append(("stream", s.device, s.handle, 0, f"Stream {s.stream_id}"))
     events = [e for e in m.events.values() if e.alive and e.context.process.pid == pid]
     for e in sorted(events, key=lambda e: (e.device, e.handle)):
-        out.append(("event", e.device, e.handle, 0, "aclrtCreateEvent" if e.plain else "aclrtCreateEventWithFlag"))
+        made = "aclrtIpcOpenEventHandle" if e.opened else "aclrtCreateEvent" if e.plain else "aclrtCreateEventWithFlag"
+        out.append(("event", e.device, e.handle, 0, made))
     contexts = [c for c in m.contexts.values() if c.alive and not c.is_default and c.process.pid == pid]
     for c in sorted(contexts, key=lambda c: (c.device, c.handle)):
         out.append(("context", c.device, c.handle, 0, "aclrtCreateContext"))
