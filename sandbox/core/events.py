@@ -6,6 +6,9 @@
   the moment of the call; a later record does not move a wait already issued.
 * Record and wait fail (107003) when event and stream are on different devices;
   Synchronize and Query of another device's event succeed (seed 000).
+* On a capturing stream, record, wait and reset take only Ex events (and ACL_EVENT_EXTERNAL ones):
+  an event of aclrtCreateEvent or aclrtCreateEventWithFlag is refused with 207000 and the capture goes
+  on (api_impl.cc:2168-2172 record, 1645-1652 wait, 2238-2243 reset; RT-DG 04-02:104).
 * WithFlag events need ACL_EVENT_SYNC to be waited on and ACL_EVENT_TIME_LINE to be timed.
 * Reset (runtime api_error.cc EventReset, event.hpp IsEventWithoutWaitTask): plain events
   carry the runtime's default flags, which include a sync bit, and reset on any ordinary
@@ -88,6 +91,9 @@ def _event_and_stream(m: Machine, th: HostThread, handle, stream_handle, api: st
              f"{stream.device}; events and streams must be on the same device")
     if ev.flags == C.ACL_EVENT_IPC and stream.capture is not None:
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{api}: IPC events cannot be used on a capturing stream")
+    if stream.capture is not None and not ev.ex and ev.flags != C.ACL_EVENT_EXTERNAL:
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{api}: an event of aclrtCreateEvent or aclrtCreateEventWithFlag "
+             "cannot be used on a capturing stream: create it with aclrtCreateEventExWithFlag(ACL_EVENT_SYNC)")
     return ev, stream
 
 
