@@ -711,7 +711,7 @@ def stream_wait_event_with_flag(m, th, stream: handle, event: handle, timeout: i
 # -- IPC events (shared between processes) -------------------------------------------------------------------
 def _ipc_event_handle(value, what: str) -> int:
     """An aclrtIpcEventHandle: the 64 bytes aclrtIpcGetEventHandle returned (acl_rt.h:1011-1013, passed by value,
-    so no null check: event.cpp:468-477); the body gets the key of its first 8 bytes (ipc_event.cc:210)."""
+    so no null check: event.cpp:468-477); the body gets the key of its first 8 bytes (ipc_event.cc:219)."""
     if type(value) not in (bytes, bytearray) or len(value) != C.ACL_IPC_EVENT_HANDLE_SIZE:
         fail(
             ACL_ERROR_INVALID_PARAM,

@@ -19,17 +19,19 @@
   ms = (ticks_end - ticks_start) / ticks_per_ms (RT-SRC event.cc).
 * IPC events (aclrtCreateEventExWithFlag(ACL_EVENT_IPC), A2/A3 only: api_error.cc:1664-1667, else 207000).
   aclrtIpcGetEventHandle exports one (only such an event: api_impl_event.cc:70-74, 107000): a 64-byte handle
-  (acl_rt.h:86, 1011-1013) whose first 8 bytes are the driver's share id (ipc_event.cc:193; here 1, 2, ... in
+  (acl_rt.h:86, 1011-1013) whose first 8 bytes are the driver's share id (ipc_event.cc:202; here 1, 2, ... in
   the order of first export, the rest zero), the same on every call.  aclrtIpcOpenEventHandle, in any process,
   the exporter's included (rt_utest_ipc_event.cc:230), makes a new IPC event in the caller's current context
-  (api_impl_event.cc:37-45, so on its device; the runtime enables the peer link itself, ipc_event.cc:227-240),
+  (api_impl_event.cc:37-45, so on its device; the runtime enables the peer link itself, ipc_event.cc:236-249),
   and each open makes another one.  All of them are one event: they share its current record (the shared
-  index of ipc_event.cc:366-407), so a record in one process completes a wait, a synchronize or a query in
+  index of ipc_event.cc:375-416), so a record in one process completes a wait, a synchronize or a query in
   another, and a wait joins the recording process's clocks (core/hazards.py).  Query and synchronize of one
-  never recorded answer complete at once (ipc_event.cc:469-473, 494-498).  Record and wait on a capturing
+  never recorded answer complete at once (ipc_event.cc:478-482, 503-507); a wait for a finished record queues
+  no task there (424-427), here one that is ready at once.  Record and wait keep the same-device rule above
+  (sandbox choice: IpcEventRecord/Wait check no device).  Record and wait on a capturing
   stream (api_error.cc:1410-1413, 1709-1711), reset, elapsed time and timestamp (1758, 1858, 1872): 207000.
   Destroying the exported event leaves the opened ones working (each holds its own mapping: ipc_event.cc:
-  584-607); its handle then opens nothing (sandbox choice: the driver's code is not in the sources; 107000,
+  593-616); its handle then opens nothing (sandbox choice: the driver's code is not in the sources; 107000,
   the runtime's code for the driver's invalid value, errcode_manage.cc:86).  Opened events go with their
   context: at aclrtResetDevice, aclFinalize or the process's end.
 """
@@ -219,7 +221,7 @@ def ipc_get_handle(m: Machine, th: HostThread, handle) -> bytes:
 
 
 def ipc_open_handle(m: Machine, th: HostThread, key: int) -> int:
-    """``key``: the first 8 bytes of the handle (ipc_event.cc:210), as an int."""
+    """``key``: the first 8 bytes of the handle (ipc_event.cc:219), as an int."""
     _ipc_supported(m)
     m.current_context(th)
     source = m.feature(IpcEvents).exported.get(key)
