@@ -234,6 +234,39 @@ def test_destroying_the_exported_event_leaves_opened_ones_working_and_its_handle
     assert acl.rt.ipc_open_event_handle(handle) == (0, acl.ACL_ERROR_RT_PARAM_INVALID)
 
 
+def poll(done, step_ns=1_000_000, polls=10_000):
+    """Spend virtual time until ``done()`` (another process's turn comes meanwhile)."""
+    while not done() and polls:
+        polls -= 1
+        sandbox.host_work(step_ns, "poll")
+    assert done()
+
+
+def test_an_event_opened_in_one_process_outlives_its_exporting_process(device0):
+    shared = {}
+
+    def exporter():
+        acl.init()
+        acl.rt.set_device(0)
+        ev = ipc_event()
+        shared["handle"] = handle_of(ev)
+        poll(lambda: "opened" in shared)
+        shared["destroyed"] = acl.rt.destroy_event(ev)  # then the process ends, its context with it
+
+    process = sandbox.spawn_process(exporter, name="A")
+    poll(lambda: "handle" in shared)
+    mine = opened(shared["handle"])
+    shared["opened"] = True
+    process.join()
+    assert shared["destroyed"] == 0
+    long_work[1, device0](dev_alloc(64))
+    assert acl.rt.record_event(mine, device0) == 0
+    assert acl.rt.query_event_status(mine) == (acl.ACL_EVENT_RECORDED_STATUS_NOT_READY, 0)
+    assert acl.rt.synchronize_event(mine) == 0
+    assert acl.rt.query_event_status(mine) == (acl.ACL_EVENT_RECORDED_STATUS_COMPLETE, 0)
+    assert acl.rt.ipc_open_event_handle(shared["handle"]) == (0, acl.ACL_ERROR_RT_PARAM_INVALID)
+
+
 def test_an_opened_event_belongs_to_the_openers_current_device(machine):
     acl.rt.set_device(0)
     stream0, _ = acl.rt.create_stream()
