@@ -144,8 +144,9 @@ class Event:
         self.flags = flags
         self.plain = plain                # aclrtCreateEvent (not ...WithFlag)
         self.ex = False                   # aclrtCreateEventExWithFlag: a "new mode" event
-        self.shared: list = [None]        # [the snapshot of the last record, or None]: one list for an IPC
-        self.ipc_key = 0                  # event and the events opened from its handle (key: core/events.py)
+        self.shared: list = [None]        # [the snapshot of the last record, or None]: one list shared by an
+                                          # IPC event and the events opened from its handle (core/events.py)
+        self.ipc_key = 0                  # the key its IPC handle carries (0: never exported)
         self.opened = False               # made by aclrtIpcOpenEventHandle
         self.alive = True
 
