@@ -259,6 +259,7 @@ class Generator:
             (self.op_misc, 2),
             (self.op_notify, 4),
             (self.op_streamctl, 3),
+            (self.op_ipc_event, 2),
         ]
         if top and self.blocks < 3:
             ops += [(self.op_capture, 2), (self.op_thread, 2), (self.op_process, 1), (self.op_cb_server, 1)]
@@ -730,6 +731,7 @@ class Generator:
         self.shapes.add("processes")
         fn = self.name("proc")
         inner = Scope()  # another process: the main process's handles mean nothing there
+        inner.vars["ipc_handle"] = list(scope.of("ipc_handle"))  # ... but its IPC event handles do
         self.emit(f"def {fn}():")
         self.indent = "    "
         self.emit('C("init")')
@@ -766,6 +768,25 @@ class Generator:
         else:
             timeout, flag = self.rng.choice(["0", "0", "5"]), self.rng.choice(["0", "1", "1", "3"])
             self.emit(f'C("rt.stream_wait_event_with_flag", {stream}, {event}, {timeout}, {flag})')
+
+    # -- IPC events: exported in one process, opened in it or in another ----------------------------------
+    def op_ipc_event(self, scope):
+        r = self.rng.random()
+        if r < 0.3:
+            name = self.name("e")
+            self.emit(f'{name} = C("rt.create_event_ex_with_flag", acl.ACL_EVENT_IPC)')
+            scope.add("event", name)
+            scope.add("ipc_event", name)
+        elif r < 0.6:
+            handle = self.name("h")
+            event = self.pick(scope, "ipc_event" if scope.of("ipc_event") and self.chance(0.8) else "event")
+            self.emit(f'{handle} = C("rt.ipc_get_event_handle", {event})')
+            scope.add("ipc_handle", handle)
+        else:
+            name = self.name("e")
+            handle = self.pick(scope, "ipc_handle", null=self.rng.choice(["bytes(64)", "b'x'"]))
+            self.emit(f'{name} = C("rt.ipc_open_event_handle", {handle})')
+            scope.add("event", name)
 
 
 def generate(seed: int, calls: int = BOUNDED_CALLS, exclude=KNOWN_ISSUE_SHAPES) -> str:
@@ -845,8 +866,8 @@ class Harness:
         except Exception as exc:  # an exception escaping the facade: an internal error
             self.problem("exception", f"{name}{_args(args)} raised {type(exc).__name__}: {exc}", traceback.format_exc())
             return 0
-        if name == "get_recent_err_msg" or name.startswith("util."):
-            return result  # helpers with pyACL's own shapes (str, bytes, arrays), no code
+        if name in ("get_recent_err_msg", "float_to_float16", "float16_to_float") or name.startswith("util."):
+            return result  # helpers with pyACL's own shapes (str, bytes, arrays, numbers), no code
         ret, value = self._shape(name, args, result)
         if ret is None:
             return 0
@@ -1143,6 +1164,10 @@ def _tables(m) -> dict:
         tuple(sorted((p, n) for p, c in states.callbacks.items() for n in c)) if states else ()
     )
     out["stopped_streams"] = tuple(sorted(h for h, s in m.streams.items() if s.stopped))
+    from sandbox.core.events import IpcEvents
+
+    ipc = m.feature_in_use(IpcEvents)
+    out["ipc_exported"] = tuple(sorted(ipc.exported)) if ipc else ()
     return out
 
 

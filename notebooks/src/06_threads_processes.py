@@ -631,6 +631,11 @@ sandbox.teach.check("06.3", solution)
 # one device per host thread. The samples with two processes (IPC memory, IPC events, IPC
 # notifies) wait for calls the sandbox lacks: [examples/README.md](../examples/README.md).
 # Notebook [11_official_samples](11_official_samples.ipynb) walks through the others.
+# The two IPC event samples are ported: in
+# [0_ipcevent.py](../examples/2_advanced_features/ipcevent/0_ipcevent.py) two processes on one
+# device share an event, in
+# [1_ipcevent_multi_device.py](../examples/2_advanced_features/ipcevent/1_ipcevent_multi_device.py)
+# a process on each of two devices.
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
@@ -640,6 +645,11 @@ sandbox.teach.check("06.3", solution)
 # notify）还在等待沙箱缺少的调用：见
 # [examples/README.md](../../examples/README.md)。notebook
 # [11_official_samples](11_official_samples.ipynb) 逐步讲解其他示例。
+# 两个 IPC 事件示例已经移植：
+# [0_ipcevent.py](../../examples/2_advanced_features/ipcevent/0_ipcevent.py)
+# 中同一设备上的两个进程共享一个事件，
+# [1_ipcevent_multi_device.py](../../examples/2_advanced_features/ipcevent/1_ipcevent_multi_device.py)
+# 中两个设备上各有一个进程共享它。
 
 # %% [markdown]
 # ## Summary

@@ -156,13 +156,11 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "aclrtRecordNotify",
         "aclrtWaitAndResetNotify",
     ),
-    ("sharing memory, events and notifies between processes (export keys, handles, pid lists) is not modelled"): (
-        "aclrtIpcGetEventHandle",
+    ("sharing memory and notifies between processes (export keys, pid lists) is not modelled"): (
         "aclrtIpcMemClose",
         "aclrtIpcMemGetExportKey",
         "aclrtIpcMemImportByKey",
         "aclrtIpcMemSetImportPid",
-        "aclrtIpcOpenEventHandle",
         "aclrtNotifyGetExportKey",
         "aclrtNotifyImportByKey",
         "aclrtNotifySetImportPid",

@@ -786,3 +786,39 @@ def check_arch_compatibility(m, th, soc_version: _compat.soc_version):
 def get_device_capability(m, th, device_id: int, dev_feature_type: int):
     """``(value, ret)`` of one aclrtDevFeatureType (1: a task update of AI Core/Vector kernels, 0/1)."""
     return _compat.device_capability(m, th, device_id, dev_feature_type)
+
+
+# -- IPC events (shared between processes) -------------------------------------------------------------------
+def _ipc_event_handle(value, what: str) -> int:
+    """An aclrtIpcEventHandle: the 64 bytes aclrtIpcGetEventHandle returned (acl_rt.h:1011-1013, passed by value,
+    so no null check: event.cpp:468-477); the body gets the key of its first 8 bytes (ipc_event.cc:219)."""
+    if type(value) not in (bytes, bytearray) or len(value) != C.ACL_IPC_EVENT_HANDLE_SIZE:
+        fail(
+            ACL_ERROR_INVALID_PARAM,
+            f"{what} must be the {C.ACL_IPC_EVENT_HANDLE_SIZE} bytes "
+            f"aclrtIpcGetEventHandle returned, got {describe(value)}",
+        )
+    return int.from_bytes(value[:8], "little")
+
+
+def _show_ipc_handle(value) -> str:
+    """The trace shows a handle's first 8 bytes in hex (the rest are zero), anything else as describe does."""
+    return bytes(value[:8]).hex() if type(value) in (bytes, bytearray) else describe(value)
+
+
+if TYPE_CHECKING:
+    ipc_event_handle = int
+else:
+    ipc_event_handle = Kind(_ipc_event_handle, show=_show_ipc_handle)
+
+
+@api("aclrtIpcGetEventHandle", cost="query", defaults=(None,))
+def ipc_get_event_handle(m, th, event: handle):
+    """(handle, ret): the event's IPC handle, 64 bytes, for another process's aclrtIpcOpenEventHandle."""
+    return events.ipc_get_handle(m, th, event)
+
+
+@api("aclrtIpcOpenEventHandle", cost="create_event", defaults=(0,))
+def ipc_open_event_handle(m, th, handle: ipc_event_handle):
+    """(event, ret): an event of the current context that is the exported one (core/events.py)."""
+    return events.ipc_open_handle(m, th, handle)

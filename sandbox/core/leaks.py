@@ -50,7 +50,8 @@ def items(m, pid: int) -> tuple:
         out.append(("stream", s.device, s.handle, 0, f"Stream {s.stream_id}"))
     events = [e for e in m.events.values() if e.alive and e.context.process.pid == pid]
     for e in sorted(events, key=lambda e: (e.device, e.handle)):
-        out.append(("event", e.device, e.handle, 0, "aclrtCreateEvent" if e.plain else "aclrtCreateEventWithFlag"))
+        made = "aclrtIpcOpenEventHandle" if e.opened else "aclrtCreateEvent" if e.plain else "aclrtCreateEventWithFlag"
+        out.append(("event", e.device, e.handle, 0, made))
     notifies = getattr(m.feature_in_use(Waits), "notifies", {})
     for handle, n in sorted(notifies.items(), key=lambda item: (item[1].device, item[0])):
         if n.pid == pid:

@@ -144,5 +144,16 @@ class Event:
         self.flags = flags
         self.plain = plain                # aclrtCreateEvent (not ...WithFlag)
         self.ex = False                   # aclrtCreateEventExWithFlag: a "new mode" event
-        self.record_task: Task | None = None  # the snapshot of the last record, or None
+        self.shared: list = [None]        # [the snapshot of the last record, or None]: one list shared by an
+                                          # IPC event and the events opened from its handle (core/events.py)
+        self.ipc_key = 0                  # the key its IPC handle carries (0: never exported)
+        self.opened = False               # made by aclrtIpcOpenEventHandle
         self.alive = True
+
+    @property
+    def record_task(self) -> Task | None:
+        return self.shared[0]
+
+    @record_task.setter
+    def record_task(self, task: Task | None) -> None:
+        self.shared[0] = task

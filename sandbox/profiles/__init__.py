@@ -97,6 +97,8 @@ class Profile:
     acl_graph_supported: bool = True  # ACL Graph capture, aclmdlRI*: not on Atlas 200I/500 A2 (RT-API 15)
     value_wait_supported: bool = False  # aclrtValueWrite/aclrtValueWait: A2/A3 only (RT-API 11-09)
     stream_abort_supported: bool = False  # aclrtStreamStop/Abort: A2/A3 only (docs 06_stream_management.md)
+    ipc_event_supported: bool = False  # ACL_EVENT_IPC, aclrtIpc*EventHandle: A2/A3/950PR only (RT-API 07;
+    # RT-SRC config/910_B_93/dev_info_reg.cc:97 lists RT_FEATURE_IPC_EVENT)
     host_costs: HostCosts = field(default_factory=HostCosts)
     sources: tuple[str, ...] = ()
 
@@ -144,6 +146,7 @@ ASCEND_910B = Profile(
     acl_graph_supported=True,  # RT-API 15
     value_wait_supported=True,  # RT-API 11-09: A2 supported
     stream_abort_supported=True,  # docs 06_stream_management.md: aclrtStreamStop/Abort on A2/A3
+    ipc_event_supported=True,  # RT-API 07 aclrtIpcGetEventHandle: Atlas A2 supported
     sources=(
         "INI Ascend910B2",
         "RT-API 06/07/25-02",
