@@ -25,6 +25,8 @@ class Process:
         self.opened_devices: set[int] = set()          # devices this process has ever opened
         self.device_resets: dict[int, int] = {}        # full resets of each device so far
         self.runtime_ready_at = 0                      # when the process's first SetDevice finished
+        self.sat_mode: int | None = None               # aclrtSetDeviceSatMode (None: the chip's default)
+        self.overflow_status: dict[int, int] = {}      # device -> its overflow status word (core/numerics.py)
         self.contexts: dict[int, "Context"] = {}       # every live context, by handle
         self.ended = False
 
@@ -105,6 +107,8 @@ class Stream:
         self.stopped = False              # aclrtStreamStop: tasks not started wait (held: the one ready)
         self.held: Task | None = None
         self.alive = True
+        self.sat_mode = context.process.sat_mode  # the process's mode when it was made (core/numerics.py)
+        self.overflow_switch = 0
 
     @property
     def stopping(self) -> bool:
