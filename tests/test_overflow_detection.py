@@ -138,7 +138,7 @@ def test_a_reset_clears_the_status_when_the_stream_reaches_it(machine):
     assert _status(stream)[0] == 0
     scale[1, stream](x, y, 2)
     assert _status(stream)[0] == 1
-    (reset,) = [r for r in sandbox.trace().of(T.TaskSubmitted) if r.name == "RESET_OVERFLOW_STATUS"]
+    (reset,) = [r for r in sandbox.trace().of(T.TaskSubmitted) if r.name == "aclrtResetOverflowStatus"]
     assert reset.kind == "memset"
 
 

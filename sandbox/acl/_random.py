@@ -293,7 +293,7 @@ def _to_type(x: np.ndarray, data_type: int) -> np.ndarray:
 
 
 def _generate(func_type: int, data_type: int, values: list, seed: int, count: int, state: np.ndarray):
-    draw = _Words(int.from_bytes(state.tobytes(), "little"), seed)
+    draw = _Words(int.from_bytes(state.tobytes(), "little"), seed)  # the 16 counter bytes
     if func_type == DROPOUT_BITMASK:
         kept = _unit(draw.take(count)) >= values[0]
         out = np.packbits(kept, bitorder="little")

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from .constants import ACL_RT_OVERFLOW_MODE_SATURATION as SATURATION
-from .errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_CAPTURED, fail
+from .errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_PARAM_INVALID, fail
 from . import usercode
+from .memory import Buffer
 from .reduce import device_span
 from .tasks import Task
 
@@ -23,8 +24,8 @@ STATUS_BYTES = 64                             # OVERFLOW_OUTPUT_SIZE (src/runtim
 
 def watch(m, stream, k):
     """How to run kernel ``k``'s body on ``stream``: None (as any kernel), or under the flags."""
-    mode = m.profile.default_overflow_mode if stream.sat_mode is None else stream.sat_mode
-    saturate, switch, status = mode == SATURATION, stream.overflow_switch, stream.context.process.overflow_status
+    saturate, switch = stream.sat_mode == SATURATION, stream.overflow_switch
+    status = stream.context.process.overflow_status
     if not saturate and not switch:
         return None
 
@@ -43,32 +44,22 @@ def watch(m, stream, k):
     return run
 
 
-def checked_stream(m, th, handle, api: str):
-    """The runtime's order: the handle, then a capturing stream (107027), then the context (107003)."""
-    if m.stream(th, handle, check_context=False).capture is not None:
-        fail(ACL_ERROR_RT_STREAM_CAPTURED, f"{api}: the stream is capturing; this call cannot be captured")
-    return m.stream(th, handle, api=api)
-
-
 def status_task(m, th, handle, ptr: int = 0, size: int = STATUS_BYTES) -> None:
-    """With ``ptr``, aclrtGetOverflowStatus: a D2D copy of the status (a uint32, then zeros) into
-    [ptr, ptr + 64); without, aclrtResetOverflowStatus: a task that clears it."""
-    api, kind, name = ("aclrtGetOverflowStatus", "memcpy", "GET_OVERFLOW_STATUS") if ptr else \
-        ("aclrtResetOverflowStatus", "memset", "RESET_OVERFLOW_STATUS")
+    """aclrtGetOverflowStatus (``ptr``): a D2D copy of the status to [ptr, ptr + 64); else aclrtResetOverflowStatus."""
+    api, kind = ("aclrtGetOverflowStatus", "memcpy") if ptr else ("aclrtResetOverflowStatus", "memset")
     if size != STATUS_BYTES:
         fail(ACL_ERROR_RT_PARAM_INVALID, f"outputSize must be {STATUS_BYTES} bytes, got {size}")
-    stream = checked_stream(m, th, handle, api)
+    stream = m.stream(th, handle, api=api, uncaptured=True)
     words, device = th.process.overflow_status, stream.device
     buf, off = device_span(m, stream, ptr, size, f"{api} outputAddr") if ptr else (None, 0)
 
     def effect():
         if buf is None:
             words.pop(device, None)
-            return
-        out = buf.dense_view(off, size)
-        out[:] = 0
-        out[:4].view(np.uint32)[0] = words.get(device, 0)
-    m.submit(th, stream, Task.new(kind, name, m.devices[device].d2d, effect=effect, nbytes=size, detail=DETAIL,
+        else:                     # the status word, then zeros (copied: a big allocation stays sparse)
+            status = np.array([words.get(device, 0)] + [0] * 15, np.uint32).view(np.uint8)
+            buf.copy_from(off, Buffer(0, size, status), 0, size)
+    m.submit(th, stream, Task.new(kind, api, m.devices[device].d2d, effect=effect, nbytes=size, detail=DETAIL,
                                   duration=m.profile.dma_latency_ns, access=((buf, off, size, True),) if ptr else ()))
 
 
@@ -81,12 +72,12 @@ def set_mode(m, th, mode: int) -> None:
 
 
 def get_mode(m, th) -> int:
-    return m.profile.default_overflow_mode if th.process.sat_mode is None else th.process.sat_mode
+    return th.process.sat_mode
 
 
 def set_switch(m, th, handle, flag: int) -> None:
     if m.profile.overflow_check_supported:          # else success, and nothing kept (api_c_stream.cc:555-561)
-        checked_stream(m, th, handle, "aclrtSetStreamOverflowSwitch").overflow_switch = flag
+        m.stream(th, handle, api="aclrtSetStreamOverflowSwitch", uncaptured=True).overflow_switch = flag
 
 
 def get_switch(m, th, handle) -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_PARAM_INVALID, fail
-from .memory import check_span
+from .memory import Buffer, check_span
 from .tasks import Task
 
 SUM = 10                      # ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM (acl_rt.h aclrtReduceKind)
@@ -32,10 +32,6 @@ def device_span(m, stream, ptr: int, count: int, what: str):
     if buf.kind != "device" or buf.device != stream.device:
         fail(ACL_ERROR_RT_PARAM_INVALID, f"{what} must be device memory of device {stream.device}, the stream's device")
     return buf, offset
-
-
-def _duration(m, count: int) -> int:
-    return m.profile.dma_latency_ns + int(count * 1e9 / m.profile.hbm_bandwidth)
 
 
 def reduce_async(m, th, dst, src, count, kind, dtype, stream_handle) -> None:
@@ -51,8 +47,10 @@ def reduce_async(m, th, dst, src, count, kind, dtype, stream_handle) -> None:
     def add():
         out = dbuf.dense_view(doff, n).view(dtype)
         out += sbuf.dense_view(soff, n).view(dtype)
+    p = m.profile
     m.submit(th, stream, Task.new(
-        "reduce", "REDUCE_ASYNC", m.devices[stream.device].d2d, nbytes=count, effect=add, duration=_duration(m, count),
+        "reduce", "REDUCE_ASYNC", m.devices[stream.device].d2d, nbytes=count, effect=add,
+        duration=p.dma_latency_ns + int(count * 1e9 / p.hbm_bandwidth),
         access=((sbuf, soff, count, False), (dbuf, doff, count, True))))
 
 
@@ -60,8 +58,7 @@ def random_num(m, th, stream_handle, reserve, decode) -> None:
     """``decode()`` checks the task info, then gives (result address, bytes, counter address, generate)."""
     if not m.profile.random_num_supported:          # rtsLaunchRandomNumTask (api_c_kernel.cc:208-210)
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"aclrtRandomNumAsync: {m.profile.soc_name} has no random-number task")
-    m.stream(th, stream_handle, check_context=False)
-    if reserve is not None:                          # api_error.cc:7116-7117
+    if reserve is not None:                          # api_error.cc:7116-7117, before the context
         fail(ACL_ERROR_RT_PARAM_INVALID, "reserve must be NULL (None)")
     stream = m.stream(th, stream_handle, api="aclrtRandomNumAsync")
     out, nbytes, counter, generate = decode()
@@ -69,9 +66,12 @@ def random_num(m, th, stream_handle, reserve, decode) -> None:
     cbuf, coff = device_span(m, stream, counter, 16, "aclrtRandomNumAsync randomCounterAddr")
 
     def fill():
-        state = cbuf.dense_view(coff, 16)
-        values, state[:] = generate(state.view(np.uint32).copy())
-        obuf.dense_view(ooff, nbytes)[:] = values
+        state = np.zeros(16, np.uint8)
+        cbuf.read_into(coff, state)
+        values, state = generate(state)
+        obuf.copy_from(ooff, Buffer(0, nbytes, values), 0, nbytes)
+        cbuf.copy_from(coff, Buffer(0, 16, state), 0, 16)
     m.submit(th, stream, Task.new(
         "random_num", "RANDOM_NUM", m.devices[stream.device].d2d, nbytes=nbytes, effect=fill,
-        duration=_duration(m, nbytes), access=((cbuf, coff, 16, True), (obuf, ooff, nbytes, True))))
+        duration=m.profile.dma_latency_ns + int(nbytes * 1e9 / m.profile.hbm_bandwidth),
+        access=((cbuf, coff, 16, True), (obuf, ooff, nbytes, True))))
