@@ -1,6 +1,6 @@
 """aclrtRandomNumTaskInfo: the task info of aclrtRandomNumAsync, its checks, and the numbers the task writes.
 
-**The struct** (``include/external/acl/acl_rt.h:764-814``) is passed, as pyACL passes structs, as
+**The struct** (``include/external/acl/acl_rt.h:765-814``) is passed, as pyACL passes structs, as
 a dict of its members under their C names; a member left out is zero, as in a C struct written
 ``= {}``, and a member the struct does not have is refused (100000)::
 
@@ -29,12 +29,12 @@ data type.  ``randomParaAddr`` may be left out (NULL: the runtime's own buffer).
 * ``ApiErrorDecorator::LaunchRandomNumTask`` (``src/runtime/api/impl/api_error.cc:7112-7124``): a
   reserve other than NULL is 107000; ``ApiImpl::LaunchRandomNumTask`` (``api_impl.cc:8382-8397``):
   a stream of another context 107003;
-* ``CheckRandomNumTaskInfo`` (``src/runtime/core/src/task/task_info/random_num_task.cc:419-470``),
-  each 107000: the funcType (0..3) and the dataTypes it allows (398-416: dropout and both normal
+* ``CheckRandomNumTaskInfo`` (``src/runtime/core/src/task/task_info/random_num_task.cc:419-477``),
+  each 107000: the funcType (0..3) and the dataTypes it allows (395-417: dropout and both normal
   distributions bf16/fp16/fp32; uniform also int32, int64, uint32, uint64), a null
-  randomCounterAddr or randomResultAddr (430-435), the seed and the count (438-446), then the
-  distribution's parameters (449-466): isAddr must be 0 or 1 and size in [1, the data type's size]
-  (8 for a parameter given by address; ``CheckRandomParam``, 83-97).
+  randomCounterAddr or randomResultAddr (434-439), the seed and the count (442-450), then the
+  distribution's parameters (453-475): isAddr must be 0 or 1 and size in [1, the data type's size]
+  (8 for a parameter given by address; ``CheckRandomParam``, 82-97).
 * the sandbox's own: a parameter given by address (isAddr 1) is not modelled (207000); the
   results and the 16-byte counter must lie inside device memory of the stream's device (107000,
   as for copies: core/reduce.py).
@@ -42,7 +42,7 @@ data type.  ``randomParaAddr`` may be left out (NULL: the runtime's own buffer).
 **The numbers** are the sandbox's own, deterministic for a seed and a counter; they are not the
 device's.  The sources name the algorithm (the sample's README: Philox4_32_10, a 128-bit counter
 in 16 bytes) but leave the device's use of it to the hardware (the DSA engine: the runtime only
-fills its SQE, ``random_num_task.cc:274-334``).  numpy's ``Philox`` is the 4x64 variant, so the
+fills its SQE, ``random_num_task.cc:270-333``).  numpy's ``Philox`` is the 4x64 variant, so the
 sandbox computes Philox4x32-10 (Salmon et al., SC 2011; the Random123 known-answer vectors hold,
 tests/test_random_num.py) itself: the key is the seed (low word first), the counter is the 16
 bytes at randomCounterAddr (four little-endian uint32, word 0 lowest), each counter value gives
@@ -168,7 +168,7 @@ def _para(value, what: str, natural: int) -> tuple[int, object, int]:
 
 
 def _check_para(para, what: str, data_size: int) -> None:
-    """CheckRandomParam (random_num_task.cc:83-97): isAddr 0 or 1, size in [1, the value's size]."""
+    """CheckRandomParam (random_num_task.cc:82-97): isAddr 0 or 1, size in [1, the value's size]."""
     is_addr, _, size = para
     if is_addr not in (0, 1):
         fail(ACL_ERROR_RT_PARAM_INVALID, f"{what}.isAddr must be 0 (a value) or 1 (an address), got {is_addr}")
