@@ -279,8 +279,7 @@ def run_body(m: Machine, k: Kernel, device: int, args, resolved=None, watch=None
             values.append(buf.dense_view(offset, whole).view(dtype))
         except AclError as exc:            # the host itself had no room (MemoryError), under the budget
             return exc.code, f"kernel {k.name}: argument {pname}: {exc.message}"
-    # a bug in the body is a device fault, not a crash; ``watch``: under numpy's flags (core/numerics.py)
-    error = (watch or usercode.run)(m, "kernel", 0, k.fn, *values)
+    error = (watch or usercode.run)(m, "kernel", 0, k.fn, *values)   # a bug in the body: a device fault, not a crash
     if error:
         return ACL_ERROR_RT_AICORE_EXCEPTION, f"kernel {k.name} raised {error}"
     return 0

@@ -18,7 +18,6 @@ from .memory import Buffer
 from .reduce import device_span
 from .tasks import Task
 
-DETAIL = (("direction", "device to device"),)
 STATUS_BYTES = 64                             # OVERFLOW_OUTPUT_SIZE (src/runtime/core/inc/task/task_base.hpp:49)
 
 
@@ -59,7 +58,7 @@ def status_task(m, th, handle, ptr: int = 0, size: int = STATUS_BYTES) -> None:
         else:                     # the status word, then zeros (copied: a big allocation stays sparse)
             status = np.array([words.get(device, 0)] + [0] * 15, np.uint32).view(np.uint8)
             buf.copy_from(off, Buffer(0, size, status), 0, size)
-    m.submit(th, stream, Task.new(kind, api, m.devices[device].d2d, effect=effect, nbytes=size, detail=DETAIL,
+    m.submit(th, stream, Task.new(kind, api, m.devices[device].d2d, effect=effect, nbytes=size,
                                   duration=m.profile.dma_latency_ns, access=((buf, off, size, True),) if ptr else ()))
 
 
