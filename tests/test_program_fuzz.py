@@ -79,6 +79,8 @@ HEADER = """\
 # replay: python tests/test_program_fuzz.py --run THIS_FILE   (or --seed {seed} --calls {calls})
 import threading
 
+import numpy as np
+
 import sandbox
 from sandbox import acl
 
@@ -94,6 +96,11 @@ def k_fixed(x: "uint8*"):
 @sandbox.kernel
 def k_bump(x: "uint8*", n):
     x[:1] += n
+
+
+@sandbox.kernel(ns=2_000, writes=("x",))
+def k_over(x: "float16*"):
+    x[:2] = x[:2] * np.float16(1000) + np.float16(60000)  # overflows: inf, or the saturated largest value
 
 
 @sandbox.kernel(ns=1_000)
@@ -253,6 +260,8 @@ class Generator:
             (self.op_host_func, 3),
             (self.op_exception, 2),
             (self.op_reduce, 2),
+            (self.op_random, 2),
+            (self.op_overflow, 3),
             (self.op_pool, 5),
             (self.op_peer, 3),
             (self.op_fault, 2),
@@ -505,6 +514,46 @@ class Generator:
         kind = self.rng.choice(["acl.ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM"] * 3 + ["11"])
         dtype = self.rng.choice(["acl.ACL_FLOAT", "acl.ACL_INT32", "acl.ACL_FLOAT16", "acl.ACL_INT64"])
         self.emit(f'C("rt.reduce_async", {dst}, {src}, {count}, {kind}, {dtype}, {self.pick(scope, "stream")}, None)')
+
+    def op_random(self, scope):
+        (out, size), (counter, _) = self.pick_info(scope, "dev"), self.pick_info(scope, "dev")
+        func = self.rng.choice(["0", "1", "1", "2", "3", "4"])
+        params = {
+            "0": '"dropoutBitmaskInfo": {"dropoutRation": 0.5}',
+            "1": '"uniformDisInfo": {"min": 1, "max": 9}',
+            "2": '"normalDisInfo": {"mean": 0.0, "stddev": 1.0}',
+            "3": '"normalDisInfo": {"mean": 1.0, "stddev": 2.0}',
+            "4": "",
+        }[func]
+        dtype = self.rng.choice(["acl.ACL_FLOAT", "acl.ACL_FLOAT16", "acl.ACL_BF16", "acl.ACL_INT32", "acl.ACL_UINT64"])
+        dtype = dtype if self.chance(0.95) else "acl.ACL_INT8"
+        num = self.rng.choice(["16", "64", "0", str((size or 64) // 4)])
+        seed = self.rng.choice(["0", "7", "2**64 - 1"])
+        info = (
+            f'{{"dataType": {dtype}, "randomNumFuncParaInfo": {{"funcType": {func}, "paramInfo": {{{params}}}}}, '
+            f'"randomResultAddr": {out}, "randomCounterAddr": {counter}, "randomSeed": {seed}, "randomNum": {num}}}'
+        )
+        reserve = "None" if self.chance(0.9) else "1"
+        self.emit(f'C("rt.random_num_async", {info}, {self.pick(scope, "stream")}, {reserve})')
+
+    def op_overflow(self, scope):
+        r = self.rng.random()
+        stream = self.pick(scope, "stream")
+        if r < 0.15:
+            self.emit(f'C("rt.set_device_sat_mode", {self.rng.choice(["0", "1", "1", "2", "-1"])})')
+        elif r < 0.25:
+            self.emit('C("rt.get_device_sat_mode")')
+        elif r < 0.4:
+            self.emit(f'C("rt.set_stream_overflow_switch", {stream}, {self.rng.choice(["0", "1", "1", "2"])})')
+        elif r < 0.5:
+            self.emit(f'C("rt.get_stream_overflow_switch", {stream})')
+        elif r < 0.65:
+            ptr, _ = self.pick_info(scope, "dev")
+            self.emit(f'C("rt.get_overflow_status", {ptr}, {self.rng.choice(["64", "64", "32"])}, {stream})')
+        elif r < 0.75:
+            self.emit(f'C("rt.reset_overflow_status", {stream})')
+        else:
+            self.emit(f'K("k_over", 1, {stream}, {self.pick_info(scope, "dev")[0]})')
 
     def op_exception(self, scope):
         r = self.rng.random()

@@ -485,6 +485,33 @@ class FacadeMachine(RuleBasedStateMachine):
         dst, src = self.pointer(data, "dev"), self.pointer(data, "dev")
         self.facade(acl.rt.reduce_async, dst, src, count, kind, dtype, self.pick("stream", stream), None)
 
+    @rule(data=st.data(), stream=INDEX, func=st.sampled_from([0, 1, 2, 3, 4]), num=st.sampled_from([16, 0, 4096]))
+    def random_num_async(self, data, stream, func, num):
+        union = {0: "dropoutBitmaskInfo", 1: "uniformDisInfo", 4: "uniformDisInfo"}.get(func, "normalDisInfo")
+        names = {"dropoutBitmaskInfo": ("dropoutRation",), "uniformDisInfo": ("min", "max")}.get(
+            union, ("mean", "stddev")
+        )
+        info = {
+            "dataType": acl.ACL_FLOAT,
+            "randomNumFuncParaInfo": {"funcType": func, "paramInfo": {union: dict(zip(names, (0.5, 2.0)))}},
+            "randomResultAddr": self.pointer(data, "dev"),
+            "randomCounterAddr": self.pointer(data, "dev"),
+            "randomSeed": 1,
+            "randomNum": num,
+        }
+        self.facade(acl.rt.random_num_async, info, self.pick("stream", stream), None)
+
+    @rule(data=st.data(), stream=INDEX, mode=st.sampled_from([0, 1, 2]), flag=st.sampled_from([0, 1, 2]))
+    def overflow_detection(self, data, stream, mode, flag):
+        self.facade(acl.rt.set_device_sat_mode, mode)
+        self.facade(acl.rt.get_device_sat_mode, values=1)
+        handle = self.pick("stream", stream)
+        self.facade(acl.rt.set_stream_overflow_switch, handle, flag)
+        got, ret = self.facade(acl.rt.get_stream_overflow_switch, handle, values=1)
+        assert ret != 0 or got in (0, 1)
+        self.facade(acl.rt.get_overflow_status, self.pointer(data, "dev"), 64, handle)
+        self.facade(acl.rt.reset_overflow_status, handle)
+
     @rule(stream=INDEX, subscribe=st.booleans(), timeout=st.sampled_from([1, 0, 5]))
     def host_func_subscription(self, stream, subscribe, timeout):
         call = acl.rt.subscribe_host_func if subscribe else acl.rt.unsubscribe_host_func

@@ -183,25 +183,11 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "aclrtReserveMemAddress",
         "aclrtUnmapMem",
     ),
-    (
-        "floating-point overflow detection and saturation modes are not modelled: the sandbox's kernels compute "
-        "in numpy"
-    ): (
-        "aclrtGetDeviceSatMode",
-        "aclrtGetOverflowStatus",
-        "aclrtGetStreamOverflowSwitch",
-        "aclrtResetOverflowStatus",
-        "aclrtSetDeviceSatMode",
-        "aclrtSetStreamOverflowSwitch",
-    ),
     ("zero-copy host registration and managed (unified) memory are not modelled; copy with aclrtMemcpy"): (
         "aclrtHostGetDevicePointer",
         "aclrtHostRegisterV2",
         "aclrtHostUnregister",
         "aclrtMemAllocManaged",
-    ),
-    ("the runtime's random-number task is not modelled: its values would be the sandbox's, not the device's"): (
-        "aclrtRandomNumAsync",
     ),
     ("aclrtValueWrite/aclrtValueWait on a device word are not modelled; order streams with events"): (
         "aclrtValueWait",

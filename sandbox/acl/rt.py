@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core import callbacks, devices, devres, events, memops, peer, pools, reduce, streams, waits
+from ..core import callbacks, devices, devres, events, memops, numerics, peer, pools, reduce, streams, waits
 from ..core import constants as C
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
-from . import _allocator, _compat, _pool_props, _stream_config, _types
+from . import _allocator, _compat, _pool_props, _random, _stream_config, _types
 from ._declare import Kind, api, handle, helper, positive_size, ptr, size, timeout
 
 
@@ -589,9 +589,11 @@ def _reserve(value, what: str):
 if TYPE_CHECKING:
     reduce_type = Any
     reserved = Any
+    random_task_info = dict
 else:
     reduce_type = Kind(_types.reduce_dtype, show=lambda value: value)
     reserved = Kind(_reserve)
+    random_task_info = Kind(_random.task_info, show=_random.show)
 
 
 @api(
@@ -607,6 +609,87 @@ def reduce_async(
     if dst == 0 or src == 0:
         fail(ACL_ERROR_INVALID_PARAM, f"{'dst' if dst == 0 else 'src'} must not be a null pointer")
     return reduce.reduce_async(m, th, dst, src, count, kind, data_type, stream)
+
+
+@api("aclrtRandomNumAsync", cost="memcpy_async", trace=("task_info", "stream"))
+def random_num_async(m, th, task_info: random_task_info, stream: handle, reserve=None) -> None:
+    """Queue a random-number task (C: aclrtRandomNumAsync): ``task_info`` is the aclrtRandomNumTaskInfo
+    struct as a dict of its members (sandbox/acl/_random.py: the dict, the checks and their codes, the
+    numbers).  Not NULL, ``reserve`` is refused by the runtime (107000), after the acl layer's checks."""
+    reserve = None if reserve is None or (type(reserve) is int and reserve == 0) else reserve
+    return reduce.random_num(m, th, stream, reserve, lambda: _random.decode(task_info))
+
+
+# -- floating-point overflow (core/numerics.py) -------------------------------------------------------
+# The modes: ACL_RT_OVERFLOW_MODE_SATURATION (0, a result too large becomes the largest finite value) and
+# ACL_RT_OVERFLOW_MODE_INFNAN (1, it becomes inf or nan); which a chip has and its default come from
+# src/runtime/config/<chip>/dev_info_reg.cc (supportOverflowMode; RT_FEATURE_OVERFLOW_MODE sets Inf/NaN
+# first, runtime.cc:1506-1508): the 910B has both, Inf/NaN by default; the 310P and the 310B saturation only.
+@api("aclrtGetDeviceSatMode", cost="query", defaults=(0,))
+def get_device_sat_mode(m, th):
+    """(mode, ret): the process's mode (ApiImpl::GetDeviceSatMode, src/runtime/api/impl/api_impl.cc:6940-6944)."""
+    return numerics.get_mode(m, th)
+
+
+@api("aclrtSetDeviceSatMode", cost="query")
+def set_device_sat_mode(m, th, mode: int) -> None:
+    """The process's mode, for streams created afterwards (docs/zh/api_ref/04_device_management.md: streams
+    made before keep theirs; src/runtime/core/src/stream/stream.cc:705).  A mode the chip lacks is 207000
+    ACL_ERROR_RT_FEATURE_NOT_SUPPORT (src/runtime/api/api_c.cc:3149-3159: on a saturation-only chip
+    SATURATION succeeds and changes nothing), then a mode outside [0, 2) 107000 (api_error.cc:5994-5997)."""
+    return numerics.set_mode(m, th, mode)
+
+
+def _overflow_flag(value, what: str) -> int:
+    flag = as_int(value, what)
+    if flag not in (0, 1):  # the acl layer: src/acl/aclrt_impl/stream.cpp:279
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} must be 0 (off) or 1 (on), got {describe(value)}")
+    return flag
+
+
+if TYPE_CHECKING:
+    overflow_flag = int
+else:
+    overflow_flag = Kind(_overflow_flag)
+
+
+@api("aclrtSetStreamOverflowSwitch", cost="query")
+def set_stream_overflow_switch(m, th, stream: handle, flag: overflow_flag) -> None:
+    """Turn overflow detection of ``stream``'s kernels on (1) or off (0); kernels launched afterwards
+    follow it.  A flag other than 0 or 1 is 100000 (the acl layer, stream.cpp:279).  A chip without
+    RT_FEATURE_STREAM_ATTR_OVERFLOW_CHECK (the 310P, the 310B) returns success and keeps nothing
+    (src/runtime/api/api_c_stream.cc:555-561); else a capturing stream is 107027 (api_error.cc:6023-6026)
+    and a stream of another context 107003 (api_impl.cc:6960-6969).  The runtime sends the switch as a
+    task; the sandbox keeps it at once (assumption: the host-side record of stream.cc's SetOverflowSwitch)."""
+    return numerics.set_switch(m, th, stream, flag)
+
+
+@api("aclrtGetStreamOverflowSwitch", cost="query", defaults=(0,))
+def get_stream_overflow_switch(m, th, stream: handle):
+    """(flag, ret): the stream's switch on a chip with the STARS scheduler (the 910B, the 310B), else 1
+    (ApiImpl::GetStreamOverflowSwitch, api_impl.cc:6972-6983); a stream of another context 107003."""
+    return numerics.get_switch(m, th, stream)
+
+
+@api("aclrtGetOverflowStatus", cost="memcpy_async", trace=("output_size", "stream"))
+def get_overflow_status(m, th, output_addr: ptr, output_size: size, stream: handle) -> None:
+    """Queue a copy of the overflow status into ``output_addr`` (64 bytes: a uint32, 1 once a kernel on a
+    stream whose switch is on overflowed since the last reset, then zeros), at the task's completion.
+    The status is the process's, on the stream's device (docs 04_device_management.md: process level on
+    A2/A3).  A null output_addr is 100000 (the acl layer, src/acl/aclrt_impl/device.cpp:255); then
+    outputSize other than 64 is 107000 (api_error.cc:6197-6199), a capturing stream 107027 (6200-6203), a
+    stream of another context 107003 (api_impl.cc:7112-7114); memory outside device memory of the
+    stream's device 107000 (sandbox choice, as for copies)."""
+    if output_addr == 0:
+        fail(ACL_ERROR_INVALID_PARAM, "outputAddr must not be a null pointer")
+    return numerics.status_task(m, th, stream, output_addr, output_size)
+
+
+@api("aclrtResetOverflowStatus", cost="memset_async")
+def reset_overflow_status(m, th, stream: handle) -> None:
+    """Queue a task that clears the overflow status (rtCleanDeviceSatStatus, api_c.cc:3557-3578); a
+    capturing stream is 107027 (api_error.cc:6207-6213), a stream of another context 107003."""
+    return numerics.status_task(m, th, stream)
 
 
 # -- notifies and value waits (core/waits.py) ----------------------------------------------------------
