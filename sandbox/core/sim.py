@@ -53,11 +53,11 @@ class Simulator:
     def step(self) -> None:
         """Process the earliest pending event."""
         t, _, action, task, version = heapq.heappop(self._heap)
+        if action != ARRIVE and version != task.version:
+            return                                # superseded by a rescheduled finish: no time passes
         self.now = t
         if action == ARRIVE:
             self._head_arrived(task)
-        elif version != task.version:
-            return                                # superseded by a rescheduled finish
         elif task.engine is not None and task.engine.shared and not task.engine.due(task, t):
             self.reschedule(task.engine.wake(task, t))
         else:
