@@ -55,7 +55,8 @@ def new_stream():
 
 
 def sync_event():
-    ev, ret = acl.rt.create_event_with_flag(acl.ACL_EVENT_SYNC | acl.ACL_EVENT_TIME_LINE)
+    """An event a capture can record and wait on: only Ex events can (see the plain-event test below)."""
+    ev, ret = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC | acl.ACL_EVENT_TIME_LINE)
     assert ret == 0
     return ev
 
@@ -189,6 +190,30 @@ def test_end_on_a_side_stream_instead_of_the_origin_is_107036(device0):
     acl.rt.record_event(ev, device0)
     acl.rt.stream_wait_event(side, ev)
     assert acl.mdl.ri_capture_end(side)[1] == acl.ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED == 107036
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: acl.rt.create_event(), lambda: acl.rt.create_event_with_flag(acl.ACL_EVENT_SYNC)],
+    ids=["create_event", "create_event_with_flag"],
+)
+def test_a_plain_event_recorded_waited_on_or_reset_on_a_capturing_stream_is_207000_and_the_capture_goes_on(
+    device0, make
+):
+    # api_impl.cc EventRecord (ToBeCaptured, not new mode), StreamWaitEvent, EventReset; RT-DG 04-02
+    ev, _ = make()
+    side, buf = new_stream(), zeroed()
+    assert acl.mdl.ri_capture_begin(device0, GLOBAL) == 0
+    assert acl.rt.record_event(ev, device0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert "aclrtCreateEventExWithFlag(ACL_EVENT_SYNC)" in acl.get_recent_err_msg()
+    assert acl.rt.stream_wait_event(device0, ev) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.reset_event(ev, device0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.stream_wait_event(side, ev) == 0  # a stream that is not capturing: as ever
+    inc[1, device0](buf, 4)
+    assert acl.mdl.ri_capture_get_info(device0)[::2] == (acl.ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE, 0)
+    ri, ret = acl.mdl.ri_capture_end(device0)
+    assert ret == 0 and [r.n_tasks for r in sandbox.trace().of(T.GraphCaptured)] == [1]
+    assert acl.rt.record_event(ev, device0) == 0  # off the capture the event records as usual
 
 
 def _end_on_worker(stream):

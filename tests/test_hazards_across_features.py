@@ -51,8 +51,8 @@ def test_replayed_graph_work_is_checked_for_races(device0):
 def test_a_race_with_a_replayed_graphs_side_stream_says_to_order_the_launch_not_a_blocking_copy(device0):
     side, _ = acl.rt.create_stream()
     other, _ = acl.rt.create_stream()
-    fork, _ = acl.rt.create_event()
-    join, _ = acl.rt.create_event()
+    fork, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
+    join, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
     buf, _ = acl.rt.malloc(64, 0)
     acl.mdl.ri_capture_begin(device0, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)
     acl.rt.record_event(fork, device0)

@@ -53,6 +53,34 @@ def test_the_report_lists_allocations_pinned_memory_streams_events_and_explicit_
     assert str(sandbox.leak_report()) == text  # the same text every time
 
 
+def test_an_undestroyed_notify_is_a_leak_listed_after_the_events_and_a_destroyed_one_is_not(machine):
+    acl.rt.set_device(0)
+    ev, _ = acl.rt.create_event()
+    kept, _ = acl.rt.create_notify(acl.ACL_NOTIFY_DEFAULT)
+    gone, _ = acl.rt.create_notify(acl.ACL_NOTIFY_DEVICE_USE_ONLY)
+    assert acl.rt.destroy_notify(gone) == 0
+    report = sandbox.leak_report()
+    assert [(item[1], item[3]) for item in report.items] == [("event", ev), ("notify", kept)]
+    assert (
+        f"  notifies (1; release with aclrtDestroyNotify):\n    notify {kept:#x} on device 0 (aclrtCreateNotify)"
+        in str(report)
+    )
+    with pytest.warns(sandbox.LeakWarning, match="aclrtDestroyNotify"):
+        acl.finalize()
+
+
+def test_a_notify_of_a_process_that_ends_without_destroying_it_is_in_its_leak_report(machine):
+    def worker():
+        acl.init()
+        acl.rt.set_device(0)
+        acl.rt.create_notify(acl.ACL_NOTIFY_DEFAULT)
+
+    with pytest.warns(sandbox.LeakWarning, match="notifies"):
+        sandbox.spawn_process(worker, name="leaky").join()
+    (record,) = sandbox.trace().of(T.LeakReport)
+    assert [item[0] for item in record.items] == ["notify"]
+
+
 def test_finalize_warns_with_the_report_computed_before_it_releases_anything(machine):
     acl.rt.set_device(0)
     acl.rt.create_stream()

@@ -72,15 +72,19 @@ def read_u32(dev):
 def test_a_notify_wait_reached_before_its_record_holds_its_stream_until_the_record(device0):
     other, _ = acl.rt.create_stream()
     n, x = notify(), counter()
-    assert acl.rt.wait_and_reset_notify(n, other, 0) == 0  # reached at once: nothing recorded yet
-    double[1, other](x)
-    slow_add[1, device0](x)
-    assert acl.rt.record_notify(n, device0) == 0
-    assert acl.rt.synchronize_stream(other) == 0
-    assert sandbox.hazards() == []  # the record queued later orders the add before the double
-    dbl, add = tasks_of("kernel")
-    acl.rt.synchronize_device()
-    assert dbl["start"] >= add["end"] and read_u32(x) == 2
+    ctx = no_hazards()  # the record releases the wait: the clocks learn the order (no race reported)
+    try:
+        assert acl.rt.wait_and_reset_notify(n, other, 0) == 0  # reached at once: nothing recorded yet
+        double[1, other](x)
+        slow_add[1, device0](x)
+        assert acl.rt.record_notify(n, device0) == 0
+        assert acl.rt.synchronize_stream(other) == 0
+        dbl, add = tasks_of("kernel")
+        acl.rt.synchronize_device()
+        assert dbl["start"] >= add["end"] and read_u32(x) == 2
+    finally:
+        ctx.__exit__(None, None, None)
+    assert sandbox.hazards() == []
     (wait,) = tasks_of("notify_wait")
     assert wait["end"] == tasks_of("notify_record")[0]["end"]
 
@@ -193,11 +197,65 @@ def test_a_timeout_outside_uint32_is_100000_and_changes_nothing(device0):
     assert len(list(sandbox.trace().of(T.TaskSubmitted))) == before
 
 
-def test_notify_and_value_calls_on_a_capturing_stream_are_207000(device0):
-    acl.mdl.ri_capture_begin(device0, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)
-    n, dev = notify(), dev_alloc(64)
-    assert acl.rt.record_notify(n, device0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    assert acl.rt.value_write(dev, 1, 0, device0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+# -- capture (ACL Graph) -------------------------------------------------------------------------------------
+def capture(stream, body):
+    assert acl.mdl.ri_capture_begin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
+    body()
+    ri, ret = acl.mdl.ri_capture_end(stream)
+    assert ret == 0, acl.get_recent_err_msg()
+    return ri
+
+
+def test_a_captured_notify_record_runs_at_each_launch_and_releases_a_wait_queued_before_it(device0):
+    s, _ = acl.rt.create_stream()
+    other, _ = acl.rt.create_stream()
+    n, x = notify(), counter()
+    ri = capture(s, lambda: (slow_add[1, s](x), acl.rt.record_notify(n, s)))
+    assert tasks_of("notify_record") == []  # recorded into the graph, not run
+    assert [r.kind for r in sandbox.trace().of(T.TaskCaptured)] == ["kernel", "notify_record"]
+    ctx = no_hazards()  # the launched record releases the wait: the graph's kernel comes before double
+    try:
+        for launch in (1, 2):
+            assert acl.rt.wait_and_reset_notify(n, other, 0) == 0
+            double[1, other](x)
+            assert acl.mdl.ri_execute_async(ri, s) == 0
+            assert acl.rt.synchronize_stream(other) == 0
+            assert read_u32(x) == [2, 6][launch - 1]  # (0 + 1) * 2, then (2 + 1) * 2
+    finally:
+        ctx.__exit__(None, None, None)
+    assert sandbox.hazards() == []
+    assert [t["status"] for t in tasks_of("notify_record")] == [0, 0]
+
+
+def test_a_captured_value_wait_holds_each_launch_until_its_word_is_written(device0, tmp_path):
+    s, _ = acl.rt.create_stream()
+    other, _ = acl.rt.create_stream()
+    word, x = counter(), counter()
+    ri = capture(s, lambda: (acl.rt.value_wait(word, 1, EQ, s), double[1, s](x), acl.rt.value_write(word, 0, 0, s)))
+    acl.rt.memset(x, 64, 1, 4)  # x = 0x01010101
+    for _ in (1, 2):
+        assert acl.mdl.ri_execute_async(ri, s) == 0
+        acl.rt.value_write(word, 1, 0, other)  # releases this launch's wait; the launch writes 0 back
+        assert acl.rt.synchronize_stream(s) == 0
+    assert read_u32(x) == 0x01010101 * 4
+    waits, writes = tasks_of("value_wait"), tasks_of("value_write")
+    assert [w["end"] for w in waits] == [writes[1]["end"], writes[3]["end"]]  # (0, 2: the launches' own)
+    assert sandbox.hazards() == []  # each launch's wait learns the write that released it
+    path = tmp_path / "ri.json"
+    assert acl.mdl.ri_debug_json_print(ri, str(path), 0) == 0
+    assert [t["task_type"] for t in json.loads(path.read_text())["tasks"]] == ["VALUE_WAIT", "KERNEL", "VALUE_WRITE"]
+
+
+def test_a_capture_records_a_notify_wait_and_each_launch_waits_for_a_record_made_after_it(device0):
+    s, _ = acl.rt.create_stream()
+    n, x = notify(), counter()
+    ri = capture(s, lambda: (acl.rt.wait_and_reset_notify(n, s, 0), double[1, s](x)))
+    acl.rt.memset(x, 64, 1, 1)
+    assert acl.mdl.ri_execute_async(ri, s) == 0
+    assert acl.rt.synchronize_stream(s) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT  # nothing recorded: 507046
+    assert "(NOTIFY_WAIT) of stream" in acl.get_recent_err_msg()
+    assert acl.rt.record_notify(n, device0) == 0
+    assert acl.rt.synchronize_stream(s) == 0 and read_u32(x) == 2
 
 
 # -- notifies: hazards -------------------------------------------------------------------------------------
@@ -227,42 +285,70 @@ def test_without_the_notify_wait_the_race_is_still_reported(device0):
     assert [h.kind for h in sandbox.hazards()] == ["stream_race"]
 
 
-def test_a_wait_whose_record_an_earlier_wait_took_orders_nothing(device0):
+def test_a_wait_whose_record_an_earlier_wait_took_and_that_times_out_orders_nothing(device0):
     s2, _ = acl.rt.create_stream()
     s3, _ = acl.rt.create_stream()
     n, x = notify(), dev_alloc(64)
     slow_add[1, device0](x)
     acl.rt.record_notify(n, device0)
     acl.rt.wait_and_reset_notify(n, s2, 0)  # takes the record
-    acl.rt.wait_and_reset_notify(n, s3, 1)  # pairs with nothing: it will take a record queued later, if any
+    acl.rt.wait_and_reset_notify(n, s3, 1)  # pairs with nothing: held until it ends
     double[1, s3](x)
-    assert sandbox.hazards() == []  # its checks wait for that record
-    with pytest.warns(sandbox.HazardWarning):  # none came: the wait ran out, the double is checked
-        acl.rt.synchronize_stream(s3)
+    assert sandbox.hazards() == []  # (a record might still release the wait)
+    with pytest.warns(sandbox.HazardWarning, match="kernel double.* on Stream 3 on device 0 writes"):
+        assert acl.rt.synchronize_stream(s3) == acl.ACL_ERROR_RT_TASK_TIMEOUT  # it timed out: it learns nothing
     assert [h.kind for h in sandbox.hazards()] == ["stream_race"]
 
 
-def test_a_notify_wait_queued_before_its_record_orders_the_work_behind_it_after_the_records_stream(device0):
+def test_a_wait_released_by_a_record_not_ordered_after_the_other_writer_still_races(device0):
     s2, _ = acl.rt.create_stream()
-    n, x = notify(), counter()
-    acl.rt.wait_and_reset_notify(n, s2, 0)
-    double[1, s2](x)  # queued before the add it comes after
-    slow_add[1, device0](x)
-    acl.rt.record_notify(n, device0)
-    assert acl.rt.synchronize_stream(s2) == 0
-    assert acl.rt.free(x) == 0  # the host knows the add is done: it came before the double it waited for
-    assert sandbox.hazards() == []
-
-
-def test_a_notify_wait_queued_before_its_record_still_reports_work_the_record_does_not_order(device0):
-    s2, s3 = acl.rt.create_stream()[0], acl.rt.create_stream()[0]
+    s3, _ = acl.rt.create_stream()
     n, x = notify(), counter()
     acl.rt.wait_and_reset_notify(n, s2, 0)
     double[1, s2](x)
-    acl.rt.record_notify(n, device0)
-    with pytest.warns(sandbox.HazardWarning):  # the add on s3 is not before the record
-        slow_add[1, s3](x)
+    slow_add[1, device0](x)
+    acl.rt.record_notify(n, s3)  # nothing orders s3's record after slow_add
+    with pytest.warns(sandbox.HazardWarning, match="no event or synchronize orders the two"):
+        assert acl.rt.synchronize_stream(s2) == 0
     assert [h.kind for h in sandbox.hazards()] == ["stream_race"]
+
+
+def test_a_wait_released_by_a_record_that_ran_before_it_was_reached_learns_that_record(device0):
+    s2, _ = acl.rt.create_stream()
+    n, x, busy = notify(), counter(), counter()
+    ctx = no_hazards()
+    try:
+        for _ in range(5):
+            slow_add[1, s2](busy)  # s2 reaches the wait after 5 ms
+        acl.rt.wait_and_reset_notify(n, s2, 0)
+        double[1, s2](x)
+        slow_add[1, device0](x)
+        acl.rt.record_notify(n, device0)  # runs at 1 ms: the flag is set when the wait is reached
+        assert acl.rt.synchronize_stream(s2) == 0
+    finally:
+        ctx.__exit__(None, None, None)
+    (wait,) = tasks_of("notify_wait")
+    assert wait["start"] == wait["end"] > tasks_of("notify_record")[0]["end"]
+    assert sandbox.hazards() == []
+
+
+def test_tasks_after_a_held_wait_through_an_event_learn_the_releasing_record_too(device0):
+    s2, _ = acl.rt.create_stream()
+    s3, _ = acl.rt.create_stream()
+    n, x = notify(), counter()
+    ev, _ = acl.rt.create_event()
+    ctx = no_hazards()
+    try:
+        acl.rt.wait_and_reset_notify(n, s2, 0)
+        acl.rt.record_event(ev, s2)
+        acl.rt.stream_wait_event(s3, ev)
+        double[1, s3](x)  # after the wait, through the event
+        slow_add[1, device0](x)
+        acl.rt.record_notify(n, device0)
+        acl.rt.synchronize_device()
+    finally:
+        ctx.__exit__(None, None, None)
+    assert sandbox.hazards() == [] and read_u32(x) == 2
 
 
 # -- value write / wait ----------------------------------------------------------------------------------
@@ -297,16 +383,20 @@ def test_a_value_wait_passes_exactly_when_the_word_meets_its_flag(flag, word, va
 def test_a_value_wait_holds_its_stream_until_a_later_write_on_another_stream(device0):
     other, _ = acl.rt.create_stream()
     word, x = dev_alloc(64), counter()
-    acl.rt.value_wait(word, 100, EQ, other)
-    double[1, other](x)
-    with pytest.warns(sandbox.HazardWarning):  # submitted before its write: the clocks learn nothing
+    ctx = no_hazards()  # the write that releases the wait orders the two kernels: no race reported
+    try:
+        acl.rt.value_wait(word, 100, EQ, other)
+        double[1, other](x)
         slow_add[1, device0](x)
-    acl.rt.value_write(word, 99, 0, device0)
-    acl.rt.value_write(word, 100, 0, device0)
-    assert acl.rt.synchronize_stream(other) == 0
-    dbl, add = tasks_of("kernel")
-    acl.rt.synchronize_device()
-    assert dbl["start"] >= add["end"] and read_u32(x) == 2
+        acl.rt.value_write(word, 99, 0, device0)
+        acl.rt.value_write(word, 100, 0, device0)
+        assert acl.rt.synchronize_stream(other) == 0
+        dbl, add = tasks_of("kernel")
+        acl.rt.synchronize_device()
+        assert dbl["start"] >= add["end"] and read_u32(x) == 2
+    finally:
+        ctx.__exit__(None, None, None)
+    assert sandbox.hazards() == []
     assert tasks_of("value_wait")[0]["end"] == tasks_of("value_write")[1]["end"]
 
 
@@ -371,11 +461,28 @@ def test_a_value_wait_the_last_write_does_not_satisfy_orders_nothing(device0):
     acl.rt.value_wait(word, 3, EQ, other)  # 2 == 3 does not: nothing learned from this one
     double[1, other](x)
     assert sandbox.hazards() == []
-    third, _ = acl.rt.create_stream()
-    acl.rt.value_wait(word, 3, EQ, third)
-    with pytest.warns(sandbox.HazardWarning):
-        double[1, third](x)
+    third, fourth = acl.rt.create_stream()[0], acl.rt.create_stream()[0]
+    acl.rt.value_wait(word, 3, EQ, third)  # held until a write makes the word 3
+    double[1, third](x)
+    assert sandbox.hazards() == []
+    with pytest.warns(sandbox.HazardWarning):  # (the two value writes of the word race too)
+        acl.rt.value_write(word, 3, 0, fourth)  # releases it, but nothing orders fourth after slow_add
+        acl.rt.synchronize_stream(third)
     assert "stream_race" in [h.kind for h in sandbox.hazards()]
+
+
+def test_a_value_wait_whose_word_already_met_it_when_reached_learns_nothing_from_a_later_write(device0):
+    other, _ = acl.rt.create_stream()
+    word, x, busy = counter(), counter(), counter()  # the word is 0 already (a memset, not a value write)
+    for _ in range(5):
+        slow_add[1, other](busy)  # the wait is reached at 5 ms, after everything below is submitted
+    acl.rt.value_wait(word, 0, EQ, other)
+    double[1, other](x)
+    with pytest.warns(sandbox.HazardWarning, match="no event or synchronize orders the two"):
+        slow_add[1, device0](x)
+        acl.rt.value_write(word, 0, 0, device0)  # after the wait passed: it cannot order anything
+        acl.rt.synchronize_device()
+    assert [h.kind for h in sandbox.hazards()] == ["stream_race"]
 
 
 def test_value_write_and_wait_codes(device0):
@@ -423,11 +530,23 @@ def test_notify_and_value_tasks_show_in_the_chrome_trace_the_gantt_and_the_dashb
     assert "task" in str(summary(sandbox.trace()))
 
 
+def test_a_notify_wait_queued_before_its_record_orders_the_work_behind_it_after_the_records_stream(device0):
+    s2, _ = acl.rt.create_stream()
+    n, x = notify(), counter()
+    acl.rt.wait_and_reset_notify(n, s2, 0)
+    double[1, s2](x)  # queued before the add it comes after
+    slow_add[1, device0](x)
+    acl.rt.record_notify(n, device0)
+    assert acl.rt.synchronize_stream(s2) == 0
+    assert acl.rt.free(x) == 0  # the host knows the add is done: it came before the double it waited for
+    assert sandbox.hazards() == []
+
+
 def test_freeing_or_reading_memory_that_work_behind_an_unrecorded_wait_uses_is_reported(device0):
     s2, _ = acl.rt.create_stream()
     n, x = notify(), counter()
     acl.rt.wait_and_reset_notify(n, s2, 0)
-    double[1, s2](x)  # cannot run before a record: its checks wait, but it is in use all the same
+    double[1, s2](x)  # cannot run before a record, but it is in use all the same
     h, _ = acl.rt.malloc_host(64)
     acl.rt.memcpy_async(h, 64, x, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST, s2)
     with pytest.warns(sandbox.HazardWarning, match="host has not seen complete"):

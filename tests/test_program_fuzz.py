@@ -79,6 +79,8 @@ HEADER = """\
 # replay: python tests/test_program_fuzz.py --run THIS_FILE   (or --seed {seed} --calls {calls})
 import threading
 
+import numpy as np
+
 import sandbox
 from sandbox import acl
 
@@ -94,6 +96,11 @@ def k_fixed(x: "uint8*"):
 @sandbox.kernel
 def k_bump(x: "uint8*", n):
     x[:1] += n
+
+
+@sandbox.kernel(ns=2_000, writes=("x",))
+def k_over(x: "float16*"):
+    x[:2] = x[:2] * np.float16(1000) + np.float16(60000)  # overflows: inf, or the saturated largest value
 
 
 @sandbox.kernel(ns=1_000)
@@ -253,6 +260,8 @@ class Generator:
             (self.op_host_func, 3),
             (self.op_exception, 2),
             (self.op_reduce, 2),
+            (self.op_random, 2),
+            (self.op_overflow, 3),
             (self.op_pool, 5),
             (self.op_peer, 3),
             (self.op_fault, 2),
@@ -260,6 +269,7 @@ class Generator:
             (self.op_notify, 4),
             (self.op_streamctl, 3),
             (self.op_ipc, 3),
+            (self.op_ipc_event, 2),
         ]
         if top and self.blocks < 3:
             ops += [(self.op_capture, 2), (self.op_thread, 2), (self.op_process, 1), (self.op_cb_server, 1)]
@@ -369,10 +379,10 @@ class Generator:
         else:
             self.emit(f'C("rt.destroy_event", {self.pick(scope, "event")})')
 
-    def op_notify(self, scope):
+    def op_notify(self, scope, stream=None):
         """Notifies and value waits (core/waits.py): records and waits in either order, on any stream."""
         r = self.rng.random()
-        stream = self.pick(scope, "stream")
+        stream = stream or self.pick(scope, "stream")
         if r < 0.2:
             name = self.name("n")
             self.emit(f'{name} = C("rt.create_notify", {self.rng.choice(["0", "0", "1", "2"])})')
@@ -539,6 +549,46 @@ class Generator:
         dtype = self.rng.choice(["acl.ACL_FLOAT", "acl.ACL_INT32", "acl.ACL_FLOAT16", "acl.ACL_INT64"])
         self.emit(f'C("rt.reduce_async", {dst}, {src}, {count}, {kind}, {dtype}, {self.pick(scope, "stream")}, None)')
 
+    def op_random(self, scope):
+        (out, size), (counter, _) = self.pick_info(scope, "dev"), self.pick_info(scope, "dev")
+        func = self.rng.choice(["0", "1", "1", "2", "3", "4"])
+        params = {
+            "0": '"dropoutBitmaskInfo": {"dropoutRation": 0.5}',
+            "1": '"uniformDisInfo": {"min": 1, "max": 9}',
+            "2": '"normalDisInfo": {"mean": 0.0, "stddev": 1.0}',
+            "3": '"normalDisInfo": {"mean": 1.0, "stddev": 2.0}',
+            "4": "",
+        }[func]
+        dtype = self.rng.choice(["acl.ACL_FLOAT", "acl.ACL_FLOAT16", "acl.ACL_BF16", "acl.ACL_INT32", "acl.ACL_UINT64"])
+        dtype = dtype if self.chance(0.95) else "acl.ACL_INT8"
+        num = self.rng.choice(["16", "64", "0", str((size or 64) // 4)])
+        seed = self.rng.choice(["0", "7", "2**64 - 1"])
+        info = (
+            f'{{"dataType": {dtype}, "randomNumFuncParaInfo": {{"funcType": {func}, "paramInfo": {{{params}}}}}, '
+            f'"randomResultAddr": {out}, "randomCounterAddr": {counter}, "randomSeed": {seed}, "randomNum": {num}}}'
+        )
+        reserve = "None" if self.chance(0.9) else "1"
+        self.emit(f'C("rt.random_num_async", {info}, {self.pick(scope, "stream")}, {reserve})')
+
+    def op_overflow(self, scope):
+        r = self.rng.random()
+        stream = self.pick(scope, "stream")
+        if r < 0.15:
+            self.emit(f'C("rt.set_device_sat_mode", {self.rng.choice(["0", "1", "1", "2", "-1"])})')
+        elif r < 0.25:
+            self.emit('C("rt.get_device_sat_mode")')
+        elif r < 0.4:
+            self.emit(f'C("rt.set_stream_overflow_switch", {stream}, {self.rng.choice(["0", "1", "1", "2"])})')
+        elif r < 0.5:
+            self.emit(f'C("rt.get_stream_overflow_switch", {stream})')
+        elif r < 0.65:
+            ptr, _ = self.pick_info(scope, "dev")
+            self.emit(f'C("rt.get_overflow_status", {ptr}, {self.rng.choice(["64", "64", "32"])}, {stream})')
+        elif r < 0.75:
+            self.emit(f'C("rt.reset_overflow_status", {stream})')
+        else:
+            self.emit(f'K("k_over", 1, {stream}, {self.pick_info(scope, "dev")[0]})')
+
     def op_exception(self, scope):
         r = self.rng.random()
         if r < 0.4:
@@ -657,9 +707,13 @@ class Generator:
         )
         self.emit(f'C("mdl.ri_capture_begin", {stream}, {mode})')
         self.capturing = True
+        releases: list[str] = []  # what releases a launch's captured waits (eager, after each launch)
         for _ in range(self.rng.randint(1, 5)):
-            if self.chance(0.5):
+            r = self.rng.random()
+            if r < 0.45:
                 self.op_kernel_on(scope, stream)
+            elif r < 0.65:  # notifies and value waits are captured too, and performed by each launch
+                releases.append(self.op_captured_wait(scope, stream))
             else:
                 self.step(scope)
         self.capturing = False
@@ -670,10 +724,35 @@ class Generator:
         scope.add("ri", ri)
         for _ in range(self.rng.randint(0, 2)):
             self.emit(f'C("mdl.ri_execute_async", {ri}, {self.pick(scope, "stream") if self.chance(0.3) else stream})')
+            for release in releases:
+                if self.chance(0.8):
+                    self.emit(release.format(self.pick(scope, "stream")))
         if self.chance(0.6):
             self.emit(f'C("rt.synchronize_stream", {stream})')
         if self.chance(0.7):
             self.emit(f'C("mdl.ri_destroy", {ri})')
+
+    def op_captured_wait(self, scope, stream) -> str:
+        """A notify record or wait, a value write or wait on the capturing stream; returns the eager call
+        (its stream left as ``{}``) that releases a launch's wait or takes its record."""
+        if self.chance(0.5):
+            if not scope.of("notify"):
+                name = self.name("n")
+                self.emit(f'{name} = C("rt.create_notify", 0)')
+                scope.add("notify", name)
+            n = self.pick(scope, "notify")
+            if self.chance(0.5):
+                self.emit(f'C("rt.record_notify", {n}, {stream})')
+                return f'C("rt.wait_and_reset_notify", {n}, {{}}, {self.rng.choice(["0", "1"])})'
+            self.emit(f'C("rt.wait_and_reset_notify", {n}, {stream}, {self.rng.choice(["0", "1"])})')
+            return f'C("rt.record_notify", {n}, {{}})'
+        ptr, _ = self.pick_info(scope, "dev")
+        value = self.rng.choice(["0", "1", "7"])
+        if self.chance(0.5):
+            self.emit(f'C("rt.value_write", {ptr}, {value}, 0, {stream})')
+            return f'C("rt.value_wait", {ptr}, {value}, {self.rng.choice(["0", "1", "2", "3"])}, {{}})'
+        self.emit(f'C("rt.value_wait", {ptr}, {value}, {self.rng.choice(["0", "1", "2", "3"])}, {stream})')
+        return f'C("rt.value_write", {ptr}, {value}, 0, {{}})'
 
     def op_kernel_on(self, scope, stream):
         ptr, _ = self.pick_info(scope, "dev")
@@ -735,6 +814,7 @@ class Generator:
         self.shapes.add("processes")
         fn = self.name("proc")
         inner = Scope()  # another process: the main process's handles mean nothing there
+        inner.vars["ipc_handle"] = list(scope.of("ipc_handle"))  # ... but its IPC event handles do
         self.emit(f"def {fn}():")
         self.indent = "    "
         self.emit('C("init")')
@@ -771,6 +851,25 @@ class Generator:
         else:
             timeout, flag = self.rng.choice(["0", "0", "5"]), self.rng.choice(["0", "1", "1", "3"])
             self.emit(f'C("rt.stream_wait_event_with_flag", {stream}, {event}, {timeout}, {flag})')
+
+    # -- IPC events: exported in one process, opened in it or in another ----------------------------------
+    def op_ipc_event(self, scope):
+        r = self.rng.random()
+        if r < 0.3:
+            name = self.name("e")
+            self.emit(f'{name} = C("rt.create_event_ex_with_flag", acl.ACL_EVENT_IPC)')
+            scope.add("event", name)
+            scope.add("ipc_event", name)
+        elif r < 0.6:
+            handle = self.name("h")
+            event = self.pick(scope, "ipc_event" if scope.of("ipc_event") and self.chance(0.8) else "event")
+            self.emit(f'{handle} = C("rt.ipc_get_event_handle", {event})')
+            scope.add("ipc_handle", handle)
+        else:
+            name = self.name("e")
+            handle = self.pick(scope, "ipc_handle", null=self.rng.choice(["bytes(64)", "b'x'"]))
+            self.emit(f'{name} = C("rt.ipc_open_event_handle", {handle})')
+            scope.add("event", name)
 
 
 def generate(seed: int, calls: int = BOUNDED_CALLS, exclude=KNOWN_ISSUE_SHAPES) -> str:
@@ -850,8 +949,8 @@ class Harness:
         except Exception as exc:  # an exception escaping the facade: an internal error
             self.problem("exception", f"{name}{_args(args)} raised {type(exc).__name__}: {exc}", traceback.format_exc())
             return 0
-        if name == "get_recent_err_msg" or name.startswith("util."):
-            return result  # helpers with pyACL's own shapes (str, bytes, arrays), no code
+        if name in ("get_recent_err_msg", "float_to_float16", "float16_to_float") or name.startswith("util."):
+            return result  # helpers with pyACL's own shapes (str, bytes, arrays, numbers), no code
         ret, value = self._shape(name, args, result)
         if ret is None:
             return 0
@@ -877,8 +976,6 @@ class Harness:
         """(ret, value) of a pyACL return: an int, or a tuple with the int last."""
         if name in ("rt.get_last_error", "rt.peek_at_last_error"):
             return (0, result) if type(result) is int else (None, None)
-        if name == "float16_to_float" and type(result) is float:  # pyACL's one bare float (no code)
-            return 0, result
         if type(result) is int:
             return result, result
         if isinstance(result, tuple) and result and type(result[-1]) is int:
@@ -1150,6 +1247,10 @@ def _tables(m) -> dict:
         tuple(sorted((p, n) for p, c in states.callbacks.items() for n in c)) if states else ()
     )
     out["stopped_streams"] = tuple(sorted(h for h, s in m.streams.items() if s.stopped))
+    from sandbox.core.events import IpcEvents
+
+    ipc = m.feature_in_use(IpcEvents)
+    out["ipc_exported"] = tuple(sorted(ipc.exported)) if ipc else ()
     return out
 
 

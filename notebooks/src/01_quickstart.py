@@ -543,6 +543,9 @@ sandbox.teach.check("01.2", solution)
 # the smallest copy programs. `0_quickstart/0_hello_cann` uses the aclnn operator library, which
 # the sandbox does not model. Notebook [11_official_samples](11_official_samples.ipynb), section
 # 1, walks through the kernel launch sample.
+# [0_runtime_compatibility.py](../examples/0_quickstart/3_cross_version/0_runtime_compatibility.py)
+# makes the checks a program makes before it relies on a feature that depends on the version or
+# the product: the CANN version and attributes, the SoC's architecture and one device capability.
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
@@ -558,6 +561,8 @@ sandbox.teach.check("01.2", solution)
 # 算子库，沙箱不模拟它。notebook
 # [11_official_samples](11_official_samples.ipynb) 第 1
 # 节逐步讲解核函数下发示例。
+# [0_runtime_compatibility.py](../../examples/0_quickstart/3_cross_version/0_runtime_compatibility.py)
+# 在程序依赖某项特性之前先检查它：CANN 版本与属性、SoC 架构兼容性和一项设备能力。
 
 # %% [markdown]
 # ## Summary

@@ -561,7 +561,11 @@ sandbox.teach.check("02.2", solution)
 # [6_d2d_async_memory_copy.py](../examples/1_basic_features/memory/6_d2d_async_memory_copy.py). Each
 # asynchronous copy is followed by a synchronize; the port of 5 adds the synchronize its sample
 # lacks before the blocking copy, because a blocking copy is not ordered with a stream's kernels
-# (sample 3 has its own). Notebook [11_official_samples](11_official_samples.ipynb), section 1.
+# (sample 3 has its own).
+# [1_random_num_task.py](../examples/2_advanced_features/built_in_task/1_random_num_task.py) queues
+# the runtime's built-in random-number task, another asynchronous task on a stream: its numbers are in
+# device memory only once the stream has reached it, so each draw is synchronized before it is copied
+# back. Notebook [11_official_samples](11_official_samples.ipynb), section 1.
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
@@ -573,7 +577,9 @@ sandbox.teach.check("02.2", solution)
 # [4_d2h_async_memory_copy.py](../../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)，设备到设备是
 # [5_d2d_sync_memory_copy.py](../../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py) 和
 # [6_d2d_async_memory_copy.py](../../examples/1_basic_features/memory/6_d2d_async_memory_copy.py)。每次异步拷贝之后都有一次同步；5
-# 的移植版本在阻塞拷贝之前补上了示例缺少的同步，因为阻塞拷贝与流上的核函数之间没有顺序（示例 3 自己有这次同步）。notebook
+# 的移植版本在阻塞拷贝之前补上了示例缺少的同步，因为阻塞拷贝与流上的核函数之间没有顺序（示例 3 自己有这次同步）。
+# [1_random_num_task.py](../../examples/2_advanced_features/built_in_task/1_random_num_task.py) 下发运行时内置的随机数生成任务，
+# 这是流上的另一种异步任务：流执行到它之后，随机数才出现在设备内存中，所以每次生成之后都先同步，再拷回。notebook
 # [11_official_samples](11_official_samples.ipynb) 第 1 节。
 
 # %% [markdown]

@@ -717,6 +717,9 @@ sandbox.teach.check("04.3", solution)
 # [11_official_samples](11_official_samples.ipynb), section 7, walks through its calls.
 # Physical-memory sharing, IPC memory, custom allocators, host registration and managed memory are
 # waiting or not modelled: [examples/README.md](../examples/README.md).
+# The custom allocator sample is ported as
+# [0_custom_allocator.py](../examples/3_memory_advanced/allocator/0_custom_allocator.py): it
+# registers an allocator on a stream and reads it back; no operator calls it, as the sandbox has none.
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
@@ -734,6 +737,8 @@ sandbox.teach.check("04.3", solution)
 # [11_official_samples](11_official_samples.ipynb) 第 7
 # 节逐步讲解它的调用。物理内存共享、IPC 内存、自定义分配器、Host 内存注册和统一内存还在等待或不模拟：见
 # [examples/README.md](../../examples/README.md)。
+# 自定义分配器示例已移植为
+# [0_custom_allocator.py](../../examples/3_memory_advanced/allocator/0_custom_allocator.py)：它在流上注册一个分配器并读回；沙箱没有算子，所以没有算子调用它。
 
 # %% [markdown]
 # ## Summary

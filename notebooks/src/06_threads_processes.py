@@ -635,9 +635,13 @@ sandbox.teach.check("06.3", solution)
 # [0_ipc_notify_withpid.py](../examples/2_advanced_features/notify/0_ipc_notify_withpid.py) and
 # [1_ipc_notify_withoutpid.py](../examples/2_advanced_features/notify/1_ipc_notify_withoutpid.py):
 # each starts the sample's two programs with `sandbox.spawn_process` and passes pids, keys and
-# flags with `sandbox.write_shared` / `sandbox.read_shared` where the sample uses files. The IPC
-# event samples wait for calls the sandbox lacks: [examples/README.md](../examples/README.md).
-# Notebook [11_official_samples](11_official_samples.ipynb) walks through the others.
+# flags with `sandbox.write_shared` / `sandbox.read_shared` where the sample uses files. The two
+# IPC event samples are ported too: in
+# [0_ipcevent.py](../examples/2_advanced_features/ipcevent/0_ipcevent.py) two processes on one
+# device share an event, in
+# [1_ipcevent_multi_device.py](../examples/2_advanced_features/ipcevent/1_ipcevent_multi_device.py)
+# a process on each of two devices. Notebook [11_official_samples](11_official_samples.ipynb)
+# walks through others; [examples/README.md](../examples/README.md) lists them all.
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
@@ -650,10 +654,13 @@ sandbox.teach.check("06.3", solution)
 # [0_ipc_notify_withpid.py](../../examples/2_advanced_features/notify/0_ipc_notify_withpid.py) 和
 # [1_ipc_notify_withoutpid.py](../../examples/2_advanced_features/notify/1_ipc_notify_withoutpid.py)：
 # 每个移植都用 `sandbox.spawn_process` 启动示例的两个程序，示例用文件传递的进程 ID、key
-# 和完成标志，这里用 `sandbox.write_shared` / `sandbox.read_shared` 传递。IPC 事件的示例
-# 还在等待沙箱缺少的调用：见
-# [examples/README.md](../../examples/README.md)。notebook
-# [11_official_samples](11_official_samples.ipynb) 逐步讲解其他示例。
+# 和完成标志，这里用 `sandbox.write_shared` / `sandbox.read_shared` 传递。两个 IPC 事件示例
+# 也已经移植：
+# [0_ipcevent.py](../../examples/2_advanced_features/ipcevent/0_ipcevent.py)
+# 中同一设备上的两个进程共享一个事件，
+# [1_ipcevent_multi_device.py](../../examples/2_advanced_features/ipcevent/1_ipcevent_multi_device.py)
+# 中两个设备上各有一个进程共享它。notebook [11_official_samples](11_official_samples.ipynb)
+# 逐步讲解其他示例，[examples/README.md](../../examples/README.md) 列出全部示例。
 
 # %% [markdown]
 # ## Summary

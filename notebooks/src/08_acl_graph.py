@@ -397,19 +397,23 @@ print("aclmdlRICaptureEnd ->", ret, "| tasks recorded:", [r.n_tasks for r in san
 # **Side streams must rejoin.** A second stream joins a capture by waiting on an event recorded
 # on a captured stream; its tasks are then recorded too. Before the end, every side stream must
 # lead back to the origin stream (record an event on it, wait for that on the origin), or the
-# end fails with 107025 (`ACL_ERROR_RT_STREAM_UNJOINED`) and the capture is dropped.
+# end fails with 107025 (`ACL_ERROR_RT_STREAM_UNJOINED`) and the capture is dropped. Such events
+# come from `acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)`: a capturing stream refuses to
+# record, wait on or reset an event of `create_event` or `create_event_with_flag` (207000, and
+# the capture goes on).
 
 # %% [markdown] lang="zh"
 # **旁路流必须汇合回来。** 第二条流通过等待在被捕获的流上记录的事件加入捕获；之后它的任务也会被记录。在结束之前，每条旁路
 # 流都必须回到起始流（在旁路流上记录一个事件，让起始流等待它），否则结束会以 107025（`ACL_ERROR_RT_STREAM_UNJOINED`）失败，
-# 捕获被丢弃。
+# 捕获被丢弃。这样的事件要用 `acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)` 创建：正在捕获的流拒绝记录、等待或重置
+# `create_event` 或 `create_event_with_flag` 创建的事件（207000，捕获继续进行）。
 
 # %%
 def fork_join(rejoin):
     stream, buf = board()
     side, _ = acl.rt.create_stream()
-    fork, _ = acl.rt.create_event()
-    join, _ = acl.rt.create_event()
+    fork, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
+    join, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
     acl.mdl.ri_capture_begin(stream, GLOBAL)
     acl.rt.record_event(fork, stream)
     acl.rt.stream_wait_event(side, fork)          # the side stream joins the capture
@@ -728,11 +732,12 @@ def solution(a, b, stream):
     # TODO: a side stream and two events; device memory for a and b; inside one capture on
     # stream: fork (record on stream, side waits), a's step on stream, b's on side, join (record
     # on side, stream waits); end the capture; replay REPEATS times; copy back; synchronise.
-    # Hint: the fork and the join are acl.rt.record_event(event, s) + acl.rt.stream_wait_event(other, event).
+    # Hint: the fork and the join are acl.rt.record_event(event, s) + acl.rt.stream_wait_event(other, event),
+    # with events of acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC) (a capture takes no others).
     ### BEGIN SOLUTION
     side, _ = acl.rt.create_stream()
-    fork, _ = acl.rt.create_event()
-    join, _ = acl.rt.create_event()
+    fork, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
+    join, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
     host, _ = acl.rt.malloc_host(8 * N)
     dev, _ = acl.rt.malloc(8 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     acl.util.ptr_to_numpy(host, (2, N), np.int32)[:] = [a, b]

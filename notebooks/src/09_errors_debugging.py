@@ -605,8 +605,10 @@ sandbox.teach.check("09.1", solution)
 # stream) and
 # [1_stream_with_failure_mode.py](../examples/1_basic_features/stream/1_stream_with_failure_mode.py)
 # (a trapping kernel between two additions, under continue-on-failure and then stop-on-failure,
-# which on A2/A3 stops the whole context; then aclrtStreamStop and aclrtStreamAbort). Notebook
-# [11_official_samples](11_official_samples.ipynb), sections 2 and 4.
+# which on A2/A3 stops the whole context; then aclrtStreamStop and aclrtStreamAbort);
+# [0_overflow_detection.py](../examples/4_reliability/overflow_detection/0_overflow_detection.py)
+# (the saturation mode, a stream's overflow switch, and the overflow status read and reset by tasks
+# on the stream). Notebook [11_official_samples](11_official_samples.ipynb), sections 2 and 4.
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
@@ -615,7 +617,9 @@ sandbox.teach.check("09.1", solution)
 # [0_simple_stream.py](../../examples/1_basic_features/stream/0_simple_stream.py)（遇错停止的流）和
 # [1_stream_with_failure_mode.py](../../examples/1_basic_features/stream/1_stream_with_failure_mode.py)（两次加法之间有一个触发
 # trap 的核函数，先在遇错继续模式下运行，再在遇错停止模式下运行，后者在 A2/A3 上让整个上下文停止；然后是 aclrtStreamStop 和
-# aclrtStreamAbort）。notebook
+# aclrtStreamAbort）；
+# [0_overflow_detection.py](../../examples/4_reliability/overflow_detection/0_overflow_detection.py)（饱和模式、流的溢出检测开关，
+# 以及由流上的任务读取和复位的溢出状态）。notebook
 # [11_official_samples](11_official_samples.ipynb) 第 2、4 节。
 
 # %% [markdown]

@@ -16,6 +16,16 @@ from ..core.errors import ALL_CODES as _ALL_CODES
 from ..core.gate import local
 from ..core.machine import current as _current
 from . import _unmodelled, mdl, rt, util  # noqa: F401
+from ._compat import (  # noqa: F401  (re-exported: acl.get_cann_attribute_list, acl.ACL_CANN_ATTR_BF16)
+    ACL_CANN_ATTR_BF16,
+    ACL_CANN_ATTR_INF_NAN,
+    ACL_CANN_ATTR_JIT_COMPILE,
+    ACL_CANN_ATTR_UNDEFINED,
+    ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV,
+    ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV,
+    get_cann_attribute,
+    get_cann_attribute_list,
+)
 from ._declare import api
 from ._sysinfo import (  # noqa: F401  (re-exported: acl.float_to_float16, acl.sys_get_version_str)
     RUNTIME_SOURCES_VERSION,
@@ -55,6 +65,10 @@ ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT, ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDAT
 ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT, ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS = 0x0, 0x2
 ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION = 0x0, 0x1
 ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT, ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS = 0x0, 0x1
+ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK = 0  # aclrtRandomNumFuncType (acl_rt.h)
+ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS = 1
+ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS = 2
+ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS = 3
 
 globals().update(_ALL_CODES)  # every error code by its C name: acl.ACL_ERROR_RT_STREAM_CONTEXT
 

@@ -14,7 +14,7 @@ priority sizeof(uint32_t) and at most 7, the work pointer sizeof(void*), the wor
 flag sizeof(size_t).  The sample passes sizeof(uint32_t) for the flag and its README shows the
 run succeeding, as it does where size_t has 4 bytes.  Sandbox choice: the flag takes 4 (uint32_t,
 its type in aclrtCreateStreamWithConfig and aclrtStreamGetFlags) or 8 bytes; any other size is
-100000.
+100000.  A value is the unsigned integer of that many bytes, as C reads it: -1 is all ones.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def set_config_opt(m, th, handle, attr: int, value, value_size: int) -> None:
             f"aclrtSetStreamConfigOpt: valueSize {value_size} is invalid for {name}, "
             f"it should be {' or '.join(map(str, sizes))}",
         )
-    value = int(value)
+    value = int(value) % 2 ** (8 * value_size)  # C reads valueSize bytes of an unsigned integer: -1 is all ones
     if name == "priority" and not 0 <= value <= streams.LOWEST_PRIORITY:
         fail(ACL_ERROR_INVALID_PARAM, f"aclrtSetStreamConfigOpt: priority {value} is invalid, it should be in [0, 7]")
     config[name] = value
@@ -82,4 +82,4 @@ def set_config_opt(m, th, handle, attr: int, value, value_size: int) -> None:
 def create_v2(m, th, handle) -> int:
     """aclrtCreateStreamV2: a stream with the config's flag and priority (a null config: both 0)."""
     config = m.feature(StreamConfigs).get(handle) if handle else dict(flag=0, priority=0)
-    return streams.create(m, th, config["priority"], config["flag"])
+    return streams.create(m, th, config["priority"], config["flag"] % 2**32)  # a stream's flags are a uint32_t

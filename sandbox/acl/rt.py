@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core import callbacks, devices, devres, events, ipc, memops, peer, pools, reduce, streams, waits
+from ..core import callbacks, devices, devres, events, ipc, memops, numerics, peer, pools, reduce, streams, waits
 from ..core import constants as C
 from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
 from ..core.gate import as_int
-from . import _pool_props, _stream_config, _types
+from . import _allocator, _compat, _pool_props, _random, _stream_config, _types
 from ._declare import Kind, api, handle, helper, positive_size, ptr, size, timeout
 
 
@@ -589,9 +589,11 @@ def _reserve(value, what: str):
 if TYPE_CHECKING:
     reduce_type = Any
     reserved = Any
+    random_task_info = dict
 else:
     reduce_type = Kind(_types.reduce_dtype, show=lambda value: value)
     reserved = Kind(_reserve)
+    random_task_info = Kind(_random.task_info, show=_random.show)
 
 
 @api(
@@ -607,6 +609,87 @@ def reduce_async(
     if dst == 0 or src == 0:
         fail(ACL_ERROR_INVALID_PARAM, f"{'dst' if dst == 0 else 'src'} must not be a null pointer")
     return reduce.reduce_async(m, th, dst, src, count, kind, data_type, stream)
+
+
+@api("aclrtRandomNumAsync", cost="memcpy_async", trace=("task_info", "stream"))
+def random_num_async(m, th, task_info: random_task_info, stream: handle, reserve=None) -> None:
+    """Queue a random-number task (C: aclrtRandomNumAsync): ``task_info`` is the aclrtRandomNumTaskInfo
+    struct as a dict of its members (sandbox/acl/_random.py: the dict, the checks and their codes, the
+    numbers).  Not NULL, ``reserve`` is refused by the runtime (107000), after the acl layer's checks."""
+    reserve = None if reserve is None or (type(reserve) is int and reserve == 0) else reserve
+    return reduce.random_num(m, th, stream, reserve, lambda: _random.decode(task_info))
+
+
+# -- floating-point overflow (core/numerics.py) -------------------------------------------------------
+# The modes: ACL_RT_OVERFLOW_MODE_SATURATION (0, a result too large becomes the largest finite value) and
+# ACL_RT_OVERFLOW_MODE_INFNAN (1, it becomes inf or nan); which a chip has and its default come from
+# src/runtime/config/<chip>/dev_info_reg.cc (supportOverflowMode; RT_FEATURE_OVERFLOW_MODE sets Inf/NaN
+# first, runtime.cc:1506-1508): the 910B has both, Inf/NaN by default; the 310P and the 310B saturation only.
+@api("aclrtGetDeviceSatMode", cost="query", defaults=(0,))
+def get_device_sat_mode(m, th):
+    """(mode, ret): the process's mode (ApiImpl::GetDeviceSatMode, src/runtime/api/impl/api_impl.cc:6940-6944)."""
+    return numerics.get_mode(m, th)
+
+
+@api("aclrtSetDeviceSatMode", cost="query")
+def set_device_sat_mode(m, th, mode: int) -> None:
+    """The process's mode, for streams created afterwards (docs/zh/api_ref/04_device_management.md: streams
+    made before keep theirs; src/runtime/core/src/stream/stream.cc:705).  A mode the chip lacks is 207000
+    ACL_ERROR_RT_FEATURE_NOT_SUPPORT (src/runtime/api/api_c.cc:3149-3159: on a saturation-only chip
+    SATURATION succeeds and changes nothing), then a mode outside [0, 2) 107000 (api_error.cc:5994-5997)."""
+    return numerics.set_mode(m, th, mode)
+
+
+def _overflow_flag(value, what: str) -> int:
+    flag = as_int(value, what)
+    if flag not in (0, 1):  # the acl layer: src/acl/aclrt_impl/stream.cpp:279
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} must be 0 (off) or 1 (on), got {describe(value)}")
+    return flag
+
+
+if TYPE_CHECKING:
+    overflow_flag = int
+else:
+    overflow_flag = Kind(_overflow_flag)
+
+
+@api("aclrtSetStreamOverflowSwitch", cost="query")
+def set_stream_overflow_switch(m, th, stream: handle, flag: overflow_flag) -> None:
+    """Turn overflow detection of ``stream``'s kernels on (1) or off (0); kernels launched afterwards
+    follow it.  A flag other than 0 or 1 is 100000 (the acl layer, stream.cpp:279).  A chip without
+    RT_FEATURE_STREAM_ATTR_OVERFLOW_CHECK (the 310P, the 310B) returns success and keeps nothing
+    (src/runtime/api/api_c_stream.cc:555-561); else a capturing stream is 107027 (api_error.cc:6023-6026)
+    and a stream of another context 107003 (api_impl.cc:6960-6969).  The runtime sends the switch as a
+    task; the sandbox keeps it at once (assumption: the host-side record of stream.cc's SetOverflowSwitch)."""
+    return numerics.set_switch(m, th, stream, flag)
+
+
+@api("aclrtGetStreamOverflowSwitch", cost="query", defaults=(0,))
+def get_stream_overflow_switch(m, th, stream: handle):
+    """(flag, ret): the stream's switch on a chip with the STARS scheduler (the 910B, the 310B), else 1
+    (ApiImpl::GetStreamOverflowSwitch, api_impl.cc:6972-6983); a stream of another context 107003."""
+    return numerics.get_switch(m, th, stream)
+
+
+@api("aclrtGetOverflowStatus", cost="memcpy_async", trace=("output_size", "stream"))
+def get_overflow_status(m, th, output_addr: ptr, output_size: size, stream: handle) -> None:
+    """Queue a copy of the overflow status into ``output_addr`` (64 bytes: a uint32, 1 once a kernel on a
+    stream whose switch is on overflowed since the last reset, then zeros), at the task's completion.
+    The status is the process's, on the stream's device (docs 04_device_management.md: process level on
+    A2/A3).  A null output_addr is 100000 (the acl layer, src/acl/aclrt_impl/device.cpp:255); then
+    outputSize other than 64 is 107000 (api_error.cc:6197-6199), a capturing stream 107027 (6200-6203), a
+    stream of another context 107003 (api_impl.cc:7112-7114); memory outside device memory of the
+    stream's device 107000 (sandbox choice, as for copies)."""
+    if output_addr == 0:
+        fail(ACL_ERROR_INVALID_PARAM, "outputAddr must not be a null pointer")
+    return numerics.status_task(m, th, stream, output_addr, output_size)
+
+
+@api("aclrtResetOverflowStatus", cost="memset_async")
+def reset_overflow_status(m, th, stream: handle) -> None:
+    """Queue a task that clears the overflow status (rtCleanDeviceSatStatus, api_c.cc:3557-3578); a
+    capturing stream is 107027 (api_error.cc:6207-6213), a stream of another context 107003."""
+    return numerics.status_task(m, th, stream)
 
 
 # -- notifies and value waits (core/waits.py) ----------------------------------------------------------
@@ -774,3 +857,119 @@ def stream_wait_event_with_flag(m, th, stream: handle, event: handle, timeout: i
     if flag and timeout != 0:  # the acl layer (stream.cpp:247-250)
         fail(ACL_ERROR_INVALID_PARAM, f"timeout must be 0 with ACL_EVENT_WAIT_EXTERNAL, got {timeout}")
     return events.stream_wait(m, th, stream, event, flag)
+
+
+# -- custom allocators: the acl library's own records (acl/_allocator.py) --------------------------------
+if TYPE_CHECKING:
+    allocator_obj = Any
+else:
+    allocator_obj = Kind(show=describe)  # the learner's object, named by its kind (never a repr)
+
+
+@api("aclrtAllocatorCreateDesc", needs_init=False, defaults=(0,))
+def allocator_create_desc(m, th):
+    """An empty allocator descriptor (a handle): set its object and functions, then register it."""
+    return _allocator.create_desc(m, th)
+
+
+@api("aclrtAllocatorDestroyDesc", needs_init=False)
+def allocator_destroy_desc(m, th, allocator_desc: handle) -> None:
+    """Destroy a descriptor; a registration made from it stays (it is a copy)."""
+    return _allocator.destroy_desc(m, th, allocator_desc)
+
+
+@api("aclrtAllocatorSetObjToDesc", needs_init=False)
+def allocator_set_obj_to_desc(m, th, allocator_desc: handle, allocator: allocator_obj) -> None:
+    """The allocator object each function gets first (any value but None)."""
+    return _allocator.set_obj(m, th, allocator_desc, allocator)
+
+
+@api("aclrtAllocatorSetAllocFuncToDesc", needs_init=False)
+def allocator_set_alloc_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
+    """``func(allocator, size)`` -> a block."""
+    return _allocator.set_func(m, th, allocator_desc, "alloc", func)
+
+
+@api("aclrtAllocatorSetFreeFuncToDesc", needs_init=False)
+def allocator_set_free_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
+    """``func(allocator, block)``."""
+    return _allocator.set_func(m, th, allocator_desc, "free", func)
+
+
+@api("aclrtAllocatorSetAllocAdviseFuncToDesc", needs_init=False)
+def allocator_set_alloc_advise_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
+    """``func(allocator, size, addr)`` -> a block (optional: register does not require it)."""
+    return _allocator.set_func(m, th, allocator_desc, "alloc_advise", func)
+
+
+@api("aclrtAllocatorSetGetAddrFromBlockFuncToDesc", needs_init=False)
+def allocator_set_get_addr_from_block_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
+    """``func(block)`` -> the block's memory."""
+    return _allocator.set_func(m, th, allocator_desc, "get_addr_from_block", func)
+
+
+@api("aclrtAllocatorRegister", needs_init=False)
+def allocator_register(m, th, stream: handle, allocator_desc: handle) -> None:
+    """Save a copy of the descriptor under a created stream (again: replaces it)."""
+    return _allocator.register(m, th, stream, allocator_desc)
+
+
+@api("aclrtAllocatorGetByStream", needs_init=False, defaults=(0, None, None, None, None, None))
+def allocator_get_by_stream(m, th, stream: handle):
+    """``(desc, allocator, alloc_func, free_func, alloc_advise_func, get_addr_from_block_func, ret)``."""
+    return _allocator.get_by_stream(m, th, stream)
+
+
+@api("aclrtAllocatorUnregister", needs_init=False)
+def allocator_unregister(m, th, stream: handle) -> None:
+    """Drop the stream's registration (none: nothing to do, still 0)."""
+    return _allocator.unregister(m, th, stream)
+
+
+# -- cross-version checks (acl/_compat.py) -------------------------------------------------------------
+@api("aclrtCheckArchCompatibility", needs_init=False, defaults=(0,))
+def check_arch_compatibility(m, th, soc_version: _compat.soc_version):
+    """``(can_compatible, ret)``: 1 when the SoC's architecture (NpuArch) is the device's, else 0."""
+    return _compat.check_arch_compatibility(m, th, soc_version)
+
+
+@api("aclrtGetDeviceCapability", defaults=(0,))
+def get_device_capability(m, th, device_id: int, dev_feature_type: int):
+    """``(value, ret)`` of one aclrtDevFeatureType (1: a task update of AI Core/Vector kernels, 0/1)."""
+    return _compat.device_capability(m, th, device_id, dev_feature_type)
+
+
+# -- IPC events (shared between processes) -------------------------------------------------------------------
+def _ipc_event_handle(value, what: str) -> int:
+    """An aclrtIpcEventHandle: the 64 bytes aclrtIpcGetEventHandle returned (acl_rt.h:1011-1013, passed by value,
+    so no null check: event.cpp:468-477); the body gets the key of its first 8 bytes (ipc_event.cc:219)."""
+    if type(value) not in (bytes, bytearray) or len(value) != C.ACL_IPC_EVENT_HANDLE_SIZE:
+        fail(
+            ACL_ERROR_INVALID_PARAM,
+            f"{what} must be the {C.ACL_IPC_EVENT_HANDLE_SIZE} bytes "
+            f"aclrtIpcGetEventHandle returned, got {describe(value)}",
+        )
+    return int.from_bytes(value[:8], "little")
+
+
+def _show_ipc_handle(value) -> str:
+    """The trace shows a handle's first 8 bytes in hex (the rest are zero), anything else as describe does."""
+    return bytes(value[:8]).hex() if type(value) in (bytes, bytearray) else describe(value)
+
+
+if TYPE_CHECKING:
+    ipc_event_handle = int
+else:
+    ipc_event_handle = Kind(_ipc_event_handle, show=_show_ipc_handle)
+
+
+@api("aclrtIpcGetEventHandle", cost="query", defaults=(None,))
+def ipc_get_event_handle(m, th, event: handle):
+    """(handle, ret): the event's IPC handle, 64 bytes, for another process's aclrtIpcOpenEventHandle."""
+    return events.ipc_get_handle(m, th, event)
+
+
+@api("aclrtIpcOpenEventHandle", cost="create_event", defaults=(0,))
+def ipc_open_event_handle(m, th, handle: ipc_event_handle):
+    """(event, ret): an event of the current context that is the exported one (core/events.py)."""
+    return events.ipc_open_handle(m, th, handle)

@@ -6,6 +6,9 @@
   the moment of the call; a later record does not move a wait already issued.
 * Record and wait fail (107003) when event and stream are on different devices;
   Synchronize and Query of another device's event succeed (seed 000).
+* On a capturing stream, record, wait and reset take only Ex events (and ACL_EVENT_EXTERNAL ones):
+  an event of aclrtCreateEvent or aclrtCreateEventWithFlag is refused with 207000 and the capture goes
+  on (api_impl.cc:2168-2172 record, 1645-1652 wait, 2238-2243 reset; RT-DG 04-02:104).
 * WithFlag events need ACL_EVENT_SYNC to be waited on and ACL_EVENT_TIME_LINE to be timed.
 * Reset (runtime api_error.cc EventReset, event.hpp IsEventWithoutWaitTask): plain events
   carry the runtime's default flags, which include a sync bit, and reset on any ordinary
@@ -14,6 +17,23 @@
   ACL_EVENT_SYNC events", is stricter than the code).
 * Elapsed time is read from the device's timestamp counter: ticks = floor(t / resolution),
   ms = (ticks_end - ticks_start) / ticks_per_ms (RT-SRC event.cc).
+* IPC events (aclrtCreateEventExWithFlag(ACL_EVENT_IPC), A2/A3 only: api_error.cc:1664-1667, else 207000).
+  aclrtIpcGetEventHandle exports one (only such an event: api_impl_event.cc:70-74, 107000): a 64-byte handle
+  (acl_rt.h:86, 1011-1013) whose first 8 bytes are the driver's share id (ipc_event.cc:202; here 1, 2, ... in
+  the order of first export, the rest zero), the same on every call.  aclrtIpcOpenEventHandle, in any process,
+  the exporter's included (rt_utest_ipc_event.cc:230), makes a new IPC event in the caller's current context
+  (api_impl_event.cc:37-45, so on its device; the runtime enables the peer link itself, ipc_event.cc:236-249),
+  and each open makes another one.  All of them are one event: they share its current record (the shared
+  index of ipc_event.cc:375-416), so a record in one process completes a wait, a synchronize or a query in
+  another, and a wait joins the recording process's clocks (core/hazards.py).  Query and synchronize of one
+  never recorded answer complete at once (ipc_event.cc:478-482, 503-507); a wait for a finished record queues
+  no task there (424-427), here one that is ready at once.  Record and wait keep the same-device rule above
+  (sandbox choice: IpcEventRecord/Wait check no device).  Record and wait on a capturing
+  stream (api_error.cc:1410-1413, 1709-1711), reset, elapsed time and timestamp (1758, 1858, 1872): 207000.
+  Destroying the exported event leaves the opened ones working (each holds its own mapping: ipc_event.cc:
+  593-616); its handle then opens nothing (sandbox choice: the driver's code is not in the sources; 107000,
+  the runtime's code for the driver's invalid value, errcode_manage.cc:86).  Opened events go with their
+  context: at aclrtResetDevice, aclFinalize or the process's end.
 """
 from __future__ import annotations
 
@@ -44,6 +64,8 @@ def create(m: Machine, th: HostThread, flags: int | None, ex: bool = False) -> i
     if ex and (bits & ~_EX_FLAGS or not bits & _EX_FLAGS or bits & C.ACL_EVENT_IPC and bits != C.ACL_EVENT_IPC):
         fail(ACL_ERROR_RT_PARAM_INVALID, f"aclrtCreateEventExWithFlag: flag {bits:#x} is invalid: an OR of "
              "ACL_EVENT_SYNC, ACL_EVENT_CAPTURE_STREAM_PROGRESS, ACL_EVENT_TIME_LINE, or ACL_EVENT_IPC alone")
+    if ex and bits == C.ACL_EVENT_IPC:
+        _ipc_supported(m)
     if not ex and flags is not None and (bits <= 0 or bits & ~KNOWN_FLAGS):
         fail(ACL_ERROR_INVALID_PARAM, f"event flag {flags!r} is not a combination of ACL_EVENT_* flags")
     if not ex and bits & C.ACL_EVENT_EXTERNAL and bits != C.ACL_EVENT_EXTERNAL:
@@ -69,6 +91,11 @@ def _event_and_stream(m: Machine, th: HostThread, handle, stream_handle, api: st
         fail(ACL_ERROR_RT_STREAM_CONTEXT,
              f"{api}: the event belongs to device {ev.device} but stream {stream.stream_id} runs on device "
              f"{stream.device}; events and streams must be on the same device")
+    if ev.flags == C.ACL_EVENT_IPC and stream.capture is not None:
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{api}: IPC events cannot be used on a capturing stream")
+    if stream.capture is not None and not ev.ex and ev.flags != C.ACL_EVENT_EXTERNAL:
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{api}: an event of aclrtCreateEvent or aclrtCreateEventWithFlag "
+             "cannot be used on a capturing stream: create it with aclrtCreateEventExWithFlag(ACL_EVENT_SYNC)")
     return ev, stream
 
 
@@ -92,7 +119,7 @@ def record(m: Machine, th: HostThread, handle, stream_handle, external: bool = F
 def stream_wait(m: Machine, th: HostThread, stream_handle, handle, external: bool = False) -> None:
     ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtStreamWaitEvent")
     detail = _external(stream, external, "aclrtStreamWaitEventWithFlag")
-    if not ev.plain and not ev.flags & C.ACL_EVENT_SYNC:
+    if not ev.plain and not ev.flags & (C.ACL_EVENT_SYNC | C.ACL_EVENT_IPC):
         fail(ACL_ERROR_INVALID_PARAM, "this event was created without ACL_EVENT_SYNC, so streams cannot wait on it")
     m.submit(th, stream, Task.new("event_wait", "EVENT_WAIT", waits_on=None if external else ev.record_task,
                                   event=ev, detail=detail))
@@ -127,8 +154,8 @@ def query_status(m: Machine, th: HostThread, handle) -> int:
     ev = m.event(handle)
     m.graphs.refuse_event(ev, "aclrtQueryEventStatus", query=True)
     task = ev.record_task
-    done = task is not None and task.done
-    if done:
+    done = task.done if task is not None else ev.flags == C.ACL_EVENT_IPC
+    if done and task is not None:
         hazards.learn(m, th, (task,))         # "complete" tells the host the work is done
     return C.ACL_EVENT_RECORDED_STATUS_COMPLETE if done else C.ACL_EVENT_RECORDED_STATUS_NOT_READY
 
@@ -139,6 +166,8 @@ def ticks(m: Machine, t: int) -> int:
 
 def _timed(ev: Event, which: str) -> Task:
     """The finished task that recorded ``ev``, or the refusal of a call that reads its time."""
+    if ev.flags == C.ACL_EVENT_IPC:
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{which} is an IPC event, which keeps no timestamp")
     if not ev.plain and not ev.flags & C.ACL_EVENT_TIME_LINE:
         fail(ACL_ERROR_INVALID_PARAM, f"{which} was created without ACL_EVENT_TIME_LINE")
     if ev.record_task is None:
@@ -164,6 +193,44 @@ def elapsed_time(m: Machine, th: HostThread, start_handle, end_handle) -> float:
         m.graphs.refuse_event(ev, "aclrtEventElapsedTime", query=True)
     started, ended = (_timed(ev, f"the {which} event") for ev, which in ((start, "start"), (end, "end")))
     return (ticks(m, ended.end_t) - ticks(m, started.end_t)) / m.profile.timer_ticks_per_ms
+
+
+class IpcEvents:
+    """The IPC events exported so far, by the key their handle carries."""
+
+    def __init__(self, m: Machine):
+        self.exported: dict[int, Event] = {}
+
+
+def _ipc_supported(m: Machine) -> None:
+    if not m.profile.ipc_event_supported:       # RT_FEATURE_IPC_EVENT (api_c_standard_soc.cc:1468, 1488)
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"IPC events are not supported on {m.profile.soc_name}")
+
+
+def ipc_get_handle(m: Machine, th: HostThread, handle) -> bytes:
+    ev = m.event(handle)
+    _ipc_supported(m)
+    if not ev.ex or ev.flags != C.ACL_EVENT_IPC:
+        fail(ACL_ERROR_RT_PARAM_INVALID, "only an event of aclrtCreateEventExWithFlag(ACL_EVENT_IPC) has an IPC "
+             f"handle; this one's flags are {ev.flags:#x}")
+    if not ev.ipc_key:
+        exported = m.feature(IpcEvents).exported
+        ev.ipc_key = len(exported) + 1
+        exported[ev.ipc_key] = ev
+    return ev.ipc_key.to_bytes(8, "little") + bytes(C.ACL_IPC_EVENT_HANDLE_SIZE - 8)
+
+
+def ipc_open_handle(m: Machine, th: HostThread, key: int) -> int:
+    """``key``: the first 8 bytes of the handle (ipc_event.cc:219), as an int."""
+    _ipc_supported(m)
+    m.current_context(th)
+    source = m.feature(IpcEvents).exported.get(key)
+    if source is None or not source.alive:
+        fail(ACL_ERROR_RT_PARAM_INVALID, "the handle names no live IPC event: pass the bytes aclrtIpcGetEventHandle "
+             "returned, before the exporting process destroys the event")
+    ev = m.events[create(m, th, C.ACL_EVENT_IPC, ex=True)]
+    ev.shared, ev.ipc_key, ev.opened = source.shared, key, True
+    return ev.handle
 
 
 def destroy(m: Machine, th: HostThread, handle) -> None:

@@ -64,9 +64,9 @@ MODE_NAMES = {v: k for k, v in vars(C).items() if k.startswith("ACL_MODEL_RI_CAP
 NONE, ACTIVE, INVALIDATED = (C.ACL_MODEL_RI_CAPTURE_STATUS_NONE, C.ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
                              C.ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED)
 
-# aclmdlRITaskType (RT-API 25-02) of the task kinds a capture can hold
+# aclmdlRITaskType (RT-API 25-02; acl_rt.h:589-597) of the task kinds a capture can hold (others: DEFAULT)
 TASK_TYPES = {"kernel": "KERNEL", "event_record": "EVENT_RECORD", "event_wait": "EVENT_WAIT",
-              "event_reset": "EVENT_RESET"}
+              "event_reset": "EVENT_RESET", "value_write": "VALUE_WRITE", "value_wait": "VALUE_WAIT"}
 
 
 class Recorded:

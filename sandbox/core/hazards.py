@@ -10,8 +10,12 @@ time.  These checks ask what the *rules* guarantee instead, with vector clocks:
   a stream, event or device, a blocking copy, a query answering "complete", a joined thread.
   Submitting work teaches the host nothing.
 * Task A comes before task B iff ``B.vc[A.stream] >= A.id``.
-* A notify wait queued before its record holds back the checks of the tasks behind it on its
-  stream until the record is queued, then gives them the record's clock (``hold``, ``release``).
+* A notify or value wait (core/waits.py) may be released by a task submitted after it, so it is
+  *held* until it ends: when it is released, it and every task not finished that comes after it
+  join the releaser's clock (they can only run after it), and a race found meanwhile between
+  tasks one of which comes after a held wait is reported then (at the call during which the
+  device released it), unless the clocks now order the two.  A wait that never ends keeps its
+  races: what comes after it never runs.
 
 Each device task declares the bytes it reads and writes (copies: source read, destination
 write; memsets: write; kernels: every pointer argument's view, read and write unless the
@@ -74,10 +78,10 @@ def emit(message: str, category) -> None:
 class Access:
     """Bytes one task touched: what the ordering test and the messages need, not the task
     itself, so a finished task (and the data its effect held) is freed without waiting here."""
-    __slots__ = ("start", "end", "write", "handle", "id", "stream", "kind", "name")
+    __slots__ = ("start", "end", "write", "handle", "id", "stream", "kind", "name", "vc")
 
     def __init__(self, start, end, write, task):
-        self.start, self.end, self.write = start, end, write
+        self.start, self.end, self.write, self.vc = start, end, write, task.vc  # (the task's own clock)
         self.handle, self.id, self.stream = task.stream.handle, task.id, task.stream   # handle: the clocks' key
         self.kind, self.name = task.kind, task.name
 
@@ -92,7 +96,7 @@ class Checker:
         self.host_vc: dict[int, dict[int, int]] = {}       # host thread tid -> what it knows is done
         self.accesses: dict = {}       # buffer -> [Access]; a free drops the buffer's entry
         self.reported: set = set()
-        self.held: dict[int, list] = {}    # stream handle -> [wait, (th, task, access) of each task behind it]
+        self.held: dict = {}           # held wait (Task) -> races found after it: [(buf, Access, Access)]
 
     def task_submitted(self, th, stream, task) -> None:
         """A task entered ``stream`` (Machine.submit calls this for every task, before the
@@ -105,15 +109,11 @@ class Checker:
         vc[stream.handle] = task.id
         task.vc = vc
         self.stream_vc[stream.handle] = vc
-        held = self.held.get(stream.handle)
-        if held is not None:
-            held.append((th, task, task.access))  # (checked by ``release``)
         for buf, offset, nbytes, write in task.access:
             if nbytes > 0:
                 if buf.kind == "device":
                     stale(self.m, th, buf, describe_task(task) + f" on {stream_name(stream)}", (task.id,))
-                if held is None:
-                    _device_access(self.m, self, th, buf, offset, offset + nbytes, write, task)
+                _device_access(self.m, self, th, buf, offset, offset + nbytes, write, task)
 
 
 def checker(m) -> Checker:
@@ -153,7 +153,7 @@ def _device_access(m, c: Checker, th, buf, start, end, write, task) -> None:
             continue
         ordered = vc.get(a.handle, 0) >= a.id
         if not ordered and (write or a.write):
-            _race(m, c, th, buf, a, task, write, max(start, a.start), min(end, a.end))
+            _race_or_hold(m, c, th, buf, a, Access(max(start, a.start), min(end, a.end), write, task))
         if ordered and start <= a.start and a.end <= end and (write or not a.write):
             covered.append(a)       # anything that races with ``a`` now races with ``task``
     for a in covered:
@@ -161,35 +161,6 @@ def _device_access(m, c: Checker, th, buf, start, end, write, task) -> None:
     if len(accesses) >= MAX_ACCESSES:
         del accesses[:len(accesses) - MAX_ACCESSES + 1]
     accesses.append(Access(start, end, write, task))
-
-
-def hold(m, stream, wait) -> None:
-    """A notify wait queued before the record it will take (core/waits.py): the tasks queued behind it
-    on ``stream`` come after that record, which is not submitted yet, so their bytes are checked when it
-    is (``release``), with its clock, not now against work the record will order before them."""
-    checker(m).held.setdefault(stream.handle, [wait])
-
-
-def release(m, wait, record) -> None:
-    """The record ``wait`` takes is submitted (None: the wait ran out): the held tasks learn its clock,
-    then their accesses are checked in order."""
-    c = checker(m)
-    held = c.held.get(wait.stream.handle)
-    if held is None or held[0] is not wait:
-        return
-    del c.held[wait.stream.handle]
-    for task in (wait, *(entry[1] for entry in held[1:])):
-        join(task.vc, record.vc if record is not None else None)
-    for th, task, access in held[1:]:
-        for buf, offset, nbytes, write in access:
-            if nbytes > 0:
-                _device_access(m, c, th, buf, offset, offset + nbytes, write, task)
-
-
-def _held(c: Checker, buf) -> list:
-    """The accesses of ``buf`` by held tasks (not checked yet, not done: the host cannot know them done)."""
-    return [Access(offset, offset + n, write, task) for held in c.held.values() for _, task, access in held[1:]
-            for b, offset, n, write in access if b == buf and n > 0]
 
 
 def snapshot(m, items) -> list:
@@ -220,6 +191,39 @@ def thread_joined(m, caller, child) -> None:
     join(c.host_vc.setdefault(caller.tid, {}), c.host_vc.get(child.tid))
 
 
+def hold(m, wait) -> None:
+    """``wait`` orders its stream after a task not known yet (a record or write, maybe submitted after it)."""
+    checker(m).held[wait] = []
+
+
+def released(m, wait, by) -> None:
+    """A held ``wait`` ended: released by task ``by``, or (None) by a timeout or a condition that already
+    held.  Every task not finished that comes after the wait learns ``by``'s clock; then the races held on
+    the wait are checked again."""
+    c = checker(m)
+    races = c.held.pop(wait, None)
+    if races is None:
+        return
+    if by is not None and by.vc:
+        for stream in m.streams.values():
+            for task in stream.queue:
+                if task.vc is not None and before(wait, task.vc):
+                    join(task.vc, by.vc)
+    for buf, a, b in races:
+        if not (before(a, b.vc) or before(b, a.vc)):
+            _race_or_hold(m, c, m.current_thread(), buf, a, b)
+
+
+def _race_or_hold(m, c: Checker, th, buf, a: Access, b: Access) -> None:
+    """``a`` and ``b`` touch overlapping bytes and no clock orders them: a race, unless one of them comes
+    after a held wait (which may yet order them)."""
+    wait = next((w for w in c.held if before(w, a.vc) or before(w, b.vc)), None)
+    if wait is not None:
+        c.held[wait].append((buf, a, b))
+    else:
+        _race(m, c, th, buf, a, b, b.write, b.start, b.end)
+
+
 # -- host-side checks -----------------------------------------------------------------------------
 def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> None:
     """The host reads (or writes) bytes of ``buf``: is queued work not known complete using them?
@@ -232,7 +236,7 @@ def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> 
     if buf.kind == "device":
         stale(m, th, buf, f"{api} on host thread {th.name!r}", ())
     c = checker(m)
-    old = (c.accesses.get(buf) or []) + _held(c, buf)
+    old = c.accesses.get(buf)
     if not old or nbytes <= 0:
         return
     start, end = offset, offset + nbytes
@@ -256,7 +260,7 @@ def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> 
 def freeing(m, th, buf, api: str) -> None:
     """aclrtFree/aclrtFreeHost of ``buf`` by the host: work not known complete still uses it?"""
     c = checker(m)
-    old = (c.accesses.pop(buf, None) or []) + _held(c, buf)
+    old = c.accesses.pop(buf, None)
     if not old:
         return
     hv = c.host_vc.get(th.tid, {})

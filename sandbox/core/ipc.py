@@ -22,7 +22,7 @@ api_impl.cc:4760-4790, 4972-5006; driver codes through errcode_manage.cc:565/86 
   or destroys the exporter's key (imports stay valid); else (closed twice) 107000.  Freeing exported
   memory, or the exporter's end, while imported: the docs ask importers to close first, with no code;
   here the key dies and importers keep the bytes until they close.  A process's end closes what it
-  exports and imports; the leak report lists the memory ones (it lists no notifies).
+  exports and imports; the leak report lists both (an imported notify as the importer's).
 """
 from __future__ import annotations
 
@@ -62,6 +62,21 @@ class Imported(DeviceAllocation):
 
     def __eq__(self, other):
         return other is self.target or (isinstance(other, Imported) and other.target is self.target)
+
+
+class ImportedNotify:
+    """An imported notify handle: the exporter's flag and pairing, read and written through, but the
+    importer's pid (whose leak it is, core/leaks.py)."""
+    made = "aclrtNotifyImportByKey"
+
+    def __init__(self, notify: waits.Notify, pid: int):
+        self.__dict__.update(of=notify, pid=pid)
+
+    def __getattr__(self, name):
+        return getattr(self.of, name)
+
+    def __setattr__(self, name, value):
+        setattr(self.of, name, value)
 
 
 class Export:
@@ -154,7 +169,8 @@ def import_key(m: Machine, th: HostThread, key: str, kind: str, flags: int) -> i
              "adds it with aclrtIpcMemSetImportPid / aclrtNotifySetImportPid (or exports with DISABLE_PID_VALIDATION)")
     if kind == "notify":
         ident = m.new_handle()
-        waits.state(m).notifies[ident] = waits.state(m).notifies[e.thing]  # the same flag
+        notifies = waits.state(m).notifies
+        notifies[ident] = ImportedNotify(notifies[e.thing], pid)  # type: ignore[assignment]  # a Notify to waits.py
     else:
         dev = m.current_context(th).device
         mem, page = m.devices[dev].memory, PAGE_SIZES[e.thing.page]  # the exporter's pages, mapped again

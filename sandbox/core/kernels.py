@@ -42,7 +42,7 @@ import numpy as np
 
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_PARAM_INVALID, AclError,
                      describe, fail)
-from . import devres, hazards, usercode
+from . import devres, hazards, numerics, usercode
 from .gate import as_int, call
 from .memory import check_dense
 from .tasks import Task
@@ -82,18 +82,8 @@ def ptr(dtype, count=None) -> Pointer:
     return Pointer(dtype, count)
 
 
-def _pointer_count(annotation, namespace: dict):
-    """The declared element count of a ptr(...) annotation (None if undeclared)."""
-    if isinstance(annotation, str):
-        try:
-            annotation = eval(annotation.strip(), namespace)
-        except Exception:
-            return None
-    return getattr(annotation, "count", None) if isinstance(annotation, Pointer) else None
-
-
-def _pointer_type(annotation, namespace: dict) -> np.dtype | None:
-    """The element type of a pointer parameter, or None for a scalar one.
+def _pointer(annotation, namespace: dict) -> Pointer | None:
+    """The pointer a parameter's annotation declares (its dtype and count), or None for a scalar one.
 
     Accepts ``ptr(np.float32)``, ``"float32*"``, and both as postponed annotations
     (``from __future__ import annotations`` turns them into source strings).
@@ -103,12 +93,12 @@ def _pointer_type(annotation, namespace: dict) -> np.dtype | None:
         if text[:1] in "'\"" and text[-1:] == text[:1]:
             text = text[1:-1].strip()
         if text.endswith("*") or text == "GM_ADDR":             # Ascend C's GM_ADDR: __gm__ uint8_t*
-            return np.dtype(text[:-1].strip() if text.endswith("*") else np.uint8)
+            return Pointer(text[:-1].strip() if text.endswith("*") else np.uint8)
         try:
             annotation = eval(text, namespace)  # a postponed ptr(...) annotation
         except Exception:
             return None
-    return annotation.dtype if isinstance(annotation, Pointer) else None
+    return annotation if isinstance(annotation, Pointer) else None
 
 
 class Kernel:
@@ -119,12 +109,13 @@ class Kernel:
         params = list(inspect.signature(fn).parameters.values())
         self.param_names = [p.name for p in params]
         namespace = {**getattr(fn, "__globals__", {}), "ptr": ptr, "Pointer": Pointer}
-        self.pointer_types = [_pointer_type(p.annotation, namespace) for p in params]
+        pointers = [_pointer(p.annotation, namespace) for p in params]
+        self.pointer_types = [p.dtype if p else None for p in pointers]
         for label, names in (("reads", reads), ("writes", writes)):
             unknown = sorted(set(names or ()) - set(self.param_names))
             if unknown:
                 raise TypeError(f"kernel {self.name}: {label} names {unknown}, which are not its parameters")
-        self.pointer_counts = [_pointer_count(p.annotation, namespace) for p in params]
+        self.pointer_counts = [p.count if p else None for p in pointers]
         for count in self.pointer_counts:
             if isinstance(count, str) and count not in self.param_names:
                 raise TypeError(f"kernel {self.name}: ptr count {count!r} is not one of its parameters")
@@ -245,12 +236,13 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
                  f"got {type(value).__name__}")
     device = stream.device
     duration = k.duration(m, args, block_dim, span)
+    watch = numerics.watch(m, stream, k)           # saturation mode or the overflow switch (core/numerics.py)
     m.submit(th, stream, Task.new("kernel", k.name, m.devices[device].aicore, duration=duration,
-                                  effect=lambda: run_body(m, k, device, args, resolved), block_dim=block_dim,
+                                  effect=lambda: run_body(m, k, device, args, resolved, watch), block_dim=block_dim,
                                   access=access, core_limit=devres.core_limit(m, th, device)))
 
 
-def run_body(m: Machine, k: Kernel, device: int, args, resolved=None):
+def run_body(m: Machine, k: Kernel, device: int, args, resolved=None, watch=None):
     """Execute the kernel body on views of device memory; a fault fails the task, and so does
     a host memory budget that cannot hold the arguments' bytes (207001, before any view).
 
@@ -287,7 +279,7 @@ def run_body(m: Machine, k: Kernel, device: int, args, resolved=None):
             values.append(buf.dense_view(offset, whole).view(dtype))
         except AclError as exc:            # the host itself had no room (MemoryError), under the budget
             return exc.code, f"kernel {k.name}: argument {pname}: {exc.message}"
-    error = usercode.run(m, "kernel", 0, k.fn, *values)   # a bug in the body is a device fault, not a crash
+    error = (watch or usercode.run)(m, "kernel", 0, k.fn, *values)   # a bug in the body: a device fault, not a crash
     if error:
         return ACL_ERROR_RT_AICORE_EXCEPTION, f"kernel {k.name} raised {error}"
     return 0

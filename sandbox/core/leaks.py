@@ -3,7 +3,7 @@
 ``report(m, pid)`` lists, for one process: device memory from aclrtMalloc (and pool blocks
 still in use), pinned host memory from aclrtMallocHost, IPC memory exported or imported and not
 closed (aclrtIpcMemClose, core/ipc.py), memory pools not destroyed, explicit
-streams, events and explicit contexts still alive.  Default contexts and default streams
+streams, events, notifies and explicit contexts still alive.  Default contexts and default streams
 are not listed: they belong to aclrtSetDevice/aclrtResetDevice, which finalize releases.
 
 aclFinalize computes the report before it releases anything, and so does a simulated
@@ -16,6 +16,7 @@ from __future__ import annotations
 from . import ipc, trace as T
 from .hazards import emit
 from .pools import PoolState
+from .waits import Waits
 
 
 class LeakWarning(UserWarning):
@@ -51,7 +52,12 @@ def items(m, pid: int) -> tuple:
         out.append(("stream", s.device, s.handle, 0, f"Stream {s.stream_id}"))
     events = [e for e in m.events.values() if e.alive and e.context.process.pid == pid]
     for e in sorted(events, key=lambda e: (e.device, e.handle)):
-        out.append(("event", e.device, e.handle, 0, "aclrtCreateEvent" if e.plain else "aclrtCreateEventWithFlag"))
+        made = "aclrtIpcOpenEventHandle" if e.opened else "aclrtCreateEvent" if e.plain else "aclrtCreateEventWithFlag"
+        out.append(("event", e.device, e.handle, 0, made))
+    notifies = getattr(m.feature_in_use(Waits), "notifies", {})
+    for handle, n in sorted(notifies.items(), key=lambda item: (item[1].device, item[0])):
+        if n.pid == pid:
+            out.append(("notify", n.device, handle, 0, getattr(n, "made", "aclrtCreateNotify")))
     contexts = [c for c in m.contexts.values() if c.alive and not c.is_default and c.process.pid == pid]
     for c in sorted(contexts, key=lambda c: (c.device, c.handle)):
         out.append(("context", c.device, c.handle, 0, "aclrtCreateContext"))
@@ -60,9 +66,9 @@ def items(m, pid: int) -> tuple:
 
 _FIX = {"allocation": "aclrtFree", "pinned": "aclrtFreeHost", "ipc memory": "aclrtIpcMemClose",
         "pool": "aclrtMemPoolDestroy", "stream": "aclrtDestroyStream", "event": "aclrtDestroyEvent",
-        "context": "aclrtDestroyContext"}
+        "notify": "aclrtDestroyNotify", "context": "aclrtDestroyContext"}
 _TITLE = {"allocation": "device memory", "pinned": "pinned host memory", "ipc memory": "IPC shared memory",
-          "pool": "memory pools", "stream": "streams", "event": "events", "context": "contexts"}
+          "pool": "memory pools", "stream": "streams", "event": "events", "notify": "notifies", "context": "contexts"}
 
 
 def text(m, pid: int, found: tuple, when: str) -> str:

@@ -16,7 +16,7 @@ from . import constants as C, hazards, trace as T
 from .engines import CorePool, Engine
 from .graph import Graphs
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
-                     ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, AclError, describe, fail)
+                     ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, AclError, describe, fail)
 from .memory import DeviceMemory, HostBudget, HostMemory, device_of_address
 from .objects import Context, Event, HostThread, Process, Stream
 from .binding import bound, configure, current, is_bound, peek_current, use_factory
@@ -96,7 +96,7 @@ class Machine:
 
     # -- processes and threads ----------------------------------------------------------
     def new_process(self, name: str, t: int = 0) -> Process:
-        proc = Process(next(self._pids), name)
+        proc = Process(next(self._pids), name, self.profile.default_overflow_mode)
         self.processes.append(proc)
         self.log.append(T.ProcessStarted(t, proc.pid, name))
         return proc
@@ -165,14 +165,17 @@ class Machine:
                  "aclrtSetCurrentContext) on this thread first")
         return ctx
 
-    def stream(self, th: HostThread, handle, *, check_context: bool = True, api: str = "") -> Stream:
-        """The stream a handle names (0 = the current context's default stream)."""
+    def stream(self, th: HostThread, handle, *, check_context: bool = True, api: str = "", uncaptured=False) -> Stream:
+        """The stream a handle names (0 = the current context's default stream); ``uncaptured``: 107027 if capturing."""
         ctx = self.current_context(th)
         if handle == 0 or handle is None:
             return ctx.default_stream
         stream = self.streams.get(handle)
         if stream is None or not stream.alive:
             fail(ACL_ERROR_INVALID_PARAM, f"{describe(handle)} is not a live stream handle")
+        if uncaptured and stream.capture is not None:
+            fail(ACL_ERROR_RT_STREAM_CAPTURED, f"{api}: stream {stream.stream_id} is capturing, and this call cannot "
+                 "be captured: end the capture (aclmdlRICaptureEnd) first")
         if check_context and stream.context is not ctx:
             fail(ACL_ERROR_RT_STREAM_CONTEXT,
                  f"{api or 'this call'}: stream {stream.stream_id} belongs to device {stream.device}"

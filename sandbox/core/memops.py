@@ -23,7 +23,7 @@ import functools
 
 from . import constants as C, hazards, peer, trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_ADDR_UNALIGNED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                     ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, AclError, describe, fail)
+                     ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, describe, fail)
 from .memory import check_span
 from .tasks import Task
 
@@ -163,16 +163,10 @@ def copy_duration(m: Machine, plan: CopyPlan) -> int:
 
 
 def copy_effect(plan: CopyPlan):
-    """The data movement, run at the copy's completion; returns None, or (code, message) when
-    the host memory budget cannot back the destination (the task fails, nothing is written)."""
+    """The data movement, run at the copy's completion (a host memory budget that cannot back the
+    destination raises 207001: the task fails and nothing is written, core/sim.py)."""
     dst, doff, src, soff, n = plan.dst, plan.doff, plan.src, plan.soff, plan.count
-
-    def move():
-        try:
-            dst.copy_from(doff, src, soff, n)
-        except AclError as exc:
-            return exc.code, exc.message
-    return move
+    return lambda: dst.copy_from(doff, src, soff, n)
 
 
 def _copy_task(m: Machine, plan: CopyPlan, name: str, kind: int) -> Task:
@@ -206,9 +200,7 @@ def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
     if count == 0:
         return
     if plan.direction == "H2H":
-        failed = copy_effect(plan)()          # first: if the bytes cannot be backed, nothing happened
-        if failed:
-            fail(*failed)
+        copy_effect(plan)()                   # first: if the bytes cannot be backed, nothing happened
         th.clock += int(count * 1e9 / plan.bandwidth)
         hazards.host_access(m, th, plan.src, plan.soff, count, False, "aclrtMemcpy (host to host)")
         hazards.host_access(m, th, plan.dst, plan.doff, count, True, "aclrtMemcpy (host to host)")
@@ -265,10 +257,7 @@ def _plan_memset(m: Machine, ptr, max_count, value, count):
     byte = value & 0xFF
 
     def fill():
-        try:
-            buf.fill(offset, count, byte)
-        except AclError as exc:           # the host memory budget cannot back the bytes: nothing written
-            return exc.code, exc.message
+        buf.fill(offset, count, byte)     # the host memory budget may refuse the bytes (core/sim.py)
     return buf, (buf.device if buf.kind == "device" else None), fill
 
 

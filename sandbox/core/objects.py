@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 class Process:
-    def __init__(self, pid: int, name: str):
+    def __init__(self, pid: int, name: str, sat_mode: int = 0):
         self.pid = pid
         self.name = name
         self.initialized = False
@@ -25,6 +25,8 @@ class Process:
         self.opened_devices: set[int] = set()          # devices this process has ever opened
         self.device_resets: dict[int, int] = {}        # full resets of each device so far
         self.runtime_ready_at = 0                      # when the process's first SetDevice finished
+        self.sat_mode = sat_mode                       # aclrtSetDeviceSatMode (at first the chip's default)
+        self.overflow_status: dict[int, int] = {}      # device -> its overflow status word (core/numerics.py)
         self.contexts: dict[int, "Context"] = {}       # every live context, by handle
         self.ended = False
 
@@ -105,6 +107,7 @@ class Stream:
         self.stopped = False              # aclrtStreamStop: tasks not started wait (held: the one ready)
         self.held: Task | None = None
         self.alive = True
+        self.sat_mode, self.overflow_switch = context.process.sat_mode, 0  # its mode when made (core/numerics.py)
 
     @property
     def stopping(self) -> bool:
@@ -144,5 +147,16 @@ class Event:
         self.flags = flags
         self.plain = plain                # aclrtCreateEvent (not ...WithFlag)
         self.ex = False                   # aclrtCreateEventExWithFlag: a "new mode" event
-        self.record_task: Task | None = None  # the snapshot of the last record, or None
+        self.shared: list = [None]        # [the snapshot of the last record, or None]: one list shared by an
+                                          # IPC event and the events opened from its handle (core/events.py)
+        self.ipc_key = 0                  # the key its IPC handle carries (0: never exported)
+        self.opened = False               # made by aclrtIpcOpenEventHandle
         self.alive = True
+
+    @property
+    def record_task(self) -> Task | None:
+        return self.shared[0]
+
+    @record_task.setter
+    def record_task(self, task: Task | None) -> None:
+        self.shared[0] = task

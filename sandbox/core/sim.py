@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 
+from .errors import AclError
 from .trace import TraceLog, task_finished_row, task_started_row
 
 ARRIVE, FINISH = 0, 1
@@ -52,11 +53,11 @@ class Simulator:
     def step(self) -> None:
         """Process the earliest pending event."""
         t, _, action, task, version = heapq.heappop(self._heap)
+        if action != ARRIVE and version != task.version:
+            return                                # superseded by a rescheduled finish: no time passes
         self.now = t
         if action == ARRIVE:
             self._head_arrived(task)
-        elif version != task.version:
-            return                                # superseded by a rescheduled finish
         elif task.engine is not None and task.engine.shared and not task.engine.due(task, t):
             self.reschedule(task.engine.wake(task, t))
         else:
@@ -176,7 +177,10 @@ class Simulator:
         elif hooks.task_fault and (fault := _fault(hooks.task_fault, task)):
             status, message = fault               # an injected fault: the data effect does not happen
         elif task.effect is not None:
-            outcome = task.effect()
+            try:
+                outcome = task.effect()
+            except AclError as exc:               # the host memory budget cannot back the bytes: nothing written
+                outcome = exc.code, exc.message
             if isinstance(outcome, tuple):
                 status, message = outcome
             elif outcome:

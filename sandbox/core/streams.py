@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING
 from . import constants as C, hazards, trace as T, usercode
 from .sync import Sync, synchronize as synchronize_on
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_INTERNAL_ERROR,
-                     ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_ABORT, ACL_ERROR_RT_STREAM_CAPTURED, describe,
-                     fail)
+                     ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_ABORT, describe, fail)
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -52,10 +51,7 @@ def destroy_force(m: Machine, th: HostThread, handle) -> None:
     its end, and the call returns after it (Stream::TearDown, src/runtime/core/src/stream/
     stream.cc:1409-1475, loops until the stream has no pending task), so the host may free what
     the stream used; a parked wait or host callback is not waited for."""
-    stream = m.stream(th, handle, api="aclrtDestroyStreamForce")
-    if stream.capture is not None:
-        fail(ACL_ERROR_RT_STREAM_CAPTURED, f"aclrtDestroyStreamForce: stream {stream.stream_id} is capturing; "
-             "end the capture (aclmdlRICaptureEnd) first")
+    stream = m.stream(th, handle, api="aclrtDestroyStreamForce", uncaptured=True)
     m.settle()                   # the device side catches up first: what started before the call runs on
     m.sim.drop(stream, ACL_ERROR_RT_STREAM_ABORT, th.clock)
     head = stream.queue[0] if stream.queue else None

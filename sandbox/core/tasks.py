@@ -29,6 +29,7 @@ KINDS = {
     "callback": "aclrtLaunchCallback, delivered to the subscribed thread (core/callbacks.py)",
     "host_func": "aclrtLaunchHostFunc, run by the runtime's own thread (core/callbacks.py)",
     "reduce": "aclrtReduceAsync, src added into dst on the D2D DMA engine (core/reduce.py)",
+    "random_num": "aclrtRandomNumAsync, random numbers written on the D2D DMA engine (core/reduce.py)",
     "notify_record": "aclrtRecordNotify: sets the notify's flag, no engine (core/waits.py)",
     "notify_wait": "aclrtWaitAndResetNotify: holds its stream until the flag is set, then clears it (core/waits.py)",
     "value_write": "aclrtValueWrite: writes a 64-bit device word, no engine (core/waits.py)",

@@ -40,13 +40,19 @@ api_c_memory.cc:559-595, api/impl/api_error.cc:4356-4440 and 7249-7295, api/impl
 * Hazards (core/hazards.py): a wait is ordered after the record or write it pairs with in
   submission order, as an event wait is after its record: the notify's latest record submitted
   before the wait that no earlier wait took; the word's latest value write submitted before the
-  wait, if its value meets the wait.  A notify wait submitted before its record takes the next
-  record submitted: the checks of the tasks behind it wait for that record and get its clock
-  (hazards.hold/release).  A value wait submitted before its write still orders the device, but
-  teaches the clocks nothing (the checks stay on the safe side and may report a race there).  A
-  value write is a device write of its 8 bytes; a wait reads the word as a synchronization, not data.
-* A capturing stream (ACL Graph) refuses these calls with 207000: the sandbox's capture records
-  kernels, copies and event tasks only (the real aclmdlRITaskType has VALUE_WRITE/VALUE_WAIT).
+  wait, if its value meets the wait.  What releases a wait on the device may be another task (a
+  record or write submitted after it, or one that ran out of submission order), so every wait is
+  also held until it ends: released by a record of its notify (the one that set the flag it took,
+  whether that ran before or after the wait was reached) or by the device write whose end made its
+  word meet it, the wait and what comes after it learn that task's clock; a value wait whose word
+  already met it when reached, and a wait that timed out, learn nothing more.  A value write is a
+  device write of its 8 bytes; a wait reads the word as a synchronization, not as data.
+* Capture (ACL Graph): the runtime captures all four tasks: each takes its task from
+  AllocTaskInfoForCapture (notify_c.cc:37, 99; memory_starsv2.cc:131; cond_starsv2.cc:175), which
+  puts it on the capture's stream when its stream is capturing (task_david.cc:380-385), and neither
+  api_error.cc:4387-4440, 7249-7295 nor api_impl.cc:4825-4945, 8984-9018 check the capture status.
+  So a capturing stream records them and each launch performs them; aclmdlRITaskType names VALUE_WRITE
+  and VALUE_WAIT (acl_rt.h:589-597), notify tasks are DEFAULT.  Pairing and hazards: the launched copies'.
 """
 
 from __future__ import annotations
@@ -58,7 +64,7 @@ import numpy as np
 from . import constants as C, hazards
 from .callbacks import CallbackEngine
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_NO_NOTIFY_RESOURCE,
-                     ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_TASK_TIMEOUT, AclError, fail)
+                     ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_TASK_TIMEOUT, fail)
 from .memory import Buffer, check_span
 from .tasks import Task
 
@@ -75,10 +81,27 @@ CONDITIONS = {  # flag -> does the word meet the wait for value?
 
 
 class Notify:
-    def __init__(self, device: int):
-        self.device, self.set = device, False
+    def __init__(self, device: int, pid: int):
+        self.device, self.pid = device, pid  # (pid: whose leak it is, core/leaks.py)
+        self.set: Task | None = None  # the record that set the flag (None: not set)
         self.last_record: Task | None = None  # the latest record submitted that no wait took
-        self.unpaired: list[Task] = []  # waits submitted before the record they will take, oldest first
+
+
+class Wait:
+    """A wait task's effect, shared by the launched copies of a captured one: what it waits for (``test``:
+    true, or the record whose flag it took, once it may pass), its timeout (ns, 0: none), its pair."""
+
+    def __init__(self, waits: Waits, test, timeout: int, pair):
+        self.waits, self.test, self.timeout, self.pair = waits, test, timeout, pair
+
+    def __call__(self):
+        held = next((t for t in self.waits.parked if t.effect is self), None)  # (one copy is reached at a time)
+        if held is None:
+            return 0
+        self.waits.parked.remove(held)  # still parked: its timeout ran out
+        hazards.released(self.waits.m, held, None)
+        return ACL_ERROR_RT_TASK_TIMEOUT, (f"{held.name} on stream {held.stream.stream_id} timed out: the notify was "
+                                           f"not recorded within {self.timeout // 10**9} s")
 
 
 class Waits:
@@ -87,11 +110,11 @@ class Waits:
     def __init__(self, m: Machine):
         self.m = m
         self.notifies: dict[int, Notify] = {}
-        self.tests: dict[int, tuple] = {}  # wait task id -> (test, timeout ns or 0)
-        self.parked: list[Task] = []  # oldest first
+        self.parked: list = []  # reached wait tasks, oldest first
         self.writes: dict[int, tuple] = {}  # word address -> (task, value) of its latest value write
         self.engines: dict[int, CallbackEngine] = {}
         m.hooks.task_finished.append(self.finished)
+        m.hooks.submitted.append(self.submitted)
         m.scheduler.hints.append(self.hint)
 
     def hint(self) -> str:
@@ -101,50 +124,47 @@ class Waits:
                    else "its word (aclrtValueWrite)") for t in self.parked]
         return "; " + "; ".join(held) if held else ""
 
-    def reached(self, task: Task, now: int) -> list:
+    def reached(self, task, now: int) -> list:  # (task: a Task whose effect is a Wait)
         """The engine's ``begin``: the wait ends now, at its timeout, or when ``finished`` says."""
-        test, timeout = self.tests[task.id]
-        if test():
+        passed = task.effect.test()
+        if passed:
+            hazards.released(self.m, task, passed if isinstance(passed, Task) else None)
             return [(task, now)]
         self.parked.append(task)
-        return [(task, now + timeout)] if timeout else []
+        return [(task, now + task.effect.timeout)] if task.effect.timeout else []
 
-    def finished(self, task: Task, status: int) -> None:
+    def finished(self, task, status: int) -> None:
         """Any task's end may set a flag or change a word: release the parked waits it satisfies."""
-        for waiter in [w for w in self.parked if w is not task and self.tests[w.id][0]()]:
+        if task.kind == "notify_record" and not status and dict(task.detail)["notify"] in self.notifies:
+            self.notifies[dict(task.detail)["notify"]].set = task
+        elif task.kind in ("notify_wait", "value_wait"):  # (a wait dropped unreached learns nothing)
+            hazards.released(self.m, task, None)
+        for waiter in [w for w in self.parked if w is not task and w.effect.test()]:
             self.parked.remove(waiter)
+            hazards.released(self.m, waiter, task)
             self.m.sim.reschedule([(waiter, self.m.sim.now)])
 
-    def wait(self, th: HostThread, stream, kind: str, name: str, test, timeout: int, after: Task | None) -> Task:
-        """Queue a wait task; ``after``: the record or write it pairs with (its clock is joined)."""
+    def submitted(self, th: HostThread, stream, task) -> None:
+        """A record, write or wait reached its stream (called directly or launched from a graph): pair them."""
+        if task.kind == "notify_record" and dict(task.detail)["notify"] in self.notifies:
+            self.notifies[dict(task.detail)["notify"]].last_record = task
+        elif task.kind == "value_write":
+            buf, offset = task.access[0][:2]
+            self.writes[buf.ptr + offset] = (task, dict(task.detail)["value"])
+        elif task.kind in ("notify_wait", "value_wait"):
+            after = task.effect.pair()
+            if after is not None:
+                hazards.join(task.vc, after.vc)  # task.vc is its stream's clock from here on
+            hazards.hold(self.m, task)  # (what releases it may be another task)
 
-        def end():
-            self.tests.pop(task.id, None)
-            if task in self.parked:  # still parked: its timeout ran out
-                self.parked.remove(task)
-                hazards.release(self.m, task, None)
-                return ACL_ERROR_RT_TASK_TIMEOUT, (f"{name} on stream {stream.stream_id} timed out: the notify was "
-                                                   f"not recorded within {timeout // 10**9} s")
-            return 0
-
+    def wait(self, th: HostThread, stream, kind: str, name: str, test, timeout: int, pair, detail=()) -> None:
+        """Queue a wait task; ``pair()`` gives the record or write submitted before it that it pairs with."""
         engine = self.engines.setdefault(stream.device, CallbackEngine(stream.device, self, ""))
-        task = self.m.submit(th, stream, Task.new(kind, name, engine, effect=end))
-        self.tests[task.id] = (test, timeout)
-        if after is not None:
-            hazards.join(task.vc, after.vc)  # task.vc is its stream's clock from here on
-        return task
+        self.m.submit(th, stream, Task.new(kind, name, engine, effect=Wait(self, test, timeout, pair), detail=detail))
 
 
 def state(m: Machine) -> Waits:
     return m.feature(Waits)
-
-
-def _stream(m: Machine, th: HostThread, handle, api: str):
-    stream = m.stream(th, handle, api=api)
-    if stream.capture is not None:
-        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{api}: stream {stream.stream_id} is capturing, and the sandbox's "
-             "capture holds kernels, copies and event tasks only: call it outside the capture")
-    return stream
 
 
 def _notify(m: Machine, handle) -> Notify:
@@ -163,7 +183,7 @@ def create(m: Machine, th: HostThread, flag: int) -> int:
     if sum(n.device == dev for n in state(m).notifies.values()) >= m.profile.max_notifies:
         fail(ACL_ERROR_RT_NO_NOTIFY_RESOURCE, f"device {dev} has the most notifies a {m.profile.soc_name} allows")
     handle = m.new_handle()
-    state(m).notifies[handle] = Notify(dev)
+    state(m).notifies[handle] = Notify(dev, th.process.pid)
     return handle
 
 
@@ -174,36 +194,28 @@ def destroy(m: Machine, th: HostThread, handle) -> None:
 
 
 def record(m: Machine, th: HostThread, handle, stream_handle) -> None:
-    notify = _notify(m, handle)
-    stream = _stream(m, th, stream_handle, "aclrtRecordNotify")
-
-    def raise_flag():
-        notify.set = True
-
-    task = m.submit(th, stream, Task.new("notify_record", "NOTIFY_RECORD", effect=raise_flag))
-    if notify.unpaired:  # the oldest wait queued before it takes it: its stream's held checks go on
-        hazards.release(m, notify.unpaired.pop(0), task)
-    else:
-        notify.last_record = task
+    _notify(m, handle)
+    stream = m.stream(th, stream_handle, api="aclrtRecordNotify")
+    m.submit(th, stream, Task.new("notify_record", "NOTIFY_RECORD", detail=(("notify", handle),)))  # (finished sets it)
 
 
 def wait_and_reset(m: Machine, th: HostThread, handle, stream_handle, timeout: int) -> None:
     notify = _notify(m, handle)
     if not 0 <= timeout < 2**32:
         fail(ACL_ERROR_INVALID_PARAM, f"timeout is a uint32 of seconds (0: forever), got {timeout}")
-    stream = _stream(m, th, stream_handle, "aclrtWaitAndResetNotify")
+    stream = m.stream(th, stream_handle, api="aclrtWaitAndResetNotify")
 
     def take():
-        taken, notify.set = notify.set, False
+        taken, notify.set = notify.set, None
+        return taken
+
+    def pair():
+        taken, notify.last_record = notify.last_record, None  # this wait took it
         return taken
 
     forever = timeout in (0, 2**32 - 1)
-    task = state(m).wait(th, stream, "notify_wait", "NOTIFY_WAIT", take, 0 if forever else timeout * 10**9,
-                         notify.last_record)
-    if notify.last_record is None:
-        notify.unpaired.append(task)
-        hazards.hold(m, stream, task)
-    notify.last_record = None  # this wait took it (only once queued: a refused wait changes nothing)
+    state(m).wait(th, stream, "notify_wait", "NOTIFY_WAIT", take, 0 if forever else timeout * 10**9, pair,
+                  (("notify", handle),))
 
 
 def _word(m: Machine, th: HostThread, addr: int, flag: int, flags, stream_handle, api: str):
@@ -217,7 +229,7 @@ def _word(m: Machine, th: HostThread, addr: int, flag: int, flags, stream_handle
     offset = check_span(buf, addr, 8, api)
     if buf.kind != "device" or addr % 8:
         fail(ACL_ERROR_RT_PARAM_INVALID, f"{api}: the word at {addr:#x} must be 8-byte aligned device memory")
-    return buf, offset, _stream(m, th, stream_handle, api)
+    return buf, offset, m.stream(th, stream_handle, api=api)
 
 
 def value_write(m: Machine, th: HostThread, addr, value, flag, stream_handle) -> None:
@@ -225,14 +237,11 @@ def value_write(m: Machine, th: HostThread, addr, value, flag, stream_handle) ->
     word = np.array([value], np.uint64)
 
     def write():
-        try:
-            buf.copy_from(offset, Buffer(0, 8, word.view(np.uint8)), 0, 8)
-        except AclError as exc:  # the host memory budget cannot back the bytes: nothing written
-            return exc.code, exc.message
+        buf.copy_from(offset, Buffer(0, 8, word.view(np.uint8)), 0, 8)  # the budget may refuse it (core/sim.py)
 
-    task = m.submit(th, stream, Task.new("value_write", "MEM_WRITE_VALUE", effect=write, nbytes=8,
-                                         detail=(("value", value),), access=((buf, offset, 8, True),)))
-    state(m).writes[addr] = (task, value)
+    state(m)  # (its submitted hook pairs the write with later waits)
+    m.submit(th, stream, Task.new("value_write", "MEM_WRITE_VALUE", effect=write, nbytes=8,
+                                  detail=(("value", value),), access=((buf, offset, 8, True),)))
 
 
 def value_wait(m: Machine, th: HostThread, addr, value, flag, stream_handle) -> None:
@@ -243,6 +252,8 @@ def value_wait(m: Machine, th: HostThread, addr, value, flag, stream_handle) -> 
         buf.read_into(offset, word.view(np.uint8))
         return meets(int(word[0]), value)
 
-    last = state(m).writes.get(addr)
-    after = last[0] if last is not None and meets(last[1], value) else None
-    state(m).wait(th, stream, "value_wait", "MEM_WAIT_VALUE", test, 0, after)
+    def pair():
+        last = state(m).writes.get(addr)
+        return last[0] if last is not None and meets(last[1], value) else None
+
+    state(m).wait(th, stream, "value_wait", "MEM_WAIT_VALUE", test, 0, pair)

@@ -98,6 +98,15 @@ class Profile:
     value_wait_supported: bool = False  # aclrtValueWrite/aclrtValueWait: A2/A3 only (RT-API 11-09)
     stream_abort_supported: bool = False  # aclrtStreamStop/Abort: A2/A3 only (docs 06_stream_management.md)
     ipc_supported: bool = True  # IPC memory and notifies: not on Atlas 200I/500 A2 (RT-API 11-07, 08)
+    ipc_event_supported: bool = False  # ACL_EVENT_IPC, aclrtIpc*EventHandle: A2/A3/950PR only (RT-API 07;
+    # RT-SRC config/910_B_93/dev_info_reg.cc:97 lists RT_FEATURE_IPC_EVENT)
+    # Floating-point overflow and the random-number task (RT-SRC config/<chip>/dev_info_reg.cc: 910_B_93 for
+    # the 910B, dc for the 310P, mini_v3 for the 310B)
+    overflow_modes: tuple[int, ...] = (0,)  # supportOverflowMode: 0 saturation, 1 Inf/NaN
+    default_overflow_mode: int = 0  # 1 where the chip has RT_FEATURE_OVERFLOW_MODE (runtime.cc Init)
+    overflow_check_supported: bool = False  # RT_FEATURE_STREAM_ATTR_OVERFLOW_CHECK (aclrtSetStreamOverflowSwitch)
+    stars_scheduler: bool = True  # isStars: aclrtGetStreamOverflowSwitch reads the stream's flag (else 1)
+    random_num_supported: bool = False  # RT_FEATURE_TASK_RAND_GENERATOR (aclrtRandomNumAsync)
     host_costs: HostCosts = field(default_factory=HostCosts)
     sources: tuple[str, ...] = ()
 
@@ -145,6 +154,11 @@ ASCEND_910B = Profile(
     acl_graph_supported=True,  # RT-API 15
     value_wait_supported=True,  # RT-API 11-09: A2 supported
     stream_abort_supported=True,  # docs 06_stream_management.md: aclrtStreamStop/Abort on A2/A3
+    ipc_event_supported=True,  # RT-API 07 aclrtIpcGetEventHandle: Atlas A2 supported
+    overflow_modes=(0, 1),  # RT-SRC config/910_B_93: saturation and Inf/NaN, Inf/NaN by default
+    default_overflow_mode=1,
+    overflow_check_supported=True,
+    random_num_supported=True,  # RT-SRC config/910_B_93: RT_FEATURE_TASK_RAND_GENERATOR
     sources=(
         "INI Ascend910B2",
         "RT-API 06/07/25-02",
@@ -189,6 +203,7 @@ ASCEND_310P = Profile(
     huge1g_pages_supported=False,  # RT-API 25-02 aclrtMemAttr: not on Atlas inference series
     mem_pool_supported=False,  # RT-API 11-10: A2 only
     acl_graph_supported=True,  # RT-API 15: Atlas inference series supported
+    stars_scheduler=False,  # RT-SRC config/dc: isStars false; saturation only, no overflow switch, no random task
     sources=("INI Ascend310P3", "RT-API 06/07/25-02", "T-Atlas 300I pages"),
 )
 

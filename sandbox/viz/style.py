@@ -33,6 +33,7 @@ KIND_COLOURS = {
     "memcpy": VERMILLION,  # a copy whose direction the log does not say
     "memset": YELLOW,
     "reduce": SKY_BLUE,
+    "random_num": GREEN,
     "event_record": "#8C8C8C",
     "event_wait": "#8C8C8C",
     "event_reset": "#8C8C8C",
@@ -56,6 +57,7 @@ KIND_LABELS = {
     "memcpy": "copy",
     "memset": "memset",
     "reduce": "reduce (src added into dst)",
+    "random_num": "random numbers",
     "event_record": "event record / wait",
     "event_wait": "event record / wait",
     "event_reset": "event record / wait",

@@ -25,6 +25,7 @@ WORDS = {
     "copy": "内存拷贝",
     "memset": "内存设置（memset）",
     "reduce (src added into dst)": "归约（src 加到 dst）",
+    "random numbers": "随机数",
     "event record / wait": "事件记录 / 等待",
     "callback": "回调",
     "API call (host)": "API 调用（Host）",

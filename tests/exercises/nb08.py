@@ -254,6 +254,29 @@ def solution(x, stream):
 """,
     },
     "08.3": {
+        "plain_events_in_the_capture": """
+def solution(a, b, stream):
+    side, _ = acl.rt.create_stream()
+    fork, _ = acl.rt.create_event()  # a capturing stream refuses aclrtCreateEvent's events (207000)
+    join, _ = acl.rt.create_event()
+    host, _ = acl.rt.malloc_host(8 * N)
+    dev, _ = acl.rt.malloc(8 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.util.ptr_to_numpy(host, (2, N), np.int32)[:] = [a, b]
+    acl.rt.memcpy_async(dev, 8 * N, host, 8 * N, H2D, stream)
+    acl.mdl.ri_capture_begin(stream, GLOBAL)
+    acl.rt.record_event(fork, stream)
+    acl.rt.stream_wait_event(side, fork)
+    model_step(stream, dev)
+    model_step(side, dev + 4 * N)
+    acl.rt.record_event(join, side)
+    acl.rt.stream_wait_event(stream, join)
+    ri, _ = acl.mdl.ri_capture_end(stream)
+    for _ in range(REPEATS):
+        acl.mdl.ri_execute_async(ri, stream)
+    acl.rt.memcpy_async(host, 8 * N, dev, 8 * N, D2H, stream)
+    acl.rt.synchronize_stream(stream)
+    return acl.util.ptr_to_numpy(host, (2, N), np.int32).copy()
+""",
         "one_stream_graph": """
 def solution(a, b, stream):
     host, _ = acl.rt.malloc_host(8 * N)
@@ -273,7 +296,7 @@ def solution(a, b, stream):
         "side_stream_not_rejoined": """
 def solution(a, b, stream):
     side, _ = acl.rt.create_stream()
-    fork, _ = acl.rt.create_event()
+    fork, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
     host, _ = acl.rt.malloc_host(8 * N)
     dev, _ = acl.rt.malloc(8 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     acl.util.ptr_to_numpy(host, (2, N), np.int32)[:] = [a, b]
@@ -329,8 +352,8 @@ def solution(a, b, stream):
         "fork_after_a_step": """
 def solution(a, b, stream):
     side, _ = acl.rt.create_stream()
-    fork, _ = acl.rt.create_event()
-    join, _ = acl.rt.create_event()
+    fork, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
+    join, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
     host, _ = acl.rt.malloc_host(8 * N)
     dev, _ = acl.rt.malloc(8 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     acl.util.ptr_to_numpy(host, (2, N), np.int32)[:] = [a, b]
@@ -352,8 +375,8 @@ def solution(a, b, stream):
         "host_computed_answer": """
 def solution(a, b, stream):
     side, _ = acl.rt.create_stream()
-    fork, _ = acl.rt.create_event()
-    join, _ = acl.rt.create_event()
+    fork, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
+    join, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
     dev, _ = acl.rt.malloc(8 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     acl.mdl.ri_capture_begin(stream, GLOBAL)
     acl.rt.record_event(fork, stream)
@@ -371,8 +394,8 @@ def solution(a, b, stream):
         "missing_synchronize": """
 def solution(a, b, stream):
     side, _ = acl.rt.create_stream()
-    fork, _ = acl.rt.create_event()
-    join, _ = acl.rt.create_event()
+    fork, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
+    join, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
     host, _ = acl.rt.malloc_host(8 * N)
     dev, _ = acl.rt.malloc(8 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     acl.util.ptr_to_numpy(host, (2, N), np.int32)[:] = [a, b]
@@ -463,8 +486,8 @@ def solution(x, stream):
         "side_does_a_own_buffers_device_sync": """
 def solution(a, b, stream):
     side, _ = acl.rt.create_stream()
-    fork, _ = acl.rt.create_event()
-    join, _ = acl.rt.create_event()
+    fork, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
+    join, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
     da, _ = acl.rt.malloc(4 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     db, _ = acl.rt.malloc(4 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     acl.rt.memcpy(da, 4 * N, acl.util.numpy_to_ptr(a), 4 * N, H2D)
