@@ -1,7 +1,8 @@
 """Leak reports: what a process allocated or created and never released.
 
 ``report(m, pid)`` lists, for one process: device memory from aclrtMalloc (and pool blocks
-still in use), pinned host memory from aclrtMallocHost, memory pools not destroyed, explicit
+still in use), mapped ranges, reserved address ranges and physical memory handles (core/vmm.py),
+pinned host memory from aclrtMallocHost, memory pools not destroyed, explicit
 streams, events and explicit contexts still alive.  Default contexts and default streams
 are not listed: they belong to aclrtSetDevice/aclrtResetDevice, which finalize releases.
 
@@ -12,7 +13,7 @@ report reads the same on every run.
 """
 from __future__ import annotations
 
-from . import trace as T
+from . import trace as T, vmm
 from .hazards import emit
 from .pools import PoolState
 
@@ -35,6 +36,7 @@ def items(m, pid: int) -> tuple:
         for ptr, a in sorted(dev.memory.allocations.items()):
             if a.pid == pid:
                 out.append(("allocation", dev.index, ptr, a.size, a.policy))
+    out += vmm.leaks(m, pid)
     for ptr, b in sorted(m.host.pinned.items()):
         if b.pid == pid:
             out.append(("pinned", -1, ptr, b.size, "aclrtMallocHost"))
@@ -56,9 +58,11 @@ def items(m, pid: int) -> tuple:
     return tuple(out)
 
 
-_FIX = {"allocation": "aclrtFree", "pinned": "aclrtFreeHost", "pool": "aclrtMemPoolDestroy",
+_FIX = {"allocation": "aclrtFree", "mapping": "aclrtUnmapMem", "reservation": "aclrtReleaseMemAddress",
+        "physical": "aclrtFreePhysical", "pinned": "aclrtFreeHost", "pool": "aclrtMemPoolDestroy",
         "stream": "aclrtDestroyStream", "event": "aclrtDestroyEvent", "context": "aclrtDestroyContext"}
-_TITLE = {"allocation": "device memory", "pinned": "pinned host memory", "pool": "memory pools",
+_TITLE = {"allocation": "device memory", "mapping": "mapped ranges", "reservation": "reserved address ranges",
+          "physical": "physical memory handles", "pinned": "pinned host memory", "pool": "memory pools",
           "stream": "streams", "event": "events", "context": "contexts"}
 
 
@@ -74,8 +78,8 @@ def text(m, pid: int, found: tuple, when: str) -> str:
             continue
         lines.append(f"  {_TITLE[kind]} ({len(group)}; release with {_FIX[kind]}):")
         for _, device, ident, size, detail in group:
-            where = "host" if device < 0 else f"device {device}"
-            if kind in ("allocation", "pinned"):
+            where = "host" if device == -1 else "virtual addresses" if device < 0 else f"device {device}"
+            if kind in ("allocation", "pinned", "mapping", "reservation", "physical"):
                 lines.append(f"    {ident:#x} on {where}: {_size(size)} ({detail})")
             elif kind == "pool":
                 lines.append(f"    pool {ident:#x} on {where}: {_size(size)} reserved, {detail}")
