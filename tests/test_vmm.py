@@ -287,7 +287,7 @@ def test_importing_without_being_on_the_pid_list_is_207006(device0):
         acl.rt.set_device(0)
         got["import"] = acl.rt.mem_import_from_shareable_handle(shareable, 0)
 
-    sandbox.spawn_process(again, name="C").join()   # pid 3: still not on the list
+    sandbox.spawn_process(again, name="C").join()  # pid 3: still not on the list
     assert got["import"] == (0, 207006)
 
 

@@ -44,6 +44,16 @@ from ._types import (  # noqa: F401  (re-exported: acl.ACL_FLOAT, acl.data_type_
     ACL_UINT64,
     data_type_size,
 )
+from ._vmm_props import (  # noqa: F401  (re-exported: the VMM structs' enum values only the acl layer reads)
+    ACL_MEM_HANDLE_TYPE_POSIX,
+    ACL_MEM_LOCATION_TYPE_HOST_NUMA,
+    ACL_MEM_LOCATION_TYPE_MANAGED,
+    ACL_MEM_LOCATION_TYPE_UNREGISTERED,
+    ACL_RT_MEM_ACCESS_FLAGS_NONE,
+    ACL_RT_MEM_ACCESS_FLAGS_READ,
+    ACL_RT_MEM_ACCESS_FLAGS_READWRITE,
+    ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF,
+)
 
 ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM = 10  # aclrtReduceKind (acl_rt.h)
 ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX = 11

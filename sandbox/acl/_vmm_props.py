@@ -20,6 +20,13 @@ from ..core import constants as C
 from ..core.errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, describe, fail
 from ._pool_props import _all_zero, _int_or_none
 
+# the structs' enum values that only the acl layer reads (acl_rt.h 314-320, 355-358, 380, 946-950)
+ACL_MEM_LOCATION_TYPE_UNREGISTERED, ACL_MEM_LOCATION_TYPE_MANAGED, ACL_MEM_LOCATION_TYPE_HOST_NUMA = 2, 3, 4
+ACL_MEM_HANDLE_TYPE_POSIX = 2
+ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 0xFFFF
+ACL_RT_MEM_ACCESS_FLAGS_NONE, ACL_RT_MEM_ACCESS_FLAGS_READ, ACL_RT_MEM_ACCESS_FLAGS_READWRITE = 0x0, 0x1, 0x3
+ACCESS_FLAGS = (ACL_RT_MEM_ACCESS_FLAGS_NONE, ACL_RT_MEM_ACCESS_FLAGS_READ, ACL_RT_MEM_ACCESS_FLAGS_READWRITE)
+
 MEM_ATTRS = {  # memory.cpp memAttrHandlers: the memAttr values the acl layer accepts
     C.ACL_HBM_MEM_HUGE,
     C.ACL_HBM_MEM_NORMAL,
@@ -68,7 +75,7 @@ def physical_prop(prop, allocating: bool) -> tuple[int, int, int]:
             fail(ACL_ERROR_INVALID_PARAM, "prop handleType must be ACL_MEM_HANDLE_TYPE_NONE")
         if _int(prop, "allocationType", "prop") != C.ACL_MEM_ALLOCATION_TYPE_PINNED:
             fail(ACL_ERROR_INVALID_PARAM, "prop allocationType must be ACL_MEM_ALLOCATION_TYPE_PINNED")
-        if location_type in (C.ACL_MEM_LOCATION_TYPE_UNREGISTERED, C.ACL_MEM_LOCATION_TYPE_MANAGED):
+        if location_type in (ACL_MEM_LOCATION_TYPE_UNREGISTERED, ACL_MEM_LOCATION_TYPE_MANAGED):
             fail(
                 ACL_ERROR_INVALID_PARAM,
                 f"prop location type {location_type} (UNREGISTERED or MANAGED) is not supported",
@@ -94,11 +101,7 @@ def access_devices(desc, count) -> tuple[int, ...]:
     for d in descs[:count]:
         flags = _int(d, "flags", "desc")
         location_type, location_id = _location(d.get("location"), "desc")
-        if flags not in (
-            C.ACL_RT_MEM_ACCESS_FLAGS_NONE,
-            C.ACL_RT_MEM_ACCESS_FLAGS_READ,
-            C.ACL_RT_MEM_ACCESS_FLAGS_READWRITE,
-        ):
+        if flags not in ACCESS_FLAGS:
             fail(
                 ACL_ERROR_RT_PARAM_INVALID, f"desc flags {flags} is not ACL_RT_MEM_ACCESS_FLAGS_NONE, READ or READWRITE"
             )

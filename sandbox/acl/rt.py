@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import callbacks, devices, devres, events, memops, peer, pools, reduce, streams, vmm, waits
 from ..core import constants as C
-from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
+from ..core.errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, describe, fail
 from ..core.gate import as_int
 from . import _pool_props, _stream_config, _types, _vmm_props
 from ._declare import Kind, api, handle, helper, positive_size, ptr, size, timeout
@@ -356,7 +356,9 @@ def reserve_mem_address(m, th, size: positive_size, alignment: size, expect_ptr:
     """(vir_ptr, ret): a range of addresses with nothing behind them (flags 0 or 1, memory.cpp 1053)."""
     if flags not in (0, 1):
         fail(ACL_ERROR_INVALID_PARAM, f"flags must be 0 (1 is kept for older programs), got {flags}")
-    return vmm.reserve(m, th, size, alignment, expect_ptr)
+    if expect_ptr:  # a limit of the sandbox, not a rule of the runtime: hence here, and 207000
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "expectPtr (choosing the address, experimental) is not modelled: pass 0")
+    return vmm.reserve(m, th, size, alignment)
 
 
 @api("aclrtReleaseMemAddress")
