@@ -216,3 +216,24 @@ def test_a_refused_destroy_notify_keeps_every_notify(on_device0):
     assert acl.rt.wait_and_reset_notify(notify, 0, 1) == 0
     assert acl.rt.synchronize_stream(0) == 0
     assert acl.rt.destroy_notify(notify) == 0
+
+
+def test_refused_vmm_releases_change_nothing(on_device0):
+    """aclrtUnmapMem, aclrtReleaseMemAddress and aclrtFreePhysical refused leave every table and
+    the device memory as they were (core/vmm.py)."""
+    from sandbox.core.vmm import VmmState
+
+    prop = {"handleType": 0, "allocationType": 0, "memAttr": acl.ACL_HBM_MEM_HUGE, "location": {"id": 0, "type": 1}}
+    handle, _ = acl.rt.malloc_physical(2 << 20, prop, 0)
+    va, _ = acl.rt.reserve_mem_address(2 << 20, 0, 0, 0)
+    assert acl.rt.map_mem(va, 2 << 20, 0, handle, 0) == 0
+    st = current().feature(VmmState)
+
+    def tables():
+        return (sorted(st.handles), sorted(st.ranges), sorted(st.mappings), acl.rt.get_mem_info(acl.ACL_HBM_MEM))
+
+    before = tables()
+    assert acl.rt.release_mem_address(va) == 107000  # still mapped
+    assert acl.rt.unmap_mem(va + 4096) == 107000
+    assert acl.rt.free_physical(handle + 1) == 107017
+    assert tables() == before
