@@ -20,7 +20,10 @@ from ..core import constants as C
 from ..core.errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, describe, fail
 from ._pool_props import _all_zero, _int_or_none
 
-# the structs' enum values that only the acl layer reads (acl_rt.h 314-320, 355-358, 380, 946-950)
+# the VMM enum values (acl_rt.h 71-72, 314-320, 355-358, 377-381, 946-950); core/vmm.py reads the
+# granularity options and export flags as the numbers they are
+ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED = 0, 1
+ACL_RT_VMM_EXPORT_FLAG_DEFAULT, ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION = 0x0, 0x1
 ACL_MEM_LOCATION_TYPE_UNREGISTERED, ACL_MEM_LOCATION_TYPE_MANAGED, ACL_MEM_LOCATION_TYPE_HOST_NUMA = 2, 3, 4
 ACL_MEM_HANDLE_TYPE_POSIX = 2
 ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 0xFFFF

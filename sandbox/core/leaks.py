@@ -31,30 +31,23 @@ def _size(n: int) -> str:
 
 def items(m, pid: int) -> tuple:
     """(kind, device, ident, size, detail) of everything process ``pid`` still holds."""
-    out = []
-    for dev in m.devices:
-        for ptr, a in sorted(dev.memory.allocations.items()):
-            if a.pid == pid:
-                out.append(("allocation", dev.index, ptr, a.size, a.policy))
+    out = [("allocation", dev.index, ptr, a.size, a.policy)
+           for dev in m.devices for ptr, a in sorted(dev.memory.allocations.items()) if a.pid == pid]
     out += vmm.leaks(m, pid)
-    for ptr, b in sorted(m.host.pinned.items()):
-        if b.pid == pid:
-            out.append(("pinned", -1, ptr, b.size, "aclrtMallocHost"))
-    st = m.feature_in_use(PoolState)
-    if st is not None:
-        for handle, p in sorted(st.pools.items()):
-            if p.pid == pid:
-                out.append(("pool", p.device, handle, p.reserved, f"{len(p.live)} blocks in use"))
+    out += [("pinned", -1, ptr, b.size, "aclrtMallocHost") for ptr, b in sorted(m.host.pinned.items()) if b.pid == pid]
+    pools = m.feature_in_use(PoolState)
+    out += [("pool", p.device, handle, p.reserved, f"{len(p.live)} blocks in use")
+            for handle, p in sorted(pools.pools.items() if pools is not None else ()) if p.pid == pid]
     streams = [s for s in m.streams.values()
                if s.alive and not s.label and not s.is_default and s.context.process.pid == pid]
-    for s in sorted(streams, key=lambda s: (s.device, s.stream_id)):
-        out.append(("stream", s.device, s.handle, 0, f"Stream {s.stream_id}"))
+    out += [("stream", s.device, s.handle, 0, f"Stream {s.stream_id}")
+            for s in sorted(streams, key=lambda s: (s.device, s.stream_id))]
     events = [e for e in m.events.values() if e.alive and e.context.process.pid == pid]
-    for e in sorted(events, key=lambda e: (e.device, e.handle)):
-        out.append(("event", e.device, e.handle, 0, "aclrtCreateEvent" if e.plain else "aclrtCreateEventWithFlag"))
+    out += [("event", e.device, e.handle, 0, "aclrtCreateEvent" if e.plain else "aclrtCreateEventWithFlag")
+            for e in sorted(events, key=lambda e: (e.device, e.handle))]
     contexts = [c for c in m.contexts.values() if c.alive and not c.is_default and c.process.pid == pid]
-    for c in sorted(contexts, key=lambda c: (c.device, c.handle)):
-        out.append(("context", c.device, c.handle, 0, "aclrtCreateContext"))
+    out += [("context", c.device, c.handle, 0, "aclrtCreateContext")
+            for c in sorted(contexts, key=lambda c: (c.device, c.handle))]
     return tuple(out)
 
 

@@ -9,18 +9,19 @@ Sources: acl_rt.h 2573-2687, 3322-3417; RT-API 11-04 (11-04:N, its line N); api_
   multiples: the newer text is followed), a MemAllocated block; no 1 GiB pages, host memory (not modelled): 207000.
 * aclrtMapMem maps a whole allocation (offset 0, its rounded size: 11-04:461-462) at a granularity-aligned address
   in one of the caller's ranges, not over a mapping; it grants access (acl_rt.h:2672: only aclrtMemMapNoAccess does
-  not), aclrtMemSetAccess takes a mapping's start and size (11-04:1124-1125) and its flags are not enforced.
-  Copies, memsets and kernels through a mapping reach the allocation's bytes, in every process that maps them.
-* Unmapping a non-mapping, releasing a non-range or a mapped one (11-04:403): 107000.  Freeing a mapped handle
-  succeeds, the bytes go with the last mapping (11-04:180).  A handle not live in the caller's process: 107017.
+  not), aclrtMemSetAccess takes a mapping's start and size (11-04:1124-1125), and its flags are not enforced.
+* A reservation has no bytes; its alignment must be 0 (expectPtr is refused by acl/rt.py, not modelled).  Unmapping
+  a non-mapping, releasing a non-range or a mapped one (11-04:403): 107000.  Freeing a mapped handle succeeds, the
+  bytes go with the last mapping (11-04:180).  A handle not live in the caller's process: 107017.
 * Export: flags 0 or 1 (api_error.cc:6410), allocated handles, once (11-04:683), else 107000; the shareable handle
   counts 1, 2, ... and lives until the exporter frees its handle (11-04:667), which alone sets the allow-list
   (11-04:744, 207006).  Import: a current context (api_impl.cc:7416, 107002), a live shareable handle (107000),
   another process than the exporter (11-04:818, 207000), on the allow-list unless disabled (207006).
 
-A mapping is a device buffer at its virtual address whose storage is its allocation's; all mappings of one
-allocation are one key to the hazard checks, and the last unmap is checked like a free.  One address window above
-every device's serves all processes (using another process's address is not caught).  Process end releases all.
+A mapping is a device buffer at its virtual address whose storage is its allocation's, in every process that maps
+it; all mappings of one allocation are one key to the hazard checks, and the last unmap is checked like a free.
+One address window above every device's serves all processes (a process using another's address is not caught).
+Process end releases what the process holds; until then it is in the leak report (core/leaks.py).
 """
 from __future__ import annotations
 
@@ -28,10 +29,10 @@ import itertools
 from collections import namedtuple
 
 from . import constants as C, hazards, trace as T
-from .errors import (ACL_ERROR_RT_FEATURE_NOT_SUPPORT as UNSUPPORTED, ACL_ERROR_RT_INVALID_HANDLE,
-                     ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_NO_PERMISSION, ACL_ERROR_RT_PARAM_INVALID as INVALID,
-                     describe, fail)
-from .memory import GiB, HUGE_PAGE, Buffer, DeviceAllocation, align_up
+from .errors import (ACL_ERROR_RT_FEATURE_NOT_SUPPORT as UNSUPPORTED, ACL_ERROR_RT_INVALID_HANDLE as BAD_HANDLE,
+                     ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_NO_PERMISSION as DENIED,
+                     ACL_ERROR_RT_PARAM_INVALID as INVALID, describe, fail)
+from .memory import GiB, HUGE_PAGE, Buffer, align_up
 
 VMM_BASE, VMM_END = 0x5000_0000_0000, 0x5500_0000_0000
 HUGE1G_ATTRS = (C.ACL_HBM_MEM_HUGE1G, C.ACL_MEM_HUGE1G, C.ACL_MEM_P2P_HUGE1G)
@@ -46,22 +47,22 @@ class Physical(Buffer):
     def __init__(self, start: int, size: int, device: int, page: str, budget, pid: int):
         super().__init__(start, size)
         self.device, self.page, self.budget = device, page, budget
-        self.shareable, self.check_pid, self.pids, self.exporter = 0, True, set(), pid   # shareable: 0 until exported
+        self.shareable, self.check_pid, self.exporter = 0, True, pid   # shareable: 0 until exported
+        self.pids: set[int] = set()
 
 
-class Mapping(DeviceAllocation):
+class Mapping(Buffer):
     """Device memory at a virtual address whose storage (and host-budget charge) is its allocation's."""
-    __slots__ = ("phys", "handle")
-    _storage = property(lambda v: v.phys._storage, lambda v, x: setattr(v.phys, "_storage", x))  # type: ignore[assignment]  # the allocation's
-    _chunks = property(lambda v: v.phys._chunks, lambda v, x: setattr(v.phys, "_chunks", x))  # type: ignore[assignment]
-    charged = property(lambda v: v.phys.charged, lambda v, x: setattr(v.phys, "charged", x))  # type: ignore[assignment]
+    __slots__ = ("phys", "handle", "device", "policy", "pid", "resets", "freed")
+    kind = "device"
+    _storage = property(lambda v: v.phys._storage, lambda v, x: setattr(v.phys, "_storage", x))   # the allocation's
+    _chunks = property(lambda v: v.phys._chunks, lambda v, x: setattr(v.phys, "_chunks", x))
+    charged = property(lambda v: v.phys.charged, lambda v, x: setattr(v.phys, "charged", x))
 
     def __init__(self, ptr: int, handle: Handle, th):   # not Buffer's __init__: it would reset the bytes
-        phys = self.phys = handle.phys
-        self.handle, self.ptr, self.block, self.size = handle, ptr, ptr, phys.size
-        self.device, self.reserved, self.page, self.policy = phys.device, phys.size, phys.page, "aclrtMapMem"
-        self.pid, self.tid, self.freed, self.budget = th.process.pid, th.tid, False, phys.budget
-        self.resets = th.process.device_resets.get(phys.device, 0)
+        self.phys, self.handle, self.ptr, self.size = handle.phys, handle, ptr, handle.phys.size
+        self.device, self.policy, self.pid, self.freed = handle.phys.device, "aclrtMapMem", th.process.pid, False
+        self.budget, self.resets = handle.phys.budget, th.process.device_resets.get(self.device, 0)  # hazards.stale
 
     def __hash__(self):          # the hazard checks key accesses by buffer: all mappings of the bytes are one
         return id(self.phys)
@@ -94,7 +95,7 @@ def _live(table: dict, key, pid: int | None, code: int, message: str):
 
 
 def _handle(m, th, value, api: str) -> Handle:
-    return _live(m.feature(VmmState).handles, value, th.process.pid, ACL_ERROR_RT_INVALID_HANDLE,
+    return _live(m.feature(VmmState).handles, value, th.process.pid, BAD_HANDLE,
                  f"{api}: {describe(value)} is not a live physical memory handle of this process")
 
 
@@ -102,7 +103,7 @@ def granularity(m, th, location_type, location_id, attr: int, option: int = 0, a
     if location_type != C.ACL_MEM_LOCATION_TYPE_DEVICE:
         fail(UNSUPPORTED, f"{api}: only device physical memory is modelled, not location type {location_type}")
     m.device(location_id)
-    if option not in (C.ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, C.ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED):
+    if option not in (0, 1):                 # ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, _RECOMMENDED
         fail(INVALID, f"option {describe(option)} is not ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM or _RECOMMENDED")
     return GiB if attr in HUGE1G_ATTRS else HUGE_PAGE
 
@@ -121,7 +122,6 @@ def malloc_physical(m, th, size: int, location_type, location_id, attr: int) -> 
     m.log.append(T.MemAllocated(th.clock, location_id, start, size, taken, "aclrtMallocPhysical", phys.page, h.pid,
                                 th.tid, th.call_seq))
     return h.value
-
 
 
 def free_physical(m, th, value, h: Handle | None = None) -> None:
@@ -160,16 +160,17 @@ def _range(m, th, ptr: int, api: str, start: bool = True) -> tuple[int, int]:
 
 
 def release(m, th, ptr: int) -> None:
-    size = _range(m, th, ptr, "aclrtReleaseMemAddress")[1]
-    mapped = [v for v in m.feature(VmmState).mappings if ptr <= v < ptr + size]
+    size, st = _range(m, th, ptr, "aclrtReleaseMemAddress")[1], m.feature(VmmState)
+    mapped = sorted(v for v in st.mappings if ptr <= v < ptr + size)
     if mapped:
-        fail(INVALID, f"aclrtReleaseMemAddress: the range at {ptr:#x} is still mapped at {min(mapped):#x}")
-    del m.feature(VmmState).ranges[ptr]
+        fail(INVALID, f"aclrtReleaseMemAddress: the range at {ptr:#x} is still mapped at {mapped[0]:#x}")
+    del st.ranges[ptr]
 
 
 def map_mem(m, th, ptr: int, size: int, offset: int, value) -> None:
     h, st = _handle(m, th, value, "aclrtMapMem"), m.feature(VmmState)
-    (start, length), unit = _range(m, th, ptr, "aclrtMapMem", start=False), GiB if h.phys.page == "huge1g" else HUGE_PAGE
+    start, length = _range(m, th, ptr, "aclrtMapMem", start=False)
+    unit = GiB if h.phys.page == "huge1g" else HUGE_PAGE
     if offset != 0 or size != h.phys.size:
         fail(INVALID, f"aclrtMapMem maps a whole allocation: offset 0 (got {offset}), size {h.phys.size} (got {size})")
     if ptr % unit or ptr + size > start + length:
@@ -181,8 +182,7 @@ def map_mem(m, th, ptr: int, size: int, offset: int, value) -> None:
 
 
 def _mapping(m, th, ptr: int, api: str) -> Mapping:
-    return _live(m.feature(VmmState).mappings, ptr, th.process.pid, INVALID,
-                 f"{api}: {ptr:#x} is not the start of a mapping of this process")
+    return _live(m.feature(VmmState).mappings, ptr, th.process.pid, INVALID, f"{api}: {ptr:#x} starts no mapping")
 
 
 def unmap(m, th, ptr: int, view: Mapping | None = None) -> None:
@@ -203,8 +203,8 @@ def set_access(m, th, ptr: int, size: int, devices: tuple) -> None:
 
 
 def export(m, th, value, flags: int) -> int:
-    if not 0 <= flags <= C.ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION:
-        fail(INVALID, f"aclrtMemExportToShareableHandle: flags must be in [0, 1], got {flags}")
+    if flags not in (0, 1):                  # ACL_RT_VMM_EXPORT_FLAG_DEFAULT, _DISABLE_PID_VALIDATION
+        fail(INVALID, f"aclrtMemExportToShareableHandle: flags must be 0 or 1, got {flags}")
     h, st = _handle(m, th, value, "aclrtMemExportToShareableHandle"), m.feature(VmmState)
     if h.imported or h.phys.shareable:
         fail(INVALID, f"aclrtMemExportToShareableHandle: handle {h.value:#x} was imported or is exported already")
@@ -221,7 +221,7 @@ def _shared(m, shareable: int, api: str) -> Physical:
 def set_pids(m, th, shareable: int, pids: tuple) -> None:
     phys = _shared(m, shareable, "aclrtMemSetPidToShareableHandle")
     if phys.exporter != th.process.pid:
-        fail(ACL_ERROR_RT_NO_PERMISSION, f"only process {phys.exporter}, the exporter of {shareable}, sets its pids")
+        fail(DENIED, f"only process {phys.exporter}, the exporter of {shareable}, sets its allow-list")
     phys.pids.update(pids)
 
 
@@ -232,7 +232,7 @@ def import_(m, th, shareable: int, device_id) -> int:
     if phys.exporter == pid:
         fail(UNSUPPORTED, f"shareable handle {shareable} was exported by this process: import it in another one")
     if phys.check_pid and pid not in phys.pids:
-        fail(ACL_ERROR_RT_NO_PERMISSION, f"process {pid} is not on the allow-list of shareable handle {shareable} "
+        fail(DENIED, f"process {pid} is not on the allow-list of shareable handle {shareable} "
              "(aclrtMemSetPidToShareableHandle in the exporter, or export with DISABLE_PID_VALIDATION)")
     h = Handle(m.new_handle(), phys, pid, True)
     m.feature(VmmState).handles[h.value] = h
