@@ -442,3 +442,50 @@ def test_the_same_program_gives_the_same_addresses_and_handles(machine):
         return handle, va, acl.rt.mem_export_to_shareable_handle(handle, 0, 1)
 
     assert run() == run()
+
+
+def test_the_sharing_ports_file_hand_over_orders_the_processes_as_run_sh_files_do(machine):
+    """examples/.../_files.py: a file read carries what its writer knew complete; without that, the
+    last unmap in process A is flagged for process B's copy, which B's flag file rules out."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parent.parent / "examples" / "1_basic_features" / "memory" / "_files.py"
+    spec = importlib.util.spec_from_file_location("sharing_files", path)
+    files_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(files_module)
+
+    def run(carry_clock):
+        sandbox.configure()
+        acl.init()
+        acl.rt.set_device(0)
+        files = files_module.Files(lambda t: None, lambda t: None, lambda t: None)
+        if not carry_clock:
+            files_module._learn = lambda clock: None
+        handle, va = mapped()
+        shareable, _ = acl.rt.mem_export_to_shareable_handle(handle, 0, 1)
+
+        def b():
+            acl.init()
+            acl.rt.set_device(0)
+            mine, _ = acl.rt.mem_import_from_shareable_handle(shareable, 0)
+            vb = reserve()
+            acl.rt.map_mem(vb, GRAN, 0, mine, 0)
+            read_int(vb)  # a blocking copy: B knows it is done
+            acl.rt.unmap_mem(vb)
+            acl.rt.free_physical(mine)
+            acl.rt.release_mem_address(vb)
+            files.write("file/flag.bin", "file/flag.bin.done", 1)
+
+        sandbox.spawn_process(b, name="B")
+        assert files.read("file/flag.bin", "file/flag.bin.done") == 1  # polls; no join
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            acl.rt.unmap_mem(va)
+        return [h.kind for h in sandbox.hazards()]
+
+    try:
+        assert run(carry_clock=True) == []
+        assert run(carry_clock=False) == ["free_in_use"]
+    finally:
+        sandbox.configure()
