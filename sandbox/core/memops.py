@@ -62,9 +62,9 @@ def free(m: Machine, th: HostThread, ptr: int) -> None:
     if buf is None or buf.kind != "device":
         fail(ACL_ERROR_INVALID_PARAM, f"aclrtFree: {ptr:#x} is not device memory from aclrtMalloc"
              + (" (use aclrtFreeHost for aclrtMallocHost memory)" if buf is not None and buf.kind == "pinned" else ""))
-    if buf.policy.startswith("pool "):
-        fail(ACL_ERROR_RT_MEMORY_FREE, f"aclrtFree: {ptr:#x} comes from a memory pool (aclrtMemPoolMallocAsync); "
-             "give it back with aclrtMemPoolFreeAsync")
+    if buf.policy.startswith("pool ") or buf.policy == "aclrtMapMem":
+        fail(ACL_ERROR_RT_MEMORY_FREE, f"aclrtFree: {ptr:#x} comes from " + ("aclrtMapMem: aclrtUnmapMem it" if
+             buf.policy == "aclrtMapMem" else "a memory pool (aclrtMemPoolMallocAsync); give it back with aclrtMemPoolFreeAsync"))
     if buf.ptr == ptr:
         hazards.freeing(m, th, buf, "aclrtFree")
     alloc = m.devices[buf.device].memory.release(ptr)
