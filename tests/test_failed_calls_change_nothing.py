@@ -252,3 +252,24 @@ def test_failed_allocator_unregister_and_destroy_desc_keep_what_they_would_relea
     assert acl.rt.allocator_destroy_desc(desc + 1) == acl.ACL_ERROR_INVALID_PARAM
     assert acl.rt.allocator_get_by_stream(stream)[0] == desc
     assert acl.rt.allocator_set_obj_to_desc(desc, {}) == 0  # still live
+
+
+def test_refused_vmm_releases_change_nothing(on_device0):
+    """aclrtUnmapMem, aclrtReleaseMemAddress and aclrtFreePhysical refused leave every table and
+    the device memory as they were (core/vmm.py)."""
+    from sandbox.core.vmm import VmmState
+
+    prop = {"handleType": 0, "allocationType": 0, "memAttr": acl.ACL_HBM_MEM_HUGE, "location": {"id": 0, "type": 1}}
+    handle, _ = acl.rt.malloc_physical(2 << 20, prop, 0)
+    va, _ = acl.rt.reserve_mem_address(2 << 20, 0, 0, 0)
+    assert acl.rt.map_mem(va, 2 << 20, 0, handle, 0) == 0
+    st = current().feature(VmmState)
+
+    def tables():
+        return (sorted(st.handles), sorted(st.ranges), sorted(st.mappings), acl.rt.get_mem_info(acl.ACL_HBM_MEM))
+
+    before = tables()
+    assert acl.rt.release_mem_address(va) == 107000  # still mapped
+    assert acl.rt.unmap_mem(va + 4096) == 107000
+    assert acl.rt.free_physical(handle + 1) == 107017
+    assert tables() == before

@@ -270,6 +270,7 @@ class Generator:
             (self.op_streamctl, 3),
             (self.op_ipc, 3),
             (self.op_ipc_event, 2),
+            (self.op_vmm, 4),
         ]
         if top and self.blocks < 3:
             ops += [(self.op_capture, 2), (self.op_thread, 2), (self.op_process, 1), (self.op_cb_server, 1)]
@@ -636,6 +637,59 @@ class Generator:
         else:
             self.emit(f'C("rt.mem_pool_destroy", {self.pick(scope, "pool")})')
 
+    def op_vmm(self, scope):
+        """Virtual memory management: physical handles, reserved ranges, mappings (used as device
+        memory by the copies and kernels), shareable handles (imported by op_process's children)."""
+        r = self.rng.random()
+        gran = 2 << 20
+        if r < 0.2:
+            name = self.name("ph")
+            attr = self.rng.choice(["acl.ACL_HBM_MEM_HUGE", "acl.ACL_HBM_MEM_NORMAL", "acl.ACL_MEM_HUGE1G", "3", "99"])
+            size = self.rng.choice([str(gran), str(2 * gran), "4096", "0", "-1"])
+            prop = (
+                f'{{"handleType": 0, "allocationType": 0, "memAttr": {attr}, '
+                f'"location": {{"id": {self.dev()}, "type": {self.rng.choice(["1", "1", "0", "3"])}}}}}'
+                if self.chance(0.9)
+                else self.rng.choice(["{}", "None", '{"memAttr": 4}'])
+            )
+            self.emit(f'{name} = C("rt.malloc_physical", {size}, {prop}, {self.rng.choice(["0", "0", "1"])})')
+            scope.add("phys", name, int(size) if size.isdigit() else gran)
+        elif r < 0.35:
+            name = self.name("va")
+            size = self.rng.choice([str(gran), str(4 * gran), "4096", "0"])
+            alignment = self.rng.choice(["0", "0", "0", str(gran)])
+            self.emit(
+                f'{name} = C("rt.reserve_mem_address", {size}, {alignment}, 0, {self.rng.choice(["0", "1", "2"])})'
+            )
+            scope.add("range", name, int(size) if size.isdigit() else gran)
+        elif r < 0.55:
+            handle, size = self.pick_info(scope, "phys")
+            va, _ = self.pick_info(scope, "range")
+            offset = self.rng.choice(["0", "0", "0", str(gran), "4096"])
+            at = va if self.chance(0.8) else f"({va} or 0) + {self.rng.choice([gran, 4096])}"
+            self.emit(f'C("rt.map_mem", {at}, {size or gran}, {offset}, {handle}, 0)')
+            scope.add("dev", va, size or gran)
+            scope.add("mapped", va, size or gran)
+        elif r < 0.65:
+            va, size = self.pick_info(scope, "mapped")
+            desc = '{"flags": acl.ACL_RT_MEM_ACCESS_FLAGS_READWRITE, "location": {"id": 0, "type": 1}}'
+            self.emit(f'C("rt.mem_set_access", {va}, {size or gran}, {desc if self.chance(0.9) else "[]"}, 1)')
+        elif r < 0.75:
+            self.emit(f'C("rt.unmap_mem", {self.pick(scope, "mapped")})')
+        elif r < 0.82:
+            self.emit(f'C("rt.release_mem_address", {self.pick(scope, "range")})')
+        elif r < 0.9:
+            self.emit(f'C("rt.free_physical", {self.pick(scope, "phys")})')
+        else:
+            name = self.name("sh")
+            self.emit(
+                f'{name} = C("rt.mem_export_to_shareable_handle", {self.pick(scope, "phys")}, 0, '
+                f"{self.rng.choice(['0', '1', '1', '2'])})"
+            )
+            scope.add("shareable", name)
+            if self.chance(0.5):
+                self.emit(f'C("rt.mem_set_pid_to_shareable_handle", {name}, [2, 3], 2)')
+
     def op_peer(self, scope):
         r = self.rng.random()
         if r < 0.2:
@@ -819,6 +873,11 @@ class Generator:
         self.indent = "    "
         self.emit('C("init")')
         self.emit(f'C("rt.set_device", {self.dev()})')
+        shared = scope.of("shareable")
+        if shared and self.chance(0.7):  # a shareable handle of the main process, imported here
+            name = self.name("ih")
+            self.emit(f'{name} = C("rt.mem_import_from_shareable_handle", {shared[-1][0]}, 0)')
+            inner.add("phys", name, 2 << 20)
         self._body(inner, self.rng.randint(2, 8))
         if self.chance(0.5):
             self.emit('    C("finalize")')
@@ -1094,6 +1153,12 @@ class Harness:
         st = m.feature_in_use(PoolState)
         for pool in st.pools.values() if st is not None else ():
             segments.setdefault(pool.device, []).extend((s, s + n) for s, n in pool.segments.items())
+        from sandbox.core.vmm import VmmState  # physical allocations take device memory as segments do
+
+        vm = m.feature_in_use(VmmState)
+        held_by = [*vm.handles.values(), *vm.mappings.values()] if vm is not None else []
+        for phys in {id(x.phys): x.phys for x in held_by}.values():
+            segments.setdefault(phys.device, []).append((phys.ptr, phys.ptr + phys.size))
         for dev in m.devices:
             mem = dev.memory
             segs = segments.get(dev.index, [])
@@ -1240,6 +1305,11 @@ def _tables(m) -> dict:
     out["subscriptions"] = tuple(sorted((h, e[0].tid) for h, e in cb.subs.items())) if cb else ()
     out["host_func_streams"] = tuple(sorted(cb.host_func_streams)) if cb else ()
     out["peer_access"] = tuple(sorted(peers.enabled)) if peers else ()
+    from sandbox.core.vmm import VmmState
+
+    vm = m.feature_in_use(VmmState)
+    tables = (vm.handles, vm.shared, vm.ranges, vm.mappings) if vm else ({}, {}, {}, {})  # (made on first use)
+    out["vmm"] = tuple(tuple(sorted(t)) for t in tables)
     from sandbox.core.streams import StreamStates
 
     states = m.feature_in_use(StreamStates)

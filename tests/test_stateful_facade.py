@@ -24,6 +24,7 @@ from sandbox.core.errors import ALL_CODES
 from sandbox.core.machine import current
 from sandbox.core.memory import PAGE_SIZES
 from sandbox.core.trace import TaskFinished, TaskStarted
+from sandbox.core.vmm import VmmState
 
 KNOWN_CODES = frozenset(ALL_CODES.values())
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
@@ -93,6 +94,7 @@ class FacadeMachine(RuleBasedStateMachine):
         self.pools = {"stream": [], "event": [], "dev": [], "host": [], "page": []}
         self.arrays = []  # pageable numpy buffers, kept alive here
         self.live_dev: dict[int, int] = {}  # ptr -> requested size, as this test believes
+        self.mapped: dict[int, int] = {}  # virtual address -> its physical handle (aclrtMapMem)
         self.seen_tasks: dict[int, object] = {}
         self.done_ids: set[int] = set()
         self.last_clock = 0
@@ -162,7 +164,7 @@ class FacadeMachine(RuleBasedStateMachine):
         if pool == "event":
             return handle in m.events
         if pool == "dev":
-            return handle in self.live_dev
+            return handle in self.live_dev or handle in self.mapped
         buf = m.buffer(handle)
         return buf is not None and not getattr(buf, "freed", False)
 
@@ -349,6 +351,32 @@ class FacadeMachine(RuleBasedStateMachine):
             del self.live_dev[ptr]
         else:
             assert ret != 0, f"freeing {ptr!r}, which is not a live allocation start, succeeded"
+
+    @rule(units=st.integers(1, 2), attr=st.sampled_from([acl.ACL_HBM_MEM_HUGE, acl.ACL_HBM_MEM_NORMAL, 3]))
+    def vmm_map(self, units, attr):
+        """Physical memory mapped at a reserved range: the range is device memory for the copies."""
+        prop = {"handleType": 0, "allocationType": 0, "memAttr": attr, "location": {"id": 0, "type": 1}}
+        size = units * 2 * MiB
+        handle, ret = self.facade(acl.rt.malloc_physical, size, prop, 0, values=1)
+        if ret != 0:
+            assert attr == 3 and ret == acl.ACL_ERROR_INVALID_PARAM  # a DDR kind is for host memory
+            return
+        va, ret = self.facade(acl.rt.reserve_mem_address, size, 0, 0, 0, values=1)
+        assert ret == 0 and self.facade(acl.rt.map_mem, va, size, 0, handle, 0) == 0
+        self.mapped[va] = handle
+        self.pools["dev"].append(va)
+
+    @rule(index=INDEX)
+    def vmm_unmap(self, index):
+        """Unmap, free and release in order: each succeeds once, and unmapping again is 107000."""
+        if not self.mapped:
+            return
+        va = sorted(self.mapped)[index % len(self.mapped)]
+        handle = self.mapped.pop(va)
+        assert self.facade(acl.rt.unmap_mem, va) == 0
+        assert self.facade(acl.rt.unmap_mem, va) == acl.ACL_ERROR_RT_PARAM_INVALID
+        assert self.facade(acl.rt.free_physical, handle) == 0
+        assert self.facade(acl.rt.release_mem_address, va) == 0
 
     @rule(size=mostly(st.sampled_from([1, 64, 256, 4096]), st.sampled_from([0, -1])), wrong=WRONG)
     def malloc_host(self, size, wrong=None):
@@ -585,8 +613,12 @@ class FacadeMachine(RuleBasedStateMachine):
                 assert lo <= ptr and ptr + alloc.reserved <= hi
                 blocks.append((ptr, ptr + alloc.reserved))
                 assert self.m.buffer(ptr) is alloc and self.m.buffer(ptr + alloc.size - 1) is alloc
-            assert free_total + sum(a.reserved for a in mem.allocations.values()) == mem.size
-            spans = sorted(blocks + [(s, s + n) for s, n in mem.free_ranges])
+            vm = self.m.feature_in_use(VmmState)  # physical allocations (aclrtMallocPhysical) take memory too
+            held = {id(x.phys): x.phys for x in ([*vm.handles.values(), *vm.mappings.values()] if vm else [])}
+            physical = [(p.ptr, p.ptr + p.size) for p in held.values() if p.device == dev.index]
+            total = free_total + sum(a.reserved for a in mem.allocations.values()) + sum(e - s for s, e in physical)
+            assert total == mem.size
+            spans = sorted(blocks + physical + [(s, s + n) for s, n in mem.free_ranges])
             for (_, end), (start, _) in zip(spans, spans[1:]):
                 assert end <= start, "allocations overlap each other or free memory"
 

@@ -715,8 +715,12 @@ sandbox.teach.check("04.3", solution)
 # orders two streams through a word of device memory (aclrtValueWrite on one, aclrtValueWait on the
 # other); the topic page `3_memory_advanced/memory_pool` has no sample code, and notebook
 # [11_official_samples](11_official_samples.ipynb), section 7, walks through its calls.
-# Physical-memory sharing, IPC memory, custom allocators, host registration and managed memory are
-# waiting or not modelled: [examples/README.md](../examples/README.md).
+# Two processes share physical memory in
+# [7_physical_memory_sharing_withpid.py](../examples/1_basic_features/memory/7_physical_memory_sharing_withpid.py)
+# (aclrtMallocPhysical, aclrtReserveMemAddress, aclrtMapMem, a shareable handle with a pid allow-list)
+# and [8_physical_memory_sharing_withoutpid.py](../examples/1_basic_features/memory/8_physical_memory_sharing_withoutpid.py)
+# (the same without the allow-list).  IPC memory, host registration and managed
+# memory are waiting or not modelled: [examples/README.md](../examples/README.md).
 # The custom allocator sample is ported as
 # [0_custom_allocator.py](../examples/3_memory_advanced/allocator/0_custom_allocator.py): it
 # registers an allocator on a stream and reads it back; no operator calls it, as the sandbox has none.
@@ -735,7 +739,11 @@ sandbox.teach.check("04.3", solution)
 # aclrtValueWrite，另一条流上 aclrtValueWait）；专题页
 # `3_memory_advanced/memory_pool` 没有示例代码，notebook
 # [11_official_samples](11_official_samples.ipynb) 第 7
-# 节逐步讲解它的调用。物理内存共享、IPC 内存、自定义分配器、Host 内存注册和统一内存还在等待或不模拟：见
+# 节逐步讲解它的调用。两个进程共享物理内存：
+# [7_physical_memory_sharing_withpid.py](../../examples/1_basic_features/memory/7_physical_memory_sharing_withpid.py)
+# （aclrtMallocPhysical、aclrtReserveMemAddress、aclrtMapMem，以及带进程白名单的共享句柄）和
+# [8_physical_memory_sharing_withoutpid.py](../../examples/1_basic_features/memory/8_physical_memory_sharing_withoutpid.py)
+# （同样的流程，不设白名单）。IPC 内存、Host 内存注册和统一内存还在等待或不模拟：见
 # [examples/README.md](../../examples/README.md)。
 # 自定义分配器示例已移植为
 # [0_custom_allocator.py](../../examples/3_memory_advanced/allocator/0_custom_allocator.py)：它在流上注册一个分配器并读回；沙箱没有算子，所以没有算子调用它。

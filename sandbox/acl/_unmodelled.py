@@ -157,22 +157,12 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "aclrtWaitAndResetNotify",
     ),
     (
-        "virtual memory management (reserved ranges, physical handles, mappings, shareable handles) is not "
-        "modelled; allocate with aclrtMalloc"
+        "the V2 shareable handles (ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, across AI servers) are not modelled; within one "
+        "machine use aclrtMemExportToShareableHandle, aclrtMemSetPidToShareableHandle and "
+        "aclrtMemImportFromShareableHandle"
     ): (
-        "aclrtFreePhysical",
-        "aclrtMallocPhysical",
-        "aclrtMapMem",
-        "aclrtMemExportToShareableHandle",
         "aclrtMemExportToShareableHandleV2",
-        "aclrtMemGetAllocationGranularity",
-        "aclrtMemImportFromShareableHandle",
         "aclrtMemImportFromShareableHandleV2",
-        "aclrtMemSetAccess",
-        "aclrtMemSetPidToShareableHandle",
-        "aclrtReleaseMemAddress",
-        "aclrtReserveMemAddress",
-        "aclrtUnmapMem",
     ),
     ("zero-copy host registration and managed (unified) memory are not modelled; copy with aclrtMemcpy"): (
         "aclrtHostGetDevicePointer",

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core import callbacks, devices, devres, events, ipc, memops, numerics, peer, pools, reduce, streams, waits
+from ..core import callbacks, devices, devres, events, ipc, memops, numerics, peer, pools, reduce, streams, vmm, waits
 from ..core import constants as C
-from ..core.errors import ACL_ERROR_INVALID_PARAM, describe, fail
+from ..core.errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, describe, fail
 from ..core.gate import as_int
-from . import _allocator, _compat, _pool_props, _random, _stream_config, _types
+from . import _allocator, _compat, _pool_props, _random, _stream_config, _types, _vmm_props
 from ._declare import Kind, api, handle, helper, positive_size, ptr, size, timeout
 
 
@@ -34,11 +34,13 @@ if TYPE_CHECKING:  # to a type checker, a kind is the type the body gets
     callback = Any
     thread_id = Any
     pool_props = Any
+    vmm_prop = Any
     thread_level = int
 else:
     callback = Kind(show=_fn_label)  # a Python function, shown by its name
     thread_id = Kind(show=lambda value: callbacks.thread_label(value))  # shown as the sandbox thread
     pool_props = Kind(show=lambda value: describe(value, limit=200))
+    vmm_prop = Kind(show=lambda value: describe(value, limit=200))
     thread_level = Kind(_thread_level)
 
 
@@ -314,6 +316,96 @@ def device_get_bare_tgid(m, th):
     sandbox's processes are numbered 1, 2, ... in the order they start, as the trace shows them
     (src/acl/aclrt_impl/memory.cpp aclrtDeviceGetBareTgidImpl: only the null check, then the driver)."""
     return th.process.pid
+
+
+# -- virtual memory management (aclrtMallocPhysical ... aclrtMemImportFromShareableHandle, RT-API 11-04; see
+# core/vmm.py for the runtime's rules and acl/_vmm_props.py for the acl layer's checks of the structs) ---------
+def _not_null(value: int, what: str) -> None:
+    """ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT (src/acl/aclrt_impl/memory.cpp, each VMM call): 100000."""
+    if value == 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} must not be null (0)")
+
+
+def _zero(value: int, what: str) -> None:
+    """A reserved flags parameter the acl layer requires to be 0 (memory.cpp 1083, 1169): 100000."""
+    if value != 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} is reserved and must be 0, got {value}")
+
+
+@api("aclrtMemGetAllocationGranularity", cost="query", defaults=(0,))
+def mem_get_allocation_granularity(m, th, prop: vmm_prop, option: int):
+    """(granularity, ret): the size unit of physical allocations with these properties, in bytes."""
+    return vmm.granularity(m, th, *_vmm_props.physical_prop(prop, allocating=False), option)
+
+
+@api("aclrtMallocPhysical", cost="malloc", defaults=(0,))
+def malloc_physical(m, th, size: positive_size, prop: vmm_prop, flags: int):
+    """(handle, ret): device memory with no address, for aclrtMapMem (memory.cpp 1073-1146)."""
+    _zero(flags, "flags")
+    return vmm.malloc_physical(m, th, size, *_vmm_props.physical_prop(prop, allocating=True))
+
+
+@api("aclrtFreePhysical", cost="free")
+def free_physical(m, th, handle: handle) -> None:
+    _not_null(handle, "handle")
+    return vmm.free_physical(m, th, handle)
+
+
+@api("aclrtReserveMemAddress", defaults=(0,))
+def reserve_mem_address(m, th, size: positive_size, alignment: size, expect_ptr: ptr, flags: int):
+    """(vir_ptr, ret): a range of addresses with nothing behind them (flags 0 or 1, memory.cpp 1053)."""
+    if flags not in (0, 1):
+        fail(ACL_ERROR_INVALID_PARAM, f"flags must be 0 (1 is kept for older programs), got {flags}")
+    if expect_ptr:  # a limit of the sandbox, not a rule of the runtime: hence here, and 207000
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "expectPtr (choosing the address, experimental) is not modelled: pass 0")
+    return vmm.reserve(m, th, size, alignment)
+
+
+@api("aclrtReleaseMemAddress")
+def release_mem_address(m, th, vir_ptr: ptr) -> None:
+    _not_null(vir_ptr, "virPtr")
+    return vmm.release(m, th, vir_ptr)
+
+
+@api("aclrtMapMem")
+def map_mem(m, th, vir_ptr: ptr, size: positive_size, offset: size, handle: handle, flags: int) -> None:
+    _not_null(vir_ptr, "virPtr")
+    _not_null(handle, "handle")
+    _zero(flags, "flags")
+    return vmm.map_mem(m, th, vir_ptr, size, offset, handle)
+
+
+@api("aclrtUnmapMem")
+def unmap_mem(m, th, vir_ptr: ptr) -> None:
+    _not_null(vir_ptr, "virPtr")
+    return vmm.unmap(m, th, vir_ptr)
+
+
+@api("aclrtMemSetAccess")
+def mem_set_access(m, th, vir_ptr: ptr, size: size, desc: vmm_prop, count: int) -> None:
+    """desc: an aclrtMemAccessDesc dict {'flags': ..., 'location': {'id': device, 'type': ...}}, or a list."""
+    return vmm.set_access(m, th, vir_ptr, size, _vmm_props.access_devices(desc, count))
+
+
+@api("aclrtMemExportToShareableHandle", defaults=(0,))
+def mem_export_to_shareable_handle(m, th, handle: handle, handle_type: int, flags: int):
+    """(shareable_handle, ret): a uint64 another process imports (memory.cpp 1215-1229)."""
+    _not_null(handle, "handle")
+    if handle_type != C.ACL_MEM_HANDLE_TYPE_NONE:
+        fail(ACL_ERROR_INVALID_PARAM, f"handleType must be ACL_MEM_HANDLE_TYPE_NONE, got {handle_type}")
+    return vmm.export(m, th, handle, flags)
+
+
+@api("aclrtMemSetPidToShareableHandle")
+def mem_set_pid_to_shareable_handle(m, th, shareable_handle: int, pid: vmm_prop, pid_num: int) -> None:
+    """pid: the list of process ids (acl.rt.device_get_bare_tgid) that may import the handle."""
+    return vmm.set_pids(m, th, shareable_handle, _vmm_props.pid_list(pid, pid_num))
+
+
+@api("aclrtMemImportFromShareableHandle", defaults=(0,))
+def mem_import_from_shareable_handle(m, th, shareable_handle: int, device_id: int):
+    """(handle, ret): this process's handle of another process's physical memory."""
+    return vmm.import_(m, th, shareable_handle, device_id)
 
 
 # -- last error -----------------------------------------------------------------------------------------

@@ -122,7 +122,7 @@ def export(m: Machine, th: HostThread, thing: int, size: int | None, length: int
     if size is None and (any(e.thing == thing for e in st.exports.values()) or any(i[2] == thing for i in st.imports)):
         fail(ACL_ERROR_RT_PARAM_INVALID, f"notify {thing:#x} was imported or has its key: only its creator exports it")
     if size is not None and (type(buf) is not DeviceAllocation or buf.ptr != thing or buf.pid != th.process.pid
-                             or buf.policy.startswith("pool ") or size > buf.size):
+                             or buf.policy.startswith(("pool ", "aclrtMapMem")) or size > buf.size):
         fail(ACL_ERROR_RT_PARAM_INVALID, f"{thing:#x} with size {size} is not the start of a device allocation "
              "(aclrtMalloc) of this process, or the size runs past its end")
     key = f"ipc_{kind}_{sum(k.startswith(f'ipc_{kind}_') for k in st.exports) + 1}"

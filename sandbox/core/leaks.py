@@ -1,8 +1,9 @@
 """Leak reports: what a process allocated or created and never released.
 
 ``report(m, pid)`` lists, for one process: device memory from aclrtMalloc (and pool blocks
-still in use), pinned host memory from aclrtMallocHost, IPC memory exported or imported and not
-closed (aclrtIpcMemClose, core/ipc.py), memory pools not destroyed, explicit
+still in use), mapped ranges, reserved address ranges and physical memory handles (core/vmm.py),
+pinned host memory from aclrtMallocHost, IPC memory exported or imported and not closed
+(aclrtIpcMemClose, core/ipc.py), memory pools not destroyed, explicit
 streams, events, notifies and explicit contexts still alive.  Default contexts and default streams
 are not listed: they belong to aclrtSetDevice/aclrtResetDevice, which finalize releases.
 
@@ -13,7 +14,7 @@ report reads the same on every run.
 """
 from __future__ import annotations
 
-from . import ipc, trace as T
+from . import ipc, trace as T, vmm
 from .hazards import emit
 from .pools import PoolState
 from .waits import Waits
@@ -32,42 +33,37 @@ def _size(n: int) -> str:
 
 def items(m, pid: int) -> tuple:
     """(kind, device, ident, size, detail) of everything process ``pid`` still holds."""
-    out = []
-    for dev in m.devices:
-        for ptr, a in sorted(dev.memory.allocations.items()):
-            if a.pid == pid and not a.policy.startswith("IPC import"):
-                out.append(("allocation", dev.index, ptr, a.size, a.policy))
+    out = [("allocation", dev.index, ptr, a.size, a.policy) for dev in m.devices for ptr, a in
+           sorted(dev.memory.allocations.items()) if a.pid == pid and not a.policy.startswith("IPC import")]
+    out += vmm.leaks(m, pid)
     out += ipc.held(m, pid)
-    for ptr, b in sorted(m.host.pinned.items()):
-        if b.pid == pid:
-            out.append(("pinned", -1, ptr, b.size, "aclrtMallocHost"))
-    st = m.feature_in_use(PoolState)
-    if st is not None:
-        for handle, p in sorted(st.pools.items()):
-            if p.pid == pid:
-                out.append(("pool", p.device, handle, p.reserved, f"{len(p.live)} blocks in use"))
+    out += [("pinned", -1, ptr, b.size, "aclrtMallocHost") for ptr, b in sorted(m.host.pinned.items()) if b.pid == pid]
+    pools = m.feature_in_use(PoolState)
+    out += [("pool", p.device, handle, p.reserved, f"{len(p.live)} blocks in use")
+            for handle, p in sorted(pools.pools.items() if pools is not None else ()) if p.pid == pid]
     streams = [s for s in m.streams.values()
                if s.alive and not s.label and not s.is_default and s.context.process.pid == pid]
-    for s in sorted(streams, key=lambda s: (s.device, s.stream_id)):
-        out.append(("stream", s.device, s.handle, 0, f"Stream {s.stream_id}"))
+    out += [("stream", s.device, s.handle, 0, f"Stream {s.stream_id}")
+            for s in sorted(streams, key=lambda s: (s.device, s.stream_id))]
     events = [e for e in m.events.values() if e.alive and e.context.process.pid == pid]
     for e in sorted(events, key=lambda e: (e.device, e.handle)):
         made = "aclrtIpcOpenEventHandle" if e.opened else "aclrtCreateEvent" if e.plain else "aclrtCreateEventWithFlag"
         out.append(("event", e.device, e.handle, 0, made))
     notifies = getattr(m.feature_in_use(Waits), "notifies", {})
-    for handle, n in sorted(notifies.items(), key=lambda item: (item[1].device, item[0])):
-        if n.pid == pid:
-            out.append(("notify", n.device, handle, 0, getattr(n, "made", "aclrtCreateNotify")))
+    out += [("notify", n.device, handle, 0, getattr(n, "made", "aclrtCreateNotify"))
+            for handle, n in sorted(notifies.items(), key=lambda item: (item[1].device, item[0])) if n.pid == pid]
     contexts = [c for c in m.contexts.values() if c.alive and not c.is_default and c.process.pid == pid]
-    for c in sorted(contexts, key=lambda c: (c.device, c.handle)):
-        out.append(("context", c.device, c.handle, 0, "aclrtCreateContext"))
+    out += [("context", c.device, c.handle, 0, "aclrtCreateContext")
+            for c in sorted(contexts, key=lambda c: (c.device, c.handle))]
     return tuple(out)
 
 
-_FIX = {"allocation": "aclrtFree", "pinned": "aclrtFreeHost", "ipc memory": "aclrtIpcMemClose",
+_FIX = {"allocation": "aclrtFree", "mapping": "aclrtUnmapMem", "reservation": "aclrtReleaseMemAddress",
+        "physical": "aclrtFreePhysical", "ipc memory": "aclrtIpcMemClose", "pinned": "aclrtFreeHost",
         "pool": "aclrtMemPoolDestroy", "stream": "aclrtDestroyStream", "event": "aclrtDestroyEvent",
         "notify": "aclrtDestroyNotify", "context": "aclrtDestroyContext"}
-_TITLE = {"allocation": "device memory", "pinned": "pinned host memory", "ipc memory": "IPC shared memory",
+_TITLE = {"allocation": "device memory", "mapping": "mapped ranges", "reservation": "reserved address ranges",
+          "physical": "physical memory handles", "ipc memory": "IPC shared memory", "pinned": "pinned host memory",
           "pool": "memory pools", "stream": "streams", "event": "events", "notify": "notifies", "context": "contexts"}
 
 
@@ -83,8 +79,8 @@ def text(m, pid: int, found: tuple, when: str) -> str:
             continue
         lines.append(f"  {_TITLE[kind]} ({len(group)}; release with {_FIX[kind]}):")
         for _, device, ident, size, detail in group:
-            where = "host" if device < 0 else f"device {device}"
-            if kind in ("allocation", "pinned", "ipc memory"):
+            where = "host" if device == -1 else "virtual addresses" if device < 0 else f"device {device}"
+            if kind in ("allocation", "pinned", "mapping", "reservation", "physical", "ipc memory"):
                 lines.append(f"    {ident:#x} on {where}: {_size(size)} ({detail})")
             elif kind == "pool":
                 lines.append(f"    pool {ident:#x} on {where}: {_size(size)} reserved, {detail}")

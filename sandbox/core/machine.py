@@ -12,7 +12,7 @@ import threading
 from contextlib import contextmanager
 
 from ..profiles import Profile, get_profile
-from . import constants as C, hazards, trace as T
+from . import constants as C, hazards, trace as T, vmm
 from .engines import CorePool, Engine
 from .graph import Graphs
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
@@ -194,7 +194,7 @@ class Machine:
         """The allocation or host buffer holding address ``ptr`` (None if none)."""
         dev = device_of_address(ptr)
         if dev is not None:
-            return self.devices[dev].memory.lookup(ptr) if dev < len(self.devices) else None
+            return self.devices[dev].memory.lookup(ptr) if dev < len(self.devices) else vmm.lookup(self, ptr)
         return self.host.lookup(ptr)
 
     # -- streams -------------------------------------------------------------------------

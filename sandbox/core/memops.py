@@ -62,10 +62,11 @@ def free(m: Machine, th: HostThread, ptr: int) -> None:
     if buf is None or buf.kind != "device":
         fail(ACL_ERROR_INVALID_PARAM, f"aclrtFree: {ptr:#x} is not device memory from aclrtMalloc"
              + (" (use aclrtFreeHost for aclrtMallocHost memory)" if buf is not None and buf.kind == "pinned" else ""))
-    if buf.policy.startswith(("pool ", "IPC import")):
-        fail(ACL_ERROR_RT_MEMORY_FREE, f"aclrtFree: {ptr:#x} comes from " + ("a memory pool (aclrtMemPoolMallocAsync); "
-             "give it back with aclrtMemPoolFreeAsync" if buf.policy.startswith("pool ") else
-             "aclrtIpcMemImportByKey; release it with aclrtIpcMemClose"))
+    why = ("a memory pool (aclrtMemPoolMallocAsync); give it back with aclrtMemPoolFreeAsync"
+           if buf.policy.startswith("pool ") else "aclrtMapMem: aclrtUnmapMem it" if buf.policy == "aclrtMapMem"
+           else "aclrtIpcMemImportByKey: aclrtIpcMemClose it" if buf.policy.startswith("IPC import") else "")
+    if why:
+        fail(ACL_ERROR_RT_MEMORY_FREE, f"aclrtFree: {ptr:#x} comes from {why}")
     if buf.ptr == ptr:
         hazards.freeing(m, th, buf, "aclrtFree")
     alloc = m.devices[buf.device].memory.release(ptr)
