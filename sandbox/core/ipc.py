@@ -1,28 +1,25 @@
 """IPC: device memory and notifies one simulated process shares with another by key.
 
-Sources (hicann/runtime): include/external/acl/acl_rt.h:59-69, 4583-4690; docs/zh/api_ref/11-07,
-08; src/runtime/api/impl/api_error.cc:3747-3855, 4464-4499, api_impl_standard_soc.cc:635-780,
-api_impl.cc:4760-4790, 4972-5006; driver codes through errcode_manage.cc:565/86 (107000), 575/92 (207006).
+Sources (hicann/runtime): include/external/acl/acl_rt.h:59-69, 4583-4690; docs/zh/api_ref/11-07, 08; src/runtime/api/
+impl/api_error.cc:3747-3855, 4464-4499, api_impl_standard_soc.cc:635-780, api_impl.cc:4760-4790, 4972-5006; the
+driver's codes through errcode_manage.cc:565/86 (107000), 575/92 (207006).
 
-* Keys are "ipc_mem_N" / "ipc_notify_N" (a count per machine).  Export: size or len 0, a memory flag
-  above 1, a notify flag not 0 or 2: 107000 (api_error.cc:3752-3758, 4469, 4477); len below 65 too
-  (the docs' length; the sources check only 0: the sandbox's choice), and memory that is not the
-  start of a live aclrtMalloc block of the caller (size within it), a notify with a key already (the
-  driver's checks, codes unseen); a chip without IPC (200I/500 A2) 207000.
-* Default flag: only pids given to aclrtIpcMemSetImportPid / aclrtNotifySetImportPid import (num <= 0
-  107000, api_error.cc:3801, 3813); DISABLE_PID_VALIDATION: anyone.  Setting pids then, or from
-  another process than the exporter: 207006 (ascend_hal_base.h:2325, 1802: not permitted).
-* Import: an unknown or closed key, or the exporter itself 107000; a pid off the list 207006; memory
-  flags above 1, notify flags above 3 107000 (api_error.cc:3826, 4492); notify flag 1 207000
-  (api_impl.cc:4995).  Memory: a new address per import (api_impl_standard_soc.cc:700-707) in the
-  importer's device range, owned by it, of the same bytes; the hazard checks see one buffer.  (The
-  range, in the exporter's pages, is taken from that device's allocator, so aclrtGetMemInfo there
-  counts it; none left: 207001.)  A notify: a new handle of the same flag (aclrtDestroyNotify).
-* aclrtIpcMemClose unmaps the importer's first import of the key (api_impl_standard_soc.cc:757-780),
-  or destroys the exporter's key (imports stay valid); else (closed twice) 107000.  Freeing exported
-  memory, or the exporter's end, while imported: the docs ask importers to close first, with no code;
-  here the key dies and importers keep the bytes until they close.  A process's end closes what it
-  exports and imports; the leak report lists both (an imported notify as the importer's).
+* Keys are "ipc_mem_N" / "ipc_notify_N" (a count per machine).  Export: size or len 0, a memory flag above 1, a notify
+  flag not 0 or 2: 107000 (api_error.cc:3752-3758, 4469, 4477); len below 65 too (the docs' length; the sources check
+  only 0: the sandbox's choice), and memory that is not the start of a live aclrtMalloc block of the caller (size
+  within it), a notify with a key already (the driver's checks, codes unseen); a chip without IPC (200I/500 A2) 207000.
+* Default flag: only pids given to aclrtIpcMemSetImportPid / aclrtNotifySetImportPid import (num <= 0 107000,
+  api_error.cc:3801, 3813); DISABLE_PID_VALIDATION: anyone.  Setting pids then, or from another process than the
+  exporter: 207006 (ascend_hal_base.h:2325, 1802: not permitted).
+* Import: an unknown or closed key, or the exporter itself 107000; a pid off the list 207006; memory flags above 1,
+  notify flags above 3 107000 (api_error.cc:3826, 4492); notify flag 1 207000 (api_impl.cc:4995).  Memory: a new
+  address per import (api_impl_standard_soc.cc:700-707) in the importer's device range, owned by it, of the same bytes;
+  the hazard checks see one buffer.  (The range, in the exporter's pages, is taken from that device's allocator, so
+  aclrtGetMemInfo there counts it; none left: 207001.)  A notify: a new handle of the same flag (aclrtDestroyNotify).
+* aclrtIpcMemClose unmaps the importer's first import of the key (api_impl_standard_soc.cc:757-780), or destroys the
+  exporter's key (imports stay valid); else (closed twice) 107000.  Freeing exported memory, or the exporter's end,
+  while imported: the docs ask importers to close first, with no code; here the key dies and importers keep the bytes
+  until they close.  A process's end closes what it exports and imports; the leak report lists both.
 """
 from __future__ import annotations
 
