@@ -666,7 +666,8 @@ class Generator:
             handle, size = self.pick_info(scope, "phys")
             va, _ = self.pick_info(scope, "range")
             offset = self.rng.choice(["0", "0", "0", str(gran), "4096"])
-            at = va if self.chance(0.8) else f"({va} or 0) + {self.rng.choice([gran, 4096])}"
+            # (a bad pick such as "x" takes no offset)
+            at = va if self.chance(0.8) or not va.isidentifier() else f"({va} or 0) + {self.rng.choice([gran, 4096])}"
             self.emit(f'C("rt.map_mem", {at}, {size or gran}, {offset}, {handle}, 0)')
             scope.add("dev", va, size or gran)
             scope.add("mapped", va, size or gran)
