@@ -5,16 +5,19 @@ in (notifies and value waits, stream stop/abort and state callbacks, Ex events a
 record/wait across a capture, the exception-info callback, device resource limits, the
 forced destroy that waits for the running task): their rules took some 420 lines; plainer code
 and moving the acl layer's own checks and records to the facade (sandbox/acl, each cited to
-src/acl/) gave back about 200.  It is 7,800 for the last of the samples' runtime features: memory,
-events and notifies shared between processes (IPC export keys, pid allow-lists) and virtual
-memory management (reserved ranges, physical handles, mappings, shareable handles)."""
+src/acl/) gave back about 200.  It is 8,000 since the last of the samples' runtime features came in
+(7,197 lines before them, 7,924 after): memory and notifies shared between processes (ipc.py,
+214 lines), virtual memory management and shareable handles (vmm.py, 261), IPC events (about
+80), overflow detection and the random-number task (numerics.py and about 20 more), and
+notify and value waits that order the hazard clocks whichever comes first, inside captures too
+(about 70)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 CORE = Path(__file__).resolve().parent.parent / "sandbox" / "core"
-LINE_BUDGET = 7_800
+LINE_BUDGET = 8_000
 
 
 def test_the_kernel_fits_its_line_budget():
