@@ -719,8 +719,8 @@ sandbox.teach.check("04.3", solution)
 # [7_physical_memory_sharing_withpid.py](../examples/1_basic_features/memory/7_physical_memory_sharing_withpid.py)
 # (aclrtMallocPhysical, aclrtReserveMemAddress, aclrtMapMem, a shareable handle with a pid allow-list)
 # and [8_physical_memory_sharing_withoutpid.py](../examples/1_basic_features/memory/8_physical_memory_sharing_withoutpid.py)
-# (the same without the allow-list).  IPC memory, host registration and managed
-# memory are waiting or not modelled: [examples/README.md](../examples/README.md).
+# (the same without the allow-list).  Sharing memory by IPC key is in notebook 06's samples; host
+# registration and managed memory are not modelled: [examples/README.md](../examples/README.md).
 # The custom allocator sample is ported as
 # [0_custom_allocator.py](../examples/3_memory_advanced/allocator/0_custom_allocator.py): it
 # registers an allocator on a stream and reads it back; no operator calls it, as the sandbox has none.
@@ -743,7 +743,7 @@ sandbox.teach.check("04.3", solution)
 # [7_physical_memory_sharing_withpid.py](../../examples/1_basic_features/memory/7_physical_memory_sharing_withpid.py)
 # （aclrtMallocPhysical、aclrtReserveMemAddress、aclrtMapMem，以及带进程白名单的共享句柄）和
 # [8_physical_memory_sharing_withoutpid.py](../../examples/1_basic_features/memory/8_physical_memory_sharing_withoutpid.py)
-# （同样的流程，不设白名单）。IPC 内存、Host 内存注册和统一内存还在等待或不模拟：见
+# （同样的流程，不设白名单）。按 IPC 键共享内存的示例见 notebook 06；Host 内存注册和统一内存不模拟：见
 # [examples/README.md](../../examples/README.md)。
 # 自定义分配器示例已移植为
 # [0_custom_allocator.py](../../examples/3_memory_advanced/allocator/0_custom_allocator.py)：它在流上注册一个分配器并读回；沙箱没有算子，所以没有算子调用它。

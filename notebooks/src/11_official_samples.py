@@ -790,8 +790,8 @@ print(acl.get_recent_err_msg())
 # failure mode decides whether work after a fault runs; callbacks and host functions let the
 # stream run host code in order; a captured instance replays many tasks for one call; a pool
 # frees in stream order; a peer copy needs peer access enabled both ways. Each port in
-# `examples/` runs the whole sample; examples/README.md says which samples wait for calls the
-# sandbox lacks and where a port adds an ordering the sample leaves out (the blocking copies of
+# `examples/` runs the whole sample; examples/README.md says which samples the sandbox does not
+# model and why, and where a port adds an ordering the sample leaves out (the blocking copies of
 # `memory/5_d2d_sync_memory_copy`). This is the last notebook; go back to any topic notebook
 # from its "Official samples for this topic" cell.
 
@@ -802,6 +802,6 @@ print(acl.get_recent_err_msg())
 # 错误码和错误信息（错误处理）；事件在设备上为两条流排序，并用设备时间戳为任务计时；流的失败模式决定故障之后的
 # 任务是否运行；回调和 Host 函数让流按顺序运行 Host 代码；捕获的实例用一次调用重放许多任务；内存池按流顺序
 # 释放；设备间拷贝需要在两个方向上启用设备间访问。`examples/` 中的每个移植版本运行完整的示例；
-# examples/README.md 说明哪些示例还在等待沙箱缺少的调用，以及移植版本在哪里补上了示例遗漏的顺序
+# examples/README.md 说明沙箱不模拟哪些示例及其原因，以及移植版本在哪里补上了示例遗漏的顺序
 # （`memory/5_d2d_sync_memory_copy` 的阻塞拷贝）。这是最后一个 notebook；可以从任何专题 notebook 的
 # “本专题的官方示例”单元回到它。
