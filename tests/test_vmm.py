@@ -444,24 +444,16 @@ def test_the_same_program_gives_the_same_addresses_and_handles(machine):
     assert run() == run()
 
 
-def test_the_sharing_ports_file_hand_over_orders_the_processes_as_run_sh_files_do(machine):
-    """examples/.../_files.py: a file read carries what its writer knew complete; without that, the
-    last unmap in process A is flagged for process B's copy, which B's flag file rules out."""
-    import importlib.util
-    import pathlib
+def test_a_shared_value_orders_what_its_writer_knew_complete_before_the_readers_unmap(machine):
+    """memory/7 and 8's flag file: B's blocking copy through its mapping is done before B writes the
+    flag (sandbox.write_shared), so A's unmap after reading it (read_shared) is no free in use; a
+    flag the runtime never sees, polled from a plain Python dict, orders nothing and is flagged."""
 
-    path = pathlib.Path(__file__).parent.parent / "examples" / "1_basic_features" / "memory" / "_files.py"
-    spec = importlib.util.spec_from_file_location("sharing_files", path)
-    files_module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(files_module)
-
-    def run(carry_clock):
+    def run(through_shared):
         sandbox.configure()
         acl.init()
         acl.rt.set_device(0)
-        files = files_module.Files(lambda t: None, lambda t: None, lambda t: None)
-        if not carry_clock:
-            files_module._learn = lambda clock: None
+        plain: dict[str, int] = {}
         handle, va = mapped()
         shareable, _ = acl.rt.mem_export_to_shareable_handle(handle, 0, 1)
 
@@ -475,17 +467,25 @@ def test_the_sharing_ports_file_hand_over_orders_the_processes_as_run_sh_files_d
             acl.rt.unmap_mem(vb)
             acl.rt.free_physical(mine)
             acl.rt.release_mem_address(vb)
-            files.write("file/flag.bin", "file/flag.bin.done", 1)
+            if through_shared:
+                sandbox.write_shared("file/flag.bin.done", 1)
+            else:
+                plain["file/flag.bin.done"] = 1
 
         sandbox.spawn_process(b, name="B")
-        assert files.read("file/flag.bin", "file/flag.bin.done") == 1  # polls; no join
+        read = sandbox.read_shared if through_shared else plain.get
+        for _ in range(60):  # the samples' ReadFile: poll once a second; no join
+            if read("file/flag.bin.done") == 1:
+                break
+            sandbox.host_work(10**9, "usleep")
+        assert read("file/flag.bin.done") == 1
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             acl.rt.unmap_mem(va)
         return [h.kind for h in sandbox.hazards()]
 
     try:
-        assert run(carry_clock=True) == []
-        assert run(carry_clock=False) == ["free_in_use"]
+        assert run(through_shared=True) == []
+        assert run(through_shared=False) == ["free_in_use"]
     finally:
         sandbox.configure()

@@ -9,8 +9,9 @@ tells A to unmap and free.
 
 run.sh starts proc_a and proc_b as two programs; here they are two simulated processes of one
 script (``sandbox.spawn_process``), A started first, and the handle and flag files are
-``_files.Files`` (see there: the polling sleeps in virtual time, and a file carries what its
-writer's host knew complete to the reader).  Differences from the official sample:
+``sandbox.write_shared`` / ``read_shared`` values (``_file_ops.py``, as in memory/10): the polling
+sleeps in virtual time, writing a file takes a little host time, and a read teaches the reader
+what the writer's host knew complete when it wrote.  Differences from the official sample:
 
 * Process A synchronizes its stream before it hands the handle over (the one call the port adds).
   The sample does not: nothing orders A's kernel before B's copy (the kernel launch is
@@ -30,22 +31,10 @@ import sys
 import sandbox
 from sandbox import acl
 
-from _files import Files
+from _file_ops import error, info, read_file, write_file
 from _kernel_ops import write_do
 
 RESULTS = {}
-
-
-def info(text):
-    print(f"[INFO]  {text}")
-
-
-def warn(text):
-    print(f"[WARN]  {text}")
-
-
-def error(text):
-    print(f"[ERROR]  {text}")
 
 
 def check(ret, what):
@@ -71,7 +60,7 @@ def access_desc(device_id):
     }
 
 
-def proc_a(files):
+def proc_a():
     acl.init()
     device_id = 0
     acl.rt.set_device(device_id)
@@ -120,14 +109,14 @@ def proc_a(files):
     check(ret, "aclrtMemExportToShareableHandle(handle, ACL_MEM_HANDLE_TYPE_NONE, 1, &shareableHandle)")
     info(f"Process A: export a shareable handle successfully, shareable handle = {shareable_handle}")
 
-    # (added by the port) the kernel's write is complete before the handle leaves this process
+    # Not in the official sample: the kernel's write is complete before the handle leaves this process
     check(acl.rt.synchronize_stream(stream), "aclrtSynchronizeStream(stream)")
 
     # Transfer the shareable handle to Process B by writing it to the file
-    files.write("file/handle.bin", "file/handle.bin.done", shareable_handle)
+    write_file("file/handle.bin", "file/handle.bin.done", shareable_handle)
 
     # Read the completion flag from the file
-    flag = files.read("file/flag.bin", "file/flag.bin.done")
+    flag = read_file("file/flag.bin", "file/flag.bin.done")
     info(f"Process A: receive the completion signal from Process B, completion signal = {flag}")
 
     # Unmap virtual memory from physical memory
@@ -155,13 +144,13 @@ def init_device_and_create_stream(device_id):
     return acl.rt.create_stream()
 
 
-def proc_b(files):
+def proc_b():
     device_id = 0
     stream, ret = init_device_and_create_stream(device_id)
     check(ret, "memory::InitDeviceAndCreateStream(deviceId, &stream)")
 
     # Get the shareable handle from the file
-    shareable_handle = files.read("file/handle.bin", "file/handle.bin.done")
+    shareable_handle = read_file("file/handle.bin", "file/handle.bin.done")
     info(f"Process B: get a shareable handle successfully, shareable handle = {shareable_handle}")
 
     handle, ret = acl.rt.mem_import_from_shareable_handle(shareable_handle, device_id)
@@ -208,7 +197,7 @@ def proc_b(files):
     info("Process B: unmap virtual memory from physical memory")
 
     # Write the completion flag to the file
-    files.write("file/flag.bin", "file/flag.bin.done", 1)
+    write_file("file/flag.bin", "file/flag.bin.done", 1)
     info("Process B: complete the physical memory sharing")
 
     # Release the virtual and physical memory
@@ -224,9 +213,8 @@ def proc_b(files):
 
 def main():
     # run.sh: start both programs, wait for both, compare what they printed
-    files = Files(info, warn, error)
-    proc_a_handle = sandbox.spawn_process(proc_a, files, name="proc_a")
-    proc_b_handle = sandbox.spawn_process(proc_b, files, name="proc_b")
+    proc_a_handle = sandbox.spawn_process(proc_a, name="proc_a")
+    proc_b_handle = sandbox.spawn_process(proc_b, name="proc_b")
     proc_a_handle.join()
     proc_b_handle.join()
     source, destination = RESULTS.get("source"), RESULTS.get("destination")

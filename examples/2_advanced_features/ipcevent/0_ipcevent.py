@@ -8,8 +8,8 @@ work, records the event itself, and tells A it is done.  A cleans up once B's fl
 
 The sample's run.sh starts proc_a and proc_b together and they pass the handle and the flag
 through files; the port runs both in one program, each as a simulated process
-(sandbox.spawn_process), with the files kept by ``_files.SharedFiles`` (polled once a virtual
-second, as the sample polls).  The README's output lists A's lines, then B's; the program also
+(sandbox.spawn_process), and the files are ``sandbox.write_shared`` / ``read_shared`` values
+(``_file_ops.py``: polled once a virtual second, as the sample polls).  The README's output lists A's lines, then B's; the program also
 prints lines the README leaves out ("waiting for ...", "read event handle", "doing some
 work...", "event recorded", "completion flag created").  The port prints every line, in the one
 order the sandbox's turn gives: the order of the processes' virtual clocks.
@@ -17,7 +17,7 @@ order the sandbox's turn gives: the order of the processes' virtual clocks.
 
 import sys
 
-from _files import SharedFiles
+from _file_ops import read_file, remove_file, wait_for, write_file
 
 import sandbox
 from sandbox import acl
@@ -26,7 +26,6 @@ EVENT_HANDLE_FILE = "./event_handle.bin"
 DONE_FILE = "./consumer_done.flag"
 WORK_NS = 2_000_000_000  # usleep(2000000): two seconds
 
-files = SharedFiles()
 logs = {}  # what each process printed (run.sh tees them into proc_a.log, proc_b.log)
 
 
@@ -74,12 +73,12 @@ def proc_a():
     # 4. Export the handle: its bytes go to the file
     handle, ret = acl.rt.ipc_get_event_handle(ipc_event)
     check(ret, "aclrtIpcGetEventHandle(ipcEvent, &handle)")
-    files.write(EVENT_HANDLE_FILE, handle)
+    write_file(EVENT_HANDLE_FILE, handle)
     info("a", f"Process A: IPC event handle written to {EVENT_HANDLE_FILE}")
 
     # 5. Wait for the consumer's flag
     info("a", "Process A: waiting for consumer to finish...")
-    if not files.wait_for(DONE_FILE):
+    if not wait_for(DONE_FILE):
         error("Timeout waiting for consumer")
         sys.exit(1)
     info("a", "Process A: consumer finished")
@@ -89,8 +88,8 @@ def proc_a():
     acl.rt.destroy_stream(stream)
     acl.rt.reset_device(device_id)
     acl.finalize()
-    files.remove(EVENT_HANDLE_FILE)
-    files.remove(DONE_FILE)
+    remove_file(EVENT_HANDLE_FILE)
+    remove_file(DONE_FILE)
     info("a", "Process A: cleanup completed")
 
 
@@ -103,12 +102,12 @@ def proc_b():
 
     # 1. Wait for the producer's handle file
     info("b", "Process B: waiting for event handle file...")
-    if not files.wait_for(EVENT_HANDLE_FILE):
+    if not wait_for(EVENT_HANDLE_FILE):
         error(f"Timeout waiting for {EVENT_HANDLE_FILE}")
         sys.exit(1)
 
     # 2. Read the handle's bytes
-    handle = files.read(EVENT_HANDLE_FILE)
+    handle = read_file(EVENT_HANDLE_FILE)
     info("b", "Process B: read event handle")
 
     # 3. Open the event in this process
@@ -139,7 +138,7 @@ def proc_b():
         sys.exit(1)
 
     # 8. The flag file tells the producer
-    files.write(DONE_FILE, b"done")
+    write_file(DONE_FILE, b"done")
     info("b", "Process B: completion flag created")
 
     # 9. Clean up

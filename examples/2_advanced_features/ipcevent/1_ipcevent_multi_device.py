@@ -10,8 +10,8 @@ producer cleans up once every flag is there.
 run.sh first runs precheck (aclrtGetDeviceCount: at least CONSUMER_NUM + 1 devices, else a
 [SKIP]), then starts proc_a and the proc_b consumers together; the handle and the flags pass
 through files.  The port runs the precheck, the producer and each consumer as simulated
-processes (sandbox.spawn_process), with the files kept by ``_files.SharedFiles`` (polled once a
-virtual second, as the programs poll).  The README's output leaves out lines the programs print
+processes (sandbox.spawn_process), and the files are ``sandbox.write_shared`` / ``read_shared``
+values (``_file_ops.py``: polled once a virtual second, as the programs poll).  The README's output leaves out lines the programs print
 (the precheck's device count, "waiting for ...", "read event handle", "IPC event handle written
 to ...", "doing some work...", "completion flag created"); the port prints every line, in the
 one order the sandbox's turn gives (the order of the processes' virtual clocks), where the
@@ -20,7 +20,7 @@ README shows the consumer's lines before the producer's.
 
 import sys
 
-from _files import POLL_NS, SharedFiles
+from _file_ops import POLL_NS, exists, read_file, remove_file, wait_for, write_file
 
 import sandbox
 from sandbox import acl
@@ -30,7 +30,6 @@ MAX_CONSUMER_NUM = 8
 CONSUMER_NUM = 1  # run.sh: producer on device 0, consumer i on device i
 WORK_NS = 1_000_000_000  # usleep(1000000): one second
 
-files = SharedFiles()
 logs = {}  # what each process printed (run.sh tees them into producer.log, consumer_i.log)
 exit_codes = {}
 
@@ -76,7 +75,7 @@ def wait_for_consumers(expected_count):
     elapsed, timeout_sec = 0, 30
     completed = 0
     while completed < expected_count and elapsed < timeout_sec:
-        completed = sum(files.exists(flag) for flag in flags)
+        completed = sum(exists(flag) for flag in flags)
         if completed < expected_count:
             sandbox.host_work(POLL_NS, "sleep(1)")
             elapsed += 1
@@ -117,7 +116,7 @@ def proc_a(consumer_num):
     # 4. Export the handle: its bytes go to the file
     handle, ret = acl.rt.ipc_get_event_handle(ipc_event)
     check(ret, "aclrtIpcGetEventHandle(ipcEvent, &handle)")
-    files.write(EVENT_HANDLE_FILE, handle)
+    write_file(EVENT_HANDLE_FILE, handle)
     info("producer", f"Producer: IPC event handle written to {EVENT_HANDLE_FILE}")
 
     # 5. Wait for every consumer
@@ -130,9 +129,9 @@ def proc_a(consumer_num):
     acl.rt.destroy_stream(stream)
     acl.rt.reset_device(device_id)
     acl.finalize()
-    files.remove(EVENT_HANDLE_FILE)
+    remove_file(EVENT_HANDLE_FILE)
     for i in range(1, consumer_num + 1):
-        files.remove(f"./consumer_{i}.done")
+        remove_file(f"./consumer_{i}.done")
     info("producer", "Producer: finished successfully.")
 
 
@@ -144,12 +143,12 @@ def proc_b(device_id, consumer_id):
 
     # 1. Wait for the producer's handle file
     info(consumer_id, f"Consumer {consumer_id} (device {device_id}): waiting for event handle file...")
-    if not files.wait_for(EVENT_HANDLE_FILE):
+    if not wait_for(EVENT_HANDLE_FILE):
         error(f"Consumer {consumer_id}: timeout waiting for {EVENT_HANDLE_FILE}")
         sys.exit(1)
 
     # 2. Read the handle's bytes
-    handle = files.read(EVENT_HANDLE_FILE)
+    handle = read_file(EVENT_HANDLE_FILE)
     info(consumer_id, f"Consumer {consumer_id}: read event handle")
 
     # 3. Open the event: it belongs to this process's current context, on device_id
@@ -179,7 +178,7 @@ def proc_b(device_id, consumer_id):
         sys.exit(1)
 
     # 8. The flag file tells the producer
-    files.write(f"./consumer_{consumer_id}.done", b"done")
+    write_file(f"./consumer_{consumer_id}.done", b"done")
     info(consumer_id, f"Consumer {consumer_id}: completion flag created")
 
     # 9. Clean up
