@@ -117,3 +117,11 @@ def test_a_process_ending_without_finalize_reports_its_leaks(machine):
         sandbox.spawn_process(worker, name="leaky").join()
     (rec,) = sandbox.trace().of(T.LeakReport)
     assert rec.pid == 2 and rec.when == "process end"
+
+
+def test_an_undestroyed_ex_event_is_named_after_the_call_that_made_it(machine):
+    acl.rt.set_device(0)
+    ev, _ = acl.rt.create_event_ex_with_flag(acl.ACL_EVENT_SYNC)
+    (item,) = sandbox.leak_report().items
+    assert item[1] == "event" and item[3] == ev and item[-1] == "aclrtCreateEventExWithFlag"
+    assert acl.rt.destroy_event(ev) == 0

@@ -554,3 +554,23 @@ def test_freeing_or_reading_memory_that_work_behind_an_unrecorded_wait_uses_is_r
     with pytest.warns(sandbox.HazardWarning, match="still uses it"):
         acl.rt.free(x)
     assert [h.kind for h in sandbox.hazards()] == ["host_read", "free_in_use"]
+
+
+def test_a_device_reset_frees_the_notifies_made_in_its_context_so_their_handles_are_dead_and_the_limit_has_room():
+    sandbox.configure(sandbox.profiles.ASCEND_910B.with_(max_notifies=2))
+    acl.init()
+    acl.rt.set_device(0)
+    first, second = notify(), notify()
+    assert acl.rt.reset_device(0) == 0  # no leak report: the reset is not the process's end
+    acl.rt.set_device(0)
+    assert acl.rt.destroy_notify(first) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.record_notify(second, 0) == acl.ACL_ERROR_INVALID_PARAM
+    notify(), notify()  # the device has room for two again
+
+
+def test_after_finalize_the_undestroyed_notifies_leave_the_leak_report(machine):
+    acl.rt.set_device(0)
+    acl.rt.create_notify(acl.ACL_NOTIFY_DEFAULT)
+    with pytest.warns(sandbox.LeakWarning, match="aclrtDestroyNotify"):
+        acl.finalize()
+    assert sandbox.leak_report().items == ()

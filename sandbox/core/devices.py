@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import constants as C, events, leaks, trace as T
+from . import constants as C, events, leaks, trace as T, waits
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_FINALIZE, ACL_ERROR_REPEAT_INITIALIZE,
                      ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, ACL_ERROR_RT_PARAM_INVALID, fail)
 from .objects import Context
@@ -143,6 +143,7 @@ def _release_context(m: Machine, th: HostThread, ctx: Context) -> None:
         events.destroy(m, th, ev.handle)            # (each leaves ctx.events, each stream ctx.streams)
     for stream in [*sorted(ctx.streams.values(), key=lambda s: s.handle), ctx.default_stream]:
         m.retire_stream(stream, th.clock)
+    waits.release_context(m, ctx)
     ctx.alive = False
     ctx.process.contexts.pop(ctx.handle, None)
     m.contexts.pop(ctx.handle, None)

@@ -47,7 +47,8 @@ def items(m, pid: int) -> tuple:
             for s in sorted(streams, key=lambda s: (s.device, s.stream_id))]
     events = [e for e in m.events.values() if e.alive and e.context.process.pid == pid]
     for e in sorted(events, key=lambda e: (e.device, e.handle)):
-        made = "aclrtIpcOpenEventHandle" if e.opened else "aclrtCreateEvent" if e.plain else "aclrtCreateEventWithFlag"
+        made = ("aclrtIpcOpenEventHandle" if e.opened else "aclrtCreateEvent" if e.plain
+                else "aclrtCreateEventExWithFlag" if e.ex else "aclrtCreateEventWithFlag")
         out.append(("event", e.device, e.handle, 0, made))
     notifies = getattr(m.feature_in_use(Waits), "notifies", {})
     out += [("notify", n.device, handle, 0, getattr(n, "made", "aclrtCreateNotify"))

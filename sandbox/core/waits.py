@@ -81,8 +81,8 @@ CONDITIONS = {  # flag -> does the word meet the wait for value?
 
 
 class Notify:
-    def __init__(self, device: int, pid: int):
-        self.device, self.pid = device, pid  # (pid: whose leak it is, core/leaks.py)
+    def __init__(self, device: int, pid: int, context: int):
+        self.device, self.pid, self.context = device, pid, context  # (pid: whose leak it is, core/leaks.py)
         self.set: Task | None = None  # the record that set the flag (None: not set)
         self.last_record: Task | None = None  # the latest record submitted that no wait took
 
@@ -176,15 +176,24 @@ def _notify(m: Machine, handle) -> Notify:
 
 
 def create(m: Machine, th: HostThread, flag: int) -> int:
-    dev = m.current_context(th).device
+    ctx = m.current_context(th)
+    dev = ctx.device
     if flag not in (C.ACL_NOTIFY_DEFAULT, C.ACL_NOTIFY_DEVICE_USE_ONLY):
         fail(ACL_ERROR_RT_PARAM_INVALID, f"notify flag {flag} is neither ACL_NOTIFY_DEFAULT nor "
              "ACL_NOTIFY_DEVICE_USE_ONLY")
     if sum(n.device == dev for n in state(m).notifies.values()) >= m.profile.max_notifies:
         fail(ACL_ERROR_RT_NO_NOTIFY_RESOURCE, f"device {dev} has the most notifies a {m.profile.soc_name} allows")
     handle = m.new_handle()
-    state(m).notifies[handle] = Notify(dev, th.process.pid)
+    state(m).notifies[handle] = Notify(dev, th.process.pid, ctx.handle)
     return handle
+
+
+def release_context(m: Machine, ctx) -> None:
+    """A context's end (aclrtResetDevice, aclrtDestroyContext, aclFinalize, process exit) frees the notifies
+    made in it, as it frees its streams and events (an imported handle is the importer's: core/ipc.py)."""
+    notifies = getattr(m.feature_in_use(Waits), "notifies", {})
+    for handle in [h for h, n in notifies.items() if n.context == ctx.handle and n.pid == ctx.process.pid]:
+        del notifies[handle]
 
 
 def destroy(m: Machine, th: HostThread, handle) -> None:
