@@ -574,3 +574,35 @@ def test_after_finalize_the_undestroyed_notifies_leave_the_leak_report(machine):
     with pytest.warns(sandbox.LeakWarning, match="aclrtDestroyNotify"):
         acl.finalize()
     assert sandbox.leak_report().items == ()
+
+
+def test_a_reached_wait_dropped_by_a_forced_destroy_no_longer_shows_in_the_deadlock_report(device0):
+    waiting, _ = acl.rt.create_stream()
+    n = notify()
+    assert acl.rt.wait_and_reset_notify(n, waiting, 0) == 0
+    assert acl.rt.synchronize_stream_with_timeout(waiting, 10) != 0  # the wait is reached and parked
+    assert acl.rt.destroy_stream_force(waiting) == 0
+    dev, _ = acl.rt.malloc(64, 0)
+    assert acl.rt.value_wait(dev, 1, acl.ACL_STREAM_WAIT_VALUE_EQ, device0) == 0  # nothing writes the word
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    message = acl.get_recent_err_msg()
+    assert "MEM_WAIT_VALUE" in message and "NOTIFY_WAIT" not in message
+
+
+@pytest.mark.parametrize("kind", ["notify", "value"])
+def test_stream_abort_drops_a_reached_wait_that_nothing_would_release_and_the_stream_is_usable_again(device0, kind):
+    stuck, _ = acl.rt.create_stream()
+    if kind == "notify":
+        assert acl.rt.wait_and_reset_notify(notify(), stuck, 0) == 0
+    else:
+        dev, _ = acl.rt.malloc(64, 0)
+        assert acl.rt.value_wait(dev, 1, acl.ACL_STREAM_WAIT_VALUE_EQ, stuck) == 0
+    assert acl.rt.synchronize_stream_with_timeout(stuck, 10) != 0  # reached, and held there
+    assert acl.rt.stream_abort(stuck) == 0
+    assert acl.rt.synchronize_stream(stuck) == acl.ACL_ERROR_RT_STREAM_ABORT  # once
+    (row,) = [r for r in sandbox.trace().of(T.TaskFinished) if r.task == 1]
+    assert row.status == acl.ACL_ERROR_RT_STREAM_ABORT
+    acl.rt.memset_async(dev if kind == "value" else acl.rt.malloc(64, 0)[0], 64, 0, 64, stuck)
+    assert acl.rt.synchronize_stream(stuck) == 0

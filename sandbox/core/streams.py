@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import constants as C, hazards, trace as T, usercode
+from . import constants as C, hazards, trace as T, usercode, waits
 from .sync import Sync, synchronize as synchronize_on
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_INTERNAL_ERROR,
                      ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_ABORT, describe, fail)
@@ -50,10 +50,11 @@ def destroy_force(m: Machine, th: HostThread, handle) -> None:
     no call can report it, the stream is gone).  A task already running on the device runs to
     its end, and the call returns after it (Stream::TearDown, src/runtime/core/src/stream/
     stream.cc:1409-1475, loops until the stream has no pending task), so the host may free what
-    the stream used; a parked wait or host callback is not waited for."""
+    the stream used; a reached notify or value wait is dropped with the rest, a host callback is not waited for."""
     stream = m.stream(th, handle, api="aclrtDestroyStreamForce", uncaptured=True)
     m.settle()                   # the device side catches up first: what started before the call runs on
     m.sim.drop(stream, ACL_ERROR_RT_STREAM_ABORT, th.clock)
+    waits.discard_reached(m, stream, ACL_ERROR_RT_STREAM_ABORT, th.clock)
     head = stream.queue[0] if stream.queue else None
     if head is not None and head.engine is not None and not head.engine.shared:
         m.block_until(th, lambda: stream.idle, f"destroying stream {stream.stream_id}")
@@ -86,6 +87,7 @@ def abort(m: Machine, th: HostThread, handle) -> None:
     if stream.queue:
         stream.pending_error, stream.pending_message = ACL_ERROR_RT_STREAM_ABORT, "the stream was aborted"
     m.sim.drop(stream, ACL_ERROR_RT_STREAM_ABORT, th.clock, stop=True)
+    waits.discard_reached(m, stream, ACL_ERROR_RT_STREAM_ABORT, th.clock)
     m.block_until(th, lambda: stream.idle, f"aborting stream {stream.stream_id}", learns=(stream,))
 
 

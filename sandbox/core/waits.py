@@ -138,6 +138,8 @@ class Waits:
         if task.kind == "notify_record" and not status and dict(task.detail)["notify"] in self.notifies:
             self.notifies[dict(task.detail)["notify"]].set = task
         elif task.kind in ("notify_wait", "value_wait"):  # (a wait dropped unreached learns nothing)
+            if task in self.parked:  # dropped while reached (aclrtDestroyStreamForce, aclrtStreamAbort)
+                self.parked.remove(task)
             hazards.released(self.m, task, None)
         for waiter in [w for w in self.parked if w is not task and w.effect.test()]:
             self.parked.remove(waiter)
@@ -186,6 +188,15 @@ def create(m: Machine, th: HostThread, flag: int) -> int:
     handle = m.new_handle()
     state(m).notifies[handle] = Notify(dev, th.process.pid, ctx.handle)
     return handle
+
+
+def discard_reached(m: Machine, stream, code: int, t: int) -> None:
+    """aclrtStreamAbort and aclrtDestroyStreamForce drop a reached wait of the stream now, with ``code``, as they
+    drop its queued tasks ("discard all tasks", RT-API 06): a wait nothing records would hold the stream for ever."""
+    waits = m.feature_in_use(Waits)
+    for task in [w for w in waits.parked if w.stream is stream] if waits is not None else ():
+        task.status = code
+        m.sim.reschedule([(task, t)])  # (its end takes it off the parked list: ``finished``)
 
 
 def release_context(m: Machine, ctx) -> None:
