@@ -79,3 +79,19 @@ def test_data_type_sizes_and_values_are_the_headers():
         2,
     ]
     assert acl.data_type_size(acl.ACL_STRING) == acl.data_type_size(99) == acl.data_type_size("x") == 0
+
+
+def test_a_reduce_into_a_buffer_bigger_than_the_host_budget_touches_only_its_bytes():
+    sandbox.configure("ascend910b", host_memory_budget=64 << 20)
+    acl.init()
+    acl.rt.set_device(0)
+    big, _ = acl.rt.malloc(1 << 30, 0)  # 1 GiB of device memory, 64 MiB of host memory behind it
+    src, _ = acl.rt.malloc(64, 0)
+    ones = np.ones(16, np.float32)
+    acl.rt.memcpy(src, 64, acl.util.numpy_to_ptr(ones), 64, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+    at = big + (512 << 20)
+    assert acl.rt.reduce_async(at, src, 64, acl.ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, acl.ACL_FLOAT, 0, None) == 0
+    assert acl.rt.synchronize_device() == 0
+    out = np.zeros(16, np.float32)
+    acl.rt.memcpy(acl.util.numpy_to_ptr(out), 64, at, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    assert out.tolist() == [1.0] * 16

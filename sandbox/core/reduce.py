@@ -44,9 +44,12 @@ def reduce_async(m, th, dst, src, count, kind, dtype, stream_handle) -> None:
     sbuf, soff = device_span(m, stream, src, count, "aclrtReduceAsync src")
     n = count // dtype.itemsize * dtype.itemsize
 
-    def add():
-        out = dbuf.dense_view(doff, n).view(dtype)
-        out += sbuf.dense_view(soff, n).view(dtype)
+    def add():  # (through copies of the n bytes: a big buffer stays sparse)
+        out, addend = np.empty(n, np.uint8), np.empty(n, np.uint8)
+        dbuf.read_into(doff, out)
+        sbuf.read_into(soff, addend)
+        out.view(dtype)[...] += addend.view(dtype)
+        dbuf.copy_from(doff, Buffer(0, n, out), 0, n)
     p = m.profile
     m.submit(th, stream, Task.new(
         "reduce", "REDUCE_ASYNC", m.devices[stream.device].d2d, nbytes=count, effect=add,
