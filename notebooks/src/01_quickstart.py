@@ -540,12 +540,16 @@ sandbox.teach.check("01.2", solution)
 # [1_error_handling.py](../examples/0_quickstart/1_error_handling.py) are the other quickstart
 # ports, and [0_h2h_memory_copy.py](../examples/1_basic_features/memory/0_h2h_memory_copy.py) and
 # [4_d2h_async_memory_copy.py](../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)
-# the smallest copy programs. `0_quickstart/0_hello_cann` uses the aclnn operator library, which
-# the sandbox does not model. Notebook [11_official_samples](11_official_samples.ipynb), section
+# the smallest copy programs. Notebook [11_official_samples](11_official_samples.ipynb), section
 # 1, walks through the kernel launch sample.
 # [0_runtime_compatibility.py](../examples/0_quickstart/3_cross_version/0_runtime_compatibility.py)
 # makes the checks a program makes before it relies on a feature that depends on the version or
 # the product: the CANN version and attributes, the SoC's architecture and one device capability.
+# [0_hello_cann.py](../examples/0_quickstart/0_hello_cann.py) ports `0_quickstart/0_hello_cann`,
+# the same five steps around a vector add that the sample makes with the operator library's
+# aclnnAdd: the operator library is not the runtime, so the operator, its tensor and scalar
+# descriptors and its workspace query are one `@sandbox.kernel` there, and every runtime call is
+# the sample's.
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
@@ -557,12 +561,14 @@ sandbox.teach.check("01.2", solution)
 # 是另外两个快速入门移植版本，[0_h2h_memory_copy.py](../../examples/1_basic_features/memory/0_h2h_memory_copy.py)
 # 和
 # [4_d2h_async_memory_copy.py](../../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)
-# 是最小的拷贝程序。`0_quickstart/0_hello_cann` 使用 aclnn
-# 算子库，沙箱不模拟它。notebook
+# 是最小的拷贝程序。notebook
 # [11_official_samples](11_official_samples.ipynb) 第 1
 # 节逐步讲解核函数下发示例。
 # [0_runtime_compatibility.py](../../examples/0_quickstart/3_cross_version/0_runtime_compatibility.py)
 # 在程序依赖某项特性之前先检查它：CANN 版本与属性、SoC 架构兼容性和一项设备能力。
+# [0_hello_cann.py](../../examples/0_quickstart/0_hello_cann.py) 移植了 `0_quickstart/0_hello_cann`：
+# 同样的五个步骤，中间是示例用算子库的 aclnnAdd 做的向量加法。算子库不是运行时，所以移植版本把该算子及其张量、标量描述和
+# 工作空间查询换成一个 `@sandbox.kernel`，每个运行时调用都与示例相同。
 
 # %% [markdown]
 # ## Summary

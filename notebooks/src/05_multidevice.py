@@ -769,6 +769,10 @@ sandbox.teach.check("05.3", solution)
 # thread per device and the device queries) and
 # [0_context_query.py](../examples/1_basic_features/context/0_context_query.py) (contexts and
 # their default streams). Notebook [11_official_samples](11_official_samples.ipynb), section 8.
+# [0_device_normal.py](../examples/1_basic_features/device/0_device_normal.py) is one device's
+# ordinary life (set it, a stream, a computation, synchronise the stream and the device, reset);
+# the sample computes with the operator library's aclnnAdd, which is not the runtime, so the port
+# computes with one `@sandbox.kernel`.
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
@@ -776,6 +780,8 @@ sandbox.teach.check("05.3", solution)
 # [2_device_P2P.py](../../examples/1_basic_features/device/2_device_P2P.py)（设备间访问与设备到设备拷贝）、[1_device_multi_thread.py](../../examples/1_basic_features/device/1_device_multi_thread.py)（每个设备一个线程以及设备查询）和
 # [0_context_query.py](../../examples/1_basic_features/context/0_context_query.py)（上下文及其默认流）。notebook
 # [11_official_samples](11_official_samples.ipynb) 第 8 节。
+# [0_device_normal.py](../../examples/1_basic_features/device/0_device_normal.py) 是一个设备的常规流程（设置设备、一条流、
+# 一次计算、同步流与设备、复位）；示例用算子库的 aclnnAdd 计算，算子库不是运行时，所以移植版本用一个 `@sandbox.kernel` 计算。
 
 # %% [markdown]
 # ## Summary

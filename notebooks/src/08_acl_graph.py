@@ -773,27 +773,28 @@ sandbox.teach.check("08.3", solution)
 # %% [markdown]
 # ## Official samples for this topic
 #
-# `2_advanced_features/model_ri/0_simple_model` captures aclnn operators, which the sandbox does not
-# model, so it has no port; notebook [11_official_samples](11_official_samples.ipynb), section 6,
-# walks through its capture calls with a `@sandbox.kernel` instead.
+# Notebook [11_official_samples](11_official_samples.ipynb), section 6, walks through the capture
+# calls of `2_advanced_features/model_ri/0_simple_model` with a `@sandbox.kernel`.
 # [4_model_sync_external.py](../examples/2_advanced_features/model_ri/4_model_sync_external.py)
 # orders a captured graph and work outside it through an event made with
 # `aclrtCreateEventExWithFlag(ACL_EVENT_SYNC)`: the graph waits for an eager record, an eager stream
 # waits for the graph's record, and one graph waits for another. The other model_ri samples compute
 # with aclnn operators and use model build, update and condition calls, which the sandbox does not
 # model: [examples/README.md](../examples/README.md).
+# [0_simple_model.py](../examples/2_advanced_features/model_ri/0_simple_model.py) ports
+# `0_simple_model` itself: its aclnnAdd and aclnnMul (operator-library calls, not the runtime) are
+# two `@sandbox.kernel` functions, captured into the graph and replayed four times.
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
 #
-# `2_advanced_features/model_ri/0_simple_model` 捕获 aclnn
-# 算子，沙箱不模拟它们，所以没有移植版本；notebook
-# [11_official_samples](11_official_samples.ipynb) 第 6 节用一个
-# `@sandbox.kernel`
-# 代替，逐步讲解它的捕获调用。[4_model_sync_external.py](../../examples/2_advanced_features/model_ri/4_model_sync_external.py)
+# notebook [11_official_samples](11_official_samples.ipynb) 第 6 节用一个 `@sandbox.kernel`
+# 逐步讲解 `2_advanced_features/model_ri/0_simple_model` 的捕获调用。[4_model_sync_external.py](../../examples/2_advanced_features/model_ri/4_model_sync_external.py)
 # 通过一个用 `aclrtCreateEventExWithFlag(ACL_EVENT_SYNC)` 创建的事件，为捕获的图与图外的任务排序：图等待图外的记录，
 # 图外的流等待图中的记录，以及一个图等待另一个图。其他 model_ri 示例用 aclnn 算子计算，并使用模型构建、更新和条件
 # 调用，沙箱不模拟这些：见 [examples/README.md](../../examples/README.md)。
+# [0_simple_model.py](../../examples/2_advanced_features/model_ri/0_simple_model.py) 移植了 `0_simple_model` 本身：
+# 它的 aclnnAdd 和 aclnnMul（算子库调用，不是运行时）换成两个 `@sandbox.kernel` 函数，被捕获进图并重放四次。
 
 # %% [markdown]
 # ## Summary

@@ -15,7 +15,7 @@
 # | 3 · two streams and an event | `1_basic_features/stream/2_multi_stream` (its event half), `1_basic_features/event/1_event_timestamp` | [2_multi_stream.py](../examples/1_basic_features/stream/2_multi_stream.py), [1_event_timestamp.py](../examples/1_basic_features/event/1_event_timestamp.py) |
 # | 4 · failure modes | `1_basic_features/stream/0_simple_stream`, `1_basic_features/event/0_event_status` | [0_simple_stream.py](../examples/1_basic_features/stream/0_simple_stream.py), [0_event_status.py](../examples/1_basic_features/event/0_event_status.py) |
 # | 5 · callbacks | `2_advanced_features/callback/0_simple_callback`, `1_callback_hostfunc`, `2_callback_exception` | [0](../examples/2_advanced_features/callback/0_simple_callback.py), [1](../examples/2_advanced_features/callback/1_callback_hostfunc.py), [2](../examples/2_advanced_features/callback/2_callback_exception.py) |
-# | 6 · capture and replay | `2_advanced_features/model_ri/0_simple_model` | none: the sample's work is aclnn operators (section 6) |
+# | 6 · capture and replay | `2_advanced_features/model_ri/0_simple_model` | [0_simple_model.py](../examples/2_advanced_features/model_ri/0_simple_model.py) (its aclnn operators are two `@sandbox.kernel` functions) |
 # | 7 · memory pool | `3_memory_advanced/memory_pool` (a topic page) | none: the topic has no sample code |
 # | 8 · two devices | `1_basic_features/device/2_device_P2P` | [2_device_P2P.py](../examples/1_basic_features/device/2_device_P2P.py) |
 #
@@ -40,7 +40,7 @@
 # | 3 · 两条流和一个事件 | `1_basic_features/stream/2_multi_stream`（事件部分）、`1_basic_features/event/1_event_timestamp` | [2_multi_stream.py](../../examples/1_basic_features/stream/2_multi_stream.py)、[1_event_timestamp.py](../../examples/1_basic_features/event/1_event_timestamp.py) |
 # | 4 · 失败模式 | `1_basic_features/stream/0_simple_stream`、`1_basic_features/event/0_event_status` | [0_simple_stream.py](../../examples/1_basic_features/stream/0_simple_stream.py)、[0_event_status.py](../../examples/1_basic_features/event/0_event_status.py) |
 # | 5 · 回调 | `2_advanced_features/callback/0_simple_callback`、`1_callback_hostfunc`、`2_callback_exception` | [0](../../examples/2_advanced_features/callback/0_simple_callback.py)、[1](../../examples/2_advanced_features/callback/1_callback_hostfunc.py)、[2](../../examples/2_advanced_features/callback/2_callback_exception.py) |
-# | 6 · 捕获与重放 | `2_advanced_features/model_ri/0_simple_model` | 无：该示例的计算是 aclnn 算子（见第 6 节） |
+# | 6 · 捕获与重放 | `2_advanced_features/model_ri/0_simple_model` | [0_simple_model.py](../../examples/2_advanced_features/model_ri/0_simple_model.py)（它的 aclnn 算子换成两个 `@sandbox.kernel` 函数） |
 # | 7 · 内存池 | `3_memory_advanced/memory_pool`（专题页） | 无：该专题没有示例代码 |
 # | 8 · 两个设备 | `1_basic_features/device/2_device_P2P` | [2_device_P2P.py](../../examples/1_basic_features/device/2_device_P2P.py) |
 #
