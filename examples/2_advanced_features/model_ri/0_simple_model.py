@@ -26,9 +26,9 @@ Where the port differs:
   (ModelUtils::CreateAclTensor is left with its aclrtMalloc).  Neither kernel needs a
   workspace and the output shows none, so both workspace queries and their
   ``if (size > 0)`` aclrtMalloc/aclrtFree are dropped.
-- The C program never frees ``selfHost``; the sandbox reports the pinned memory still held at
-  aclFinalize (a LeakWarning on stderr), so the port adds the one call the sample lacks,
-  aclrtFreeHost(selfHost), after the aclrtFree calls.
+- The C program never frees ``selfHost``, and the port keeps that: the sandbox reports the
+  pinned memory still held at aclFinalize.  The port expects exactly that one leak and keeps its
+  LeakWarning off stderr; it stays in the trace (``sandbox.trace().of(...LeakReport)``).
 - aclmdlRIDebugJsonPrint writes ``modelRI.json`` into a temporary directory instead of the
   working directory, so running the port leaves no file behind.
 
@@ -40,6 +40,7 @@ last one included, and so does the port.
 import os
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -165,11 +166,13 @@ def main():
     check(acl.rt.free(other_device), "aclrtFree(otherDevice)")
     check(acl.rt.free(out_device), "aclrtFree(outDevice)")
     check(acl.rt.free(out_tmp_device), "aclrtFree(outTmpDevice)")
-    # not in the sample, which never frees selfHost: the sandbox reports that leak at aclFinalize
-    check(acl.rt.free_host(self_host), "aclrtFreeHost(selfHost)")
     check(acl.rt.destroy_context(context), "aclrtDestroyContext(context)")
     check(acl.rt.reset_device_force(device_id), "aclrtResetDeviceForce(deviceId)")
-    check(acl.finalize(), "aclFinalize()")
+    with warnings.catch_warnings(record=True) as caught:  # the sample never frees selfHost
+        warnings.simplefilter("always", sandbox.LeakWarning)
+        check(acl.finalize(), "aclFinalize()")
+    leaks = [w.message for w in caught if issubclass(w.category, sandbox.LeakWarning)]
+    assert len(leaks) == 1 and "pinned host memory (1;" in str(leaks[0]), [str(w.message) for w in caught]
 
 
 if __name__ == "__main__":
