@@ -718,9 +718,10 @@ class FacadeMachine(RuleBasedStateMachine):
         device=st.sampled_from([0, 0, 1]),
         close=st.booleans(),
         finalize=st.booleans(),
+        tail=st.sampled_from(["none", "none", "memset", "kernel", "twice"]),
         wrong=WRONG,
     )
-    def ipc_mem_import_in_a_process(self, index, fresh, allow, device, close, finalize, wrong):
+    def ipc_mem_import_in_a_process(self, index, fresh, allow, device, close, finalize, tail, wrong):
         """Another process imports a key (a new one, or any): a new address of the exporter's bytes, gone at its end."""
         key = self.export_mem(index, 0, 64, 65, int(not allow)) if fresh or not self.ipc_keys else ""
         key = key or self.pick_key(index)
@@ -749,6 +750,18 @@ class FacadeMachine(RuleBasedStateMachine):
             if self.facade(acl.rt.memcpy, q, n, acl.util.numpy_to_ptr(mine), n, 1) == 0 and quiet:
                 export.thing.read_into(0, theirs)
                 assert bytes(theirs) == bytes(mine), "the exporter did not get an import's write"
+            if tail == "twice":  # a second import is a second address; a close closes the first
+                q2, ret = self.facade(acl.rt.ipc_mem_import_by_key, key, 0, values=1)
+                assert ret != 0 or (q2 != q and isinstance(self.m.buffer(q2), Imported))
+                if ret == 0:
+                    assert self.facade(acl.rt.ipc_mem_close, key) == 0 and self.m.buffer(q) is None
+                    q = q2
+            elif tail != "none":  # work queued on the import that the process's end finds unfinished
+                s, ret = self.facade(acl.rt.create_stream, values=1)
+                if ret == 0 and tail == "memset":
+                    self.facade(acl.rt.memset_async, q, n, 0xAB, n, s)
+                elif ret == 0:
+                    self.facade(bump[1, s], q, 1)
             if close:
                 assert self.facade(acl.rt.ipc_mem_close, key) == 0
                 assert self.facade(acl.rt.ipc_mem_close, key) == acl.ACL_ERROR_RT_PARAM_INVALID, "closed twice"
@@ -833,38 +846,49 @@ class FacadeMachine(RuleBasedStateMachine):
         ipc=st.booleans(),
         where=st.sampled_from(["self", "process", "process"]),
         device=st.sampled_from([0, 1]),
+        act=st.sampled_from(["record", "record", "unsynchronized", "wait"]),
+        finalize=st.booleans(),
         wrong=WRONG,
     )
-    def ipc_event_share(self, index, ipc, where, device, wrong):
-        """An IPC event's handle, opened by its own process or another; a record there completes it."""
+    def ipc_event_share(self, index, ipc, where, device, act, finalize, wrong):
+        """An IPC event's handle, opened by its own process or another, which records it (and
+        synchronizes, or ends with the record queued) or waits for it; a synchronized record there
+        completes it here, and nothing the other process left behind hangs a wait here."""
         if ipc:
             self.create_event_ex(acl.ACL_EVENT_IPC)
-        handle, ret = self.facade(acl.rt.ipc_get_event_handle, self.pick("event", index), values=1, wrong=wrong)
+        get_wrong, open_wrong = (wrong, None) if index % 2 else (None, wrong)  # (one call gets a spoiled argument)
+        handle, ret = self.facade(acl.rt.ipc_get_event_handle, self.pick("event", index), values=1, wrong=get_wrong)
         if ret != 0:
             assert handle is None
             return
         assert type(handle) is bytes and len(handle) == acl.ACL_IPC_EVENT_HANDLE_SIZE
         if where == "self":
-            event, ret = self.facade(acl.rt.ipc_open_event_handle, handle, values=1)
+            event, ret = self.facade(acl.rt.ipc_open_event_handle, handle, values=1, wrong=open_wrong)
             if ret == 0:
                 self.pools["event"].append(event)
             return
 
         def opener():
-            event, ret = self.facade(acl.rt.ipc_open_event_handle, handle, values=1)
+            event, ret = self.facade(acl.rt.ipc_open_event_handle, handle, values=1, wrong=open_wrong)
             if ret != 0:
                 return None
             s, ret = self.facade(acl.rt.create_stream, values=1)
-            done = ret == 0 and self.facade(acl.rt.record_event, event, s) == 0
-            return event, done and self.facade(acl.rt.synchronize_stream, s) == 0
+            if ret != 0 or act == "wait":
+                if ret == 0 and self.facade(acl.rt.stream_wait_event, s, event) == 0:
+                    self.facade(acl.rt.synchronize_stream, s)
+                return event, False
+            done = self.facade(acl.rt.record_event, event, s) == 0
+            return event, done and act == "record" and self.facade(acl.rt.synchronize_stream, s) == 0
 
         source = self.pick("event", index)
-        got, _ = self.in_process(opener, device, True)
+        got, _ = self.in_process(opener, device, finalize)
         if got is not None:
             assert got[0] not in self.m.events, "an ended process's opened event is still alive"
         if got is not None and got[1] and source in self.m.events:
             status, ret = self.facade(acl.rt.query_event_status, source, values=1)
             assert ret == 0 and status == acl.ACL_EVENT_RECORDED_STATUS_COMPLETE, "a record in another process was lost"
+        elif got is not None and source in self.m.events:
+            self.facade(acl.rt.synchronize_event, source)  # complete, or a code: never a hang
 
     def create_event_ex(self, flag):
         handle, ret = self.facade(acl.rt.create_event_ex_with_flag, flag, values=1)
