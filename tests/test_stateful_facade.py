@@ -807,10 +807,13 @@ class FacadeMachine(RuleBasedStateMachine):
         device=st.sampled_from([0, 0, 1]),
         stream=INDEX,
         destroy=st.booleans(),
+        waits_here=st.booleans(),
+        finalize=st.booleans(),
         wrong=WRONG,
     )
-    def notify_import_in_a_process(self, index, fresh, allow, device, stream, destroy, wrong):
-        """Another process imports a notify and records it; the exporter's wait for it then ends."""
+    def notify_import_in_a_process(self, index, fresh, allow, device, stream, destroy, waits_here, finalize, wrong):
+        """Another process imports a notify and records it, the exporter then waiting for it; or the
+        exporter records it first and the importer waits (for 1 s at most) for it."""
         key = self.export_notify(0) if fresh or not self.notify_keys else ""
         key = key or self.pick_key(index, "notify")
         export = self.m.feature(Ipc).exports.get(key)
@@ -825,19 +828,25 @@ class FacadeMachine(RuleBasedStateMachine):
             if ret != 0:
                 return None
             s, ret = self.facade(acl.rt.create_stream, values=1)
-            recorded = ret == 0 and self.facade(acl.rt.record_notify, n, s) == 0
-            recorded = recorded and self.facade(acl.rt.synchronize_stream, s) == 0
+            call = (acl.rt.wait_and_reset_notify, n, s, 1) if waits_here else (acl.rt.record_notify, n, s)
+            recorded = ret == 0 and self.facade(*call) == 0
+            recorded = recorded and self.facade(acl.rt.synchronize_stream, s) == 0 and not waits_here
             if destroy:
                 assert self.facade(acl.rt.destroy_notify, n) == 0
                 assert export.thing in waits.state(self.m).notifies, "destroying an import destroyed the exporter's"
+            elif recorded and self.facade(acl.rt.reset_device, device) == 0:  # its context's end frees it
+                assert n not in waits.state(self.m).notifies, "an imported notify outlived the importer's context"
+                self.facade(acl.rt.set_device, device)
             return n, recorded
 
-        got, _ = self.in_process(importer, device, False)
+        s = self.pick("stream", stream)
+        if waits_here and export is not None:
+            self.facade(acl.rt.record_notify, export.thing, s)
+        got, _ = self.in_process(importer, device, finalize)
         if got is None:
             return
         n, recorded = got
         assert n not in waits.state(self.m).notifies, "an ended process's imported notify is still alive"
-        s = self.pick("stream", stream)
         if recorded and self.facade(acl.rt.wait_and_reset_notify, export.thing, s, 1) == 0:
             self.facade(acl.rt.synchronize_stream, s)
 
