@@ -161,6 +161,22 @@ def test_a_process_that_ends_without_destroying_its_imported_notify_has_the_hand
     assert acl.rt.record_notify(notify, device0) == 0  # the exporter's own handle lives on
 
 
+def test_an_imported_notify_is_made_in_the_importers_context_on_its_device_and_dies_with_it(device0):
+    notify, key = exported_notify()
+
+    def b():
+        imported, ret = acl.rt.notify_import_by_key(key, 0)
+        assert ret == 0
+        listed = [i for i in sandbox.leak_report(acl.rt.device_get_bare_tgid()[0]).items if i[1] == "notify"]
+        assert acl.rt.reset_device(1) == 0 and acl.rt.set_device(1) == 0
+        return listed, acl.rt.destroy_notify(imported)
+
+    listed, destroyed = in_process(b, device=1)
+    assert [i[2] for i in listed] == [1]  # the importer's device, as ApiImpl::IpcOpenNotify makes it
+    assert destroyed == acl.ACL_ERROR_INVALID_PARAM  # its context's end freed it, as it frees the notifies made there
+    assert acl.rt.record_notify(notify, device0) == 0  # the exporter's notify lives on
+
+
 def test_the_key_of_a_process_that_ended_no_longer_imports(machine):
     def a():
         sandbox.write_shared("key", exported_notify()[1])

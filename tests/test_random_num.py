@@ -174,6 +174,17 @@ def test_the_acl_layer_refuses_a_null_task_info_and_an_unmapped_data_type_with_1
     assert acl.rt.random_num_async([1], device0, None) == 100000
 
 
+@pytest.mark.parametrize(
+    "spoil",
+    [{"dataType": [1]}, {"randomNumFuncParaInfo": {"funcType": {}}}, {"randomNumFuncParaInfo": {"funcType": [0]}}],
+    ids=["dataType-list", "funcType-dict", "funcType-list"],
+)
+def test_an_unhashable_data_type_or_func_type_is_refused_with_a_code_not_an_exception(device0, spoil):
+    out, counter = _buffers()
+    ret = acl.rt.random_num_async({**_info(out, counter), **spoil}, device0, None)
+    assert ret in (acl.ACL_ERROR_INVALID_PARAM, acl.ACL_ERROR_RT_PARAM_INVALID) and acl.get_recent_err_msg()
+
+
 def test_the_runtime_refuses_a_reserve_and_bad_task_info_with_107000_in_its_order(device0):
     out, counter = _buffers()
     good = _info(out, counter)

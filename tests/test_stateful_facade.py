@@ -20,10 +20,12 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 import sandbox
 from sandbox import acl
 from sandbox.acl._allocator import Allocators
+from sandbox.core import leaks, waits
 from sandbox.core.errors import ALL_CODES
+from sandbox.core.ipc import Imported, Ipc
 from sandbox.core.machine import current
 from sandbox.core.memory import PAGE_SIZES
-from sandbox.core.trace import TaskFinished, TaskStarted
+from sandbox.core.trace import LeakReport, TaskFinished, TaskStarted
 from sandbox.core.vmm import VmmState
 
 KNOWN_CODES = frozenset(ALL_CODES.values())
@@ -57,6 +59,17 @@ COUNTS = mostly(
 OFFSETS = st.sampled_from([0, 0, 0, 0, 0, 1, 64, 4000])
 BLOCK_DIMS = mostly(st.sampled_from([1, 2, 8, 24, 25, 48]), st.sampled_from([0, 65535, 65536, -1]))
 MEM_ATTRS = st.integers(-1, 19)
+# members of aclrtRandomNumTaskInfo (sandbox/acl/_random.py) a spoiled task info changes
+RANDOM_MEMBERS = [
+    "dataType",
+    "randomNumFuncParaInfo",
+    "randomNumFuncParaInfo.funcType",
+    "randomNumFuncParaInfo.paramInfo",
+    "randomResultAddr",
+    "randomCounterAddr",
+    "randomSeed",
+    "randomNum",
+]
 # the memcpy kind naming the direction between two pools of pointers
 KIND_FOR = {
     ("dev", "dev"): 3,
@@ -99,6 +112,9 @@ class FacadeMachine(RuleBasedStateMachine):
         self.done_ids: set[int] = set()
         self.last_clock = 0
         self.last_sim = 0
+        self.ipc_keys: list[str] = []  # IPC memory keys exported, in order
+        self.notify_keys: list[str] = []
+        self.ended_pids: list[int] = []  # processes the rules spawned, all joined
         assert self.facade(acl.init) == 0
         for n in (256, 4096):
             arr = np.arange(n, dtype=np.uint8)
@@ -514,8 +530,16 @@ class FacadeMachine(RuleBasedStateMachine):
         dst, src = self.pointer(data, "dev"), self.pointer(data, "dev")
         self.facade(acl.rt.reduce_async, dst, src, count, kind, dtype, self.pick("stream", stream), None)
 
-    @rule(data=st.data(), stream=INDEX, func=st.sampled_from([0, 1, 2, 3, 4]), num=st.sampled_from([16, 0, 4096]))
-    def random_num_async(self, data, stream, func, num):
+    @rule(
+        data=st.data(),
+        stream=INDEX,
+        func=st.sampled_from([0, 1, 2, 3, 4]),
+        num=st.sampled_from([16, 0, 4096]),
+        spoil=mostly(st.none(), st.tuples(st.sampled_from(RANDOM_MEMBERS), ODD)),
+        wrong=WRONG,
+    )
+    def random_num_async(self, data, stream, func, num, spoil, wrong):
+        """The task info as built, or with one member (or one member's member) an odd value."""
         union = {0: "dropoutBitmaskInfo", 1: "uniformDisInfo", 4: "uniformDisInfo"}.get(func, "normalDisInfo")
         names = {"dropoutBitmaskInfo": ("dropoutRation",), "uniformDisInfo": ("min", "max")}.get(
             union, ("mean", "stddev")
@@ -528,18 +552,35 @@ class FacadeMachine(RuleBasedStateMachine):
             "randomSeed": 1,
             "randomNum": num,
         }
-        self.facade(acl.rt.random_num_async, info, self.pick("stream", stream), None)
+        if spoil is not None:
+            *path, last = spoil[0].split(".")
+            inner = info
+            for name in path:
+                inner = inner[name] if isinstance(inner.get(name), dict) else {}
+            inner[last] = spoil[1]
+        self.facade(acl.rt.random_num_async, info, self.pick("stream", stream), None, wrong=wrong)
 
-    @rule(data=st.data(), stream=INDEX, mode=st.sampled_from([0, 1, 2]), flag=st.sampled_from([0, 1, 2]))
-    def overflow_detection(self, data, stream, mode, flag):
-        self.facade(acl.rt.set_device_sat_mode, mode)
-        self.facade(acl.rt.get_device_sat_mode, values=1)
+    @rule(
+        data=st.data(),
+        stream=INDEX,
+        mode=st.sampled_from([0, 1, 2]),
+        flag=st.sampled_from([0, 1, 2]),
+        size=mostly(st.just(64), st.sampled_from([0, 4, 65])),
+        wrong=WRONG,
+    )
+    def overflow_detection(self, data, stream, mode, flag, size, wrong):
+        """Each call may get the spoiled argument; a refused mode or switch changes neither."""
+        mode_before, _ = self.facade(acl.rt.get_device_sat_mode, values=1)
+        if self.facade(acl.rt.set_device_sat_mode, mode, wrong=wrong) != 0:
+            assert self.facade(acl.rt.get_device_sat_mode, values=1)[0] == mode_before, "a refused mode changed it"
         handle = self.pick("stream", stream)
-        self.facade(acl.rt.set_stream_overflow_switch, handle, flag)
+        before, _ = self.facade(acl.rt.get_stream_overflow_switch, handle, values=1)
+        if self.facade(acl.rt.set_stream_overflow_switch, handle, flag, wrong=wrong) != 0:
+            assert self.facade(acl.rt.get_stream_overflow_switch, handle, values=1)[0] == before, "a refused switch"
         got, ret = self.facade(acl.rt.get_stream_overflow_switch, handle, values=1)
         assert ret != 0 or got in (0, 1)
-        self.facade(acl.rt.get_overflow_status, self.pointer(data, "dev"), 64, handle)
-        self.facade(acl.rt.reset_overflow_status, handle)
+        self.facade(acl.rt.get_overflow_status, self.pointer(data, "dev"), size, handle, wrong=wrong)
+        self.facade(acl.rt.reset_overflow_status, handle, wrong=wrong)
 
     @rule(stream=INDEX, subscribe=st.booleans(), timeout=st.sampled_from([1, 0, 5]))
     def host_func_subscription(self, stream, subscribe, timeout):
@@ -585,7 +626,302 @@ class FacadeMachine(RuleBasedStateMachine):
         if registered:
             assert got[0] == desc and got[-1] == 0
 
+    # -- IPC memory, notifies and events (core/ipc.py, core/events.py) ----------------------------
+    def in_process(self, fn, device: int, finalize: bool):
+        """Run ``fn()`` as the main function of a short simulated process (init, set_device, fn,
+        maybe finalize), joined at once; an assertion or escape inside it fails the step here."""
+        errors, out = [], {}
+
+        def main():
+            try:
+                self.facade(acl.init)
+                self.facade(acl.rt.set_device, device)
+                out["value"] = fn()
+                if finalize:
+                    self.facade(acl.finalize)
+            except BaseException as exc:  # noqa: BLE001  # re-raised in the test's thread below
+                errors.append(exc)
+
+        with warnings.catch_warnings():  # an importer that never closes leaves a leak warning at its end
+            warnings.simplefilter("ignore")
+            proc = sandbox.spawn_process(main, name="importer")
+            proc.join()
+        if errors:
+            raise errors[0]
+        self.ended_pids.append(proc.pid)
+        assert not proc.is_alive()
+        return out.get("value"), proc.pid
+
+    def next_pid(self) -> int:
+        """The pid the next spawned process gets (pids count up from 1, core/machine.py)."""
+        return max(p.pid for p in self.m.processes) + 1
+
+    @rule(
+        index=INDEX,
+        offset=st.sampled_from([0, 0, 0, 64]),
+        size=mostly(st.sampled_from([64, 256, 4096]), st.sampled_from([0, 1 << 40])),
+        length=mostly(st.just(65), st.sampled_from([0, 64])),
+        flags=mostly(st.sampled_from([0, 1]), st.sampled_from([2, -1])),
+        wrong=WRONG,
+    )
+    def ipc_mem_export(self, index, offset, size, length, flags, wrong):
+        self.export_mem(index, offset, size, length, flags, wrong)
+
+    def export_mem(self, index, offset, size, length, flags, wrong=None) -> str:
+        """Export part of a live allocation (the size clipped to it, most times); its own process may not import it."""
+        live = sorted(self.live_dev)
+        ptr = live[-1 - index % len(live)] + offset if live and index % 8 != 7 else self.pick("dev", index, offset)
+        if ptr in self.live_dev and size in (64, 256, 4096):
+            size = min(size, self.live_dev[ptr])
+        key, ret = self.facade(acl.rt.ipc_mem_get_export_key, ptr, size, length, flags, values=1, wrong=wrong)
+        if ret == 0:
+            assert type(key) is str and key not in self.ipc_keys, "an export key was handed out twice"
+            self.ipc_keys.append(key)
+            assert self.facade(acl.rt.ipc_mem_import_by_key, key, 0, values=1)[-1] == acl.ACL_ERROR_RT_PARAM_INVALID, (
+                "the exporting process imported its own key"
+            )
+        else:
+            assert key == ""
+        return key
+
+    def pick_key(self, index: int, kind: str = "mem"):
+        keys = self.ipc_keys if kind == "mem" else self.notify_keys
+        return keys[-1 - index % len(keys)] if keys and index % 8 != 7 else f"ipc_{kind}_99"
+
+    @rule(
+        index=INDEX,
+        extra=st.sampled_from([[], [1], [99, 98]]),
+        next_only=st.booleans(),
+        num=mostly(st.none(), st.sampled_from([0, -1, 5])),
+        wrong=WRONG,
+    )
+    def ipc_mem_set_import_pid(self, index, extra, next_only, num, wrong):
+        """Allow the next process to be spawned (or not: then its import is refused with 207006)."""
+        pids = ([] if next_only and extra else [self.next_pid()]) + extra
+        num = len(pids) if num is None else num
+        self.facade(acl.rt.ipc_mem_set_import_pid, self.pick_key(index), pids, num, wrong=wrong)
+
+    def expected_import(self, export, kind: str) -> int:
+        """The code an import by the next process should get (core/ipc.py's order of checks)."""
+        if not (self.m.profile.ipc_supported):
+            return acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        if export is None or not export.alive(self.m):
+            return acl.ACL_ERROR_RT_PARAM_INVALID
+        if export.check_pid and self.next_pid() not in export.pids:
+            return acl.ACL_ERROR_RT_NO_PERMISSION
+        return 0
+
+    @rule(
+        index=INDEX,
+        fresh=st.booleans(),
+        allow=st.sampled_from([True, True, False]),
+        device=st.sampled_from([0, 0, 1]),
+        close=st.booleans(),
+        finalize=st.booleans(),
+        tail=st.sampled_from(["none", "none", "memset", "kernel", "twice"]),
+        wrong=WRONG,
+    )
+    def ipc_mem_import_in_a_process(self, index, fresh, allow, device, close, finalize, tail, wrong):
+        """Another process imports a key (a new one, or any): a new address of the exporter's bytes, gone at its end."""
+        key = self.export_mem(index, 0, 64, 65, int(not allow)) if fresh or not self.ipc_keys else ""
+        key = key or self.pick_key(index)
+        export = self.m.feature(Ipc).exports.get(key)
+        if allow and export is not None and export.pid == 1 and export.check_pid:
+            self.facade(acl.rt.ipc_mem_set_import_pid, key, [self.next_pid()], 1)
+        expected = self.expected_import(export, "mem")
+        quiet = all(not s.queue for s in self.m.streams.values())  # no task can write the bytes meanwhile
+
+        def importer():
+            q, ret = self.facade(acl.rt.ipc_mem_import_by_key, key, 0, values=1, wrong=wrong)
+            if wrong is None:
+                assert ret == expected or expected == 0 and ret == acl.ACL_ERROR_RT_MEMORY_ALLOCATION, (ret, expected)
+            if ret != 0:
+                assert q == 0
+                return None
+            buf = self.m.buffer(q)
+            assert isinstance(buf, Imported) and buf.target is export.thing, "an import is not the exported memory"
+            n = min(export.size, 64)
+            got = np.zeros(n, np.uint8)
+            theirs = np.zeros(n, np.uint8)  # (read_into: a dense view would fill a huge buffer on the host)
+            if self.facade(acl.rt.memcpy, acl.util.numpy_to_ptr(got), n, q, n, 2) == 0 and quiet:
+                export.thing.read_into(0, theirs)
+                assert bytes(got) == bytes(theirs), "an import read other bytes"
+            mine = ((np.arange(n) + self.m.sim.now) % 256).astype(np.uint8)
+            if self.facade(acl.rt.memcpy, q, n, acl.util.numpy_to_ptr(mine), n, 1) == 0 and quiet:
+                export.thing.read_into(0, theirs)
+                assert bytes(theirs) == bytes(mine), "the exporter did not get an import's write"
+            if tail == "twice":  # a second import is a second address; a close closes the first
+                q2, ret = self.facade(acl.rt.ipc_mem_import_by_key, key, 0, values=1)
+                assert ret != 0 or (q2 != q and isinstance(self.m.buffer(q2), Imported))
+                if ret == 0:
+                    assert self.facade(acl.rt.ipc_mem_close, key) == 0 and self.m.buffer(q) is None
+                    q = q2
+            elif tail != "none":  # work queued on the import that the process's end finds unfinished
+                s, ret = self.facade(acl.rt.create_stream, values=1)
+                if ret == 0 and tail == "memset":
+                    self.facade(acl.rt.memset_async, q, n, 0xAB, n, s)
+                elif ret == 0:
+                    self.facade(bump[1, s], q, 1)
+            if close:
+                assert self.facade(acl.rt.ipc_mem_close, key) == 0
+                assert self.facade(acl.rt.ipc_mem_close, key) == acl.ACL_ERROR_RT_PARAM_INVALID, "closed twice"
+            return q
+
+        q, pid = self.in_process(importer, device, finalize)
+        if q is not None:
+            assert not isinstance(self.m.buffer(q), Imported), "an ended process's import is still mapped"
+            reported = [i for r in sandbox.trace() if isinstance(r, LeakReport) and r.pid == pid for i in r.items]
+            imports = [i for i in reported if i[0] == "ipc memory"]
+            expect = [] if close else [("ipc memory", device, q, export.size, f"aclrtIpcMemImportByKey {key}")]
+            assert imports == expect, f"the importer's leak report lists {imports}, not {expect}"
+
+    @rule(index=INDEX, wrong=WRONG)
+    def ipc_mem_close_export(self, index, wrong):
+        self.facade(acl.rt.ipc_mem_close, self.pick_key(index), wrong=wrong)
+
+    @rule(flag=st.sampled_from([0, 0, 2, 1]), wrong=WRONG)
+    def notify_export(self, flag, wrong):
+        self.export_notify(flag, wrong)
+
+    def export_notify(self, flag, wrong=None) -> str:
+        notify, ret = self.facade(acl.rt.create_notify, 0, values=1)
+        if ret != 0:
+            return ""
+        key, ret = self.facade(acl.rt.notify_get_export_key, notify, 65, flag, values=1, wrong=wrong)
+        if ret == 0:
+            assert type(key) is str and key not in self.notify_keys
+            self.notify_keys.append(key)
+        return key
+
+    @rule(index=INDEX, extra=st.sampled_from([[], [1]]), num=mostly(st.none(), st.sampled_from([0, 5])), wrong=WRONG)
+    def notify_set_import_pid(self, index, extra, num, wrong=None):
+        export = self.m.feature(Ipc).exports.get(self.pick_key(index, "notify"))
+        pids = [self.next_pid(), *extra]
+        notify = export.thing if export else self.pick("dev", index)  # (a pointer is no notify handle)
+        self.facade(acl.rt.notify_set_import_pid, notify, pids, len(pids) if num is None else num, wrong=wrong)
+
+    @rule(
+        index=INDEX,
+        fresh=st.booleans(),
+        allow=st.sampled_from([True, True, False]),
+        device=st.sampled_from([0, 0, 1]),
+        stream=INDEX,
+        destroy=st.booleans(),
+        waits_here=st.booleans(),
+        finalize=st.booleans(),
+        wrong=WRONG,
+    )
+    def notify_import_in_a_process(self, index, fresh, allow, device, stream, destroy, waits_here, finalize, wrong):
+        """Another process imports a notify and records it, the exporter then waiting for it; or the
+        exporter records it first and the importer waits (for 1 s at most) for it."""
+        key = self.export_notify(0) if fresh or not self.notify_keys else ""
+        key = key or self.pick_key(index, "notify")
+        export = self.m.feature(Ipc).exports.get(key)
+        if allow and export is not None and export.pid == 1 and export.check_pid:
+            self.facade(acl.rt.notify_set_import_pid, export.thing, [self.next_pid()], 1)
+        expected = self.expected_import(export, "notify")
+
+        def importer():
+            n, ret = self.facade(acl.rt.notify_import_by_key, key, 0, values=1, wrong=wrong)
+            if wrong is None:
+                assert ret == expected, (ret, expected)
+            if ret != 0:
+                return None
+            s, ret = self.facade(acl.rt.create_stream, values=1)
+            call = (acl.rt.wait_and_reset_notify, n, s, 1) if waits_here else (acl.rt.record_notify, n, s)
+            recorded = ret == 0 and self.facade(*call) == 0
+            recorded = recorded and self.facade(acl.rt.synchronize_stream, s) == 0 and not waits_here
+            if destroy:
+                assert self.facade(acl.rt.destroy_notify, n) == 0
+                assert export.thing in waits.state(self.m).notifies, "destroying an import destroyed the exporter's"
+            elif recorded and self.facade(acl.rt.reset_device, device) == 0:  # its context's end frees it
+                assert n not in waits.state(self.m).notifies, "an imported notify outlived the importer's context"
+                self.facade(acl.rt.set_device, device)
+            return n, recorded
+
+        s = self.pick("stream", stream)
+        if waits_here and export is not None:
+            self.facade(acl.rt.record_notify, export.thing, s)
+        got, _ = self.in_process(importer, device, finalize)
+        if got is None:
+            return
+        n, recorded = got
+        assert n not in waits.state(self.m).notifies, "an ended process's imported notify is still alive"
+        if recorded and self.facade(acl.rt.wait_and_reset_notify, export.thing, s, 1) == 0:
+            self.facade(acl.rt.synchronize_stream, s)
+
+    @rule(
+        index=INDEX,
+        ipc=st.booleans(),
+        where=st.sampled_from(["self", "process", "process"]),
+        device=st.sampled_from([0, 1]),
+        act=st.sampled_from(["record", "record", "unsynchronized", "wait"]),
+        finalize=st.booleans(),
+        wrong=WRONG,
+    )
+    def ipc_event_share(self, index, ipc, where, device, act, finalize, wrong):
+        """An IPC event's handle, opened by its own process or another, which records it (and
+        synchronizes, or ends with the record queued) or waits for it; a synchronized record there
+        completes it here, and nothing the other process left behind hangs a wait here."""
+        if ipc:
+            self.create_event_ex(acl.ACL_EVENT_IPC)
+        get_wrong, open_wrong = (wrong, None) if index % 2 else (None, wrong)  # (one call gets a spoiled argument)
+        handle, ret = self.facade(acl.rt.ipc_get_event_handle, self.pick("event", index), values=1, wrong=get_wrong)
+        if ret != 0:
+            assert handle is None
+            return
+        assert type(handle) is bytes and len(handle) == acl.ACL_IPC_EVENT_HANDLE_SIZE
+        if where == "self":
+            event, ret = self.facade(acl.rt.ipc_open_event_handle, handle, values=1, wrong=open_wrong)
+            if ret == 0:
+                self.pools["event"].append(event)
+            return
+
+        def opener():
+            event, ret = self.facade(acl.rt.ipc_open_event_handle, handle, values=1, wrong=open_wrong)
+            if ret != 0:
+                return None
+            s, ret = self.facade(acl.rt.create_stream, values=1)
+            if ret != 0 or act == "wait":
+                if ret == 0 and self.facade(acl.rt.stream_wait_event, s, event) == 0:
+                    self.facade(acl.rt.synchronize_stream, s)
+                return event, False
+            done = self.facade(acl.rt.record_event, event, s) == 0
+            return event, done and act == "record" and self.facade(acl.rt.synchronize_stream, s) == 0
+
+        source = self.pick("event", index)
+        got, _ = self.in_process(opener, device, finalize)
+        if got is not None:
+            assert got[0] not in self.m.events, "an ended process's opened event is still alive"
+        if got is not None and got[1] and source in self.m.events:
+            status, ret = self.facade(acl.rt.query_event_status, source, values=1)
+            assert ret == 0 and status == acl.ACL_EVENT_RECORDED_STATUS_COMPLETE, "a record in another process was lost"
+        elif got is not None and source in self.m.events:
+            self.facade(acl.rt.synchronize_event, source)  # complete, or a code: never a hang
+
+    def create_event_ex(self, flag):
+        handle, ret = self.facade(acl.rt.create_event_ex_with_flag, flag, values=1)
+        if ret == 0:
+            self.pools["event"].append(handle)
+
     # -- invariants -----------------------------------------------------------------------------
+    @invariant()
+    def ended_processes_hold_nothing(self):
+        """A process's end closes what it imported and exported and frees the rest (core/ipc.py)."""
+        ipc = self.m.feature_in_use(Ipc)
+        for pid in self.ended_pids:
+            assert leaks.items(self.m, pid) == (), f"ended process {pid} still holds {leaks.items(self.m, pid)}"
+            assert not any(i[1] == pid for i in (ipc.imports if ipc else ())), f"ended process {pid} kept an import"
+
+    @invariant()
+    def leak_report_lists_the_live_ipc_exports(self):
+        """The main process's IPC memory in the leak report is exactly its open exports of live memory."""
+        ipc = self.m.feature_in_use(Ipc)
+        exports = ipc.exports.items() if ipc else ()
+        alive = sorted(k for k, e in exports if e.size and e.pid == 1 and not e.closed and not e.thing.freed)
+        listed = sorted(d.split()[-1] for p, kind, *_, d in sandbox.leak_report(1).items if kind == "ipc memory")
+        assert listed == alive
+
     @invariant()
     def allocator_registrations_belong_to_live_streams(self):
         for handle in self.m.feature(Allocators).registered:

@@ -150,8 +150,11 @@ def show(info) -> str:
         return describe(info)
     func = info.get("randomNumFuncParaInfo")
     func_type = func.get("funcType", 0) if isinstance(func, dict) else 0
-    name = FUNC_NAMES.get(func_type, str(func_type)).replace("ACL_RT_RANDOM_NUM_FUNC_TYPE_", "")
-    kind = TYPES.get(info.get("dataType", 0), (describe(info.get("dataType")),))[0]
+    data_type = info.get("dataType", 0)
+    # (only an int is looked up: a list or a dict there is unhashable, and the checks refuse it after the trace)
+    name = FUNC_NAMES.get(func_type, "") if type(func_type) is int else ""
+    name = name.replace("ACL_RT_RANDOM_NUM_FUNC_TYPE_", "") or describe(func_type)
+    kind = TYPES[data_type][0] if type(data_type) is int and data_type in TYPES else describe(data_type)
     num = info.get("randomNum", 0)
     return f"{name} {kind} num={num if isinstance(num, int) else describe(num)}"
 

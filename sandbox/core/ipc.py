@@ -63,11 +63,12 @@ class Imported(DeviceAllocation):
 
 class ImportedNotify:
     """An imported notify handle: the exporter's flag and pairing, read and written through, but the
-    importer's pid (whose leak it is, core/leaks.py)."""
+    importer's pid (whose leak it is, core/leaks.py), device and context (ApiImpl::IpcOpenNotify makes it in
+    the current context, api_impl.cc:4988-5006: its end frees it, core/waits.py release_context)."""
     made = "aclrtNotifyImportByKey"
 
-    def __init__(self, notify: waits.Notify, pid: int):
-        self.__dict__.update(of=notify, pid=pid)
+    def __init__(self, notify: waits.Notify, pid: int, ctx):
+        self.__dict__.update(of=notify, pid=pid, device=ctx.device, context=ctx.handle)
 
     def __getattr__(self, name):
         return getattr(self.of, name)
@@ -167,7 +168,8 @@ def import_key(m: Machine, th: HostThread, key: str, kind: str, flags: int) -> i
     if kind == "notify":
         ident = m.new_handle()
         notifies = waits.state(m).notifies
-        notifies[ident] = ImportedNotify(notifies[e.thing], pid)  # type: ignore[assignment]  # a Notify to waits.py
+        twin = ImportedNotify(notifies[e.thing], pid, m.current_context(th))
+        notifies[ident] = twin  # type: ignore[assignment]  # a Notify to waits.py
     else:
         dev = m.current_context(th).device
         mem, page = m.devices[dev].memory, PAGE_SIZES[e.thing.page]  # the exporter's pages, mapped again
