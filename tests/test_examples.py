@@ -108,18 +108,22 @@ def _line_by_line(path: Path) -> str:
     return "".join(out)
 
 
-def test_the_d2d_sync_sample_line_by_line_races_and_the_sandbox_says_so():
-    port = EXAMPLES / "1_basic_features" / "memory" / "5_d2d_sync_memory_copy.py"
+def run_line_by_line(port: Path):
+    """Run ``port`` without the synchronizes it adds to its sample; (result, its HazardWarning lines)."""
     source = _line_by_line(port)
     assert source.count("synchronize_stream") == 0 < port.read_text().count("synchronize_stream")
-    copy = port.parent / "_line_by_line_5.py"  # beside the port, for its _common and _kernel_ops
+    copy = port.parent / f"_line_by_line_{port.stem}.py"  # beside the port, for its helper modules
     copy.write_text(source)
     try:
         result = run_port(copy)
     finally:
         copy.unlink()
     assert result.returncode == 0, result.stderr
-    warnings = [line for line in result.stderr.splitlines() if "HazardWarning" in line]
+    return result, [line for line in result.stderr.splitlines() if "HazardWarning" in line]
+
+
+def test_the_d2d_sync_sample_line_by_line_races_and_the_sandbox_says_so():
+    result, warnings = run_line_by_line(EXAMPLES / "1_basic_features" / "memory" / "5_d2d_sync_memory_copy.py")
     assert any("aclrtMemcpy" in w and "no event or synchronize orders the two" in w for w in warnings), result.stderr
     assert not any("aclrtFree" in w for w in warnings), result.stderr  # the forced destroy waited for ReadDo
 
@@ -128,16 +132,6 @@ def test_the_d2d_sync_sample_line_by_line_races_and_the_sandbox_says_so():
 def test_the_sharing_samples_line_by_line_race_on_the_shared_memory_and_the_sandbox_says_so(name):
     """The flag files order the two hosts, not process A's stream: without the port's synchronize,
     A's kernel write is unordered with B's blocking copy through its own mapping of the memory."""
-    port = EXAMPLES / "1_basic_features" / "memory" / f"{name}.py"
-    source = _line_by_line(port)
-    assert source.count("synchronize_stream") == 0 < port.read_text().count("synchronize_stream")
-    copy = port.parent / f"_line_by_line_{name[0]}.py"  # beside the port, for its _file_ops and _kernel_ops
-    copy.write_text(source)
-    try:
-        result = run_port(copy)
-    finally:
-        copy.unlink()
-    assert result.returncode == 0, result.stderr
-    warnings = [line for line in result.stderr.splitlines() if "HazardWarning" in line]
+    result, warnings = run_line_by_line(EXAMPLES / "1_basic_features" / "memory" / f"{name}.py")
     assert any("aclrtMemcpy" in w and "no event or synchronize orders the two" in w for w in warnings), result.stderr
     assert "[SUCCESS]" in result.stdout  # the race is reported, the run still ends as the README's

@@ -218,8 +218,8 @@ def test_a_refused_destroy_notify_keeps_every_notify(on_device0):
     assert acl.rt.destroy_notify(notify) == 0
 
 
-def test_failed_destroy_stream_keeps_its_custom_allocator_registration(on_device0):
-    stream = stuck_stream()
+def complete_allocator_desc() -> int:
+    """An allocator descriptor with its object and the three functions registration needs."""
     desc, _ = acl.rt.allocator_create_desc()
     for setter, value in (
         (acl.rt.allocator_set_obj_to_desc, {}),
@@ -228,6 +228,12 @@ def test_failed_destroy_stream_keeps_its_custom_allocator_registration(on_device
         (acl.rt.allocator_set_get_addr_from_block_func_to_desc, len),
     ):
         assert setter(desc, value) == 0
+    return desc
+
+
+def test_failed_destroy_stream_keeps_its_custom_allocator_registration(on_device0):
+    stream = stuck_stream()
+    desc = complete_allocator_desc()
     assert acl.rt.allocator_register(stream, desc) == 0
     assert acl.rt.destroy_stream(stream) == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     assert acl.rt.allocator_get_by_stream(stream)[0] == desc
@@ -238,14 +244,7 @@ def test_failed_destroy_stream_keeps_its_custom_allocator_registration(on_device
 
 def test_failed_allocator_unregister_and_destroy_desc_keep_what_they_would_release(on_device0):
     stream, _ = acl.rt.create_stream()
-    desc, _ = acl.rt.allocator_create_desc()
-    for setter, value in (
-        (acl.rt.allocator_set_obj_to_desc, {}),
-        (acl.rt.allocator_set_alloc_func_to_desc, bytearray),
-        (acl.rt.allocator_set_free_func_to_desc, max),
-        (acl.rt.allocator_set_get_addr_from_block_func_to_desc, len),
-    ):
-        assert setter(desc, value) == 0
+    desc = complete_allocator_desc()
     assert acl.rt.allocator_register(stream, desc) == 0
     assert acl.rt.allocator_unregister(0) == acl.ACL_ERROR_INVALID_PARAM
     assert acl.rt.allocator_unregister("x") == acl.ACL_ERROR_INVALID_PARAM
