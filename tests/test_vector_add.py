@@ -85,6 +85,7 @@ def test_a_gm_addr_parameter_is_a_byte_pointer_as_in_ascend_c(device0):
 
     buf, _ = acl.rt.malloc(64, 0)
     assert fill[1, device0](buf, 7) == 0
+    assert acl.rt.synchronize_stream(device0) == 0  # a blocking copy waits for no stream
     host = np.zeros(4, np.uint8)
     acl.rt.memcpy(acl.util.numpy_to_ptr(host), 4, buf, 4, acl.ACL_MEMCPY_DEVICE_TO_HOST)
     assert host.tolist() == [7, 7, 7, 7]
