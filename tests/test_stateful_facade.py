@@ -739,7 +739,7 @@ class FacadeMachine(RuleBasedStateMachine):
                 assert q == 0
                 return None
             buf = self.m.buffer(q)
-            assert isinstance(buf, Imported) and buf.target is export.thing, "an import is not the exported memory"
+            assert isinstance(buf, Imported) and buf.of is export.thing, "an import is not the exported memory"
             n = min(export.size, 64)
             got = np.zeros(n, np.uint8)
             theirs = np.zeros(n, np.uint8)  # (read_into: a dense view would fill a huge buffer on the host)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from . import trace as T, waits
 from .errors import (ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_NO_PERMISSION,
                      ACL_ERROR_RT_PARAM_INVALID, fail)
-from .memory import PAGE_SIZES, DeviceAllocation, align_up
+from .memory import PAGE_SIZES, Alias, DeviceAllocation, align_up
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -37,28 +37,13 @@ if TYPE_CHECKING:
 KEY_LEN = 65
 
 
-class Imported(DeviceAllocation):
-    """An imported address: ``target``'s storage serves it (Buffer's methods and slots read through),
-    and it hashes and compares as ``target``, so the hazard tables (keyed by buffer) see one buffer."""
-    __slots__ = ("target",)
-    _storage = property(lambda self: self.target._storage, lambda self, v: None)
-    _chunks = property(lambda self: self.target._chunks, lambda self, v: None)
+class Imported(Alias, DeviceAllocation):
+    """An imported address of ``of``, the exporter's allocation (memory.Alias)."""
+    __slots__ = ("of",)
 
     def __init__(self, target: DeviceAllocation, size, device, ptr, reserved, pid, tid, key):
+        self.of = target
         super().__init__(device, ptr, size, ptr, reserved, target.page, f"IPC import of {key}", pid, tid)
-        self.target = target
-
-    def segments(self, offset, nbytes, create):
-        return self.target.segments(offset, nbytes, create)
-
-    def dense_view(self, offset=0, nbytes=None):
-        return self.target.dense_view(offset, self.size - offset if nbytes is None else nbytes)
-
-    def __hash__(self):
-        return hash(self.target)
-
-    def __eq__(self, other):
-        return other is self.target or (isinstance(other, Imported) and other.target is self.target)
 
 
 class ImportedNotify:

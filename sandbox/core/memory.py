@@ -263,6 +263,28 @@ class Buffer:
                 view[...] = value
 
 
+class Alias:
+    """A second address of ``of``'s bytes (an IPC import, a VMM mapping): reads and writes go to ``of``'s storage,
+    which takes the host memory they need, and it hashes and compares as ``of``, so the hazard checks, which key accesses by
+    buffer, see one buffer.  Put it before the Buffer class it mixes into."""
+    __slots__ = ()
+    of: Buffer
+    _storage = property(lambda v: v.of._storage, lambda v, x: None)   # (Buffer.__init__'s reset is ignored)
+    _chunks = property(lambda v: v.of._chunks, lambda v, x: None)
+
+    def segments(self, offset: int, nbytes: int, create: bool):
+        return self.of.segments(offset, nbytes, create)
+
+    def dense_view(self, offset: int = 0, nbytes: int | None = None) -> np.ndarray:
+        return self.of.dense_view(offset, self.size - offset if nbytes is None else nbytes)  # type: ignore[attr-defined]
+
+    def __hash__(self):
+        return hash(self.of)
+
+    def __eq__(self, other):
+        return other is self.of or (isinstance(other, Alias) and other.of is self.of)
+
+
 class DeviceAllocation(Buffer):
     __slots__ = ("device", "reserved", "block", "page", "policy", "pid", "tid", "freed", "resets")
     kind = "device"

@@ -32,7 +32,7 @@ from . import constants as C, hazards, trace as T
 from .errors import (ACL_ERROR_RT_FEATURE_NOT_SUPPORT as UNSUPPORTED, ACL_ERROR_RT_INVALID_HANDLE as BAD_HANDLE,
                      ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_NO_PERMISSION as DENIED,
                      ACL_ERROR_RT_PARAM_INVALID as INVALID, describe, fail)
-from .memory import GiB, HUGE_PAGE, Buffer, align_up
+from .memory import GiB, HUGE_PAGE, Alias, Buffer, align_up
 
 VMM_BASE, VMM_END = 0x5000_0000_0000, 0x5500_0000_0000
 HUGE1G_ATTRS = (C.ACL_HBM_MEM_HUGE1G, C.ACL_MEM_HUGE1G, C.ACL_MEM_P2P_HUGE1G)
@@ -51,24 +51,19 @@ class Physical(Buffer):
         self.pids: set[int] = set()
 
 
-class Mapping(Buffer):
-    """Device memory at a virtual address whose storage (and host-budget charge) is its allocation's."""
+class Mapping(Alias, Buffer):
+    """Device memory at a virtual address whose bytes are its allocation's (memory.Alias): all mappings of one
+    allocation are one buffer to the hazard checks."""
     __slots__ = ("phys", "handle", "device", "policy", "pid", "resets", "freed")
     kind = "device"
-    _storage = property(lambda v: v.phys._storage, lambda v, x: setattr(v.phys, "_storage", x))   # the allocation's
-    _chunks = property(lambda v: v.phys._chunks, lambda v, x: setattr(v.phys, "_chunks", x))
-    charged = property(lambda v: v.phys.charged, lambda v, x: setattr(v.phys, "charged", x))
+    of = property(lambda v: v.phys)
+    charged = property(lambda v: v.phys.charged, lambda v, x: None)  # (what kernels.check_dense counts)
 
-    def __init__(self, ptr: int, handle: Handle, th):   # not Buffer's __init__: it would reset the bytes
-        self.phys, self.handle, self.ptr, self.size = handle.phys, handle, ptr, handle.phys.size
-        self.device, self.policy, self.pid, self.freed = handle.phys.device, "aclrtMapMem", th.process.pid, False
-        self.budget, self.resets = handle.phys.budget, th.process.device_resets.get(self.device, 0)  # hazards.stale
-
-    def __hash__(self):          # the hazard checks key accesses by buffer: all mappings of the bytes are one
-        return id(self.phys)
-
-    def __eq__(self, other):
-        return isinstance(other, Mapping) and other.phys is self.phys
+    def __init__(self, ptr: int, handle: Handle, th):
+        super().__init__(ptr, handle.phys.size)
+        self.phys, self.handle, self.device, self.policy = handle.phys, handle, handle.phys.device, "aclrtMapMem"
+        self.pid, self.freed, self.resets = th.process.pid, False, th.process.device_resets.get(self.device, 0)
+        self.budget = handle.phys.budget  # (hazards.stale reads resets, kernels.check_dense the budget)
 
 
 class VmmState:
