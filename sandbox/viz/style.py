@@ -33,7 +33,7 @@ KIND_COLOURS = {
     "memcpy": VERMILLION,  # a copy whose direction the log does not say
     "memset": YELLOW,
     "reduce": SKY_BLUE,
-    "random_num": GREEN,
+    "random_num": "#882255",  # wine (Tol): not a callback's green
     "event_record": "#8C8C8C",
     "event_wait": "#8C8C8C",
     "event_reset": "#8C8C8C",
