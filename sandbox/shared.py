@@ -35,18 +35,18 @@ class Shared:
         self.values: dict[str, tuple[object, dict]] = {}
 
 
-def _turn():
-    m = current()
+def _turn(m):
+    """The calling thread, once its turn has come (call it holding ``m.lock``)."""
     th = m.current_thread()
     m.scheduler.wait_turn(th)
-    return m, th
+    return th
 
 
 def write_shared(name: str, value) -> None:
     """Leave ``value`` under ``name`` for the other simulated processes (a sample's WriteFile)."""
     m = current()
     with m.lock:
-        m, th = _turn()
+        th = _turn(m)
         known = dict(hazards.checker(m).host_vc.get(th.tid, ()))
         m.feature(Shared).values[str(name)] = (value, known)
 
@@ -55,7 +55,7 @@ def read_shared(name: str):
     """The value left under ``name``, or None if there is none yet (one poll of a sample's ReadFile)."""
     m = current()
     with m.lock:
-        m, th = _turn()
+        th = _turn(m)
         found = m.feature(Shared).values.get(str(name))
         if found is None:
             return None
