@@ -12,7 +12,7 @@ import pytest
 import sandbox
 from sandbox import acl
 from sandbox.core import trace as T
-from conftest import dev_alloc, pinned
+from conftest import dev_alloc, pinned, tasks_by_id
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
@@ -158,12 +158,33 @@ def test_count_larger_than_dest_max_is_107000_and_zero_count_succeeds(device0):
     assert acl.rt.memset(dev, 100, 1, 200) == acl.ACL_ERROR_RT_PARAM_INVALID
 
 
-def test_memcpy_kind_must_be_known_and_match_the_pointers(device0):
+def test_memcpy_async_kind_must_be_known_and_match_the_pointers(device0):
     dev = dev_alloc(4096)
     host, _ = pinned(4096)
-    assert acl.rt.memcpy(dev, 64, host, 64, 8) == acl.ACL_ERROR_INVALID_PARAM
-    assert acl.rt.memcpy(dev, 64, host, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST) == acl.ACL_ERROR_RT_PARAM_INVALID
-    assert acl.rt.memcpy(dev, 64, host, 64, acl.ACL_MEMCPY_DEFAULT) == 0
+    assert acl.rt.memcpy_async(dev, 64, host, 64, 8, device0) == acl.ACL_ERROR_INVALID_PARAM
+    wrong = acl.rt.memcpy_async(dev, 64, host, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST, device0)
+    assert wrong == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.memcpy_async(dev, 64, host, 64, acl.ACL_MEMCPY_DEFAULT, device0) == 0
+    acl.rt.synchronize_stream(device0)
+
+
+def test_the_blocking_memcpy_kind_is_reserved_the_pointers_decide_the_direction(device0):
+    dev = dev_alloc(4096)
+    host, view = pinned(4096)
+    view[:64] = 9
+    assert acl.rt.memcpy(dev, 64, host, 64, 8) == acl.ACL_ERROR_INVALID_PARAM  # still an aclrtMemcpyKind
+    assert acl.rt.memcpy(dev, 64, host, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST) == 0  # the wrong kind: host to device
+    back, out = pinned(64)
+    assert acl.rt.memcpy(back, 64, dev, 64, acl.ACL_MEMCPY_HOST_TO_DEVICE) == 0
+    assert (out == 9).all()
+    (first, second) = sorted(tasks_by_id().values(), key=lambda t: t["start"])
+    assert (first["engine"], second["engine"]) == ("DMA H2D", "DMA D2H")
+
+
+def test_a_copy_of_0_bytes_succeeds_before_any_other_check(device0):
+    assert acl.rt.memcpy(0, 0, 0, 0, acl.ACL_MEMCPY_HOST_TO_DEVICE) == 0
+    assert acl.rt.memcpy_async(0, 0, 0, 0, 99, 0xDEAD) == 0
+    assert tasks_by_id() == {}
 
 
 def test_async_host_to_host_copy_is_not_supported_in_host_run_mode(device0):

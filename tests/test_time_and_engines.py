@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import sandbox
 from sandbox import acl
@@ -213,12 +214,30 @@ def test_blocking_memcpy_uses_the_runtimes_own_queue_not_a_user_stream(device0):
 
 def test_stream_sync_with_timeout_returns_the_timeout_code(device0):
     buf = dev_alloc(4096)
-    busy[1, device0](buf)  # 100 us of work
+    for _ in range(20):
+        busy[1, device0](buf)  # 20 x 100 us of work
     t0 = sandbox.now()
-    ret = acl.rt.synchronize_stream_with_timeout(device0, 0)
+    ret = acl.rt.synchronize_stream_with_timeout(device0, 1)
     assert ret == acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
-    assert acl.rt.synchronize_stream_with_timeout(device0, 1) == 0
-    assert sandbox.now() - t0 < 1_000_000
+    assert sandbox.now() - t0 < 2_000_000
+    assert acl.rt.synchronize_stream_with_timeout(device0, 2) == 0
+
+
+@pytest.mark.parametrize("call", ["stream", "event", "device"])
+def test_a_synchronize_timeout_of_0_ms_is_refused_with_107000_and_waits_for_nothing(device0, call):
+    event, _ = acl.rt.create_event()
+    busy[1, device0](dev_alloc(4096))
+    acl.rt.record_event(event, device0)
+    t0 = sandbox.now()
+    sync = {
+        "stream": lambda t: acl.rt.synchronize_stream_with_timeout(device0, t),
+        "event": lambda t: acl.rt.synchronize_event_with_timeout(event, t),
+        "device": lambda t: acl.rt.synchronize_device_with_timeout(t),
+    }[call]
+    assert sync(0) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert "> 0 ms, got 0" in acl.get_recent_err_msg()
+    assert sandbox.now() - t0 < 100_000  # refused before any wait
+    assert sync(-1) == 0
 
 
 def test_on_the_310b_board_copies_in_and_out_share_one_dma_engine():

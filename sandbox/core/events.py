@@ -9,7 +9,12 @@
 * On a capturing stream, record, wait and reset take only Ex events (and ACL_EVENT_EXTERNAL ones):
   an event of aclrtCreateEvent or aclrtCreateEventWithFlag is refused with 207000 and the capture goes
   on (api_impl.cc:2168-2172 record, 1645-1652 wait, 2238-2243 reset; RT-DG 04-02:104).
-* WithFlag events need ACL_EVENT_SYNC to be waited on and ACL_EVENT_TIME_LINE to be timed.
+* A stream waits only on an event whose flags hold ACL_EVENT_SYNC, ACL_EVENT_EXTERNAL or ACL_EVENT_IPC;
+  any other is refused with 207000 (api_error.cc:1414-1416, event.hpp:133-136 IsEventWithoutWaitTask).
+* Elapsed time and timestamps read any recorded event's time, whatever its flags (the runtime
+  checks only EXTERNAL and IPC: api_error.cc:1852-1859, 1868-1873); asked before the record has
+  completed, its timestamp is still unset: 107006 ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID (event.cc:
+  1265-1269, 1302-1304; errcode_manage.cc:198); never recorded: 507000 (event.cc:1249-1250, 197).
 * Reset (runtime api_error.cc EventReset, event.hpp IsEventWithoutWaitTask): plain events
   carry the runtime's default flags, which include a sync bit, and reset on any ordinary
   stream; a WithFlag event is refused with 207000 when its flags are exactly ACL_EVENT_IPC or
@@ -40,7 +45,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import constants as C, hazards, trace as T
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_NOT_COMPLETE, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_PARAM_INVALID,
                      ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_NOT_CAPTURED, fail)
 from .objects import Event
@@ -116,16 +121,17 @@ def record(m: Machine, th: HostThread, handle, stream_handle, external: bool = F
         ev.record_task = task
 
 
+_WAITABLE = C.ACL_EVENT_SYNC | C.ACL_EVENT_EXTERNAL | C.ACL_EVENT_IPC
+
+
 def stream_wait(m: Machine, th: HostThread, stream_handle, handle, external: bool = False) -> None:
     ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtStreamWaitEvent")
     detail = _external(stream, external, "aclrtStreamWaitEventWithFlag")
-    if not ev.plain and not ev.flags & (C.ACL_EVENT_SYNC | C.ACL_EVENT_IPC):
-        fail(ACL_ERROR_INVALID_PARAM, "this event was created without ACL_EVENT_SYNC, so streams cannot wait on it")
+    if not ev.plain and not ev.flags & _WAITABLE:     # api_error.cc:1414-1416
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"this event's flags ({ev.flags:#x}) hold none of ACL_EVENT_SYNC, "
+             "ACL_EVENT_EXTERNAL, ACL_EVENT_IPC: it has no wait task, so streams cannot wait on it")
     m.submit(th, stream, Task.new("event_wait", "EVENT_WAIT", waits_on=None if external else ev.record_task,
                                   event=ev, detail=detail))
-
-
-_WAITABLE = C.ACL_EVENT_SYNC | C.ACL_EVENT_EXTERNAL | C.ACL_EVENT_IPC
 
 
 def reset(m: Machine, th: HostThread, handle, stream_handle) -> None:
@@ -166,15 +172,14 @@ def ticks(m: Machine, t: int) -> int:
 
 def _timed(ev: Event, which: str) -> Task:
     """The finished task that recorded ``ev``, or the refusal of a call that reads its time."""
-    if ev.flags == C.ACL_EVENT_IPC:
-        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{which} is an IPC event, which keeps no timestamp")
-    if not ev.plain and not ev.flags & C.ACL_EVENT_TIME_LINE:
-        fail(ACL_ERROR_INVALID_PARAM, f"{which} was created without ACL_EVENT_TIME_LINE")
+    if ev.flags in (C.ACL_EVENT_IPC, C.ACL_EVENT_EXTERNAL):
+        kind = "an IPC" if ev.flags == C.ACL_EVENT_IPC else "an EXTERNAL"
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{which} is {kind} event, which keeps no timestamp")
     if ev.record_task is None:
         fail(ACL_ERROR_RT_INTERNAL_ERROR, f"{which} has not been recorded")
     if not ev.record_task.done:
-        fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE,
-             f"{which} has not completed yet: synchronize it (aclrtSynchronizeEvent) first")
+        fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+             f"{which} has not completed yet, so its timestamp is unset: synchronize it (aclrtSynchronizeEvent) first")
     return ev.record_task
 
 

@@ -1,8 +1,12 @@
 """Memory calls: malloc/free, pinned host memory, copies, memsets, get_mem_info.
 
 Copies (RT-API 11-03, RT-DG 02-01):
-* ``kind`` must be 0..7 (else 100000) and agree with where the pointers live (107000);
-  ACL_MEMCPY_DEFAULT infers the direction.  count > destMax is 107000; count 0 succeeds.
+* ``kind`` must be 0..7 (else 100000).  For aclrtMemcpyAsync it must agree with where the pointers
+  live (107000); ACL_MEMCPY_DEFAULT infers the direction.  For the blocking aclrtMemcpy the kind is a
+  reserved parameter: the direction always comes from the pointers (API reference, "aclrtMemcpy",
+  docs/zh/api_ref/11-03_memory_copy_and_set.md:68).  count > destMax is 107000.
+* count 0 succeeds before any other check, null pointers and stream included (acl layer:
+  src/acl/aclrt_impl/memory.cpp:653-656, 687-690).
 * Every copy and memset is bounds-checked against the buffers it touches (107000).
 * H2D, D2H and on-device copies run on separate DMA engines of the device.
 * memcpy_async with pinned host memory returns at once; with pageable memory (a numpy
@@ -103,7 +107,9 @@ class CopyPlan:
 
 
 def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: int,
-              th: HostThread | None = None) -> CopyPlan:
+              th: HostThread | None = None, *, kind_decides: bool = True) -> CopyPlan:
+    """How a copy runs; ``kind_decides=False`` (the blocking aclrtMemcpy) takes the direction from
+    the pointers whatever ``kind`` says."""
     if kind not in C.MEMCPY_KIND_NAMES:
         fail(ACL_ERROR_INVALID_PARAM, f"memcpy kind {describe(kind)} is not an aclrtMemcpyKind (0..7)")
     if count > dest_max:
@@ -118,11 +124,11 @@ def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: i
         fail(ACL_ERROR_RT_PARAM_INVALID, "the destination is read-only memory (a bytes object): use a bytearray")
     plan.soff = check_span(plan.src, src, count, "source")
     actual = ("D" if plan.src.kind == "device" else "H") + "2" + ("D" if plan.dst.kind == "device" else "H")
-    wanted = KIND_DIRECTIONS.get(kind, actual)
+    wanted = KIND_DIRECTIONS.get(kind, actual) if kind_decides else actual
     if wanted != actual:
         fail(ACL_ERROR_RT_PARAM_INVALID, f"{C.MEMCPY_KIND_NAMES[kind]} does not match the pointers: the source is "
              f"{plan.src.kind} memory and the destination is {plan.dst.kind} memory ({actual})")
-    if actual == "D2D":
+    if actual == "D2D" and kind_decides:
         same = plan.src.device == plan.dst.device
         if kind == C.ACL_MEMCPY_INNER_DEVICE_TO_DEVICE and not same:
             fail(ACL_ERROR_RT_PARAM_INVALID, "ACL_MEMCPY_INNER_DEVICE_TO_DEVICE needs both buffers on one device")
@@ -197,9 +203,9 @@ def _peer_queue_device(plan: CopyPlan, device: int | None) -> int:
 
 def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
     """Blocking copy: the calling thread waits until the bytes have arrived."""
-    plan = plan_copy(m, dst, dest_max, src, count, kind, th)
     if count == 0:
         return
+    plan = plan_copy(m, dst, dest_max, src, count, kind, th, kind_decides=False)
     if plan.direction == "H2H":
         copy_effect(plan)()                   # first: if the bytes cannot be backed, nothing happened
         th.clock += int(count * 1e9 / plan.bandwidth)
@@ -216,6 +222,8 @@ def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
 
 
 def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, stream_handle) -> None:
+    if count == 0:
+        return
     stream = m.stream(th, stream_handle, api="aclrtMemcpyAsync")
     plan = plan_copy(m, dst, dest_max, src, count, kind, th)
     if plan.peer:
@@ -230,8 +238,6 @@ def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, st
                  "an asynchronous host-to-host copy is not supported when the program runs on the host "
                  "(ACL_HOST run mode); use aclrtMemcpy or a plain host copy")
         plan.device, plan.engine, plan.bandwidth = stream.device, m.devices[stream.device].d2d, m.profile.hbm_bandwidth
-    if count == 0:
-        return
     if plan.device != stream.device:
         fail(ACL_ERROR_RT_PARAM_INVALID,
              f"the device memory of this copy is on device {plan.device}, but stream {stream.stream_id} "
