@@ -22,6 +22,7 @@ from .core.machine import configure as _configure
 from .core.host_work import host_work
 from .core.processes import SimProcess, spawn_process
 from .core.trace import TraceLog
+from .acl.beyond_pyacl import check as not_in_pyacl
 from .shared import read_shared, write_shared
 from .i18n import install_report_texts as _install_report_texts
 from .i18n import set_language
@@ -47,6 +48,7 @@ __all__ = [
     "host_work",
     "write_shared",
     "read_shared",
+    "not_in_pyacl",
 ]
 __all__ += ["hazards", "leak_report", "HazardWarning", "LeakWarning", "set_language"]
 

@@ -12,10 +12,14 @@ from sandbox.core.errors import ALL_CODES
 from conftest import dev_alloc
 
 
-def test_calls_before_init_fail_with_100001():
+def test_runtime_calls_work_before_init_as_in_the_runtime_sources():
     sandbox.configure()
-    assert acl.rt.set_device(0) == acl.ACL_ERROR_UNINITIALIZE
-    assert "acl.init()" in acl.get_recent_err_msg()
+    assert acl.rt.get_run_mode() == (acl.ACL_HOST, 0)  # the official helper library asks at import time
+    assert acl.rt.set_device(0) == 0
+    stream, ret = acl.rt.create_stream()
+    assert ret == 0 and acl.rt.synchronize_stream(stream) == 0
+    assert acl.rt.destroy_stream(stream) == 0 and acl.rt.reset_device(0) == 0
+    assert acl.get_recent_err_msg() == ""
 
 
 def test_repeated_init_and_finalize_return_their_codes():

@@ -31,7 +31,7 @@ def test_a_declared_call_has_the_public_parameters_only_and_takes_them_by_keywor
         "kind",
         "stream",
     ]
-    assert str(inspect.signature(acl.rt.get_last_error)) == "(level=0) -> 'int'"
+    assert str(inspect.signature(acl.rt.get_last_error)) == "(level) -> 'int'"  # required, as in pyACL
     assert acl.rt.memcpy_async.__module__ == "sandbox.acl.rt" and acl.rt.memcpy_async.__doc__ is None
     dev, ret = acl.rt.malloc(size=64, policy=acl.ACL_MEM_MALLOC_HUGE_FIRST)
     host, _ = acl.rt.malloc_host(size=64)
@@ -48,10 +48,19 @@ def test_a_declared_call_has_the_public_parameters_only_and_takes_them_by_keywor
 def test_a_wrong_type_is_a_code_and_a_message_naming_the_parameter_as_the_call_checks_it(device0):
     assert acl.rt.malloc(64, "huge") == (0, acl.ACL_ERROR_INVALID_PARAM)
     assert acl.get_recent_err_msg() == "aclrtMalloc failed: policy must be an int, got 'huge'"
-    assert acl.rt.memset(None, -1, 0, 8) == acl.ACL_ERROR_INVALID_PARAM  # None is the null pointer
+    assert acl.rt.memset(0, -1, 0, 8) == acl.ACL_ERROR_INVALID_PARAM
     assert acl.get_recent_err_msg() == "aclrtMemset failed: max_count must be >= 0, got -1"
+
+
+def test_none_for_a_pointer_or_handle_raises_type_error_before_the_call_as_pyacl_parsing_does(device0):
+    before = len(sandbox.trace().records)
+    for call in (lambda: acl.rt.synchronize_stream(None), lambda: acl.rt.memset(None, 8, 0, 8)):
+        with pytest.raises(TypeError, match=r"^acl\.rt\.\w+ \(aclrt\w+\): \w+ is None"):
+            call()
+    assert len(sandbox.trace().records) == before  # refused before the call: no record, no error code
+    assert acl.get_recent_err_msg() == ""
     assert acl.rt.synchronize_stream_with_timeout("s", -5) == acl.ACL_ERROR_RT_PARAM_INVALID  # timeout first
-    assert "timeout must be -1 (forever) or >= 0 ms, got -5" in acl.get_recent_err_msg()
+    assert "timeout must be -1 (forever) or > 0 ms, got -5" in acl.get_recent_err_msg()
 
 
 def test_the_trace_shows_the_declared_arguments_as_passed_in_the_declared_order(device0):

@@ -220,7 +220,7 @@ def test_a_refused_destroy_notify_keeps_every_notify(on_device0):
 
 def complete_allocator_desc() -> int:
     """An allocator descriptor with its object and the three functions registration needs."""
-    desc, _ = acl.rt.allocator_create_desc()
+    desc = acl.rt.allocator_create_desc()
     for setter, value in (
         (acl.rt.allocator_set_obj_to_desc, {}),
         (acl.rt.allocator_set_alloc_func_to_desc, bytearray),

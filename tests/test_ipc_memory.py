@@ -81,7 +81,7 @@ def test_keys_count_up_per_kind_and_are_the_same_on_every_run(device0):
 def test_with_the_default_flag_only_a_pid_on_the_allow_list_imports_else_207006(device0):
     ptr, key = exported(flags=0)
     assert in_process(lambda: acl.rt.ipc_mem_import_by_key(key, 0)) == (0, acl.ACL_ERROR_RT_NO_PERMISSION)
-    assert acl.rt.ipc_mem_set_import_pid(key, [3], 1) == 0  # the next process started is pid 3
+    assert acl.rt.ipc_mem_set_import_pid(key, [3]) == 0  # the next process started is pid 3
     q, ret = in_process(lambda: acl.rt.ipc_mem_import_by_key(key, 0))
     assert ret == 0 and q != 0
 
@@ -89,24 +89,23 @@ def test_with_the_default_flag_only_a_pid_on_the_allow_list_imports_else_207006(
 def test_disable_pid_validation_lets_any_process_import_and_takes_no_allow_list(device0):
     ptr, key = exported(flags=NO_PID_CHECK)
     assert in_process(lambda: acl.rt.ipc_mem_import_by_key(key, 0))[1] == 0
-    assert acl.rt.ipc_mem_set_import_pid(key, [2], 1) == acl.ACL_ERROR_RT_NO_PERMISSION
+    assert acl.rt.ipc_mem_set_import_pid(key, [2]) == acl.ACL_ERROR_RT_NO_PERMISSION
 
 
 def test_only_the_exporting_process_sets_the_allow_list_else_207006(device0):
     ptr, key = exported(flags=0)
-    assert in_process(lambda: acl.rt.ipc_mem_set_import_pid(key, [2], 1)) == acl.ACL_ERROR_RT_NO_PERMISSION
+    assert in_process(lambda: acl.rt.ipc_mem_set_import_pid(key, [2])) == acl.ACL_ERROR_RT_NO_PERMISSION
 
 
 def test_an_allow_list_needs_at_least_one_pid_107000_and_a_list_100000(device0):
     ptr, key = exported(flags=0)
-    assert acl.rt.ipc_mem_set_import_pid(key, [2], 0) == acl.ACL_ERROR_RT_PARAM_INVALID
-    assert acl.rt.ipc_mem_set_import_pid(key, None, 1) == acl.ACL_ERROR_INVALID_PARAM
-    assert acl.rt.ipc_mem_set_import_pid(key, [2], 2) == acl.ACL_ERROR_INVALID_PARAM  # fewer than num
+    assert acl.rt.ipc_mem_set_import_pid(key, []) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.ipc_mem_set_import_pid(key, None) == acl.ACL_ERROR_INVALID_PARAM
 
 
 def test_an_unknown_key_is_107000_for_import_allow_list_and_close(device0):
     assert in_process(lambda: acl.rt.ipc_mem_import_by_key("ipc_mem_9", 0)) == (0, acl.ACL_ERROR_RT_PARAM_INVALID)
-    assert acl.rt.ipc_mem_set_import_pid("nope", [2], 1) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.ipc_mem_set_import_pid("nope", [2]) == acl.ACL_ERROR_RT_PARAM_INVALID
     assert acl.rt.ipc_mem_close("nope") == acl.ACL_ERROR_RT_PARAM_INVALID
 
 
@@ -319,12 +318,12 @@ def test_a_chip_without_ipc_refuses_every_ipc_memory_call_with_207000():
 
 
 def test_ipc_calls_out_of_order_fail_and_change_nothing(device0):
-    assert acl.rt.ipc_mem_set_import_pid("ipc_mem_1", [2], 1) == acl.ACL_ERROR_RT_PARAM_INVALID  # before export
+    assert acl.rt.ipc_mem_set_import_pid("ipc_mem_1", [2]) == acl.ACL_ERROR_RT_PARAM_INVALID  # before export
     ptr, key = exported(flags=0)
     before = len(sandbox.trace().records)
     assert in_process(lambda: acl.rt.ipc_mem_import_by_key(key, 0)[1]) == acl.ACL_ERROR_RT_NO_PERMISSION
     assert not [r for r in sandbox.trace().records[before:] if isinstance(r, T.MemAllocated)]
-    assert acl.rt.ipc_mem_set_import_pid(key, [3], 1) == 0  # the allow-list after a refused import
+    assert acl.rt.ipc_mem_set_import_pid(key, [3]) == 0  # the allow-list after a refused import
     assert in_process(lambda: acl.rt.ipc_mem_import_by_key(key, 0)[1]) == 0
 
 

@@ -76,7 +76,7 @@ def test_notify_keys_count_up_and_are_the_same_on_every_run(device0):
 def test_with_the_default_flag_only_a_pid_on_the_notify_allow_list_imports_else_207006(device0):
     notify, key = exported_notify(flags=0)
     assert in_process(lambda: acl.rt.notify_import_by_key(key, 0)) == (0, acl.ACL_ERROR_RT_NO_PERMISSION)
-    assert acl.rt.notify_set_import_pid(notify, [3], 1) == 0
+    assert acl.rt.notify_set_import_pid(notify, [3]) == 0
     handle, ret = in_process(lambda: acl.rt.notify_import_by_key(key, 0))
     assert ret == 0 and handle not in (0, notify)
 
@@ -84,21 +84,21 @@ def test_with_the_default_flag_only_a_pid_on_the_notify_allow_list_imports_else_
 def test_disable_pid_validation_lets_any_process_import_and_refuses_an_allow_list_with_207006(device0):
     notify, key = exported_notify(flags=NO_PID_CHECK)
     assert in_process(lambda: acl.rt.notify_import_by_key(key, 0))[1] == 0
-    assert acl.rt.notify_set_import_pid(notify, [2], 1) == acl.ACL_ERROR_RT_NO_PERMISSION
+    assert acl.rt.notify_set_import_pid(notify, [2]) == acl.ACL_ERROR_RT_NO_PERMISSION
 
 
 def test_an_allow_list_of_a_notify_without_a_key_is_107000_and_num_0_too(device0):
     notify, _ = acl.rt.create_notify(0)
-    assert acl.rt.notify_set_import_pid(notify, [2], 1) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.notify_set_import_pid(notify, [2]) == acl.ACL_ERROR_RT_PARAM_INVALID
     exported, _ = exported_notify(flags=0)
-    assert acl.rt.notify_set_import_pid(exported, [2], 0) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.notify_set_import_pid(exported, []) == acl.ACL_ERROR_RT_PARAM_INVALID
 
 
 def test_a_null_notify_or_pid_list_or_key_is_the_acl_layers_100000(device0):
     assert acl.rt.notify_get_export_key(0, 65, 0) == ("", acl.ACL_ERROR_INVALID_PARAM)
-    assert acl.rt.notify_set_import_pid(0, [2], 1) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.notify_set_import_pid(0, [2]) == acl.ACL_ERROR_INVALID_PARAM
     notify, _ = exported_notify(flags=0)
-    assert acl.rt.notify_set_import_pid(notify, None, 1) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.notify_set_import_pid(notify, None) == acl.ACL_ERROR_INVALID_PARAM
     assert acl.rt.notify_import_by_key(None, 0) == (0, acl.ACL_ERROR_INVALID_PARAM)
 
 

@@ -6,7 +6,7 @@ import pytest
 
 import sandbox
 from sandbox import acl
-from sandbox.acl import _unmodelled
+from sandbox.acl import _binding, _unmodelled
 from sandbox.core import trace as T
 from conftest import tasks_by_id
 
@@ -14,18 +14,21 @@ ALL = [c_name for names in _unmodelled.NOT_MODELLED.values() for c_name in names
 
 
 def _module(name):
-    return {"": acl, "rt": acl.rt, "mdl": acl.mdl}[name]
+    return getattr(acl, name) if name else acl
 
 
 @pytest.mark.parametrize("c_name", ALL)
 def test_every_listed_call_exists_under_its_pyacl_name_and_refuses_with_207000_saying_why(device0, c_name):
-    module, name = _unmodelled.py_name(c_name)
+    module, name = _unmodelled.where(c_name)
     fn = getattr(_module(module), name)
-    answer = fn(0, 0, 0) if fn.__module__ == _unmodelled.__name__ else None
+    fact = _binding.wrapping(c_name)
+    arguments = (0,) * (fact.args[0] if fact is not None else 3)
+    answer = fn(*arguments) if fn.__module__ == _unmodelled.__name__ else None
     if answer is None:
         pytest.skip(f"{c_name} is modelled now")
-    code = answer[-1] if isinstance(answer, tuple) else answer
-    assert code == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    if fact is None or fact.code is not None:
+        code = answer[-1] if isinstance(answer, tuple) else answer
+        assert code == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     message = acl.get_recent_err_msg()
     assert f"the sandbox does not model {c_name}:" in message and len(message) > 60
 
@@ -37,10 +40,17 @@ def test_the_pyacl_names_follow_the_rule_of_the_c_names():
     assert _unmodelled.py_name("aclrtMemExportToShareableHandleV2") == ("rt", "mem_export_to_shareable_handle_v2")
 
 
-def test_a_call_that_hands_back_a_value_refuses_as_value_none_and_the_code(device0):
+def test_a_sample_call_pyacl_lacks_that_hands_back_a_value_refuses_as_value_none_and_the_code(device0):
     assert acl.rt.create_label() == (None, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
     assert acl.mdl.ri_cond_handle_create(0) == (None, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
     assert acl.rt.set_label(1, 2) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+
+
+def test_a_sample_call_the_binding_wraps_refuses_under_the_binding_s_name_and_shape(device0):
+    assert _unmodelled.where("aclrtBinaryUnLoad") == ("rt", "binary_unload")
+    assert acl.rt.binary_load_from_file("add.o", None) == (0, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+    assert "aclrtBinaryLoadFromFile" in acl.get_recent_err_msg()
+    assert _unmodelled.where("aclprofStart") == ("prof", "start")
 
 
 def test_a_refused_unmodelled_call_changes_nothing_but_its_call_and_error_records(device0):
@@ -54,7 +64,7 @@ def test_a_refused_unmodelled_call_changes_nothing_but_its_call_and_error_record
 def test_the_modelled_calls_are_not_replaced_by_refusals():
     for names in _unmodelled.NOT_MODELLED.values():
         for c_name in names:
-            module, name = _unmodelled.py_name(c_name)
+            module, name = _unmodelled.where(c_name)
             fn = getattr(_module(module), name)
             if fn.__module__ != _unmodelled.__name__:
                 assert fn.__module__.startswith("sandbox.acl")

@@ -30,7 +30,7 @@ def _read(ptr, n, dtype=np.float32):
 def test_reduce_sum_adds_src_into_dst_on_the_d2d_engine_when_the_stream_gets_there(device0):
     stream, _ = acl.rt.create_stream()
     src, dst = _device_array([1, 2, 3, 4]), _device_array([1, 2, 3, 4])
-    assert acl.rt.reduce_async(dst, src, 16, SUM, acl.ACL_FLOAT, stream, None) == 0
+    assert acl.rt.reduce_async(dst, src, 16, SUM, acl.ACL_FLOAT, stream, 0) == 0
     assert acl.rt.synchronize_stream(stream) == 0
     assert _read(dst, 4) == [2, 4, 6, 8]
     (task,) = [r for r in sandbox.trace().of(T.TaskSubmitted) if r.kind == "reduce"]
@@ -39,20 +39,20 @@ def test_reduce_sum_adds_src_into_dst_on_the_d2d_engine_when_the_stream_gets_the
 
 def test_reduce_of_int16_adds_whole_elements_of_the_count_in_bytes(device0):
     src, dst = _device_array([5, 6, 7], np.int16), _device_array([1, 1, 1], np.int16)
-    assert acl.rt.reduce_async(dst, src, 5, SUM, acl.ACL_INT16, 0, None) == 0
+    assert acl.rt.reduce_async(dst, src, 5, SUM, acl.ACL_INT16, 0, 0) == 0
     acl.rt.synchronize_device()
     assert _read(dst, 3, np.int16) == [6, 7, 1]
 
 
 def test_reduce_refusals_follow_the_acl_layer_then_the_runtime(device0):
     src, dst = _device_array([1, 2]), _device_array([1, 2])
-    assert acl.rt.reduce_async(0, src, 8, SUM, acl.ACL_FLOAT, 0, None) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.reduce_async(0, src, 8, SUM, acl.ACL_FLOAT, 0, 0) == acl.ACL_ERROR_INVALID_PARAM
     assert acl.rt.reduce_async(dst, src, 8, SUM, acl.ACL_FLOAT, 0, 1) == 100000  # reserve must be NULL
-    assert acl.rt.reduce_async(dst, src, 8, SUM, acl.ACL_INT64, 0, None) == 100000  # unsupported type
-    assert acl.rt.reduce_async(dst, src, 0, SUM, acl.ACL_FLOAT, 0, None) == acl.ACL_ERROR_RT_PARAM_INVALID
-    assert acl.rt.reduce_async(dst, src, 8, SUM + 1, acl.ACL_FLOAT, 0, None) == 107000  # only SUM
-    assert acl.rt.reduce_async(dst, src, 64, SUM, acl.ACL_FLOAT, 0, None) == 107000  # past the buffer
-    assert acl.rt.reduce_async(dst, src, 8, SUM, acl.ACL_BF16, 0, None) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.reduce_async(dst, src, 8, SUM, acl.ACL_INT64, 0, 0) == 100000  # unsupported type
+    assert acl.rt.reduce_async(dst, src, 0, SUM, acl.ACL_FLOAT, 0, 0) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.reduce_async(dst, src, 8, SUM + 1, acl.ACL_FLOAT, 0, 0) == 107000  # only SUM
+    assert acl.rt.reduce_async(dst, src, 64, SUM, acl.ACL_FLOAT, 0, 0) == 107000  # past the buffer
+    assert acl.rt.reduce_async(dst, src, 8, SUM, acl.ACL_BF16, 0, 0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     assert "not modelled" in acl.get_recent_err_msg()
     acl.rt.synchronize_device()
     assert _read(dst, 2) == [1, 2]  # nothing was queued
@@ -62,7 +62,7 @@ def test_a_reduce_into_bytes_another_stream_reads_unordered_is_a_hazard(device0)
     stream, _ = acl.rt.create_stream()
     src, dst = _device_array([1, 2]), _device_array([1, 2])
     out = np.zeros(2, np.float32)
-    acl.rt.reduce_async(dst, src, 8, SUM, acl.ACL_FLOAT, stream, None)
+    acl.rt.reduce_async(dst, src, 8, SUM, acl.ACL_FLOAT, stream, 0)
     with pytest.warns(sandbox.HazardWarning):
         acl.rt.memcpy_async(acl.util.numpy_to_ptr(out), 8, dst, 8, acl.ACL_MEMCPY_DEVICE_TO_HOST, 0)
     with warnings.catch_warnings():
@@ -90,7 +90,7 @@ def test_a_reduce_into_a_buffer_bigger_than_the_host_budget_touches_only_its_byt
     ones = np.ones(16, np.float32)
     acl.rt.memcpy(src, 64, acl.util.numpy_to_ptr(ones), 64, acl.ACL_MEMCPY_HOST_TO_DEVICE)
     at = big + (512 << 20)
-    assert acl.rt.reduce_async(at, src, 64, acl.ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, acl.ACL_FLOAT, 0, None) == 0
+    assert acl.rt.reduce_async(at, src, 64, acl.ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, acl.ACL_FLOAT, 0, 0) == 0
     assert acl.rt.synchronize_device() == 0
     out = np.zeros(16, np.float32)
     acl.rt.memcpy(acl.util.numpy_to_ptr(out), 64, at, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST)

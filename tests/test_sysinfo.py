@@ -75,16 +75,16 @@ def test_the_conversions_and_versions_work_before_acl_init():
     sandbox.configure("ascend910b")
     assert acl.float_to_float16(-2.0) == 0xC000
     assert acl.float16_to_float(0xC000) == -2.0
-    assert acl.sys_get_version_str("runtime") == ("9.1.0", 0)
+    assert acl.get_version_str("runtime") == ("9.1.0", 0)
 
 
 def test_the_runtime_package_version_is_that_of_the_runtime_sources_the_sandbox_follows(machine):
-    assert acl.sys_get_version_str("runtime") == (acl.RUNTIME_SOURCES_VERSION, acl.ACL_SUCCESS) == ("9.1.0", 0)
-    assert acl.sys_get_version_num("runtime") == (90_100_000, acl.ACL_SUCCESS)
+    assert acl.get_version_str("runtime") == (acl.RUNTIME_SOURCES_VERSION, acl.ACL_SUCCESS) == ("9.1.0", 0)
+    assert acl.get_version_num("runtime") == (90_100_000, acl.ACL_SUCCESS)
 
 
 def test_a_package_the_sandbox_does_not_install_is_invalid_file_and_says_why(machine):
-    for call in (acl.sys_get_version_str, acl.sys_get_version_num):
+    for call in (acl.get_version_str, acl.get_version_num):
         value, ret = call("driver")
         assert ret == acl.ACL_ERROR_INVALID_FILE == 100003
         assert value in ("", 0)
@@ -93,8 +93,8 @@ def test_a_package_the_sandbox_does_not_install_is_invalid_file_and_says_why(mac
 
 def test_a_null_or_non_string_package_name_is_invalid_param(machine):
     for bad in (None, 3, b"runtime"):
-        assert acl.sys_get_version_str(bad) == ("", acl.ACL_ERROR_INVALID_PARAM)
-        assert acl.sys_get_version_num(bad) == (0, acl.ACL_ERROR_INVALID_PARAM)
+        assert acl.get_version_str(bad) == ("", acl.ACL_ERROR_INVALID_PARAM)
+        assert acl.get_version_num(bad) == (0, acl.ACL_ERROR_INVALID_PARAM)
 
 
 ANYTHING = st.one_of(
@@ -114,7 +114,7 @@ def test_the_information_calls_refuse_any_argument_cleanly_and_never_raise(value
     bits = acl.float_to_float16(value)
     assert type(bits) is int and 0 <= bits <= 0xFFFF
     assert type(acl.float16_to_float(value)) is float
-    text, ret = acl.sys_get_version_str(value)
+    text, ret = acl.get_version_str(value)
     assert (text, ret) in (("9.1.0", 0), ("", acl.ACL_ERROR_INVALID_PARAM), ("", acl.ACL_ERROR_INVALID_FILE))
-    number, ret = acl.sys_get_version_num(value)
+    number, ret = acl.get_version_num(value)
     assert ret in (0, acl.ACL_ERROR_INVALID_PARAM, acl.ACL_ERROR_INVALID_FILE) and (number == 90_100_000) == (ret == 0)

@@ -173,8 +173,7 @@ def test_processes_have_their_own_init_and_contexts_but_share_devices():
     seen = {}
 
     def program(name):
-        seen[name, "before init"] = acl.rt.set_device(0)
-        acl.init()
+        seen[name, "init"] = acl.init()  # its own: not 100002 REPEAT_INITIALIZE after the parent's
         acl.rt.set_device(0)
         seen[name, "ctx"] = acl.rt.get_context()[0]
         stream, _ = acl.rt.create_stream()
@@ -189,7 +188,7 @@ def test_processes_have_their_own_init_and_contexts_but_share_devices():
     p2 = sandbox.spawn_process(program, "b")
     p1.join()
     p2.join()
-    assert seen["a", "before init"] == seen["b", "before init"] == acl.ACL_ERROR_UNINITIALIZE
+    assert seen["a", "init"] == seen["b", "init"] == 0
     assert seen["a", "ctx"] != seen["b", "ctx"]
     kernels = [r for r in sandbox.trace() if isinstance(r, T.TaskSubmitted) and r.kind == "kernel"]
     starts = {r.task: r.t for r in sandbox.trace() if isinstance(r, T.TaskStarted)}

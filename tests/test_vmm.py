@@ -279,7 +279,7 @@ def test_an_imported_handle_maps_the_same_bytes_in_another_process(device0):
 def test_importing_without_being_on_the_pid_list_is_207006(device0):
     _, _, shareable, seen = _share(0, lambda s: {"import": acl.rt.mem_import_from_shareable_handle(s, 0)})
     assert seen["import"] == (0, 207006)
-    assert acl.rt.mem_set_pid_to_shareable_handle(shareable, [2], 1) == 0
+    assert acl.rt.mem_set_pid_to_shareable_handle(shareable, [2]) == 0
     got = {}
 
     def again():
@@ -294,7 +294,7 @@ def test_importing_without_being_on_the_pid_list_is_207006(device0):
 def test_a_process_on_the_pid_list_imports(device0):
     handle, va = mapped()
     shareable, _ = acl.rt.mem_export_to_shareable_handle(handle, 0, 0)
-    assert acl.rt.mem_set_pid_to_shareable_handle(shareable, [2, 5], 2) == 0
+    assert acl.rt.mem_set_pid_to_shareable_handle(shareable, [2, 5]) == 0
     got = {}
 
     def child():
@@ -320,7 +320,7 @@ def test_only_the_exporter_sets_the_pid_list_207006(device0):
 
     def child():
         acl.init()
-        got["set"] = acl.rt.mem_set_pid_to_shareable_handle(shareable, [2], 1)
+        got["set"] = acl.rt.mem_set_pid_to_shareable_handle(shareable, [2])
 
     sandbox.spawn_process(child, name="B").join()
     assert got["set"] == 207006

@@ -31,10 +31,10 @@ def run_mode_to_string(run_mode):
 
 def print_cann_version_info():
     pkg_name = "runtime"
-    version_str, ret = acl.sys_get_version_str(pkg_name)
+    version_str, ret = acl.get_version_str(pkg_name)
     if ret != acl.ACL_SUCCESS:
         return ret
-    version_num, ret = acl.sys_get_version_num(pkg_name)
+    version_num, ret = acl.get_version_num(pkg_name)
     if ret != acl.ACL_SUCCESS:
         return ret
     info(f"CANN package [{pkg_name}] version string: {version_str}")

@@ -15,7 +15,7 @@ from ..core.constants import *  # noqa: F403  (the C enum names)
 from ..core.errors import ALL_CODES as _ALL_CODES
 from ..core.gate import local
 from ..core.machine import current as _current
-from . import _unmodelled, mdl, rt, util  # noqa: F401
+from . import _unmodelled, beyond_pyacl, mdl, media, rt, util
 from ._compat import (  # noqa: F401  (re-exported: acl.get_cann_attribute_list, acl.ACL_CANN_ATTR_BF16)
     ACL_CANN_ATTR_BF16,
     ACL_CANN_ATTR_INF_NAN,
@@ -26,13 +26,22 @@ from ._compat import (  # noqa: F401  (re-exported: acl.get_cann_attribute_list,
     get_cann_attribute,
     get_cann_attribute_list,
 )
+from ._app_log import ACL_DEBUG, ACL_ERROR, ACL_INFO, ACL_WARNING, app_log  # noqa: F401  (re-exported)
+from ._data_buffer import (  # noqa: F401  (re-exported: acl.create_data_buffer, ...)
+    create_data_buffer,
+    destroy_data_buffer,
+    get_data_buffer_addr,
+    get_data_buffer_size,
+    get_data_buffer_size_v2,
+    update_data_buffer,
+)
 from ._declare import api
-from ._sysinfo import (  # noqa: F401  (re-exported: acl.float_to_float16, acl.sys_get_version_str)
+from ._sysinfo import (  # noqa: F401  (re-exported: acl.float_to_float16, acl.get_version_str)
     RUNTIME_SOURCES_VERSION,
     float16_to_float,
     float_to_float16,
-    sys_get_version_num,
-    sys_get_version_str,
+    get_version_num,
+    get_version_str,
 )
 from ._types import (  # noqa: F401  (re-exported: acl.ACL_FLOAT, acl.data_type_size)
     ACL_BF16,
@@ -96,13 +105,13 @@ def __getattr__(name: str) -> int:
 VERSION = (1, 17, 0)  # the ACL version the facade follows (acl_rt.h of the runtime snapshot)
 
 
-@api("aclInit", cost="init", needs_init=False)
+@api("aclInit", cost="init")
 def init(m, th, config_path=None) -> None:
     """aclInit: must come before the other calls of a process."""
     return devices.init(m, th)
 
 
-@api("aclFinalize", needs_init=False)
+@api("aclFinalize")
 def finalize(m, th) -> None:
     """aclFinalize: releases what the process still holds."""
     return devices.finalize(m, th)
@@ -123,7 +132,7 @@ def get_soc_name() -> str:
     return _current().profile.soc_name
 
 
-@api("aclrtGetVersion", cost=0, needs_init=False, defaults=(0, 0, 0))
+@api("aclrtGetVersion", cost=0, defaults=(0, 0, 0))
 def get_version(m, th):
     return VERSION
 
@@ -133,5 +142,31 @@ def get_device_capability(m, th, device_id: int, info: int):
     return devices.device_capability(m, device_id, info)
 
 
-# the official samples' calls the sandbox does not model: each refuses with 207000 (acl/_unmodelled.py)
-_unmodelled.install({"": sys.modules[__name__], "rt": rt, "mdl": mdl})
+# pyACL's submodules with no modelled call: each of their functions refuses with 207000 (acl/_unmodelled.py)
+op = _unmodelled.submodule(__name__, "op", "acl.op: single operators (not modelled: each call refuses with 207000).")
+blas = _unmodelled.submodule(
+    __name__, "blas", "acl.blas: matrix operators (not modelled: each call refuses with 207000)."
+)
+prof = _unmodelled.submodule(__name__, "prof", "acl.prof: profiling (not modelled: each call refuses with 207000).")
+himpi = _unmodelled.submodule(
+    __name__, "himpi", "acl.himpi: hi_mpi media (not modelled: each call refuses with 207000)."
+)
+fv = _unmodelled.submodule(
+    __name__, "fv", "acl.fv: feature-vector retrieval (not modelled: each call refuses with 207000)."
+)
+
+# every pyACL function and official sample call the sandbox does not model refuses with 207000 (acl/_unmodelled.py)
+_MODULES = {
+    "": sys.modules[__name__],
+    "rt": rt,
+    "mdl": mdl,
+    "media": media,
+    "util": util,
+    "op": op,
+    "blas": blas,
+    "prof": prof,
+    "himpi": himpi,
+    "fv": fv,
+}
+_unmodelled.install(_MODULES)
+beyond_pyacl.declare(_MODULES)  # the calls beyond pyACL say so (acl/beyond_pyacl.py)

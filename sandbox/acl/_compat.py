@@ -152,14 +152,14 @@ else:
     soc_version = Kind(_soc_version)
 
 
-@api("aclGetCannAttributeList", needs_init=False, defaults=((), 0))
+@api("aclGetCannAttributeList", defaults=((), 0))
 def get_cann_attribute_list(m, th):
     """aclGetCannAttributeList: ``(attr_list, num, ret)``, the available aclCannAttr values (module docstring)."""
     attrs = available_attrs(m.profile.soc_name)
     return attrs, len(attrs)
 
 
-@api("aclGetCannAttribute", needs_init=False, defaults=(0,))
+@api("aclGetCannAttribute", defaults=(0,))
 def get_cann_attribute(m, th, cann_attr: int):
     """aclGetCannAttribute: ``(value, ret)``, 1 when the attribute is available here, else 0."""
     if cann_attr not in CANN_ATTRS:

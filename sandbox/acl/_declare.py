@@ -13,18 +13,25 @@ of raising; the body then gets ``(machine, thread, converted...)`` and runs thro
 
 * ``defaults``: the values returned beside the code when the call fails; their number
   decides the return shape (none: a bare int; ``(0,)``: ``(value, ret)``).
+* ``bare=True`` (with one default): the value alone, no code, as pyACL returns some handles and
+  sizes (``acl.create_data_buffer``); on failure, the default.
 * ``trace``: the parameters the call's trace record shows, in that order (default: all, in
   signature order), each as passed, or as its kind's ``show`` makes it (a callback's name).
 * ``convert``: the order the arguments are converted in, when a call checks them in
   another order than its signature's (the first mistake found is the one reported).
 * ``before(m, th, c_name)``: a check made before any argument is converted.
-* ``needs_init=False``: the call works before aclInit.
+* ``needs_init=True``: the call refuses with 100001 before aclInit.  In the runtime's sources
+  only the dump and profiling calls check (src/acl/aclrt_impl/toolchain/dump.cpp:111, 147, 200;
+  msprofiler_acl_api.cpp:523, 836, 846): every other call, aclrtSetDevice and aclrtGetRunMode
+  included, works before aclInit.
 
 ``helper`` declares an ``acl.util`` function the same way: no host time, no call row; a
 failure returns ``defaults`` in pyACL's shape for it (``code=False``: the one value alone).
 
-The kinds (annotations): ``int``; ``ptr`` and ``handle`` (an int, None meaning 0); ``size``
-(an int >= 0); ``positive_size`` (> 0); ``timeout`` (ms, -1 = forever, else >= 0: 107000);
+The kinds (annotations): ``int``; ``ptr`` and ``handle`` (an int, 0 the null pointer or the
+default stream; None raises TypeError before the call, as pyACL's argument parsing refuses it
+for its "k" format: python/pyACL/rt/*.cpp, ``PyArg_ParseTuple``); ``size``
+(an int >= 0); ``positive_size`` (> 0); ``timeout`` (ms: -1 = forever, else > 0; 0 or below -1: 107000);
 unannotated parameters pass as they are.  A module declares its own with ``Kind``.
 
 The wrapper is generated once, at import: per call it costs what a hand-written wrapper
@@ -51,10 +58,11 @@ class Kind:
     is what the trace shows instead of the value.
     """
 
-    __slots__ = ("convert", "fast", "show", "resolve")
+    __slots__ = ("convert", "fast", "show", "resolve", "no_none")
 
-    def __init__(self, convert=None, fast=None, *, show=None, resolve=False):
+    def __init__(self, convert=None, fast=None, *, show=None, resolve=False, no_none=False):
         self.convert, self.fast, self.show, self.resolve = convert, fast, show, resolve
+        self.no_none = no_none  # None raises TypeError before the call, as pyACL's "k" parsing does
 
 
 def _positive_size(value, what: str) -> int:
@@ -62,9 +70,11 @@ def _positive_size(value, what: str) -> int:
 
 
 def _timeout(value, what: str) -> int:
+    """A synchronize's timeout: -1 (forever) or > 0 ms; 0 and below -1 are refused with 107000
+    (stream, event and device: src/runtime/api/impl/api_error.cc:1443, 1773, 3480)."""
     ms = as_int(value, what)
-    if ms < -1:
-        fail(ACL_ERROR_RT_PARAM_INVALID, f"{what} must be -1 (forever) or >= 0 ms, got {ms}")
+    if ms < -1 or ms == 0:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"{what} must be -1 (forever) or > 0 ms, got {ms}")
     return ms
 
 
@@ -77,11 +87,11 @@ if TYPE_CHECKING:  # to a type checker, a kind is the type the body gets: each o
     positive_size = int
     timeout = int
 else:
-    ptr = Kind(as_ptr, _INT)
-    handle = Kind(as_ptr, _INT)  # stream, event, context, pool: 0 or None = the default/null one
+    ptr = Kind(as_ptr, _INT, no_none=True)
+    handle = Kind(as_ptr, _INT, no_none=True)  # stream, event, context, pool: 0 = the default/null one
     size = Kind(as_size, _INT + " and {v} >= 0")
     positive_size = Kind(_positive_size, _INT + " and {v} > 0")
-    timeout = Kind(_timeout, _INT + " and {v} >= -1")
+    timeout = Kind(_timeout, _INT + " and ({v} > 0 or {v} == -1)")
 
 
 # A body takes (m, th, converted...) and may return anything (a status-only call's body returns
@@ -94,18 +104,22 @@ def api(
     *,
     cost: int | str = "default",
     defaults: tuple = (),
-    needs_init: bool = True,
+    needs_init: bool = False,
     trace=None,
     convert=None,
     before=None,
+    bare: bool = False,
 ) -> Declaration:
     """Declare a runtime call (see the module docstring)."""
+    if bare and len(defaults) != 1:
+        raise TypeError(f"{c_name}: bare=True returns one value, so it takes one default")
     options: dict[str, Any] = {"cost": cost}
     if defaults:
         options["defaults"] = defaults
-    if not needs_init:
-        options["needs_init"] = False
-    return lambda body: _declare(body, c_name, "_call(_name, {run}, {options}{args})", options, trace, convert, before)
+    if needs_init:
+        options["needs_init"] = True
+    runner = "_call(_name, {run}, {options}{args})" + ("[0]" if bare else "")
+    return lambda body: _declare(body, c_name, runner, options, trace, convert, before)
 
 
 def helper(name: str, *, defaults: tuple = (None,), code: bool = False, convert=None) -> Declaration:
@@ -113,6 +127,14 @@ def helper(name: str, *, defaults: tuple = (None,), code: bool = False, convert=
     options = {"defaults": defaults, "code": code}
     return lambda body: _declare(
         body, name, "_local({run}, _name, _defaults, code=_code)", options, None, convert, None, is_helper=True
+    )
+
+
+def _none_refused(c_name: str, where: str, values: dict) -> None:
+    names = ", ".join(name for name, value in values.items() if value is None)
+    raise TypeError(
+        f"{where} ({c_name}): {names} is None, and pyACL parses pointers and handles as ints, refusing "
+        "None: pass 0 (the null pointer; for a stream, the default stream)"
     )
 
 
@@ -155,15 +177,18 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
         "_name": c_name,
         "_before": before,
         "_shown": _shown,
+        "_none_refused": _none_refused,
     }
     ns.update({f"_{key}": value for key, value in options.items()})
 
-    signature, converted, shown = [], {}, {}
+    signature, converted, shown, no_none = [], {}, {}, []
     for p in public:
         n = p.name
         signature.append(n if p.default is p.empty else f"{n}=_d_{n}")
         ns[f"_d_{n}"] = p.default
         kind = _kind(p.annotation, f"{body.__name__}({n})")
+        if kind is not None and kind.no_none:
+            no_none.append(n)
         if kind is not None and kind.convert is not None:
             ns[f"_k_{n}"] = kind.convert
             if kind.resolve:
@@ -191,6 +216,12 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
     keywords = "" if is_helper else ", ".join(f"{key}=_{key}" for key in options)
     args = "" if is_helper or not traced else ", args=(" + "".join(f"{n!r}, {shown[n]}, " for n in traced) + ")"
     lines = [f"def {body.__name__}({', '.join(signature)}):"]
+    if no_none and not is_helper:
+        module = body.__module__.rpartition(".")[2]
+        where = f"acl.{body.__name__}" if module.startswith("_") or module == "acl" else f"acl.{module}.{body.__name__}"
+        checks = " or ".join(f"{n} is None" for n in no_none)
+        values = ", ".join(f"{n!r}: {n}" for n in no_none)
+        lines.append(f"    if {checks}: _none_refused(_name, {where!r}, {{{values}}})")
     if before is None and not names:
         run = "_body"  # nothing to convert: no closure needed
     elif before is None and order == names:

@@ -28,7 +28,7 @@ it), which :data:`RUNTIME_SOURCES_VERSION` names as such.  Any other package nam
 "firmware", "opp", ...) fails as the real call does when no version file is found:
 ACL_ERROR_INVALID_FILE (100003); a null name 100000.  The number is computed by the rule of
 acl.cpp's CalculateVersionNum: major * 10,000,000 + minor * 100,000 + patch * 1,000 (9.1.0 ->
-90100000).  The Python names follow pyACL's naming rule (``acl.sys_get_version_str``); no
+90100000).  The Python names follow pyACL's naming rule (``acl.get_version_str``); no
 pyACL page for them was found.
 """
 
@@ -163,13 +163,13 @@ def version_number(text: str) -> int:
     return major * _WEIGHT_MAJOR + minor * _WEIGHT_MINOR + patch * _WEIGHT_PATCH
 
 
-@api("aclsysGetVersionStr", needs_init=False, defaults=("",))
-def sys_get_version_str(m, th, pkg_name: package):
+@api("aclsysGetVersionStr", defaults=("",))
+def get_version_str(m, th, pkg_name: package):
     """aclsysGetVersionStr: ``(version_str, ret)`` of a package; only "runtime" is known (module docstring)."""
     return _version(pkg_name)
 
 
-@api("aclsysGetVersionNum", needs_init=False, defaults=(0,))
-def sys_get_version_num(m, th, pkg_name: package):
+@api("aclsysGetVersionNum", defaults=(0,))
+def get_version_num(m, th, pkg_name: package):
     """aclsysGetVersionNum: ``(version_num, ret)`` of a package; only "runtime" is known (module docstring)."""
     return version_number(_version(pkg_name))

@@ -1,33 +1,66 @@
-"""Calls of the official samples that the sandbox does not model: each refuses in one clear way.
+"""What the sandbox does not model: every such pyACL function, and the official C samples' calls
+pyACL lacks, refuse in one clear way.
 
-A learner porting a sample (hicann/runtime ``example/``) line by line finds every C call under
-its pyACL name (``aclrtCreateLabel`` -> ``acl.rt.create_label``, ``aclmdlRIBuildBegin`` ->
-``acl.mdl.ri_build_begin``, any other ``aclXxx`` -> ``acl.xxx``).  One the sandbox does not model
-fails with 207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT and a recent-error message naming the call
-and why, changes nothing, and returns the refusal in pyACL's shape: ``(None, 207000)`` for a call
-that hands back a value (its C name says Create/Get/Query/Malloc/...; 207000 alone otherwise).
-The names are the calls of the official samples that the facade lacks (measured against the
-samples of the ``hicann/runtime`` snapshot that examples/README.md cites); a name the facade
-declares itself is left alone, so a call modelled later replaces its entry here.
+**The binding's functions** (``_binding.FACTS``): each one the facade does not declare is made
+here from its row, under its pyACL name and module (``acl.mdl.load_from_file``,
+``acl.media.vpc_resize_async``, ``acl.prof.init`` ...).  Called, it parses its arguments as the
+binding does (the same count, no keywords: else TypeError, as ``PyArg_ParseTuple``), then fails
+with 207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT and a recent-error message naming its C call and
+why, changes nothing, and returns the failure in the binding's shape (``(0, 207000)``,
+``(None, 207000)``, a bare 0 handle, ...: ``Fact.failure``).
+
+**The C samples' calls pyACL lacks** (``NOT_MODELLED`` names the samples' C calls the facade
+does not model; a call the binding wraps takes the binding's name above, with the reason given
+here): a learner porting a C sample line by line finds each under the naming rule
+(``aclrtCreateLabel`` -> ``acl.rt.create_label``, ``aclmdlRIBuildBegin`` -> ``acl.mdl.ri_build_begin``,
+any other ``aclXxx`` -> ``acl.xxx``), refusing the same way; they are names beyond pyACL
+(``beyond_pyacl.py``) and return ``(None, 207000)`` for a call that hands back a value (its C name
+says Create/Get/Query/Malloc/...), 207000 alone otherwise.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+import types
 
 from ..core.errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, fail
+from . import _binding
 from ._declare import call
 
-# why, and the C names it holds
-NOT_MODELLED: dict[str, tuple[str, ...]] = {
-    (
-        "aclDataBuffer belongs to the operator and model interfaces (aclnn, offline models), which the sandbox "
-        "does not have; pass device pointers from aclrtMalloc"
-    ): (
-        "aclCreateDataBuffer",
-        "aclDestroyDataBuffer",
-        "aclGetDataBufferAddr",
+# why each binding module is not modelled, unless its C call has a reason of its own below
+WHY_MODULE: dict[str, str] = {
+    "": (
+        "aclTensorDesc and the other descriptors belong to the operator and model interfaces (aclnn, acl.op, "
+        "offline models), which the sandbox does not have; pass device pointers from acl.rt.malloc"
     ),
+    "rt": "this runtime call is not modelled by the sandbox",
+    "mdl": (
+        "offline .om models (aclmdlLoadFromFile, aclmdlExecute, model descriptions and datasets) are not "
+        "modelled: the sandbox has no model compiler or operator library; write the computation as "
+        "@sandbox.kernel functions, or capture kernels into a model run instance (acl.mdl.ri_capture_begin)"
+    ),
+    "media": (
+        "the media processing of DVPP (VPC resize and crop, JPEG and PNG codecs, video encode and decode) is "
+        "not modelled; acl.media.dvpp_malloc and dvpp_free are"
+    ),
+    "himpi": "the hi_mpi media interfaces (VPC, JPEG, PNG, video codecs) are not modelled",
+    "op": (
+        "single operators (acl.op: compiled operator files, attributes, operator handles) are not modelled; "
+        "write the computation as a @sandbox.kernel function"
+    ),
+    "blas": "the acl.blas matrix operators (GEMV, GEMM) are not modelled; write them as a @sandbox.kernel function",
+    "fv": "feature-vector retrieval (acl.fv) runs on the AI CPU, which the sandbox does not model",
+    "util": "this acl.util helper is not modelled",
+    "prof": (
+        "profiling (msprof, aclprof) is not modelled; the sandbox's own trace is its profiler (sandbox.trace() "
+        "and the timeline views)"
+    ),
+}
+
+# the official C samples' calls the facade does not model, by the reason; those the binding wraps
+# refuse under the binding's name with this reason
+NOT_MODELLED: dict[str, tuple[str, ...]] = {
     (
         "the operator library (aclnn: aclnnAdd, aclCreateTensor, ...) is not the runtime, and the sandbox has "
         "none; write the computation as a @sandbox.kernel function"
@@ -219,20 +252,31 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "acltdtUnbindQueueRoutes",
     ),
 }
+
 _VALUE = re.compile(
     r"^(Create|Get|Query|Malloc|Alloc|Reserve|Import|Export|Load|Open|Check|Float|CondHandle|"
     r"DeviceGet|HostGet|KernelArgsInit|MemGet|MemExport|MemImport|NotifyGet|NotifyImport|IpcMem(Get|Import)|"
     r"IpcGet|IpcOpen|BinaryLoad|BinaryGet|Mem(Alloc))"
 )
+WHY: dict[str, str] = {c_name: why for why, names in NOT_MODELLED.items() for c_name in names}
 
 
 def py_name(c_name: str) -> tuple[str, str]:
-    """(module, name) of a C call by pyACL's rule: aclrt -> acl.rt, aclmdl -> acl.mdl, else acl."""
+    """(module, name) of a C call by pyACL's rule: aclrt -> acl.rt, aclmdl -> acl.mdl, aclprof ->
+    acl.prof, else acl."""
     prefix, module = next(
-        (p, mod) for p, mod in (("aclrt", "rt"), ("aclmdl", "mdl"), ("acl", "")) if c_name.startswith(p)
+        (p, mod)
+        for p, mod in (("aclrt", "rt"), ("aclmdl", "mdl"), ("aclprof", "prof"), ("acl", ""))
+        if c_name.startswith(p)
     )
     rest = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", c_name[len(prefix) :])
     return module, re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", rest).lower()
+
+
+def where(c_name: str) -> tuple[str, str]:
+    """(module, name) a C call is found under: the binding's function wrapping it, else the rule's."""
+    fact = _binding.wrapping(c_name)
+    return (fact.module, fact.name) if fact is not None else py_name(c_name)
 
 
 def _returns_value(c_name: str) -> bool:
@@ -240,25 +284,57 @@ def _returns_value(c_name: str) -> bool:
     return bool(_VALUE.match(re.sub(r"^(RI|nn|tdt|prof|sys|dump|op)", "", rest)))
 
 
-def _refusal(c_name: str, why: str):
-    defaults = (None,) if _returns_value(c_name) else ()
-    message = f"the sandbox does not model {c_name}: {why}"
-
+def _refuse(message: str):
     def refuse(m, th):
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, message)
 
-    def not_modelled(*args, **kwargs):
-        return call(c_name, refuse, cost="default", defaults=defaults, needs_init=False)
+    return refuse
 
-    not_modelled.__name__ = py_name(c_name)[1]
-    not_modelled.__doc__ = f"{c_name}: not modelled ({why}); refuses with 207000."
+
+def binding_refusal(fact: _binding.Fact):
+    """A pyACL function the sandbox does not model: the binding's arguments, its failure shape."""
+    why = WHY.get(fact.c_name) or WHY_MODULE[fact.module]
+    refuse = _refuse(f"the sandbox does not model {fact.c_name}: {why}")
+    c_name, check, failure = fact.c_name, _binding.check_arguments, fact.failure
+
+    def not_modelled(*args, **kwargs):
+        check(fact, args, kwargs)
+        return failure(call(c_name, refuse, cost="default"))
+
+    not_modelled.__name__ = not_modelled.__qualname__ = fact.name
+    not_modelled.__doc__ = f"{fact.c_name}: not modelled ({why}); refuses with 207000 in pyACL's shape."
     return not_modelled
 
 
+def _sample_refusal(c_name: str, why: str):
+    defaults = (None,) if _returns_value(c_name) else ()
+    refuse = _refuse(f"the sandbox does not model {c_name}: {why}")
+
+    def not_modelled(*args, **kwargs):
+        return call(c_name, refuse, cost="default", defaults=defaults)
+
+    not_modelled.__name__ = not_modelled.__qualname__ = py_name(c_name)[1]
+    not_modelled.__doc__ = f"{c_name}: not in pyACL and not modelled ({why}); refuses with 207000."
+    return not_modelled
+
+
+def submodule(parent: str, name: str, doc: str) -> types.ModuleType:
+    """A submodule of the facade with no modelled call (acl.op, acl.prof, ...), importable by name."""
+    module = types.ModuleType(f"{parent}.{name}", doc)
+    sys.modules[module.__name__] = module
+    return module
+
+
 def install(modules: dict) -> None:
-    """Add a refusing call for each name the facade does not declare (``modules``: "" / "rt" / "mdl")."""
+    """Add a refusing call for each binding function and sample call the facade does not declare
+    (``modules``: "" / "rt" / "mdl" / ... -> the facade's module)."""
+    for fact in _binding.FACTS.values():
+        if not hasattr(modules[fact.module], fact.name):
+            setattr(modules[fact.module], fact.name, binding_refusal(fact))
     for why, names in NOT_MODELLED.items():
         for c_name in names:
+            if _binding.wrapping(c_name) is not None:
+                continue  # refused (or modelled) under the binding's own name
             module, name = py_name(c_name)
             if not hasattr(modules[module], name):
-                setattr(modules[module], name, _refusal(c_name, why))
+                setattr(modules[module], name, _sample_refusal(c_name, why))

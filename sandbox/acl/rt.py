@@ -397,9 +397,11 @@ def mem_export_to_shareable_handle(m, th, handle: handle, handle_type: int, flag
 
 
 @api("aclrtMemSetPidToShareableHandle")
-def mem_set_pid_to_shareable_handle(m, th, shareable_handle: int, pid: vmm_prop, pid_num: int) -> None:
-    """pid: the list of process ids (acl.rt.device_get_bare_tgid) that may import the handle."""
-    return vmm.set_pids(m, th, shareable_handle, _vmm_props.pid_list(pid, pid_num))
+def mem_set_pid_to_shareable_handle(m, th, shareable_handle: int, pid: vmm_prop) -> None:
+    """pid: the list of process ids (acl.rt.device_get_bare_tgid) that may import the handle (pyACL
+    passes the list, and its length as the C call's pidNum)."""
+    pids = pid if isinstance(pid, (list, tuple)) else [pid]
+    return vmm.set_pids(m, th, shareable_handle, _vmm_props.pid_list(pid, len(pids)))
 
 
 @api("aclrtMemImportFromShareableHandle", defaults=(0,))
@@ -420,13 +422,13 @@ def _peek_at_last_error(m, th, level: thread_level):
     return th.last_error
 
 
-def get_last_error(level=0) -> int:
+def get_last_error(level) -> int:
     """The thread's last runtime error, which is then cleared."""
     value, ret = _get_last_error(level)
     return ret or value
 
 
-def peek_at_last_error(level=0) -> int:
+def peek_at_last_error(level) -> int:
     """The thread's last runtime error, left in place."""
     value, ret = _peek_at_last_error(level)
     return ret or value
@@ -586,8 +588,9 @@ def _exceptions():
 
 
 @api("aclrtSetExceptionInfoCallback")
-def set_exception_info_callback(m, th, callback: callback) -> int:
-    """Register fn(info), run by the runtime when a task of this process fails on the device."""
+def set_exception_info_callback(m, th, callback: callback = None) -> int:
+    """Register fn(info), run by the runtime when a task of this process fails on the device;
+    None, or no argument, removes it (pyACL's ``|O``: python/pyACL/rt/rt_synchronize.cpp)."""
     return _exceptions().set_callback(m, th, callback)
 
 
@@ -673,8 +676,8 @@ def get_device_utilization_rate(m, th, device_id: int):
 
 # -- built-in tasks ----------------------------------------------------------------------------------------
 def _reserve(value, what: str):
-    if value is not None and not (type(value) is int and value == 0):
-        fail(ACL_ERROR_INVALID_PARAM, f"{what} is a reserved parameter and must be None, got {describe(value)}")
+    if not (type(value) is int and value == 0):
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} is a reserved pointer and must be 0 (null), got {describe(value)}")
     return None
 
 
@@ -684,7 +687,7 @@ if TYPE_CHECKING:
     random_task_info = dict
 else:
     reduce_type = Kind(_types.reduce_dtype, show=lambda value: value)
-    reserved = Kind(_reserve)
+    reserved = Kind(_reserve, no_none=True)  # pyACL parses it as an int ("k"): 0, not None
     random_task_info = Kind(_random.task_info, show=_random.show)
 
 
@@ -695,7 +698,7 @@ else:
     convert=("dst", "src", "reserve", "data_type", "count", "kind", "stream"),
 )
 def reduce_async(
-    m, th, dst: ptr, src: ptr, count: size, kind: int, data_type: reduce_type, stream: handle, reserve: reserved = None
+    m, th, dst: ptr, src: ptr, count: size, kind: int, data_type: reduce_type, stream: handle, reserve: reserved
 ) -> None:
     """Queue dst[i] += src[i] over ``count`` bytes of ``data_type`` elements (C: ``type``; kind SUM)."""
     if dst == 0 or src == 0:
@@ -786,7 +789,7 @@ def reset_overflow_status(m, th, stream: handle) -> None:
 
 # -- notifies and value waits (core/waits.py) ----------------------------------------------------------
 @api("aclrtCreateNotify", cost="create_event", defaults=(0,))
-def create_notify(m, th, flag: int = 0):
+def create_notify(m, th, flag: int):
     return waits.create(m, th, flag)
 
 
@@ -796,7 +799,7 @@ def record_notify(m, th, notify: handle, stream: handle) -> None:
 
 
 @api("aclrtWaitAndResetNotify", cost="stream_wait_event")
-def wait_and_reset_notify(m, th, notify: handle, stream: handle, timeout: int = 0) -> None:
+def wait_and_reset_notify(m, th, notify: handle, stream: handle, timeout: int) -> None:
     """``timeout`` in seconds, 0: wait forever (docs 08)."""
     return waits.wait_and_reset(m, th, notify, stream, timeout)
 
@@ -819,17 +822,18 @@ def _key(key) -> str:
     return key
 
 
-def _pids(pid, num: int) -> list[int]:
-    """The first ``num`` pids of the list (C: an int32_t array); null 100000 (memory.cpp:1865, notify.cpp:125)."""
+def _pids(pid) -> list[int]:
+    """The pids of the list (C: an int32_t array and its length); null 100000 (memory.cpp:1865,
+    notify.cpp:125); an empty list is the runtime's to refuse (num 0)."""
     if pid is None:
         fail(ACL_ERROR_INVALID_PARAM, "pid is a null pointer")
-    if not isinstance(pid, (list, tuple)) or len(pid) < num:
-        fail(ACL_ERROR_INVALID_PARAM, f"pid must be a list of at least num={num} process ids, got {describe(pid)}")
-    return [as_int(p, "pid") for p in pid[:num]]
+    if not isinstance(pid, (list, tuple)):
+        fail(ACL_ERROR_INVALID_PARAM, f"pid must be a list of process ids, got {describe(pid)}")
+    return [as_int(p, "pid") for p in pid]
 
 
 @api("aclrtIpcMemGetExportKey", defaults=("",))
-def ipc_mem_get_export_key(m, th, dev_ptr: ptr, size: size, len: size = 65, flags: int = 0):
+def ipc_mem_get_export_key(m, th, dev_ptr: ptr, size: size, len: size, flags: int):
     """(key, ret): a key naming ``size`` bytes at ``dev_ptr`` for other processes; flags 1 =
     ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION (no allow-list)."""
     if dev_ptr == 0:  # the acl layer (src/acl/aclrt_impl/memory.cpp:1780)
@@ -838,13 +842,14 @@ def ipc_mem_get_export_key(m, th, dev_ptr: ptr, size: size, len: size = 65, flag
 
 
 @api("aclrtIpcMemSetImportPid")
-def ipc_mem_set_import_pid(m, th, key, pid, num: size) -> None:
-    """Let the processes ``pid[:num]`` (from aclrtDeviceGetBareTgid) import ``key``."""
-    return ipc.set_pids(m, th, _key(key), "mem", _pids(pid, num))
+def ipc_mem_set_import_pid(m, th, key, pid) -> None:
+    """Let the processes of the list ``pid`` (from aclrtDeviceGetBareTgid) import ``key`` (pyACL passes
+    the list's length as the C call's num)."""
+    return ipc.set_pids(m, th, _key(key), "mem", _pids(pid))
 
 
 @api("aclrtIpcMemImportByKey", defaults=(0,))
-def ipc_mem_import_by_key(m, th, key, flags: int = 0):
+def ipc_mem_import_by_key(m, th, key, flags: int):
     """(dev_ptr, ret): this process's address of the memory another process exported as ``key``."""
     return ipc.import_key(m, th, _key(key), "mem", flags)
 
@@ -856,7 +861,7 @@ def ipc_mem_close(m, th, key) -> None:
 
 
 @api("aclrtNotifyGetExportKey", defaults=("",))
-def notify_get_export_key(m, th, notify: handle, len: size = 65, flags: int = 0):
+def notify_get_export_key(m, th, notify: handle, len: size, flags: int):
     """(key, ret); flags 2 = ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION (no allow-list)."""
     if notify == 0:  # the acl layer (src/acl/aclrt_impl/notify.cpp:98)
         fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
@@ -864,14 +869,15 @@ def notify_get_export_key(m, th, notify: handle, len: size = 65, flags: int = 0)
 
 
 @api("aclrtNotifySetImportPid")
-def notify_set_import_pid(m, th, notify: handle, pid, num: size) -> None:
+def notify_set_import_pid(m, th, notify: handle, pid) -> None:
+    """Let the processes of the list ``pid`` import the notify (pyACL passes the list's length as num)."""
     if notify == 0:  # the acl layer (src/acl/aclrt_impl/notify.cpp:124)
         fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
-    return ipc.set_pids(m, th, notify, "notify", _pids(pid, num))
+    return ipc.set_pids(m, th, notify, "notify", _pids(pid))
 
 
 @api("aclrtNotifyImportByKey", defaults=(0,))
-def notify_import_by_key(m, th, key, flags: int = 0):
+def notify_import_by_key(m, th, key, flags: int):
     """(notify, ret): a handle, in this process, of the notify another process exported as ``key``."""
     return ipc.import_key(m, th, _key(key), "notify", flags)
 
@@ -958,68 +964,69 @@ else:
     allocator_obj = Kind(show=describe)  # the learner's object, named by its kind (never a repr)
 
 
-@api("aclrtAllocatorCreateDesc", needs_init=False, defaults=(0,))
+@api("aclrtAllocatorCreateDesc", defaults=(0,), bare=True)
 def allocator_create_desc(m, th):
-    """An empty allocator descriptor (a handle): set its object and functions, then register it."""
+    """An empty allocator descriptor (a handle; 0 if none could be made): set its object and
+    functions, then register it.  pyACL returns the handle alone (rt_allocator.cpp)."""
     return _allocator.create_desc(m, th)
 
 
-@api("aclrtAllocatorDestroyDesc", needs_init=False)
+@api("aclrtAllocatorDestroyDesc")
 def allocator_destroy_desc(m, th, allocator_desc: handle) -> None:
     """Destroy a descriptor; a registration made from it stays (it is a copy)."""
     return _allocator.destroy_desc(m, th, allocator_desc)
 
 
-@api("aclrtAllocatorSetObjToDesc", needs_init=False)
+@api("aclrtAllocatorSetObjToDesc")
 def allocator_set_obj_to_desc(m, th, allocator_desc: handle, allocator: allocator_obj) -> None:
     """The allocator object each function gets first (any value but None)."""
     return _allocator.set_obj(m, th, allocator_desc, allocator)
 
 
-@api("aclrtAllocatorSetAllocFuncToDesc", needs_init=False)
+@api("aclrtAllocatorSetAllocFuncToDesc")
 def allocator_set_alloc_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
     """``func(allocator, size)`` -> a block."""
     return _allocator.set_func(m, th, allocator_desc, "alloc", func)
 
 
-@api("aclrtAllocatorSetFreeFuncToDesc", needs_init=False)
+@api("aclrtAllocatorSetFreeFuncToDesc")
 def allocator_set_free_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
     """``func(allocator, block)``."""
     return _allocator.set_func(m, th, allocator_desc, "free", func)
 
 
-@api("aclrtAllocatorSetAllocAdviseFuncToDesc", needs_init=False)
+@api("aclrtAllocatorSetAllocAdviseFuncToDesc")
 def allocator_set_alloc_advise_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
     """``func(allocator, size, addr)`` -> a block (optional: register does not require it)."""
     return _allocator.set_func(m, th, allocator_desc, "alloc_advise", func)
 
 
-@api("aclrtAllocatorSetGetAddrFromBlockFuncToDesc", needs_init=False)
+@api("aclrtAllocatorSetGetAddrFromBlockFuncToDesc")
 def allocator_set_get_addr_from_block_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
     """``func(block)`` -> the block's memory."""
     return _allocator.set_func(m, th, allocator_desc, "get_addr_from_block", func)
 
 
-@api("aclrtAllocatorRegister", needs_init=False)
+@api("aclrtAllocatorRegister")
 def allocator_register(m, th, stream: handle, allocator_desc: handle) -> None:
     """Save a copy of the descriptor under a created stream (again: replaces it)."""
     return _allocator.register(m, th, stream, allocator_desc)
 
 
-@api("aclrtAllocatorGetByStream", needs_init=False, defaults=(0, None, None, None, None, None))
+@api("aclrtAllocatorGetByStream", defaults=(0, None, None, None, None, None))
 def allocator_get_by_stream(m, th, stream: handle):
     """``(desc, allocator, alloc_func, free_func, alloc_advise_func, get_addr_from_block_func, ret)``."""
     return _allocator.get_by_stream(m, th, stream)
 
 
-@api("aclrtAllocatorUnregister", needs_init=False)
+@api("aclrtAllocatorUnregister")
 def allocator_unregister(m, th, stream: handle) -> None:
     """Drop the stream's registration (none: nothing to do, still 0)."""
     return _allocator.unregister(m, th, stream)
 
 
 # -- cross-version checks (acl/_compat.py) -------------------------------------------------------------
-@api("aclrtCheckArchCompatibility", needs_init=False, defaults=(0,))
+@api("aclrtCheckArchCompatibility", defaults=(0,))
 def check_arch_compatibility(m, th, soc_version: _compat.soc_version):
     """``(can_compatible, ret)``: 1 when the SoC's architecture (NpuArch) is the device's, else 0."""
     return _compat.check_arch_compatibility(m, th, soc_version)

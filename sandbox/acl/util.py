@@ -12,6 +12,7 @@ Each helper is declared once (``_declare.helper``), as the runtime calls are.
 
 from __future__ import annotations
 
+import ctypes
 import math
 from typing import TYPE_CHECKING
 
@@ -78,12 +79,45 @@ def numpy_to_ptr(m, th, array) -> int:
     return m.host.register_array(array)
 
 
+@helper("acl.util.numpy_contiguous_to_ptr", defaults=((0, None),))
+def _contiguous(m, th, array):
+    contiguous = np.ascontiguousarray(array)
+    return numpy_to_ptr(contiguous), contiguous
+
+
+def numpy_contiguous_to_ptr(array) -> tuple:
+    """``(ptr, contiguous)``: the address of a C-contiguous copy of ``array`` (the array itself when
+    it already is one), and that array, which the caller keeps alive while the address is used
+    (python/pyACL/util/numpy_convert.cpp)."""
+    if not isinstance(array, np.ndarray):
+        raise ValueError(f"acl.util.numpy_contiguous_to_ptr needs a numpy array, got {describe(array)}")
+    return _contiguous(array)
+
+
+def _bytes_buffer(data: bytes) -> np.ndarray:
+    """A writable uint8 view of a bytes object's own buffer, as the binding hands out with
+    PyBytes_AsString: a copy into the address writes into the bytes object.  The empty and the
+    one-byte bytes objects are interpreter-wide singletons: they stay read-only here."""
+    if len(data) <= 1:
+        return np.frombuffer(data, dtype=np.uint8)
+    address = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value or 0
+    view = (ctypes.c_ubyte * len(data)).from_address(address)
+    view._owner = data  # type: ignore[attr-defined]  # keeps the bytes object alive with the view
+    return np.frombuffer(view, dtype=np.uint8)  # type: ignore[call-overload]  # a ctypes array is a buffer
+
+
 @helper("acl.util.bytes_to_ptr", defaults=(0,))
-def bytes_to_ptr(m, th, data) -> int:
-    """The address of a bytes/bytearray object's data (bytes are read-only)."""
-    if not isinstance(data, (bytes, bytearray)):
-        fail(ACL_ERROR_INVALID_PARAM, f"bytes_to_ptr expects bytes or bytearray, got {type(data).__name__}")
-    return m.host.register_array(np.frombuffer(data, dtype=np.uint8))
+def _bytes_to_ptr(m, th, data) -> int:
+    return m.host.register_array(_bytes_buffer(data))
+
+
+def bytes_to_ptr(data) -> int:
+    """The address of a bytes object's own buffer, no copy (python/pyACL/util/bytes_convert.cpp):
+    copies from it read the bytes, and a copy into it writes into the bytes object, as on a
+    board.  Only bytes: a bytearray, memoryview or array raises ValueError, as the binding does."""
+    if not isinstance(data, bytes):
+        raise ValueError(f"acl.util.bytes_to_ptr needs a bytes object, got {describe(data)}")
+    return _bytes_to_ptr(data)
 
 
 def _dtype(dtype, what: str) -> np.dtype:

@@ -17,14 +17,15 @@ from .machine import current
 from .trace import API_CALL, ErrorRaised
 
 
-def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init: bool = True, args=()):
+def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init: bool = False, args=()):
     """Run ``body(machine, thread)`` as the runtime call ``c_name``.
 
     ``cost`` is the call's host time: ns, or the name of one of the profile's host costs.
     ``args`` are the arguments the trace shows, flat: name, value, name, value ...
 
     ``defaults`` are the values returned beside the error code when the call fails; their
-    number decides the return shape (none: a bare int).
+    number decides the return shape (none: a bare int).  ``needs_init``: refused with 100001
+    before aclInit (only the dump and profiling calls check it in the runtime's sources).
     """
     m = current()
     if m.aborted:

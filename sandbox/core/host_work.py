@@ -35,7 +35,7 @@ def host_work(ns, what: str = "host work") -> int:
             except AclError as exc:
                 return refuse(m, th, "sandbox.host_work", exc)
     return call(f"host work: {what if type(what) is str else describe(what)}", lambda m, th: _spend(th, ns),
-                cost=0, needs_init=False, args=("ns", ns))
+                cost=0, args=("ns", ns))
 
 
 def _spend(th, ns) -> None:

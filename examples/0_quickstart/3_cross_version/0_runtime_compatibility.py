@@ -53,9 +53,9 @@ def cann_attr_to_string(attr):
 
 def query_cann_version():
     pkg_name = "runtime"
-    version_str, ret = acl.sys_get_version_str(pkg_name)
+    version_str, ret = acl.get_version_str(pkg_name)
     check(ret, "aclsysGetVersionStr(pkgName, versionStr)")
-    version_num, ret = acl.sys_get_version_num(pkg_name)
+    version_num, ret = acl.get_version_num(pkg_name)
     check(ret, "aclsysGetVersionNum(pkgName, &versionNum)")
     info(f"CANN package [{pkg_name}] version string: {version_str}")
     info(f"CANN package [{pkg_name}] version number: {version_num}")

@@ -72,7 +72,7 @@ def proc_a():
     info(f"Process A: get Process B's pid successfully, Process B's pid = {pid}")
 
     # Add Process B to the whitelist
-    check(acl.rt.ipc_mem_set_import_pid(mem_name, [pid], 1), "aclrtIpcMemSetImportPid(memName, &pid, 1)")
+    check(acl.rt.ipc_mem_set_import_pid(mem_name, [pid]), "aclrtIpcMemSetImportPid(memName, &pid, 1)")
     info("Process A: add Process B to the whitelist successfully")
 
     # Transfer the shareable memory identifier to Process B by writing it to the file

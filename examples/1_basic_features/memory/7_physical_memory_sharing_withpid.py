@@ -113,7 +113,7 @@ def proc_a():
 
     # Add Process B to the whitelist
     check(
-        acl.rt.mem_set_pid_to_shareable_handle(shareable_handle, [pid], 1),
+        acl.rt.mem_set_pid_to_shareable_handle(shareable_handle, [pid]),
         "aclrtMemSetPidToShareableHandle(shareableHandle, &pid, 1)",
     )
     info("Process A: add Process B to the whitelist successfully")

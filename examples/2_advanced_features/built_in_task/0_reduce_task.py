@@ -53,7 +53,7 @@ def main():
         acl.ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM,  # the reduce kind
         acl.ACL_FLOAT,  # the data type
         stream,
-        None,
+        0,  # reserve: the C sample's nullptr
     )
     check(ret)
 

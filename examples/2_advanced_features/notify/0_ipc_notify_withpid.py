@@ -94,7 +94,7 @@ def proc_a():
         info(f"Process A: get Process B's pid successfully, Process B's pid = {pid}")
 
         # Add Process B to the whitelist
-        check(acl.rt.notify_set_import_pid(notify, [pid], 1), "aclrtNotifySetImportPid(notify, &pid, 1)")
+        check(acl.rt.notify_set_import_pid(notify, [pid]), "aclrtNotifySetImportPid(notify, &pid, 1)")
         info("Process A: add Process B to the whitelist successfully")
 
         # Transfer the shareable identifier to Process B by writing it to the file

@@ -91,8 +91,8 @@ def main():
     check(ret, "aclrtCreateContext(&context, deviceId)")
     stream, ret = acl.rt.create_stream()
     check(ret, "aclrtCreateStream(&stream)")
-    desc, ret = acl.rt.allocator_create_desc()
-    check_not_null(desc if ret == acl.ACL_SUCCESS else None, "aclrtAllocatorCreateDesc")
+    desc = acl.rt.allocator_create_desc()  # pyACL returns the handle alone
+    check_not_null(desc, "aclrtAllocatorCreateDesc")
     check(acl.rt.allocator_set_obj_to_desc(desc, state), "aclrtAllocatorSetObjToDesc(desc, &state)")
     check(acl.rt.allocator_set_alloc_func_to_desc(desc, custom_alloc), "aclrtAllocatorSetAllocFuncToDesc")
     check(acl.rt.allocator_set_free_func_to_desc(desc, custom_free), "aclrtAllocatorSetFreeFuncToDesc")
