@@ -216,3 +216,28 @@ def test_stream_limit_per_device_returns_207008():
     acl.rt.set_device(0)  # the default stream counts
     rets = [acl.rt.create_stream()[1] for _ in range(4)]
     assert rets == [0, 0, 0, acl.ACL_ERROR_RT_NO_STREAM_RESOURCE]
+
+
+def test_the_primary_context_is_active_while_the_process_holds_its_device(device0):
+    assert acl.rt.get_primary_ctx_state(0) == (1, 0, 0)
+    assert acl.rt.get_primary_ctx_state(1) == (0, 0, 0)  # never set
+    assert acl.rt.get_primary_ctx_state(99)[-1] == acl.ACL_ERROR_RT_INVALID_DEVICEID
+
+
+def test_logical_physical_and_user_device_ids_are_the_same_id(device0):
+    for convert in (
+        acl.rt.get_logic_dev_id_by_phy_dev_id,
+        acl.rt.get_phy_dev_id_by_logic_dev_id,
+        acl.rt.get_logic_dev_id_by_user_dev_id,
+        acl.rt.get_user_dev_id_by_logic_dev_id,
+    ):
+        assert convert(3) == (3, 0)
+        assert convert(99) == (0, acl.ACL_ERROR_RT_INVALID_DEVICEID)
+
+
+def test_a_device_uuid_is_16_bytes_the_same_in_every_run_and_different_per_device(device0):
+    first, ret = acl.rt.device_get_uuid(0)
+    assert ret == 0 and len(first["bytes"]) == 16 and all(0 <= b < 256 for b in first["bytes"])
+    assert acl.rt.device_get_uuid(0) == (first, 0) and acl.rt.device_get_uuid(1)[0] != first
+    sandbox.configure()
+    assert acl.rt.device_get_uuid(0) == (first, 0)

@@ -198,3 +198,44 @@ def test_event_get_timestamp_is_when_the_recorded_work_finished_in_microseconds(
     acl.rt.synchronize_stream(device0)
     t2, ret2 = acl.rt.event_get_timestamp(timing_off)  # no flag check (api_error.cc:1864-1876)
     assert ret2 == 0 and t2 >= t1
+
+
+def test_query_event_is_not_ready_while_its_last_record_has_not_run_and_complete_otherwise(device0):
+    ev, _ = acl.rt.create_event()
+    assert acl.rt.query_event(ev) == (acl.ACL_EVENT_STATUS_COMPLETE, 0)  # never recorded
+    work[1, device0](dev_alloc(64))
+    acl.rt.record_event(ev, device0)
+    assert acl.rt.query_event(ev) == (acl.ACL_EVENT_STATUS_NOT_READY, 0)
+    acl.rt.synchronize_stream(device0)
+    assert acl.rt.query_event(ev) == (acl.ACL_EVENT_STATUS_COMPLETE, 0)
+
+
+def test_query_event_wait_status_is_complete_once_every_wait_for_the_event_has_run(device0):
+    ev, _ = acl.rt.create_event()
+    other, _ = acl.rt.create_stream()
+    assert acl.rt.query_event_wait_status(ev) == (acl.ACL_EVENT_WAIT_STATUS_COMPLETE, 0)  # no wait yet
+    work[1, device0](dev_alloc(64))
+    acl.rt.record_event(ev, device0)
+    acl.rt.stream_wait_event(other, ev)
+    assert acl.rt.query_event_wait_status(ev) == (acl.ACL_EVENT_WAIT_STATUS_NOT_READY, 0)
+    acl.rt.synchronize_stream(other)
+    assert acl.rt.query_event_wait_status(ev) == (acl.ACL_EVENT_WAIT_STATUS_COMPLETE, 0)
+
+
+def test_event_ids_count_per_device_for_events_with_a_wait_task_else_507000(device0):
+    first, _ = acl.rt.create_event()
+    synced, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_SYNC)
+    timing, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_TIME_LINE)
+    a, b = acl.rt.get_event_id(first), acl.rt.get_event_id(synced)
+    assert a[1] == b[1] == 0 and b[0] == a[0] + 1
+    assert acl.rt.get_event_id(timing) == (0, acl.ACL_ERROR_RT_INTERNAL_ERROR)
+
+
+def test_the_available_event_and_stream_counts_are_the_device_s_limits_less_what_it_holds(device0):
+    events_left, ret = acl.rt.get_event_avail_num()
+    streams_left, _ = acl.rt.get_stream_available_num()
+    assert ret == 0 and events_left == sandbox.profile().max_events  # the default context holds no event
+    acl.rt.create_event()
+    acl.rt.create_stream()
+    assert acl.rt.get_event_avail_num() == (events_left - 1, 0)
+    assert acl.rt.get_stream_available_num() == (streams_left - 1, 0)

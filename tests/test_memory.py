@@ -337,3 +337,79 @@ def test_p2p_and_huge1g_policy_groups_are_the_runtimes_enum_values():
 
     assert C.MALLOC_P2P_POLICIES == (3, 4, 5, 7)
     assert C.MALLOC_HUGE1G_POLICIES == (6, 7)
+
+
+def test_malloc_align32_reserves_align_up_32_without_the_32_bytes_of_padding(device0):
+    def reserved(alloc):
+        ptr, ret = alloc(4080, acl.ACL_MEM_MALLOC_NORMAL_ONLY)
+        assert ret == 0
+        return next(r.reserved for r in sandbox.trace().records if type(r).__name__ == "MemAllocated" and r.ptr == ptr)
+
+    assert reserved(acl.rt.malloc_align32) == 4096  # ALIGN_UP(4080, 32) = 4096: one page
+    assert reserved(acl.rt.malloc) == 8192  # 4096 + 32 of padding: two pages
+    assert reserved(acl.rt.malloc_cached) == 8192  # aclrtMalloc's padding (memory.cpp:389-420)
+
+
+def test_mem_flush_and_invalidate_check_their_arguments_and_change_nothing(device0):
+    dev = dev_alloc(64)
+    assert acl.rt.mem_flush(dev, 64) == acl.rt.mem_invalidate(dev, 64) == 0
+    assert acl.rt.mem_flush(0, 64) == acl.rt.mem_invalidate(dev, 0) == acl.ACL_ERROR_INVALID_PARAM
+    assert tasks_by_id() == {}
+
+
+def test_a_2d_copy_moves_height_rows_of_width_bytes_between_pitched_rows(device0):
+    src = np.arange(64, dtype=np.uint8).reshape(8, 8)
+    dev = dev_alloc(4096)
+    assert acl.rt.memcpy2d(dev, 4, acl.util.numpy_to_ptr(src), 8, 4, 8, acl.ACL_MEMCPY_HOST_TO_DEVICE) == 0
+    out = np.zeros((8, 4), np.uint8)
+    assert acl.rt.memcpy2d(acl.util.numpy_to_ptr(out), 4, dev, 4, 4, 8, acl.ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    assert (out == src[:, :4]).all()
+    (h2d, d2h) = sorted(tasks_by_id().values(), key=lambda t: t["start"])
+    assert (h2d["engine"], d2h["engine"]) == ("DMA H2D", "DMA D2H")
+
+
+def test_a_2d_copy_of_0_rows_or_width_copies_nothing_and_bad_shapes_get_the_layers_codes(device0):
+    dev = dev_alloc(4096)
+    host, _ = pinned(4096)
+    h2d = acl.ACL_MEMCPY_HOST_TO_DEVICE
+    assert acl.rt.memcpy2d(dev, 8, host, 8, 0, 4, h2d) == acl.rt.memcpy2d(0, 8, 0, 8, 8, 0, h2d) == 0
+    assert acl.rt.memcpy2d(dev, 4, host, 8, 8, 2, h2d) == acl.ACL_ERROR_INVALID_PARAM  # wider than dpitch
+    assert acl.rt.memcpy2d(dev, 8, host, 8, 8, 2, acl.ACL_MEMCPY_HOST_TO_HOST) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.rt.memcpy2d(dev, 8, host, 8, 8, 5 * 1024 * 1024 + 1, h2d) == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.memcpy2d(dev, 1024, host, 1024, 1024, 8, h2d) == acl.ACL_ERROR_RT_PARAM_INVALID  # past the ends
+    assert tasks_by_id() == {}
+
+
+def test_the_blocking_2d_copy_is_host_to_device_or_back_and_the_queued_one_also_on_device(device0):
+    dev = dev_alloc(4096)
+    d2d = acl.ACL_MEMCPY_DEVICE_TO_DEVICE
+    assert acl.rt.memcpy2d(dev, 64, dev + 1024, 64, 64, 4, d2d) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.memcpy2d_async(dev, 64, dev + 1024, 64, 64, 4, d2d, device0) == 0
+    assert acl.rt.synchronize_stream(device0) == 0
+    a, b = pinned(64)[0], pinned(64)[0]
+    assert acl.rt.memcpy2d_async(a, 8, b, 8, 8, 2, acl.ACL_MEMCPY_DEFAULT, device0) == acl.ACL_ERROR_RT_PARAM_INVALID
+
+
+def test_pointer_attributes_say_where_memory_lives_and_its_page_size(device0):
+    dev, _ = acl.rt.malloc(4 << 20, acl.ACL_MEM_MALLOC_HUGE_ONLY)
+    host, _ = pinned(64)
+    array = np.zeros(8)
+    expect = {
+        dev: {"location": {"id": 0, "type": 1}, "page_size": 2 << 20, "rsv": [0, 0, 0, 0]},
+        host: {"location": {"id": 0, "type": 0}, "page_size": 4096, "rsv": [0, 0, 0, 0]},
+        acl.util.numpy_to_ptr(array): {"location": {"id": 0, "type": 2}, "page_size": 4096, "rsv": [0, 0, 0, 0]},
+    }
+    for ptr, attributes in expect.items():
+        assert acl.rt.pointer_get_attributes(ptr) == (attributes, 0)
+    assert acl.rt.pointer_get_attributes(0)[1] == acl.ACL_ERROR_INVALID_PARAM
+
+
+def test_memcpy_async_with_condition_is_memcpy_async(device0):
+    dev = dev_alloc(64)
+    host, view = pinned(64)
+    view[:] = 7
+    assert acl.rt.memcpy_async_with_condition(dev, 64, host, 64, acl.ACL_MEMCPY_HOST_TO_DEVICE, device0) == 0
+    back, out = pinned(64)
+    acl.rt.memcpy_async(back, 64, dev, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST, device0)
+    acl.rt.synchronize_stream(device0)
+    assert (out == 7).all()

@@ -372,7 +372,8 @@ class Generator:
         elif r < 0.7:
             self.emit(f'C("rt.reset_event", {self.pick(scope, "event")}, {self.pick(scope, "stream")})')
         elif r < 0.78:
-            self.emit(f'C("rt.query_event_status", {self.pick(scope, "event")})')
+            query = self.rng.choice(["query_event_status", "query_event", "query_event_wait_status", "get_event_id"])
+            self.emit(f'C("rt.{query}", {self.pick(scope, "event")})')
         elif r < 0.83:
             self.emit(f'C("rt.event_elapsed_time", {self.pick(scope, "event")}, {self.pick(scope, "event")})')
         elif r < 0.86:
@@ -491,8 +492,15 @@ class Generator:
                 self.emit(f'C("rt.memset", {dst}, {dmax}, {value}, {count})')
             else:
                 self.emit(f'C("rt.memset_async", {dst}, {dmax}, {value}, {count}, {self.pick(scope, "stream")})')
-        elif r < 0.5:
+        elif r < 0.45:
             self.emit(f'C("rt.memcpy", {dst}, {dmax}, {src}, {count}, {kind})')
+        elif r < 0.55:  # a 2-D copy: rows of `width` bytes, pitches at or past the width (or not)
+            width = self.rng.choice([1, 8, 16, 64, 0])
+            pitch = width + self.rng.choice([0, 0, 8, -1])
+            rows = self.rng.choice([1, 2, 4, 0])
+            call = "memcpy2d" if self.chance(0.5) else "memcpy2d_async"
+            stream = f", {self.pick(scope, 'stream')}" if call == "memcpy2d_async" else ""
+            self.emit(f'C("rt.{call}", {dst}, {pitch}, {src}, {pitch}, {width}, {rows}, {kind}{stream})')
         else:
             self.emit(f'C("rt.memcpy_async", {dst}, {dmax}, {src}, {count}, {kind}, {self.pick(scope, "stream")})')
 
@@ -740,6 +748,12 @@ class Generator:
                         'C("get_version_str", "runtime")',
                         'C("get_version_num", "driver")',
                         'C("get_version_str", None)',
+                        'C("rt.get_event_avail_num")',
+                        'C("rt.get_stream_available_num")',
+                        f'C("rt.pointer_get_attributes", {self.pick(scope, self.rng.choice(["dev", "host"]))})',
+                        f'C("rt.set_sys_param_opt", {self.rng.choice([0, 1, 3, 4])}, {self.rng.choice([0, 1, 3])})',
+                        f'C("rt.ctx_get_sys_param_opt", {self.rng.choice([0, 2, 3])})',
+                        f'C("rt.get_primary_ctx_state", {self.rng.choice([0, 1, 9])})',
                     ]
                 )
             )

@@ -58,8 +58,8 @@ WHY_MODULE: dict[str, str] = {
     ),
 }
 
-# the official C samples' calls the facade does not model, by the reason; those the binding wraps
-# refuse under the binding's name with this reason
+# the C calls the facade does not model, by the reason: the official C samples' calls, and the
+# binding's calls with a reason of their own; those the binding wraps refuse under its names
 NOT_MODELLED: dict[str, tuple[str, ...]] = {
     (
         "the operator library (aclnn: aclnnAdd, aclCreateTensor, ...) is not the runtime, and the sandbox has "
@@ -169,8 +169,20 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "argument block to build or function handle to read"
     ): (
         "aclrtBinaryGetFunction",
+        "aclrtBinaryLoad",
+        "aclrtBinaryLoadFromData",
         "aclrtBinaryLoadFromFile",
         "aclrtBinaryUnLoad",
+        "aclrtCreateBinary",
+        "aclrtDestroyBinary",
+        "aclrtGetFunctionAddr",
+        "aclrtGetFunctionName",
+        "aclrtLaunchKernel",
+        "aclrtRegisterCpuFunc",
+        "aclrtKernelArgsGetHandleMemSize",
+        "aclrtKernelArgsGetMemSize",
+        "aclrtKernelArgsInitByUserMem",
+        "aclrtKernelArgsParaUpdate",
         "aclrtGetArgsFromExceptionInfo",
         "aclrtGetFuncHandleFromExceptionInfo",
         "aclrtKernelArgsAppend",
@@ -181,15 +193,6 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "aclrtLaunchKernelWithConfig",
     ),
     (
-        "notifies (aclrtCreateNotify, aclrtRecordNotify, aclrtWaitAndResetNotify) are not modelled; order streams "
-        "with events"
-    ): (
-        "aclrtCreateNotify",
-        "aclrtDestroyNotify",
-        "aclrtRecordNotify",
-        "aclrtWaitAndResetNotify",
-    ),
-    (
         "the V2 shareable handles (ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, across AI servers) are not modelled; within one "
         "machine use aclrtMemExportToShareableHandle, aclrtMemSetPidToShareableHandle and "
         "aclrtMemImportFromShareableHandle"
@@ -197,15 +200,83 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "aclrtMemExportToShareableHandleV2",
         "aclrtMemImportFromShareableHandleV2",
     ),
-    ("zero-copy host registration and managed (unified) memory are not modelled; copy with aclrtMemcpy"): (
-        "aclrtHostGetDevicePointer",
-        "aclrtHostRegisterV2",
-        "aclrtHostUnregister",
-        "aclrtMemAllocManaged",
-    ),
     ("aclrtValueWrite/aclrtValueWait on a device word are not modelled; order streams with events"): (
         "aclrtValueWait",
         "aclrtValueWrite",
+    ),
+    (
+        "operator execution and wait timeouts are watchdog settings of the AI Core and AI CPU, counted in the "
+        "chip's own intervals (aclrtGetOpTimeOutInterval); the sandbox's kernels take the time their "
+        "@sandbox.kernel declares, and no watchdog runs"
+    ): (
+        "aclrtGetOpExecuteTimeout",
+        "aclrtGetOpTimeOutInterval",
+        "aclrtSetOpExecuteTimeOut",
+        "aclrtSetOpExecuteTimeOutV2",
+        "aclrtSetOpWaitTimeout",
+    ),
+    (
+        "stream attributes (aclrtSetStreamAttribute) and per-stream core limits are not modelled; set a "
+        "stream's failure mode with aclrtSetStreamFailureMode, its overflow check with "
+        "aclrtSetStreamOverflowSwitch, a device's core limits with aclrtSetDeviceResLimit"
+    ): (
+        "aclrtGetStreamAttribute",
+        "aclrtGetStreamResLimit",
+        "aclrtResetStreamResLimit",
+        "aclrtSetStreamAttribute",
+        "aclrtSetStreamResLimit",
+        "aclrtUnuseStreamResInCurrentThread",
+        "aclrtUseStreamResInCurrentThread",
+    ),
+    (
+        "allocation configurations (attribute lists for the driver) are not modelled; allocate with "
+        "aclrtMalloc or aclrtMallocHost"
+    ): (
+        "aclrtMallocForTaskScheduler",
+        "aclrtMallocHostWithCfg",
+        "aclrtMallocWithCfg",
+    ),
+    ("memory-copy descriptors are not modelled; copy with aclrtMemcpyAsync"): (
+        "aclrtGetMemcpyDescSize",
+        "aclrtMemcpyAsyncWithDesc",
+        "aclrtSetMemcpyDesc",
+    ),
+    (
+        "cache maintenance tasks (prefetch, invalidate, write back) are not modelled: the sandbox models no device caches"
+    ): ("aclrtCmoAsync",),
+    (
+        "aborting every task of a device is not modelled; aclrtStreamAbort aborts a stream's tasks, "
+        "aclrtResetDeviceForce releases a device"
+    ): ("aclrtDeviceTaskAbort",),
+    ("choosing the task scheduler of a device is not modelled: each simulated device has one"): ("aclrtSetTsDevice",),
+    (
+        "notify ids and batch resets are not modelled; record and wait on a notify with aclrtRecordNotify and "
+        "aclrtWaitAndResetNotify"
+    ): (
+        "aclrtGetNotifyId",
+        "aclrtNotifyBatchReset",
+    ),
+    ("device groups (AI Cores split between groups of a device) are not modelled"): (
+        "aclrtCreateGroupInfo",
+        "aclrtDestroyGroupInfo",
+        "aclrtGetAllGroupInfo",
+        "aclrtGetGroupCount",
+        "aclrtGetGroupInfoDetail",
+        "aclrtSetGroup",
+    ),
+    (
+        "uncorrectable memory errors are hardware faults the sandbox does not model; practise recovery with "
+        "sandbox.inject_fault"
+    ): (
+        "aclrtGetMemUceInfo",
+        "aclrtMemUceRepair",
+    ),
+    (
+        "aclsysGetCANNVersion reads the CANN packages installed on a machine, and the sandbox has none; "
+        'acl.get_version_str("runtime") gives the version of the runtime it follows'
+    ): ("aclsysGetCANNVersion",),
+    ("the reference count of aclInit calls is not modelled; aclFinalize ends the process's use of ACL"): (
+        "aclFinalizeReference",
     ),
     ("TDT channels and queues are the host-to-AI-CPU data service; the sandbox models no AI CPU queues"): (
         "acltdtAddDataItem",

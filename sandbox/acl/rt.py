@@ -10,7 +10,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core import callbacks, devices, devres, events, ipc, memops, numerics, peer, pools, reduce, streams, vmm, waits
+from ..core import (
+    callbacks,
+    devices,
+    devres,
+    events,
+    ipc,
+    memops,
+    numerics,
+    peer,
+    pools,
+    reduce,
+    streams,
+    sysparams,
+    vmm,
+    waits,
+)
 from ..core import constants as C
 from ..core.errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, describe, fail
 from ..core.gate import as_int
@@ -111,6 +126,62 @@ def get_context(m, th):
     return devices.get_context(m, th)
 
 
+@api("aclrtGetPrimaryCtxState", cost="query", defaults=(0, 0))
+def get_primary_ctx_state(m, th, device_id: int):
+    """(active, flags, ret): whether this process holds the device's default context; flags are 0."""
+    return devices.primary_context_active(m, th, device_id), 0
+
+
+@api("aclrtGetLogicDevIdByPhyDevId", cost="query", defaults=(0,))
+def get_logic_dev_id_by_phy_dev_id(m, th, phy_dev_id: int):
+    """(logic_dev_id, ret): the same id here (no container remapping: core/devices.py)."""
+    return devices.same_device_id(m, th, phy_dev_id)
+
+
+@api("aclrtGetPhyDevIdByLogicDevId", cost="query", defaults=(0,))
+def get_phy_dev_id_by_logic_dev_id(m, th, logic_dev_id: int):
+    return devices.same_device_id(m, th, logic_dev_id)
+
+
+@api("aclrtGetLogicDevIdByUserDevId", cost="query", defaults=(0,))
+def get_logic_dev_id_by_user_dev_id(m, th, user_dev_id: int):
+    return devices.same_device_id(m, th, user_dev_id)
+
+
+@api("aclrtGetUserDevIdByLogicDevId", cost="query", defaults=(0,))
+def get_user_dev_id_by_logic_dev_id(m, th, logic_dev_id: int):
+    return devices.same_device_id(m, th, logic_dev_id)
+
+
+@api("aclrtDeviceGetUuid", cost="query", defaults=({"bytes": [0] * 16},))
+def device_get_uuid(m, th, device_id: int):
+    """({"bytes": [16 ints]}, ret): the device's UUID (core/devices.py says how the sandbox makes it)."""
+    return {"bytes": devices.uuid_bytes(m, device_id)}
+
+
+@api("aclrtSetSysParamOpt", cost="query")
+def set_sys_param_opt(m, th, opt: int, value: int) -> None:
+    """Set a process-wide system option (ACL_OPT_DETERMINISTIC, ...: core/sysparams.py)."""
+    return sysparams.set_opt(m, th, opt, value, context=False)
+
+
+@api("aclrtGetSysParamOpt", cost="query", defaults=(0,))
+def get_sys_param_opt(m, th, opt: int):
+    return sysparams.get_opt(m, th, opt, context=False)
+
+
+@api("aclrtCtxSetSysParamOpt", cost="query")
+def ctx_set_sys_param_opt(m, th, opt: int, value: int) -> None:
+    """Set a system option of the current context (core/sysparams.py)."""
+    return sysparams.set_opt(m, th, opt, value, context=True)
+
+
+@api("aclrtCtxGetSysParamOpt", cost="query", defaults=(0,))
+def ctx_get_sys_param_opt(m, th, opt: int):
+    """(value, ret); 107021 for an option the context never set."""
+    return sysparams.get_opt(m, th, opt, context=True)
+
+
 # -- streams ---------------------------------------------------------------------------------------
 @api("aclrtCreateStream", cost="create_stream", defaults=(0,))
 def create_stream(m, th):
@@ -181,6 +252,12 @@ def stream_get_flags(m, th, stream: handle):
     return streams.get_flags(m, th, stream)
 
 
+@api("aclrtGetStreamAvailableNum", cost="query", defaults=(0,))
+def get_stream_available_num(m, th):
+    """(count, ret): how many more streams the current device takes."""
+    return streams.available(m, th)
+
+
 @api("aclrtCreateStreamConfigHandle", defaults=(0,))
 def create_stream_config_handle(m, th):
     return _stream_config.create_config(m, th)
@@ -211,6 +288,30 @@ def device_get_stream_priority_range(m, th):
 @api("aclrtCreateEvent", cost="create_event", defaults=(0,))
 def create_event(m, th):
     return events.create(m, th, None)
+
+
+@api("aclrtQueryEvent", cost="query", defaults=(0,))
+def query_event(m, th, event: handle):
+    """(status, ret): ACL_EVENT_STATUS_NOT_READY (1) while its last record has not run, else COMPLETE (0)."""
+    return events.query(m, th, event)
+
+
+@api("aclrtQueryEventWaitStatus", cost="query", defaults=(0,))
+def query_event_wait_status(m, th, event: handle):
+    """(status, ret): ACL_EVENT_WAIT_STATUS_COMPLETE (0) once every wait for the event has run."""
+    return events.query_wait_status(m, th, event)
+
+
+@api("aclrtGetEventId", cost="query", defaults=(0,))
+def get_event_id(m, th, event: handle):
+    """(event_id, ret): the runtime's id of an event with a wait task (507000 for one without)."""
+    return events.event_id(m, th, event)
+
+
+@api("aclrtGetEventAvailNum", cost="query", defaults=(0,))
+def get_event_avail_num(m, th):
+    """(count, ret): how many more events the current device takes."""
+    return events.available(m, th)
 
 
 @api("aclrtCreateEventWithFlag", cost="create_event", defaults=(0,))
@@ -297,6 +398,72 @@ def memcpy_async(m, th, dst: ptr, dest_max: size, src: ptr, count: size, kind: i
 @api("aclrtMemset", trace=("count", "value"))
 def memset(m, th, dev_ptr: ptr, max_count: size, value: int, count: size) -> None:
     return memops.memset(m, th, dev_ptr, max_count, value, count)
+
+
+@api("aclrtMemcpy2d", trace=("width", "height", "kind"))
+def memcpy2d(m, th, dst: ptr, dpitch: size, src: ptr, spitch: size, width: size, height: size, kind: int) -> None:
+    """Blocking copy of ``height`` rows of ``width`` bytes, ``spitch``/``dpitch`` bytes apart (core/memops.py)."""
+    return memops.memcpy2d(m, th, dst, dpitch, src, spitch, width, height, kind)
+
+
+@api("aclrtMemcpy2dAsync", cost="memcpy_async", trace=("width", "height", "kind", "stream"))
+def memcpy2d_async(
+    m, th, dst: ptr, dpitch: size, src: ptr, spitch: size, width: size, height: size, kind: int, stream: handle
+) -> None:
+    return memops.memcpy2d_async(m, th, dst, dpitch, src, spitch, width, height, kind, stream)
+
+
+@api("aclrtMemcpyAsyncWithCondition", cost="memcpy_async", trace=("count", "kind", "stream"))
+def memcpy_async_with_condition(
+    m, th, dst: ptr, dest_max: size, src: ptr, count: size, kind: int, stream: handle
+) -> None:
+    """Deprecated for aclrtMemcpyAsync, whose checks it makes (memory.cpp:706-735): the same copy."""
+    return memops.memcpy_async(m, th, dst, dest_max, src, count, kind, stream)
+
+
+@api("aclrtMallocAlign32", cost="malloc", defaults=(0,))
+def malloc_align32(m, th, size: positive_size, policy: int):
+    """(dev_ptr, ret): as aclrtMalloc, without its 32 bytes of padding: ALIGN_UP(size, 32)."""
+    return memops.malloc(m, th, size, policy, padding=False)
+
+
+@api("aclrtMallocCached", cost="malloc", defaults=(0,))
+def malloc_cached(m, th, size: positive_size, policy: int):
+    """(dev_ptr, ret): device memory the AI CPU reads through its cache (memory.cpp:389-420); the
+    sandbox models no device caches, so it behaves as aclrtMalloc's."""
+    return memops.malloc(m, th, size, policy)
+
+
+def _cache_range(dev_ptr: int, size: int) -> None:
+    """aclrtMemFlush / aclrtMemInvalidate: the acl layer's checks (memory.cpp:543-563); the sandbox
+    models no device caches, so there is nothing else to do."""
+    if dev_ptr == 0:
+        fail(ACL_ERROR_INVALID_PARAM, "devPtr is a null pointer")
+    if size == 0:
+        fail(ACL_ERROR_INVALID_PARAM, "size must be > 0")
+
+
+@api("aclrtMemFlush", cost="query")
+def mem_flush(m, th, dev_ptr: ptr, size: size) -> None:
+    """Write back the cached lines of [dev_ptr, dev_ptr + size)."""
+    return _cache_range(dev_ptr, size)
+
+
+@api("aclrtMemInvalidate", cost="query")
+def mem_invalidate(m, th, dev_ptr: ptr, size: size) -> None:
+    """Drop the cached lines of [dev_ptr, dev_ptr + size)."""
+    return _cache_range(dev_ptr, size)
+
+
+@api(
+    "aclrtPointerGetAttributes",
+    cost="query",
+    defaults=({"location": {"id": 0, "type": 0}, "page_size": 0, "rsv": [0, 0, 0, 0]},),
+)
+def pointer_get_attributes(m, th, ptr: ptr):
+    """({"location": {"id", "type"}, "page_size", "rsv"}, ret): where the memory at ``ptr`` lives
+    (type ACL_MEM_LOCATION_TYPE_HOST 0, DEVICE 1, UNREGISTERED 2) and its page size."""
+    return memops.pointer_attributes(m, th, ptr)
 
 
 @api("aclrtMemsetAsync", cost="memset_async", trace=("count", "value", "stream"))

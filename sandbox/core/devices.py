@@ -11,6 +11,7 @@ Rules (RT-API 04/05, RT-DG 05, seed 000):
 """
 from __future__ import annotations
 
+import uuid
 from typing import TYPE_CHECKING
 
 from . import constants as C, events, leaks, trace as T, waits
@@ -250,3 +251,25 @@ def device_capability(m: Machine, device_id: int, info: int) -> int:
     if info not in table:
         fail(ACL_ERROR_RT_PARAM_INVALID, f"unknown aclDeviceInfo value {info!r}")
     return table[info]
+
+
+def primary_context_active(m: Machine, th: HostThread, device_id: int) -> int:
+    """aclrtGetPrimaryCtxState: 1 while the process holds the device's default context (SetDevice
+    not yet reset), else 0; flags are reserved (context.cpp:218-232: pyACL returns 0 for them)."""
+    m.device(device_id)
+    return 1 if th.process.device_refs.get(device_id, 0) > 0 else 0
+
+
+def same_device_id(m: Machine, th: HostThread, device_id: int) -> int:
+    """The logical, physical and user ids of a device are the same id here: the sandbox's devices
+    are numbered as the machine has them, with no container remapping (ASCEND_RT_VISIBLE_DEVICES)."""
+    m.device(device_id)
+    return device_id
+
+
+def uuid_bytes(m: Machine, device_id: int) -> list[int]:
+    """aclrtDeviceGetUuid's 16 bytes.  Sandbox choice: a name-based UUID (RFC 4122 version 3) of the
+    profile's chip and the device's index, the same in every run and process."""
+    m.device(device_id)
+    return list(uuid.uuid3(uuid.NAMESPACE_URL, f"npu-sandbox:{m.profile.soc_name}/{device_id}").bytes)
+

@@ -20,6 +20,14 @@
   stream; a WithFlag event is refused with 207000 when its flags are exactly ACL_EVENT_IPC or
   hold none of ACL_EVENT_SYNC, ACL_EVENT_EXTERNAL, ACL_EVENT_IPC (the docs' rule, "only
   ACL_EVENT_SYNC events", is stricter than the code).
+* aclrtQueryEvent (the older query, acl event.cpp:124-138; event.cc:1173-1187): NOT_READY while the
+  event's last record is queued or running, else COMPLETE, a never-recorded event included.
+  aclrtQueryEventWaitStatus (api_impl.cc:2299-2325, event.cc:1216-1243): COMPLETE once every wait
+  issued for the event has run (an event without a wait task, or never waited for, is complete).
+* aclrtGetEventId: the runtime's id of an event with a wait task (SYNC, EXTERNAL, IPC, or a plain
+  event), numbered per device from 0 in creation order; an event without one has none: 507000
+  (event.cc:505-513, errcode_manage.cc:197).  aclrtGetEventAvailNum: how many more events the
+  current device takes (api_impl.cc:1914-1931: the driver's count of free ids).
 * Elapsed time is read from the device's timestamp counter: ticks = floor(t / resolution),
   ms = (ticks_end - ticks_start) / ticks_per_ms (RT-SRC event.cc).
 * IPC events (aclrtCreateEventExWithFlag(ACL_EVENT_IPC), A2/A3 only: api_error.cc:1664-1667, else 207000).
@@ -81,6 +89,8 @@ def create(m: Machine, th: HostThread, flags: int | None, ex: bool = False) -> i
              f"{m.profile.soc_name} allows ({m.profile.max_events})")
     ev = Event(m.new_handle(), ctx, bits, flags is None)
     ev.ex = ex
+    if ev.plain or ev.flags & _WAITABLE:
+        ev.event_id, dev.next_event_id = dev.next_event_id, dev.next_event_id + 1
     dev.live_events += 1
     ctx.events[ev.handle] = ev
     m.events[ev.handle] = ev
@@ -130,8 +140,10 @@ def stream_wait(m: Machine, th: HostThread, stream_handle, handle, external: boo
     if not ev.plain and not ev.flags & _WAITABLE:     # api_error.cc:1414-1416
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"this event's flags ({ev.flags:#x}) hold none of ACL_EVENT_SYNC, "
              "ACL_EVENT_EXTERNAL, ACL_EVENT_IPC: it has no wait task, so streams cannot wait on it")
-    m.submit(th, stream, Task.new("event_wait", "EVENT_WAIT", waits_on=None if external else ev.record_task,
-                                  event=ev, detail=detail))
+    if len(ev.waits) > 16:                # forget the waits already run: only the pending ones matter
+        ev.waits = [task for task in ev.waits if not task.done]
+    ev.waits.append(m.submit(th, stream, Task.new("event_wait", "EVENT_WAIT", waits_on=None if external
+                                                  else ev.record_task, event=ev, detail=detail)))
 
 
 def reset(m: Machine, th: HostThread, handle, stream_handle) -> None:
@@ -164,6 +176,37 @@ def query_status(m: Machine, th: HostThread, handle) -> int:
     if done and task is not None:
         hazards.learn(m, th, (task,))         # "complete" tells the host the work is done
     return C.ACL_EVENT_RECORDED_STATUS_COMPLETE if done else C.ACL_EVENT_RECORDED_STATUS_NOT_READY
+
+
+def query(m: Machine, th: HostThread, handle) -> int:
+    """aclrtQueryEvent: ACL_EVENT_STATUS_NOT_READY while the last record has not run, else COMPLETE."""
+    ev = m.event(handle)
+    m.graphs.refuse_event(ev, "aclrtQueryEvent", query=True)
+    task = ev.record_task
+    if task is not None and task.done:
+        hazards.learn(m, th, (task,))         # "complete" tells the host the work is done
+    return C.ACL_EVENT_STATUS_NOT_READY if task is not None and not task.done else C.ACL_EVENT_STATUS_COMPLETE
+
+
+def query_wait_status(m: Machine, th: HostThread, handle) -> int:
+    """aclrtQueryEventWaitStatus: COMPLETE once every wait issued for the event has run."""
+    ev = m.event(handle)
+    ev.waits = [task for task in ev.waits if not task.done]
+    return C.ACL_EVENT_WAIT_STATUS_NOT_READY if ev.waits else C.ACL_EVENT_WAIT_STATUS_COMPLETE
+
+
+def event_id(m: Machine, th: HostThread, handle) -> int:
+    ev = m.event(handle)
+    if ev.event_id is None:
+        fail(ACL_ERROR_RT_INTERNAL_ERROR, f"this event (flags {ev.flags:#x}) has no wait task, so the runtime gave "
+             "it no event id (event.cc:505-513)")
+    return ev.event_id
+
+
+def available(m: Machine, th: HostThread) -> int:
+    """aclrtGetEventAvailNum: the events the current device still takes."""
+    ctx = m.current_context(th)
+    return m.profile.max_events - m.devices[ctx.device].live_events
 
 
 def ticks(m: Machine, t: int) -> int:

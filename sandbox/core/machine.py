@@ -42,6 +42,7 @@ class Device:
         self.next_stream_id = 0
         self.live_streams = 0
         self.live_events = 0
+        self.next_event_id = 0                    # aclrtGetEventId's numbering
         self.sync_stream: Stream | None = None    # the runtime's own queue for blocking copies
 
 

@@ -28,7 +28,7 @@ import functools
 from . import constants as C, hazards, peer, trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_ADDR_UNALIGNED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, describe, fail)
-from .memory import check_span
+from .memory import PAGE_SIZES, check_span
 from .tasks import Task
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ DIRECTION_WORDS = {"H2D": "host to device", "D2H": "device to host", "D2D": "dev
 
 
 # -- allocation --------------------------------------------------------------------------------
-def malloc(m: Machine, th: HostThread, size: int, policy: int) -> int:
+def malloc(m: Machine, th: HostThread, size: int, policy: int, padding: bool = True) -> int:
     ctx = m.current_context(th)
     mem = m.devices[ctx.device].memory
     name = C.MALLOC_POLICY_NAMES.get(policy, f"policy {policy}")
@@ -54,7 +54,7 @@ def malloc(m: Machine, th: HostThread, size: int, policy: int) -> int:
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{name} is not supported on {m.profile.soc_name}")
     if policy in C.MALLOC_HUGE1G_POLICIES and not m.profile.huge1g_pages_supported:
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"1 GiB pages are not supported on {m.profile.soc_name}")
-    alloc = mem.allocate(size, policy, name, th.process.pid, th.tid)
+    alloc = mem.allocate(size, policy, name, th.process.pid, th.tid, padding)
     alloc.resets = th.process.device_resets.get(ctx.device, 0)
     m.log.append(T.MemAllocated(th.clock, ctx.device, alloc.ptr, size, alloc.reserved, name, alloc.page,
                                 th.process.pid, th.tid, th.call_seq))
@@ -103,13 +103,14 @@ class CopyPlan:
     pageable: bool
     bandwidth: float
     peer: bool
+    rows: Any
     __slots__ = tuple(__annotations__)
 
 
 def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: int,
-              th: HostThread | None = None, *, kind_decides: bool = True) -> CopyPlan:
+              th: HostThread | None = None, *, kind_decides: bool = True, src_count: int | None = None) -> CopyPlan:
     """How a copy runs; ``kind_decides=False`` (the blocking aclrtMemcpy) takes the direction from
-    the pointers whatever ``kind`` says."""
+    the pointers whatever ``kind`` says; ``src_count``: the source's span when it differs (2-D copies)."""
     if kind not in C.MEMCPY_KIND_NAMES:
         fail(ACL_ERROR_INVALID_PARAM, f"memcpy kind {describe(kind)} is not an aclrtMemcpyKind (0..7)")
     if count > dest_max:
@@ -122,7 +123,7 @@ def plan_copy(m: Machine, dst: int, dest_max: int, src: int, count: int, kind: i
     plan.doff = check_span(plan.dst, dst, count, "destination")
     if not plan.dst.writable:
         fail(ACL_ERROR_RT_PARAM_INVALID, "the destination is read-only memory (a bytes object): use a bytearray")
-    plan.soff = check_span(plan.src, src, count, "source")
+    plan.soff = check_span(plan.src, src, count if src_count is None else src_count, "source")
     actual = ("D" if plan.src.kind == "device" else "H") + "2" + ("D" if plan.dst.kind == "device" else "H")
     wanted = KIND_DIRECTIONS.get(kind, actual) if kind_decides else actual
     if wanted != actual:
@@ -249,6 +250,113 @@ def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, st
     if plan.pageable:
         m.block_until(th, lambda: task.done, "aclrtMemcpyAsync from pageable memory", learns=(task,),
                       on=("task", task.id))
+
+
+# -- 2-D copies ------------------------------------------------------------------------------------
+MAX_2D_HEIGHT, MAX_2D_WIDTH = 5 * 1024 * 1024, 5_000_000          # internal_error_define.hpp:27-28
+_2D_KINDS = (C.ACL_MEMCPY_HOST_TO_DEVICE, C.ACL_MEMCPY_DEVICE_TO_HOST, C.ACL_MEMCPY_DEVICE_TO_DEVICE,
+             C.ACL_MEMCPY_DEFAULT)
+
+
+def plan_copy2d(m: Machine, th: HostThread, dst, dpitch, src, spitch, width, height, kind) -> CopyPlan | None:
+    """aclrtMemcpy2d(Async): ``height`` rows of ``width`` bytes, ``spitch`` and ``dpitch`` apart.
+
+    The acl layer (memory.cpp:211-245, CheckMemcpy2dParam): a width or height of 0 copies nothing
+    (None); null pointers, a width wider than a pitch, a kind other than host-to-device,
+    device-to-host, device-to-device or default: 100000.  The runtime (api_error.cc:2973-3011): a
+    pitch of 0, more than 5242880 rows or a width above 5000000: 107000.  The direction comes from
+    the pointers (MemcpyKindAutoCorrect)."""
+    if width == 0 or height == 0:
+        return None
+    if dst == 0 or src == 0:
+        fail(ACL_ERROR_INVALID_PARAM, "a 2-D copy needs non-null source and destination pointers")
+    if width > spitch or width > dpitch:
+        fail(ACL_ERROR_INVALID_PARAM, f"width ({width}) must not exceed spitch ({spitch}) nor dpitch ({dpitch})")
+    if kind not in _2D_KINDS:
+        fail(ACL_ERROR_INVALID_PARAM, f"a 2-D copy takes ACL_MEMCPY_HOST_TO_DEVICE, _DEVICE_TO_HOST, "
+             f"_DEVICE_TO_DEVICE or _DEFAULT, got {C.MEMCPY_KIND_NAMES.get(kind, kind)}")
+    if height > MAX_2D_HEIGHT or width > MAX_2D_WIDTH:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"a 2-D copy takes at most {MAX_2D_HEIGHT} rows of at most {MAX_2D_WIDTH} "
+             f"bytes, got {height} rows of {width}")
+    dst_span, src_span = (height - 1) * dpitch + width, (height - 1) * spitch + width
+    plan = plan_copy(m, dst, dst_span, src, dst_span, C.ACL_MEMCPY_DEFAULT, th, src_count=src_span)
+    plan.count = width * height                       # the bytes that move: the duration's
+    rows = [(plan.doff + r * dpitch, plan.soff + r * spitch) for r in range(height)] if height > 1 else None
+    dst_buf, src_buf = plan.dst, plan.src
+    plan.rows = (rows, width, dst_span, src_span, dst_buf, src_buf)
+    return plan
+
+
+def _copy2d_effect(plan: CopyPlan):
+    rows, width, _, _, dst, src = plan.rows
+    if rows is None:
+        return lambda: dst.copy_from(plan.doff, src, plan.soff, width)
+
+    def effect():
+        for doff, soff in rows:
+            dst.copy_from(doff, src, soff, width)
+    return effect
+
+
+def _copy2d_task(m: Machine, plan: CopyPlan, name: str) -> Task:
+    _, _, dst_span, src_span, dst, src = plan.rows
+    return Task.new("memcpy", name, plan.engine, duration=copy_duration(m, plan), effect=_copy2d_effect(plan),
+                    nbytes=plan.count, detail=_copy_detail(plan, C.ACL_MEMCPY_DEFAULT),
+                    access=((src, plan.soff, src_span, False), (dst, plan.doff, dst_span, True)))
+
+
+def memcpy2d(m: Machine, th: HostThread, dst, dpitch, src, spitch, width, height, kind) -> None:
+    """Blocking 2-D copy: host-to-device or device-to-host only (else 107000, api_error.cc:3020-3043;
+    device-to-device asked for by its kind: 207000, 3022-3025)."""
+    if kind == C.ACL_MEMCPY_DEVICE_TO_DEVICE and width and height:
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the blocking aclrtMemcpy2d copies host-to-device or device-to-host "
+             "only; use aclrtMemcpy2dAsync for a device-to-device 2-D copy")
+    plan = plan_copy2d(m, th, dst, dpitch, src, spitch, width, height, kind)
+    if plan is None:
+        return
+    if plan.direction not in ("H2D", "D2H"):
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"the blocking aclrtMemcpy2d copies host-to-device or device-to-host only; "
+             f"these pointers make it {DIRECTION_WORDS[plan.direction]}")
+    th.clock += m.profile.host_costs.memcpy_sync_setup
+    task = m.submit(th, m.sync_stream(plan.device), _copy2d_task(m, plan, "MEMCPY2D"))  # type: ignore[arg-type]
+    m.block_until(th, lambda: task.done, "aclrtMemcpy2d", learns=(task,), on=("task", task.id))
+    _report_blocking(task)
+
+
+def memcpy2d_async(m: Machine, th: HostThread, dst, dpitch, src, spitch, width, height, kind, stream_handle) -> None:
+    """Queued 2-D copy: host-to-device, device-to-host or device-to-device on one device (else 107000,
+    api_error.cc:3071-3086); with pageable host memory it waits for the stream, then copies (3090-3097)."""
+    stream = m.stream(th, stream_handle, api="aclrtMemcpy2dAsync")
+    plan = plan_copy2d(m, th, dst, dpitch, src, spitch, width, height, kind)
+    if plan is None:
+        return
+    if plan.direction == "H2H" or plan.peer:
+        fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtMemcpy2dAsync copies host-to-device, device-to-host or within one "
+             f"device; these pointers make it {DIRECTION_WORDS[plan.direction]}")
+    if plan.device != stream.device:
+        fail(ACL_ERROR_RT_PARAM_INVALID, f"the device memory of this copy is on device {plan.device}, but stream "
+             f"{stream.stream_id} runs on device {stream.device}")
+    task = m.submit(th, stream, _copy2d_task(m, plan, "MEMCPY2D_ASYNC"))
+    if plan.pageable:
+        m.block_until(th, lambda: task.done, "aclrtMemcpy2dAsync from pageable memory", learns=(task,),
+                      on=("task", task.id))
+
+
+# -- pointer attributes ---------------------------------------------------------------------------
+def pointer_attributes(m: Machine, th: HostThread, ptr: int) -> dict:
+    """aclrtPointerGetAttributes (npu_driver_mem.cc:2040-2086): device memory is
+    ACL_MEM_LOCATION_TYPE_DEVICE with its device's id and its page size; aclrtMallocHost memory is
+    HOST, id 0; any other host address (a numpy array's, from numpy_to_ptr) is UNREGISTERED, id 0.
+    Sandbox choice: host pages are 4 KiB.  Null: the acl layer's 100000 (memory.cpp:446-454)."""
+    if ptr == 0:
+        fail(ACL_ERROR_INVALID_PARAM, "ptr is a null pointer")
+    buf = m.buffer(ptr)
+    if buf is not None and buf.kind == "device":
+        location, device = 1, buf.device              # ACL_MEM_LOCATION_TYPE_DEVICE
+        page = PAGE_SIZES[getattr(buf, "page", "normal")]
+    else:
+        location, device, page = (0 if buf is not None and buf.kind == "pinned" else 2), 0, PAGE_SIZES["normal"]
+    return {"location": {"id": device, "type": location}, "page_size": page, "rsv": [0, 0, 0, 0]}
 
 
 # -- memset ---------------------------------------------------------------------------------------

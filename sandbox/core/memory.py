@@ -148,9 +148,10 @@ def align_up(value: int, alignment: int) -> int:
     return (value + alignment - 1) // alignment * alignment
 
 
-def padded_size(size: int, page: str) -> int:
-    """Bytes the runtime reserves before page rounding: ALIGN_UP(size, 32) + 32."""
-    return align_up(size, 32) if page == "huge1g" else align_up(size, 32) + 32
+def padded_size(size: int, page: str, padding: bool = True) -> int:
+    """Bytes the runtime reserves before page rounding: ALIGN_UP(size, 32) + 32 (no padding for
+    1 GiB pages, nor for aclrtMallocAlign32: memory.cpp:383-387, 293-310)."""
+    return align_up(size, 32) + 32 if padding and page != "huge1g" else align_up(size, 32)
 
 
 def page_kinds(policy: int, size: int) -> tuple[str, ...]:
@@ -387,10 +388,11 @@ class DeviceMemory:
         if i > 0 and self.free_ranges[i - 1][0] + self.free_ranges[i - 1][1] == start:
             self.free_ranges[i - 1][1] += self.free_ranges.pop(i)[1]
 
-    def allocate(self, size: int, policy: int, policy_name: str, pid: int, tid: int) -> DeviceAllocation:
+    def allocate(self, size: int, policy: int, policy_name: str, pid: int, tid: int,
+                 padding: bool = True) -> DeviceAllocation:
         for page in page_kinds(policy, size):
             unit = PAGE_SIZES[page]
-            reserved = align_up(padded_size(size, page), unit)
+            reserved = align_up(padded_size(size, page, padding), unit)
             start = self._find(reserved, unit)
             if start is not None:
                 self._take(start, reserved)

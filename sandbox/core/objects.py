@@ -28,6 +28,7 @@ class Process:
         self.sat_mode = sat_mode                       # aclrtSetDeviceSatMode (at first the chip's default)
         self.overflow_status: dict[int, int] = {}      # device -> its overflow status word (core/numerics.py)
         self.contexts: dict[int, "Context"] = {}       # every live context, by handle
+        self.sys_params: dict[int, int] = {}           # aclrtSetSysParamOpt (core/sysparams.py)
         self.ended = False
 
 
@@ -85,6 +86,7 @@ class Context:
         self.stop_on_failure = False
         self.failure = 0                  # code of the failure that stopped the context
         self.failure_message = ""
+        self.sys_params: dict[int, int] = {}  # aclrtCtxSetSysParamOpt (core/sysparams.py)
 
 
 class Stream:
@@ -151,6 +153,8 @@ class Event:
                                           # IPC event and the events opened from its handle (core/events.py)
         self.ipc_key = 0                  # the key its IPC handle carries (0: never exported)
         self.opened = False               # made by aclrtIpcOpenEventHandle
+        self.event_id: int | None = None  # the runtime's id (aclrtGetEventId): only events with a wait task
+        self.waits: list = []             # its wait tasks not yet seen done (aclrtQueryEventWaitStatus)
         self.alive = True
 
     @property

@@ -158,6 +158,12 @@ def reg_state_callback(m: Machine, th: HostThread, name, fn, args) -> None:
         callbacks[name] = (fn, args)
 
 
+def available(m: Machine, th: HostThread) -> int:
+    """aclrtGetStreamAvailableNum: the streams the current device still takes (api_impl.cc:1878-1901)."""
+    ctx = m.current_context(th)
+    return m.profile.max_streams - m.devices[ctx.device].live_streams
+
+
 def get_priority(m: Machine, th: HostThread, handle) -> int:
     return m.stream(th, handle, check_context=False).priority
 
