@@ -10,14 +10,18 @@ src/acl/) gave back about 200.  It is 8,000 since the last of the samples' runti
 214 lines), virtual memory management and shareable handles (vmm.py, 261), IPC events (about
 80), overflow detection and the random-number task (numerics.py and about 20 more), and
 notify and value waits that order the hazard clocks whichever comes first, inside captures too
-(about 70)."""
+(about 70).  It is 8,300 since the real pyACL binding's runtime calls came in (7,955 lines before
+them, 8,204 after): 2-D copies and pointer attributes (memops.py, about 110), the older event
+query, wait status, event ids and the free event and stream counts (about 60), system options
+(sysparams.py, 50), device ids, UUIDs and the primary context's state (about 25), and the rules
+the sources gave for events, copies of 0 bytes and calls before aclInit."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 CORE = Path(__file__).resolve().parent.parent / "sandbox" / "core"
-LINE_BUDGET = 8_000
+LINE_BUDGET = 8_300
 
 
 def test_the_kernel_fits_its_line_budget():

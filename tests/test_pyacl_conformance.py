@@ -142,3 +142,70 @@ def test_sample_calls_the_binding_lacks_keep_the_naming_rule_and_refuse(device0)
             if _binding.wrapping(c_name) is None:
                 module, name = _unmodelled.py_name(c_name)
                 assert f"{module}.{name}".lstrip(".") in beyond_pyacl.BEYOND_PYACL, c_name
+
+
+def _ports():
+    """The ports of the official samples (examples/), as source text."""
+    return [p.read_text() for p in sorted((ROOT / "examples").rglob("*.py")) if not p.name.startswith("_")]
+
+
+def test_the_readme_states_the_measured_figures():
+    modelled = sum(1 for f in FACTS if _function(f).__module__ != _unmodelled.__name__)
+    only_constants = sum(
+        1 for text in _ports() if all("constants" in finding.what for finding in sandbox.not_in_pyacl(text))
+    )
+    ports = len(_ports())
+    readme = (ROOT / "README.md").read_text()
+    for figure in (f"**{len(FACTS)}**", f"**{modelled}**", f"**{len(FACTS) - modelled}**"):
+        assert figure in readme, figure
+    assert f"{only_constants} of the {ports} use nothing beyond" in readme
+    assert f"the other {ports - only_constants} port C calls" in readme
+    zh = (ROOT / "README.zh-CN.md").read_text()
+    assert f"{ports} 个中有 {only_constants} 个" in zh and f"**{modelled}**" in zh
+
+
+def test_not_in_pyacl_names_constants_calls_beyond_and_arguments_pyacl_refuses():
+    program = """
+import numpy as np
+import acl
+ACL_MEMCPY_HOST_TO_DEVICE = 1
+acl.rt.memcpy(0, 0, 0, 0, ACL_MEMCPY_HOST_TO_DEVICE)
+acl.rt.launch_host_func(0, print, None)
+acl.util.ptr_to_numpy(0, (4,), np.float32)
+x = acl.ACL_SUCCESS
+acl.rt.no_such_call()
+"""
+    found = [(f.where, f.name) for f in sandbox.not_in_pyacl(program)]
+    assert found == [
+        ("line 6", "acl.rt.launch_host_func"),
+        ("line 7", "acl.util.ptr_to_numpy"),
+        ("line 8", "acl.ACL_SUCCESS"),
+        ("line 9", "acl.rt.no_such_call"),
+    ]
+    assert "np.dtype(np.float32).num (11)" in sandbox.not_in_pyacl(program)[1].what
+
+
+def test_not_in_pyacl_reads_the_cells_run_so_far_whether_the_kernel_keeps_history_or_not():
+    from jupyter_client.manager import start_new_kernel
+
+    manager, client = start_new_kernel(kernel_name="python3")
+    try:
+        outputs = []
+
+        def run(code: str, history: bool) -> None:
+            client.execute(code, store_history=history)
+            while True:
+                msg = client.get_iopub_msg(timeout=60)
+                if msg["msg_type"] == "stream":
+                    outputs.append(msg["content"]["text"].strip())
+                if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                    return
+
+        for history in (False, True):  # nbval's kernel keeps none; Jupyter's does
+            run("import sandbox\nfrom sandbox import acl", history)
+            run("acl.init()\nx = acl.ACL_SUCCESS\nacl.rt.launch_host_func", history)
+            run("print(sorted({f.name for f in sandbox.not_in_pyacl()}))", history)
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert outputs == ["['acl.ACL_SUCCESS', 'acl.rt.launch_host_func']"] * 2

@@ -14,9 +14,12 @@
 # | 4 | launch the kernel | Ascend C: `add_kernel<<<blockDim, nullptr, stream>>>(devA, devB, devC, size)` | `add[block_dim, stream](dev_a, dev_b, dev_c, size)` |
 # | 5 | copy back, synchronise, clean up | `aclrtSynchronizeStream(stream)`, `aclrtFree`, `aclrtDestroyStream`, `aclrtResetDevice`, `aclFinalize()` | the same names in snake case |
 #
-# Return conventions are pyACL's: a call that only reports success returns an `int` (0 is
-# `ACL_SUCCESS`); a call that produces something returns a tuple with the code last.
-# Only the import differs from a program for a real board (`import acl`).
+# Names, arguments, return shapes and codes are pyACL's, the real binding's (`hicann/runtime`,
+# `python/pyACL/`): a call that only reports success returns an `int` (0 is `ACL_SUCCESS`); a
+# call that produces something returns a tuple with the code last. A program for a board
+# writes `import acl`, and defines the constants it uses (`ACL_MEMCPY_HOST_TO_DEVICE = 1`, as
+# the official samples' `constants.py` does): pyACL has none, the sandbox offers them to keep
+# the cells short. The last cell lists what this notebook uses that a board's `acl` lacks.
 #
 # **After this notebook** you can write the five steps yourself, say which layer of the
 # software stack each call reaches, and read the Gantt chart, memory map and queue panel.
@@ -37,8 +40,10 @@
 # | 4 | 下发核函数 | Ascend C：`add_kernel<<<blockDim, nullptr, stream>>>(devA, devB, devC, size)` | `add[block_dim, stream](dev_a, dev_b, dev_c, size)` |
 # | 5 | 拷回、同步、清理 | `aclrtSynchronizeStream(stream)`、`aclrtFree`、`aclrtDestroyStream`、`aclrtResetDevice`、`aclFinalize()` | 同名的 snake_case 写法 |
 #
-# 返回值约定与 pyACL 相同：只报告成败的调用返回一个 `int`（0 即 `ACL_SUCCESS`）；产生结果的调用
-# 返回一个元组，错误码在最后。与真实板卡上的程序相比，只有 import 一行不同（`import acl`）。
+# 名称、参数、返回形式和错误码都与 pyACL（真实的绑定：`hicann/runtime` 的 `python/pyACL/`）相同：只报告成败的
+# 调用返回一个 `int`（0 即 `ACL_SUCCESS`）；产生结果的调用返回一个元组，错误码在最后。板卡上的程序写
+# `import acl`，并自己定义用到的常量（如 `ACL_MEMCPY_HOST_TO_DEVICE = 1`，官方示例的 `constants.py` 就是这样做的）：
+# pyACL 没有常量，沙箱提供它们是为了让代码单元简短。最后一个代码单元列出本 notebook 用到、而板卡上的 `acl` 没有的名称。
 #
 # **学完本 notebook**，你能自己写出这五个步骤，说出每个调用到达软件栈的哪一层，并读懂甘特图、
 # 内存图和队列面板。**前提**：会 Python 和 numpy；不需要 NPU，也不需要会 C。
@@ -569,6 +574,25 @@ sandbox.teach.check("01.2", solution)
 # [0_hello_cann.py](../../examples/0_quickstart/0_hello_cann.py) 移植了 `0_quickstart/0_hello_cann`：
 # 同样的五个步骤，中间是示例用算子库的 aclnnAdd 做的向量加法。算子库不是运行时，所以移植版本把该算子及其张量、标量描述和
 # 工作空间查询换成一个 `@sandbox.kernel`，每个运行时调用都与示例相同。
+
+# %% [markdown]
+# ## On a board
+#
+# `sandbox.not_in_pyacl()` reads the cells run so far and lists each use of a name that
+# `import acl` on a board does not have, with what to write there instead: here the constants,
+# and `acl.util.ptr_to_numpy` given a numpy type where pyACL takes numpy's type number.
+
+# %% [markdown] lang="zh"
+# ## 在板卡上
+#
+# `sandbox.not_in_pyacl()` 读取到目前为止运行过的代码单元，列出每一处使用了板卡上 `import acl` 所没有的名称的地方，
+# 以及在那里应当怎么写：这里是常量，以及给 `acl.util.ptr_to_numpy` 传 numpy 类型的地方（pyACL 要的是 numpy 的类型编号）。
+
+# %%
+findings = sandbox.not_in_pyacl()
+print(len(findings), "uses of names a board's acl does not have; each name once:")
+for finding in {f.name: f for f in findings}.values():
+    print(f"  {finding.name}: {finding.what}")
 
 # %% [markdown]
 # ## Summary

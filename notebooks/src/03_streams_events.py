@@ -317,10 +317,13 @@ for profile in ("ascend910b", "ascend310b"):
 
 # %% [markdown]
 # Asking for the elapsed time **before** the end event has completed is an error, not a wrong
-# number: the runtime returns `ACL_ERROR_RT_EVENT_NOT_COMPLETE`.
+# number: the end event's timestamp is not set yet, and the runtime returns 107006
+# `ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID` (hicann/runtime `src/runtime/core/src/event/event.cc`,
+# `ElapsedTime`).
 
 # %% [markdown] lang="zh"
-# 在结束事件完成**之前**查询耗时是一个错误，而不是一个错误的数字：运行时返回 `ACL_ERROR_RT_EVENT_NOT_COMPLETE`。
+# 在结束事件完成**之前**查询耗时是一个错误，而不是一个错误的数字：结束事件的时间戳尚未写入，运行时返回 107006
+# `ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID`（hicann/runtime `src/runtime/core/src/event/event.cc` 的 `ElapsedTime`）。
 
 # %%
 fresh()
@@ -331,7 +334,7 @@ acl.rt.record_event(e0, s)
 work[1, s](1_000_000)
 acl.rt.record_event(e1, s)
 ms, ret = acl.rt.event_elapsed_time(e0, e1)
-print("without synchronising: ret", ret, ret == acl.ACL_ERROR_RT_EVENT_NOT_COMPLETE)
+print("without synchronising: ret", ret, ret == acl.ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID)
 print(acl.get_recent_err_msg())
 
 # %% [markdown]
@@ -413,6 +416,9 @@ for how in ("polling", "synchronize"):
 # throughput work at the default. (The runtime's overview also lists "performance-degradation
 # protection" among its features without saying what it is; we found no documented call or
 # setting behind it, so this course does not teach it.)
+#
+# The `acl.rt.stream_get_priority` below (C `aclrtStreamGetPriority`), which reads the priority
+# back, is not in pyACL: it runs on the sandbox, not with `import acl` on a board.
 
 # %% [markdown] lang="zh"
 # ## 流优先级
@@ -429,6 +435,9 @@ for how in ("polling", "synchronize"):
 # 运行的任务。拷贝流和计算流使用不同的引擎，所以它们之间的优先级什么也不改变。把高优先级给**延迟**要紧的任务——
 # 一个不能排在同一批核上的大批量任务后面的、小而紧急的请求——吞吐型任务保持默认即可。（运行时概览还把“性能
 # 降级保护”列为特性之一，但没有说明它是什么；我们没有找到与之对应的文档化调用或设置，所以本课程不讲它。）
+#
+# 下面读回优先级用的 `acl.rt.stream_get_priority`（C 的 `aclrtStreamGetPriority`）不在 pyACL 中：它在沙箱里
+# 可用，在板卡上的 `import acl` 里没有。
 
 # %%
 def priorities(profile):

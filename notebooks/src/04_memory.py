@@ -416,6 +416,10 @@ sandbox.memory_map()
 #
 # Four steps, each uploading 8 MiB into a fresh buffer and reading it back, first with
 # plain malloc/free, then with a pool:
+#
+# pyACL has no binding of the pool calls: `acl.rt.mem_pool_*` are the sandbox's, named by
+# pyACL's rule so that the C samples port line by line. On a board a Python program does not have
+# them (`import acl`); C programs do.
 
 # %% [markdown] lang="zh"
 # 长时间运行的程序通过一次性申请大缓冲区、自己再切分来避免这种情况，或者交给内存池来做。（文档还指出频繁的
@@ -439,6 +443,9 @@ sandbox.memory_map()
 # | `aclrtMemPoolGetAttr(pool, attr, &value)` | `acl.rt.mem_pool_get_attr(pool, attr)` |
 #
 # 四个步骤，每步把 8 MiB 上传到一个新缓冲区再读回来，先用普通的 malloc/free，再用内存池：
+#
+# pyACL 没有绑定内存池的调用：`acl.rt.mem_pool_*` 是沙箱按 pyACL 的命名规则提供的，便于逐行移植 C 示例。
+# 在板卡上，Python 程序（`import acl`）里没有它们；C 程序有。
 
 # %%
 STEP = 8 * MiB

@@ -338,6 +338,10 @@ print(acl.get_recent_err_msg())
 #
 # The two mechanisms do not mix on one stream: a stream that has run a host function refuses
 # a subscription, and the other way round, with 107011.
+#
+# pyACL binds `aclrtLaunchCallback` (`acl.rt.launch_callback`) but not `aclrtLaunchHostFunc`:
+# `acl.rt.launch_host_func` is the sandbox's, for the C sample; a Python program on a board uses
+# callbacks.
 
 # %% [markdown] lang="zh"
 # ## Host 函数：由运行时提供线程
@@ -347,6 +351,9 @@ print(acl.get_recent_err_msg())
 # 的 Host 函数、一次同步。
 #
 # 两种机制不能在一条流上混用：运行过 Host 函数的流拒绝订阅，反之亦然，返回 107011。
+#
+# pyACL 绑定了 `aclrtLaunchCallback`（`acl.rt.launch_callback`），但没有绑定 `aclrtLaunchHostFunc`：
+# `acl.rt.launch_host_func` 是沙箱为 C 示例提供的；板卡上的 Python 程序使用回调。
 
 # %%
 stream, buf = board()

@@ -34,6 +34,10 @@
 # **After this notebook** you can capture a step of work into a graph, replay it, feed it new
 # data through its captured buffers, capture two streams into one graph, and say when a graph
 # pays and when a fused kernel is the better answer. **It assumes** notebooks 01 to 04.
+#
+# pyACL has no binding of the ACL Graph calls (`aclmdlRI*`): the `acl.mdl.ri_*` calls below
+# are the sandbox's, named by pyACL's rule. On a board, graphs are captured from C or C++ (or by a
+# framework); the rules and the timings this notebook shows are the runtime's either way.
 
 # %% [markdown] lang="zh"
 # # 08 · ACL Graph：捕获一次流任务，一次调用重放
@@ -63,6 +67,9 @@
 #
 # **学完本 notebook**，你能把一步任务捕获为图并重放，通过捕获时的缓冲区给它输入新数据，把两条流捕获进一个图，并说明
 # 什么时候图划算、什么时候融合核函数是更好的答案。**前提**：notebook 01 到 04。
+#
+# pyACL 没有绑定 ACL Graph 的调用（`aclmdlRI*`）：下面的 `acl.mdl.ri_*` 是沙箱按 pyACL 的命名规则提供的。
+# 在板卡上，图由 C 或 C++（或框架）来捕获；本 notebook 展示的规则和时间在两种情况下都是运行时的。
 
 # %% lang="zh"
 import sandbox

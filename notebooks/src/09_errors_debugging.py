@@ -140,8 +140,8 @@ print("--- and again:", repr(acl.get_recent_err_msg()))
 
 # %%
 acl.rt.destroy_stream(0)     # the default stream cannot be destroyed
-print("peek:", acl.rt.peek_at_last_error(), "| peek:", acl.rt.peek_at_last_error(),
-      "| get:", acl.rt.get_last_error(), "| get:", acl.rt.get_last_error())
+print("peek:", acl.rt.peek_at_last_error(0), "| peek:", acl.rt.peek_at_last_error(0),
+      "| get:", acl.rt.get_last_error(0), "| get:", acl.rt.get_last_error(0))
 _ = acl.get_recent_err_msg()
 
 # %% [markdown]

@@ -449,6 +449,10 @@ sandbox.gantt()
 # aclrtLaunchHostFunc(other, host_func, &userData);    // 1_callback_hostfunc: the runtime's thread
 # aclrtSynchronizeStream(stream);
 # ```
+#
+# Of these calls pyACL binds the callback ones (`subscribe_report`, `launch_callback`,
+# `process_report`); `acl.rt.launch_host_func` and `subscribe_host_func` are the sandbox's, for the
+# C samples, and not in `import acl` on a board.
 
 # %% [markdown] lang="zh"
 # ## 5 · 回调（`callback/0_simple_callback`、`1_callback_hostfunc`、`2_callback_exception`）
@@ -467,6 +471,9 @@ sandbox.gantt()
 # aclrtLaunchHostFunc(other, host_func, &userData);    // 1_callback_hostfunc：运行时的线程
 # aclrtSynchronizeStream(stream);
 # ```
+#
+# 这些调用中，pyACL 绑定了回调相关的调用（`subscribe_report`、`launch_callback`、`process_report`）；
+# `acl.rt.launch_host_func` 和 `subscribe_host_func` 是沙箱为 C 示例提供的，板卡上的 `import acl` 里没有。
 
 # %%
 fresh()
@@ -575,6 +582,8 @@ print("the exception callback saw:", reports)
 # for (int i = 0; i < 3; ++i) { aclmdlRIExecuteAsync(modelRI, stream); aclrtSynchronizeStream(stream); }
 # aclmdlRIDestroy(modelRI);
 # ```
+#
+# pyACL has no binding of the capture calls: `acl.mdl.ri_*` are the sandbox's, named by pyACL's rule.
 
 # %% [markdown] lang="zh"
 # ## 6 · 捕获与重放（`model_ri/0_simple_model`）
@@ -593,6 +602,8 @@ print("the exception callback saw:", reports)
 # for (int i = 0; i < 3; ++i) { aclmdlRIExecuteAsync(modelRI, stream); aclrtSynchronizeStream(stream); }
 # aclmdlRIDestroy(modelRI);
 # ```
+#
+# pyACL 没有绑定捕获相关的调用：`acl.mdl.ri_*` 是沙箱按 pyACL 的命名规则提供的。
 
 # %%
 import json
@@ -652,6 +663,8 @@ sandbox.gantt()
 # }
 # aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH, &high);
 # ```
+#
+# pyACL has no binding of the pool calls either: `acl.rt.mem_pool_*` are the sandbox's.
 
 # %% [markdown] lang="zh"
 # ## 7 · 内存池（`3_memory_advanced/memory_pool`）
@@ -670,6 +683,8 @@ sandbox.gantt()
 # }
 # aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH, &high);
 # ```
+#
+# pyACL 也没有绑定内存池的调用：`acl.rt.mem_pool_*` 是沙箱提供的。
 
 # %%
 MiB = 1 << 20

@@ -170,3 +170,4 @@ _MODULES = {
 }
 _unmodelled.install(_MODULES)
 beyond_pyacl.declare(_MODULES)  # the calls beyond pyACL say so (acl/beyond_pyacl.py)
+beyond_pyacl.watch_cells()

@@ -161,7 +161,7 @@ def check(program=None) -> list[Finding]:
     """The names of ``acl`` a program uses that pyACL on a board does not have, in order.
 
     ``program``: source text, a function or module (its source), or nothing: in Jupyter, the
-    cells run so far in this kernel.  It reads ``acl.x`` and ``acl.rt.x`` (the submodules too) as
+    cells run so far in this kernel; in a script, the script.  It reads ``acl.x`` and ``acl.rt.x`` (the submodules too) as
     the program writes them, whatever ``acl`` is bound to: ``from sandbox import acl`` and
     ``import acl`` read alike.
     """
@@ -186,20 +186,42 @@ def check(program=None) -> list[Finding]:
     return list(found.values())
 
 
+_CELLS: list[str] = []  # the notebook cells run since the sandbox was imported (watch_cells)
+
+
+def _record_cell(info) -> None:
+    _CELLS.append(info.raw_cell)
+
+
+def watch_cells() -> None:
+    """Keep the source of each notebook cell run from now on: a kernel that keeps no history
+    (nbval's, for one) still lets ``check()`` read the cells run so far."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None and not getattr(shell, "_sandbox_cells_watched", False):
+        shell.events.register("pre_run_cell", _record_cell)
+        shell._sandbox_cells_watched = True
+
+
 def _cells_so_far() -> list[tuple[str, str]]:
-    try:
-        shell = get_ipython()  # type: ignore[name-defined]
-    except NameError:
-        raise TypeError(
-            "not_in_pyacl() needs a program (source text, a function or a module) outside Jupyter"
-        ) from None
+    """In Jupyter, the cells run so far (IPython's history, else those kept since the import); in a
+    script, the script; else nothing."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        main = getattr(sys.modules.get("__main__"), "__file__", None)
+        return [("", open(main, encoding="utf-8").read())] if main and main.endswith(".py") else []
+    history = shell.user_ns.get("In", [])
+    cells = [(f"In [{n}]", cell) for n, cell in enumerate(history) if n]
+    if not any(cell for _, cell in cells):
+        cells = [(f"cell {n + 1}", cell) for n, cell in enumerate(_CELLS)]
     out = []
-    for n, cell in enumerate(shell.user_ns.get("In", [])):
+    for label, cell in cells:
         if not cell or "not_in_pyacl" in cell:
             continue
         try:
             ast.parse(cell)
         except SyntaxError:
             continue  # a cell with IPython magics
-        out.append((f"In [{n}]", cell))
+        out.append((label, cell))
     return out
