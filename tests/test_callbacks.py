@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 import sandbox
 from sandbox import acl
 from sandbox.core import trace as T
@@ -378,3 +380,16 @@ def test_a_stream_with_both_subscriptions_takes_callbacks_and_host_funcs(device0
     reports.join()
     host_funcs.join()
     assert ran == ["callback", "host_func"]
+
+
+def test_start_thread_calls_func_without_an_argument_for_none_and_stop_thread_raises_what_it_raised(device0):
+    got = []
+    tid, ret = acl.util.start_thread(lambda *args: got.append(args), None)
+    assert ret == 0 and acl.util.stop_thread(tid) == 0 and got == [()]
+
+    def fails(args):
+        raise ValueError("bad batch")
+
+    tid, _ = acl.util.start_thread(fails, [1])
+    with pytest.raises(RuntimeError, match="exception=ValueError,msg=bad batch"):
+        acl.util.stop_thread(tid)

@@ -28,6 +28,15 @@ def test_repeated_init_and_finalize_return_their_codes():
     assert acl.init() == acl.ACL_ERROR_REPEAT_INITIALIZE
     assert acl.finalize() == 0
     assert acl.finalize() == acl.ACL_ERROR_REPEAT_FINALIZE
+    assert acl.init() == 0 and acl.finalize() == 0  # an init again allows a finalize again
+
+
+def test_a_finalize_without_init_releases_what_the_process_holds():
+    sandbox.configure()
+    assert acl.rt.set_device(0) == 0
+    assert acl.finalize() == 0
+    assert acl.rt.get_primary_ctx_state(0) == (0, 0, 0)  # the device was released
+    assert acl.finalize() == acl.ACL_ERROR_REPEAT_FINALIZE
 
 
 def test_finalize_releases_devices_of_the_process(machine):

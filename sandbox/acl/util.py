@@ -183,14 +183,25 @@ def start_thread(m, th, func, args_list):
     """(thread_id, ret): start ``func(args_list)`` on a new host thread that takes part in the sandbox.
 
     The id is the thread's ``threading.Thread.ident``, so it can be given to
-    acl.rt.subscribe_report.  Python threads cannot be cancelled: stop_thread waits for the
-    function to return, so let it end (e.g. a flag checked between process_report calls).
+    acl.rt.subscribe_report.  As in the binding (python/pyACL/util/thread.cpp), the thread calls
+    ``func(args_list)``, or ``func()`` when args_list is None, and an exception it raises comes back
+    from stop_thread as a RuntimeError.  Python threads cannot be cancelled: stop_thread waits for
+    the function to return, so let it end (e.g. a flag checked between process_report calls).
     """
     import threading
 
     if not callable(func):
         fail(ACL_ERROR_INVALID_PARAM, f"start_thread: func must be callable, got {type(func).__name__}")
-    thread = threading.Thread(target=func, args=(args_list,), name=f"acl thread ({getattr(func, '__name__', 'func')})")
+    raised: list[BaseException] = []
+
+    def body():
+        try:
+            func() if args_list is None else func(args_list)
+        except Exception as exc:  # noqa: BLE001 - handed to stop_thread, as the binding does
+            raised.append(exc)
+
+    thread = threading.Thread(target=body, name=f"acl thread ({getattr(func, '__name__', 'func')})")
+    thread._sandbox_raised = raised  # type: ignore[attr-defined]
     thread._sandbox_takes_part = True  # type: ignore[attr-defined]  # the sandbox's mark on a Python thread
     thread.start()
     started = m.util_threads
@@ -213,9 +224,13 @@ def _started_thread(m, th, thread_id):
 
 
 def stop_thread(thread_id) -> int:
-    """Wait for a thread from start_thread to finish (its function must return); 0 or 100000."""
+    """Wait for a thread from start_thread to finish (its function must return); 0 or 100000, or
+    the RuntimeError of an exception the thread's function raised."""
     thread = _started_thread(thread_id)
     if type(thread) is int:
         return thread  # the error code
     thread.join()  # outside the machine lock: the thread may still make calls
+    raised = thread._sandbox_raised
+    if raised:
+        raise RuntimeError("; ".join(f"exception={type(exc).__name__},msg={exc}" for exc in raised))
     return 0

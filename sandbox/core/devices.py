@@ -1,6 +1,8 @@
 """Init, devices and contexts: SetDevice reference counting, default contexts, resets.
 
 Rules (RT-API 04/05, RT-DG 05, seed 000):
+* aclInit twice is 100002; aclFinalize releases what the process holds, aclInit or not before it,
+  and a second one with no aclInit between is 100037 (src/acl/aclrt_impl/acl.cpp:382-392, 630-645).
 * SetDevice selects the device for the calling thread only, creating or re-using the
   process's default context of that device (with its default stream) and making it current.
 * Every SetDevice adds one reference; ResetDevice drops one and releases the default
@@ -38,8 +40,8 @@ def finalize(m: Machine, th: HostThread) -> None:
     proc = th.process
     charged: set[int] = set()
     while True:          # every wait (and refusal) before the first release: a failed finalize changes nothing
-        if not proc.initialized:
-            fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize was already called (or aclInit never was)")
+        if proc.finalized:      # a finalize without aclInit before it finalizes (acl.cpp:630-645)
+            fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize was already called, and aclInit not since")
         waited = False
         for device in sorted(proc.default_contexts):
             waited |= _wait_idle(m, th, proc.default_contexts[device], f"resetting device {device}")
