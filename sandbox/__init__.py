@@ -60,12 +60,17 @@ __all__ += list(_VIEWS)
 
 
 def __getattr__(name):
-    """The views (dashboard, Gantt, memory map, queues, summary, trace export) load on first use,
-    so that ``import sandbox`` stays light for programs that only run the runtime."""
+    """The views (dashboard, Gantt, memory map, queues, summary, trace export) and the exercises
+    (``sandbox.teach``) load on first use, so that ``import sandbox`` stays light for programs
+    that only run the runtime."""
     if name in _VIEWS:
         from .widgets import api
 
         return getattr(api, name)
+    if name == "teach":
+        import importlib
+
+        return importlib.import_module(".teach", __name__)
     raise AttributeError(f"module 'sandbox' has no attribute {name!r}")
 
 

@@ -10,6 +10,7 @@ only writes the Dockerfile it would build.
 from __future__ import annotations
 
 import os
+import json
 import re
 import shutil
 import subprocess
@@ -58,7 +59,7 @@ def test_binder_config_names_python_3_11_and_installs_the_project():
         for ln in (ROOT / "binder" / "requirements.txt").read_text().splitlines()
         if ln.strip() and not ln.startswith("#")
     ]
-    assert lines[0] == "-e ."
+    assert lines[0] == "."  # a wheel: it installs the JupyterLab settings override (sandbox/lab.py)
     for line in lines[1:]:
         assert re.fullmatch(r"[A-Za-z0-9_.\-]+==[0-9][A-Za-z0-9.]*", line), f"not pinned: {line}"
     assert {ln.split("==")[0] for ln in lines[1:]} >= {"numpy", "matplotlib", "ipywidgets", "jupyterlab"}
@@ -100,11 +101,14 @@ def test_binder_environment_installs_cleanly_and_runs_the_first_notebook(repo_co
     probe = run(
         python,
         "-c",
-        "import sandbox, sys; from sandbox import acl; print(sandbox.__file__); print(acl.init())",
+        "import sandbox, sys; from sandbox import acl; print(sys.prefix); print(acl.init())",
         cwd=tmp_path,
     )
-    where, ret = probe.stdout.split()
-    assert Path(where).is_relative_to(repo_copy) and ret == "0"
+    prefix, ret = probe.stdout.split()
+    assert ret == "0"
+    # installed as a wheel: JupyterLab's settings override (saving widget state) is in the environment
+    override = Path(prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.d" / "npu-runtime-sandbox.json"
+    assert json.loads(override.read_text()) == {"@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True}}
     run(python, "-m", "pip", "install", "-q", "nbval==0.11.0", "pytest", cwd=repo_copy)
     first = sorted((repo_copy / "notebooks").glob("[0-9]*.ipynb"))[0]
     run(

@@ -101,6 +101,12 @@ def test_wheel_ships_py_typed(wheel):
     assert "sandbox/py.typed" in wheel["names"]
 
 
+def test_wheel_ships_the_data_the_package_reads(wheel):
+    """The binding's facts table (acl/_binding.py) and the JupyterLab setting sandbox.lab writes."""
+    assert "sandbox/acl/pyacl_binding.json" in wheel["names"]
+    assert "sandbox/widgets/jupyterlab-settings/npu-runtime-sandbox.json" in wheel["names"]
+
+
 # -- dependencies -----------------------------------------------------------------------------------
 def test_jupyterlab_is_the_lab_extra_not_a_base_dependency(wheel):
     reqs = requires_dist(wheel["metadata"])
@@ -129,9 +135,9 @@ def test_readme_first_commands_install_the_lab_extra_and_the_test_extra():
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"```bash\n(.*?)```", readme, re.S).group(1)
     first, second = [ln.split("#")[0].strip() for ln in block.splitlines()[:2]]
-    assert first == 'pip install -e ".[lab]" && jupyter lab notebooks/'
+    assert first == 'pip install -e ".[lab]" && python -m sandbox.lab notebooks/'
     assert second == 'pip install -e ".[test]" && python -m pytest'
-    assert "jupyter lab --allow-root notebooks/" in readme, "the README should say what root needs"
+    assert "python -m sandbox.lab --allow-root notebooks/" in readme, "the README should say what root needs"
 
 
 # -- scratch notebooks ------------------------------------------------------------------------------

@@ -238,3 +238,12 @@ def test_mark_puts_a_note_at_the_threads_clock():
     t = teach.mark("here")
     assert t == sandbox.now()
     assert teach.window(start="here", end="here") == (t, t)
+
+
+def test_the_readme_s_snippet_reaches_the_exercises_from_import_sandbox_alone():
+    import subprocess
+    import sys
+
+    code = "import sandbox; print(len(sandbox.teach.exercises()) > 20, sandbox.teach is sandbox.teach)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.split() == ["True", "True"], done.stderr

@@ -263,7 +263,7 @@ function el(tag, cls, parent, text) {
 function render({ model, el: root }) {
   let D = null, view0 = 0, view1 = 1, t = model.get("t"), selected = -1, playing = null;
   let frame = 0, hoverKey = "", syncTimer = null, width = 900;
-  const stats = { frames: 0, playFrames: 0, playStart: 0, lastDraw: 0 };
+  const stats = { frames: 0, playFrames: 0, playStart: 0, lastDraw: 0, bars: 0 };
 
   setTexts((model.get("data") || {}).texts);  // before the buttons are labelled
   const box = el("div", "sbx-dash", root);
@@ -372,7 +372,8 @@ function render({ model, el: root }) {
     ctx.beginPath(); ctx.rect(LABEL_W, TITLE_H, pw, R.length * ROW_H); ctx.clip();
     // one run of sub-pixel bars becomes one aggregate bar
     let run = null;
-    const flush = () => { if (run) { ctx.fillStyle = run.c; ctx.fillRect(run.x0, run.y, Math.max(minW, run.x1 - run.x0), run.h); run = null; } };
+    stats.bars = 0;  // task bars drawn: sub-pixel runs count once (data-bars, for the tests)
+    const flush = () => { if (run) { ctx.fillStyle = run.c; ctx.fillRect(run.x0, run.y, Math.max(minW, run.x1 - run.x0), run.h); stats.bars++; run = null; } };
     const put = (s, e, y, hh, c, dim) => {
       let x0 = xOf(s), x1 = xOf(e);
       if (x1 < LABEL_W - 2 || x0 > LABEL_W + pw + 2) return;
@@ -384,7 +385,7 @@ function render({ model, el: root }) {
       flush();
       let w = x1 - x0;
       if (w > 3 * gap + 1) w -= gap;             // back-to-back tasks keep a visible gap
-      ctx.fillStyle = c2; ctx.fillRect(x0, y, Math.max(minW, w), hh);
+      ctx.fillStyle = c2; ctx.fillRect(x0, y, Math.max(minW, w), hh); stats.bars++;
     };
     for (let r = 0; r < R.length; r++) {
       const y = TITLE_H + r * ROW_H, yb = y + (ROW_H - BAR_H) / 2;
@@ -562,7 +563,8 @@ function render({ model, el: root }) {
     stats.frames++; stats.lastDraw = performance.now() - t0;
     box.dataset.t = String(t); box.dataset.view0 = String(view0); box.dataset.view1 = String(view1);
     box.dataset.frames = String(stats.frames); box.dataset.drawMs = stats.lastDraw.toFixed(2);
-    box.dataset.n = String(n);
+    box.dataset.n = String(n); box.dataset.bars = String(stats.bars);
+    box.dataset.rows = String(rows().length); box.dataset.plotW = String(Math.round(plotW()));
   }
   const schedule = () => { if (!frame) frame = requestAnimationFrame(draw); };
 
