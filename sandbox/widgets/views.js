@@ -267,6 +267,14 @@ function render({ model, el: root }) {
 
   setTexts((model.get("data") || {}).texts);  // before the buttons are labelled
   const box = el("div", "sbx-dash", root);
+  // the keys the dashboard's controls take (the slider's arrows, Home, End, Page keys; Enter
+  // and space on a button) are theirs: JupyterLab's and Notebook 7's command mode, which binds
+  // them to moving between cells, must not see them; other keys (Ctrl+S, Escape) go on to it
+  const OWN_KEYS = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End",
+                            "PageUp", "PageDown", "Enter", " "]);
+  box.addEventListener("keydown", (e) => {
+    if (OWN_KEYS.has(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey) e.stopPropagation();
+  });
   const bar = el("div", "sbx-bar", box);
   const play = el("button", "sbx-play", bar, tx("▶ play"));
   const back = el("button", "sbx-back", bar, tx("◀ step"));
