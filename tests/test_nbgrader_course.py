@@ -43,7 +43,7 @@ def test_generate_assignment_yields_exactly_the_committed_notebooks(tmp_path, la
         result = api.generate_assignment(name, force=True)
         assert result["success"], result.get("error")
         released = _sources(tmp_path / "release" / name / f"{name}.ipynb")
-        assert released == _sources(target(ROOT / "notebooks" / "src" / f"{name}.py", lang)), name
+        assert released == _sources(target(ROOT / "instructor" / f"{name}.py", lang)), name
 
 
 def _submit(course: Path, name: str, student: str, fill) -> None:
@@ -74,14 +74,7 @@ def test_autograde_gives_the_reference_full_marks_and_wrong_work_none(tmp_path, 
     _submit(tmp_path, name, "reference", lambda gid, mine, ref: ref)
     _submit(tmp_path, name, "stub", lambda gid, mine, ref: mine)
     _submit(tmp_path, name, "lazy", lambda gid, mine, ref: HOST_COMPUTED if gid == "ex01_1" else ref)
-    for student in ("reference", "stub", "lazy"):
-        subprocess.run(
-            [sys.executable, "-m", "nbgrader", "db", "student", "add", student],
-            cwd=tmp_path,
-            check=True,
-            capture_output=True,
-        )
-    done = subprocess.run(
+    done = subprocess.run(  # the README's route: files in submitted/, autograde (it adds the students)
         [sys.executable, "-m", "nbgrader", "autograde", name, "--force"],
         cwd=tmp_path,
         capture_output=True,
@@ -94,4 +87,14 @@ def test_autograde_gives_the_reference_full_marks_and_wrong_work_none(tmp_path, 
         full = gb.find_submission(name, "reference").max_score
     assert full == 2
     assert scores == {"reference": 2, "stub": 0, "lazy": 1}
+    feedback = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_feedback", name],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert feedback.returncode == 0, feedback.stderr[-3000:]
+    lazy = (tmp_path / "feedback" / "lazy" / name / f"{name}.html").read_text(encoding="utf-8")
+    assert "✘" in lazy and "✔" in lazy  # the grader's lines, as the learner sees them
     shutil.rmtree(tmp_path / "autograded", ignore_errors=True)

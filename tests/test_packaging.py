@@ -131,6 +131,13 @@ def test_test_extra_brings_what_the_notebook_and_browser_tests_run_in():
     assert {"pytest", "nbval", "ipykernel", "nbformat", "nbclient", "jupyterlab", "playwright"} <= set(test)
 
 
+def test_the_teachers_tools_are_their_own_extra_out_of_the_learners_lab_extra():
+    extras = pyproject()["project"]["optional-dependencies"]
+    names = {k: {re.split(r"[<>=!~;\s\[]", r, maxsplit=1)[0].lower() for r in v} for k, v in extras.items()}
+    assert "nbgrader" in names["teach"] and "nbgrader" not in names["lab"]
+    assert names["teach"] <= names["test"]  # the tests run the teacher's route
+
+
 def test_readme_first_commands_install_the_lab_extra_and_the_test_extra():
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"```bash\n(.*?)```", readme, re.S).group(1)
@@ -194,5 +201,37 @@ def test_git_ignores_scratch_notebooks_and_checkpoints_but_not_the_project_noteb
         pytest.skip("not a git work tree")
     ignored = run("git", "check-ignore", *SCRATCH, cwd=ROOT)
     assert sorted(ignored.stdout.split()) == sorted(SCRATCH), ignored.stdout + ignored.stderr
-    kept = run("git", "check-ignore", "notebooks/01_quickstart.ipynb", "notebooks/src/01_quickstart.py", cwd=ROOT)
+    kept = run("git", "check-ignore", "notebooks/01_quickstart.ipynb", "instructor/01_quickstart.py", cwd=ROOT)
     assert kept.returncode == 1 and not kept.stdout, kept.stdout
+
+
+# -- the learner release ------------------------------------------------------------------------------
+def test_the_learner_release_holds_the_notebooks_and_the_package_and_no_answer_key(tmp_path):
+    sys.path.insert(0, str(ROOT / "tools"))
+    from make_release import SOLUTION_MARKERS, make_release
+
+    files = {str(f) for f in make_release(tmp_path / "release")}
+    assert {
+        "pyproject.toml",
+        "sandbox/__init__.py",
+        "notebooks/01_quickstart.ipynb",
+        "binder/requirements.txt",
+    } <= files
+    assert "notebooks/zh/01_quickstart.ipynb" in files and "README.md" in files
+    assert not [f for f in files if f.startswith(("instructor/", "tests/", "tools/"))]
+    for path in (tmp_path / "release").rglob("*"):
+        if path.suffix in (".py", ".ipynb"):  # (the READMEs name the markers)
+            text = path.read_text(encoding="utf-8")
+            assert not any(marker in text for marker in SOLUTION_MARKERS), path
+
+
+def test_the_learner_release_refuses_a_file_that_holds_a_reference_solution(tmp_path):
+    sys.path.insert(0, str(ROOT / "tools"))
+    from make_release import make_release
+
+    root = tmp_path / "repo"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "notebooks" / "leak.py").write_text("### BEGIN SOLUTION\nx = 1\n### END SOLUTION\n")
+    with pytest.raises(ValueError, match="leak.py holds a reference solution"):
+        make_release(tmp_path / "release", root)
+    assert not (tmp_path / "release").exists()

@@ -1,6 +1,6 @@
 """Build the teaching notebooks from their sources and run them, outputs included.
 
-Each ``notebooks/src/NN_topic.py`` is a notebook in jupytext's percent format and is the
+Each ``instructor/NN_topic.py`` is a notebook in jupytext's percent format and is the
 *instructor* source: its exercise cells hold the reference solutions between nbgrader's
 ``### BEGIN SOLUTION`` / ``### END SOLUTION`` markers, and its check cells may hold
 ``### BEGIN HIDDEN TESTS`` regions.  This script makes the *learner* notebook from it

@@ -25,7 +25,7 @@ import jupytext
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ROOT / "notebooks" / "src"
+SOURCES = ROOT / "instructor"
 OUT = ROOT / "notebooks"
 LANGUAGES = ("en", "zh")
 OUTS = {"en": OUT, "zh": OUT / "zh"}

@@ -1,7 +1,7 @@
 """Reference solutions and the mistakes learners make, for every exercise in the notebooks.
 
 The reference solutions are not written twice: ``solutions("01")`` runs the code cells of
-the instructor source ``notebooks/src/01_*.py`` (its check cells excepted) and keeps, after
+the instructor source ``instructor/01_*.py`` (its check cells excepted) and keeps, after
 each nbgrader solution cell ``exNN_k``, the function ``solution`` it defined, as exercise
 ``"NN.k"``.  A mistake or a correct variant is the source of a ``solution`` function, made
 in that notebook's namespace by ``variant``, so it can use the notebook's kernels and helpers.

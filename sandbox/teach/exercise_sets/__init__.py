@@ -1,6 +1,6 @@
 """The notebooks' exercises, one module per notebook: importing a module registers its
 exercises with ``sandbox.teach.grading``.  Reference solutions are not here: they live in
-the instructor sources (notebooks/src, between nbgrader's solution markers) and the tests."""
+the instructor sources (instructor/, between nbgrader's solution markers) and the tests."""
 
 from __future__ import annotations
 
