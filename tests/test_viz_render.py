@@ -248,3 +248,21 @@ def test_gantt_hatches_the_tasks_that_failed_or_were_discarded_and_says_so_in_it
     acl.rt.free(buf)
     acl.rt.reset_device(0)
     acl.finalize()
+
+
+def test_a_queue_box_breaks_a_long_waiting_reason_instead_of_cutting_it():
+    import sandbox
+    from sandbox import acl
+
+    sandbox.configure("ascend310b")
+    acl.init()
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+    dev, _ = acl.rt.malloc(1 << 20, 0)
+    slow = sandbox.kernel(lambda x: None, name="slow", ns=200_000)
+    for _ in range(3):
+        slow[1, stream](dev)
+    fig = sandbox.queues(sandbox.now()).figure
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert any("waits:\npredecessor" in t for t in texts), texts
+    assert not any("…" in t for t in texts), texts

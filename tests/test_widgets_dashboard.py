@@ -143,3 +143,27 @@ def test_a_blocking_call_sends_what_it_waited_for_to_the_browser(dash):
     assert [(name, meta["strings"][w]) for name, w in zip(names, waited) if w >= 0] == [
         ("aclrtSynchronizeStream", "NPU 0 Stream 2")
     ]
+
+
+def test_every_symbol_the_dashboard_writes_is_in_a_common_font():
+    """The dashboard's own texts (tx("...") in views.js, and their Chinese) use only symbols that
+    DejaVu Sans has (the font matplotlib ships and Debian's default), not ones most fonts lack
+    (U+23F8 for pause showed as a box)."""
+    import re
+    from pathlib import Path
+
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    from sandbox.viz.texts_zh import TEXTS
+
+    import sandbox
+
+    source = (Path(sandbox.__file__).parent / "widgets" / "views.js").read_text(encoding="utf-8")
+    labels = re.findall(r'tx\("((?:[^"\\]|\\.)*)"', source)
+    assert "❚❚ pause" in labels and "▶ play" in labels
+    covered = FT2Font(font_manager.findfont("DejaVu Sans")).get_charmap()
+    texts = labels + [TEXTS[label] for label in labels if label in TEXTS]
+    symbols = {ch for text in texts for ch in text if ord(ch) > 0x2000 and not 0x3000 <= ord(ch) <= 0x9FFF}
+    symbols -= {"，", "：", "（", "）", "；", "、", "！", "？"}  # CJK punctuation: the CJK font's
+    assert all(ord(ch) in covered for ch in symbols), sorted(ch for ch in symbols if ord(ch) not in covered)

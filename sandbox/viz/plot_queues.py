@@ -105,13 +105,19 @@ def _box(ax, x, y, colour, lines, edge="none", text="white", ls="solid", lw=0.8)
     ax.text(
         x + BOX_W / 2,
         y,
-        "\n".join(_clip(s, 17) for s in lines),
+        "\n".join(_clip(part, 17) for s in lines for part in _split(s, 17)),
         ha="center",
         va="center",
         fontsize=6.5,
         color=text,
         linespacing=1.1,
     )
+
+
+def _split(s: str, n: int) -> list[str]:
+    """A label too long for a box breaks after its "label:" ("waits:" / "predecessor")."""
+    head, sep, tail = s.partition(": ")
+    return [s] if len(s) <= n or not sep else [head + ":", tail]
 
 
 def _clip(s: str, n: int) -> str:

@@ -164,7 +164,7 @@ TEMPLATES = {
 # -- the dashboard's own controls and tooltips (sandbox/widgets/views.js), filled by its tx() ----
 WIDGET = {
     "▶ play": "▶ 播放",
-    "⏸ pause": "⏸ 暂停",
+    "❚❚ pause": "❚❚ 暂停",
     "◀ step": "◀ 上一步",
     "step ▶": "下一步 ▶",
     "time: the arrow keys move between change times": "时间：方向键在各变化时刻之间移动",

@@ -600,7 +600,7 @@ function render({ model, el: root }) {
   play.onclick = () => {
     if (playing) return stop();
     if (t >= D.meta.t_end) setT(D.meta.t_start, false);
-    play.textContent = tx("⏸ pause");
+    play.textContent = tx("❚❚ pause");
     const stepNs = (D.meta.t_end - D.meta.t_start) / PLAY_FRAMES;
     stats.playFrames = 0; stats.playStart = performance.now();
     playing = setInterval(() => {
