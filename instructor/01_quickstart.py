@@ -344,22 +344,31 @@ sandbox.show(t=synced)
 # dashboard following. The program is a generator that yields the name of each step once it is
 # done. The cell below takes the first three steps itself (initialise, device and stream,
 # memory and copies in), so the dashboard opens with the two copies queued and the buffers in
-# the memory map; click **next step** for the last two (or call `walk.step()`).
+# the memory map. Click **next step** for the launch, and again for the clean-up; or run
+# `walk.step()` in a new cell, which returns the step's name as the three lines below show
+# (`walk.run()` runs every step left). The dashboard redraws after each step.
 
 # %% [markdown] lang="zh"
 # ## 单步执行
 #
-# `sandbox.step_through(program)` 每点击一次 **next step** 运行程序的一步，仪表盘随之更新。程序是一个
+# `sandbox.step_through(program)` 每点击一次 **下一步** 运行程序的一步，仪表盘随之更新。程序是一个
 # 生成器，每完成一步就 yield 该步的名字。下面的单元自己先走前三步（初始化、设备和流、内存和拷入），所以仪表盘打开时
-# 两个拷贝已在队列中，内存图里有各块缓冲区；再点击 **next step** 走完最后两步（或调用 `walk.step()`）。
+# 两个拷贝已在队列中，内存图里有各块缓冲区。点击 **下一步** 下发核函数，再点击一次完成清理；也可以在新的单元里运行
+# `walk.step()`，它返回该步的名字，如下面的三行输出所示（`walk.run()` 运行剩下的全部步骤）。每一步之后仪表盘都会重绘。
 
 # %%
+STEPS = {  # the steps' names, in the edition's language
+    "en": ("1 initialise", "2 device and stream", "3 memory and copies in", "4 launch", "5 synchronise and clean up"),
+    "zh": ("1 初始化", "2 设备和流", "3 内存和拷入", "4 下发", "5 同步与清理"),
+}[sandbox.i18n.language()]
+
+
 def five_steps():
     acl.init()
-    yield "1 initialise"
+    yield STEPS[0]
     acl.rt.set_device(0)
     s, _ = acl.rt.create_stream()
-    yield "2 device and stream"
+    yield STEPS[1]
     ha, _ = acl.rt.malloc_host(NBYTES)
     hb, _ = acl.rt.malloc_host(NBYTES)
     hc, _ = acl.rt.malloc_host(NBYTES)
@@ -368,9 +377,9 @@ def five_steps():
     acl.util.ptr_to_numpy(hb, (N,), np.int32)[:] = N - np.arange(N)
     acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
     acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
-    yield "3 memory and copies in"
+    yield STEPS[2]
     add[1, s](da, db, dc, N)
-    yield "4 launch"
+    yield STEPS[3]
     acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
     acl.rt.synchronize_stream(s)
     for p in (da, db, dc):
@@ -380,7 +389,7 @@ def five_steps():
     acl.rt.destroy_stream(s)
     acl.rt.reset_device(0)
     acl.finalize()
-    yield "5 synchronise and clean up"
+    yield STEPS[4]
 
 
 sandbox.configure("ascend310b")
@@ -388,20 +397,6 @@ walk = sandbox.step_through(five_steps)
 print(walk.step())
 print(walk.step())
 print(walk.step())
-walk
-
-# %% [markdown]
-# Each `step()` runs one step and returns its name; the dashboard above redraws. The launch:
-
-# %% [markdown] lang="zh"
-# 每次 `step()` 运行一步并返回它的名字；上面的仪表盘随之重绘。下发核函数：
-
-# %%
-print(walk.step())
-
-# %%
-print(walk.step())
-print("finished:", walk.step() is None)
 walk
 
 # %% [markdown]

@@ -219,6 +219,7 @@ WIDGET = {
     "next step ▶": "下一步 ▶",
     "run to end ▶▶": "运行到结束 ▶▶",
     "finished": "已结束",
+    "{}: {}": "{}：{}",  # the step-through's state and its last step
     "{} step{} run": "已运行 {0} 步",
     "stopped by {}": "因 {} 而停止",
     "stopped: the last step raised {}": "已停止：最后一步抛出了 {}",

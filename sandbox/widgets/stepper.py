@@ -70,11 +70,10 @@ class StepThrough(widgets.VBox):
 
     def _update_status(self) -> None:
         done = len(self.done_steps)
-        last = f": {self.done_steps[-1]}" if done else ""
         state = i18n.text("finished") if self.finished else i18n.text("{} step{} run", done, "s" if done != 1 else "")
         if self.error:
             state = i18n.text("stopped by {}", self.error)
-        self.status.value = state + last
+        self.status.value = i18n.text("{}: {}", state, self.done_steps[-1]) if done else state
         self.next_button.disabled = self.rest_button.disabled = self.finished
         if self.finished:
             why = (
