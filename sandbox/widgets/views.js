@@ -506,15 +506,28 @@ function render({ model, el: root }) {
   function drawMemory() {
     const mm = memoryAt(D, t), pal = D.pal;
     mTitle.textContent = tx("Device memory at {}", fmtTime(t));
-    const h = Math.max(1, mm.devices.length) * MEM_ROW_H + 4, ctx = sizeCanvas(mCanvas, width, h);
+    // a device's line too wide for the panel goes on two lines (split after a comma), never cut
+    const measure = mCanvas.getContext("2d");
+    measure.font = "11px sans-serif";
+    const titles = mm.devices.map((d) => {
+      const text = deviceTitle(d);
+      if (measure.measureText(text).width <= width - 8) return [text];
+      const parts = text.split(", ");
+      let k = parts.length - 1;
+      while (k > 1 && measure.measureText(parts.slice(0, k).join(", ") + ",").width > width - 8) k--;
+      return [parts.slice(0, k).join(", ") + ",", parts.slice(k).join(", ")];
+    });
+    const extra = titles.some((lines) => lines.length > 1) ? 13 : 0, rowH = MEM_ROW_H + extra;
+    mCanvas.dataset.titleLines = extra ? "2" : "1";
+    const h = Math.max(1, mm.devices.length) * rowH + 4, ctx = sizeCanvas(mCanvas, width, h);
     ctx.clearRect(0, 0, width, h);
     const pw = plotW(), minW = pal.min_block_px;
     mCanvas._hits = [];
     mm.devices.forEach((d, k) => {
-      const y = k * MEM_ROW_H;
+      const y = k * rowH;
       ctx.fillStyle = "#222"; ctx.font = "11px sans-serif"; ctx.textBaseline = "middle";
-      ctx.fillText(deviceTitle(d), 4, y + 9);
-      const yb = y + 20, hb = 22, win = Math.max(1, d.window), per = win / pw;
+      titles[k].forEach((line, j) => ctx.fillText(line, 4, y + 9 + 13 * j));
+      const yb = y + 20 + extra, hb = 22, win = Math.max(1, d.window), per = win / pw;
       ctx.fillStyle = pal.free; ctx.fillRect(LABEL_W, yb, pw, hb);
       ctx.strokeStyle = "#999"; ctx.lineWidth = 1; ctx.strokeRect(LABEL_W + 0.5, yb + 0.5, pw - 1, hb - 1);
       ctx.fillStyle = "#222"; ctx.textAlign = "right"; ctx.fillText(`NPU ${d.device}`, LABEL_W - 6, yb + hb / 2); ctx.textAlign = "left";
@@ -672,9 +685,11 @@ function render({ model, el: root }) {
     if (c >= 0) lines.push(tx("submitted by {} (call {}) on {}", m.strings[D.call_name[c]], D.call_seq[c], L(m.rows.logical[D.call_row[c]][0])) + (D.args[c] ? `: ${D.args[c]}` : ""));
     return lines;
   }
+  let quiet = "";  // the task just clicked: its details are in the panel, its tip stays away until the pointer leaves it
   function showTip(h, x, y) {
     const key = h ? `${h.type}${h.i}` : "";
-    if (!h) { tip.style.display = "none"; hoverKey = ""; return; }
+    if (key !== quiet) quiet = "";
+    if (!h || key === quiet) { tip.style.display = "none"; hoverKey = ""; return; }
     if (key !== hoverKey) {
       hoverKey = key;
       const lines = h.type === "task" ? taskText(h.i) : h.type === "call" ? callText(h.i) :
@@ -730,6 +745,7 @@ function render({ model, el: root }) {
     const h = hit(ev.offsetX, ev.offsetY);
     selected = h && h.type === "task" ? h.i : -1;
     model.set("selected", selected >= 0 ? D.task_task[selected] : 0); model.save_changes();
+    if (selected >= 0) { quiet = `task${selected}`; tip.style.display = "none"; hoverKey = ""; }  // the details panel says it now
     showDetails(); schedule();
   });
   canvas.addEventListener("dblclick", resetZoom);

@@ -197,7 +197,7 @@ def _open(p, base, name="dashboard.ipynb"):
     with page.expect_websocket(lambda ws: "/api/kernels/" in ws.url):
         page.goto(f"{base}/lab/tree/{name}")
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", state="attached")
     return browser, page
 
 
@@ -285,6 +285,10 @@ def test_the_browser_timeline_zooms_hovers_selects_and_moves_every_panel(lab):
             sync_api.expect(details).to_contain_text("waited on by:")
             _shot(page, "selected")
             assert "stream order" in details.inner_text()
+            tip = page.locator(".sbx-tip")
+            sync_api.expect(tip).to_be_hidden()  # not over the details it just filled
+            page.mouse.move(x + 1, y)  # still on the task: the tip stays away
+            sync_api.expect(tip).to_be_hidden()
 
             # the cursor: keys move between change times; memory and queues follow at once
             times = []
@@ -295,6 +299,16 @@ def test_the_browser_timeline_zooms_hovers_selects_and_moves_every_panel(lab):
             times.append(latency)
             assert "0 waiting" in queues.inner_text() and "running nothing" in queues.inner_text()
             print(f"key to panels: {' '.join(f'{t:.0f}' for t in times)} ms")  # informative: no clock limit
+
+            # a narrow window (1024 px): the controls keep one row, a long memory line wraps, nothing is cut
+            page.set_viewport_size({"width": 1024, "height": 1400})
+            _latency(page, "Home")  # a redraw at the new width
+            boxes = [page.locator(f".sbx-{b}").bounding_box() for b in ("play", "back", "slider", "forward")]
+            assert len({round(b["y"] + b["height"] / 2) for b in boxes}) == 1, boxes  # one row
+            assert page.locator(".sbx-mem-canvas").get_attribute("data-title-lines") == "2"
+            _shot(page, "narrow")
+            page.set_viewport_size({"width": 1300, "height": 1400})
+            _latency(page, "End")
 
             # the kernel hears of the cursor (Dashboard.t), and its queue text is the panel's
             browser_queues, clock = queues.inner_text(), page.locator(".sbx-clock").inner_text()
