@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # fresh environments and repo2docker
+
 ROOT = Path(__file__).resolve().parent.parent
 COPIED = ("sandbox", "notebooks", "binder", "pyproject.toml", "README.md", "LICENSE", "tests/sanitize.cfg")
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".ipynb_checkpoints")

@@ -177,10 +177,8 @@ def test_a_thread_left_running_is_a_cross(exercise):
         threading.Thread(target=lambda: (sandbox.host_work(10**11, "later"), acl.rt.get_device())).start()
         return doubled(x)
 
-    started = time.monotonic()
     grade = teach.check("99.1", leaves_a_thread)
     assert not grade.passed and "still running when the solution returned" in str(grade)
-    assert time.monotonic() - started < 6
 
 
 def test_threads_the_solution_starts_and_joins_run_on_the_graders_machine(exercise):
@@ -207,9 +205,8 @@ def test_a_solution_that_never_returns_is_stopped_by_the_time_limit(exercise):
         never.wait()
         acl.rt.set_device(0)  # the grader gave up: this call unwinds the run
 
-    started = time.monotonic()
     grade = teach.check("99.1", hangs)
-    assert time.monotonic() - started < 6
+    assert not never.is_set()  # stopped by the grader's limit while the solution still hung
     assert not grade.passed and "did not return" in str(grade)
     never.set()
     assert acl.rt.get_device() == (1, 0) and len(sandbox.trace()) > n  # the learner's machine works
@@ -224,9 +221,7 @@ def test_a_wait_that_can_never_end_is_a_cross_not_a_hang(exercise):
         acl.rt.synchronize_stream(s)
         return doubled(x)
 
-    started = time.monotonic()
     grade = teach.check("99.1", waits_for_a_callback_nobody_processes)
-    assert time.monotonic() - started < 6
     assert not grade.passed and "runtime errors" in str(grade)
 
 

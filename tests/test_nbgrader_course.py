@@ -65,6 +65,7 @@ HOST_COMPUTED = """def solution(a, b):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_autograde_gives_the_reference_full_marks_and_wrong_work_none(tmp_path, lang):
     name = "01_quickstart"

@@ -44,6 +44,8 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -1492,6 +1494,7 @@ def run_many(seeds, calls: int, jobs: int, exclude=KNOWN_ISSUE_SHAPES, timeout: 
 # ==================================================================================================
 
 
+@pytest.mark.slow
 def test_random_whole_programs_run_clean_and_deterministically():
     results = run_many(range(BOUNDED_PROGRAMS), BOUNDED_CALLS, jobs=2)
     bad = [r for r in results if r["problems"]]

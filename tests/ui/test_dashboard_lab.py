@@ -40,6 +40,8 @@ ARGS = [
 REPO = Path(__file__).resolve().parents[2]
 OVERRIDES = REPO / "sandbox" / "widgets" / "jupyterlab-settings" / "npu-runtime-sandbox.json"
 
+pytestmark = pytest.mark.slow  # JupyterLab in headless Chromium
+
 if not Path(CHROMIUM).exists():
     pytest.skip(
         f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium)", allow_module_level=True
