@@ -52,3 +52,26 @@ def test_python_m_sandbox_lab_writes_the_override_and_runs_jupyter_lab(tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip()[0].isdigit()  # JupyterLab's version
     assert (tmp_path / "overrides.d" / lab.NAME).read_text() == lab.settings_override()
+
+
+@pytest.mark.slow
+def test_after_the_readme_s_editable_install_sandbox_lab_puts_the_setting_in_the_environment(tmp_path):
+    """A fresh environment, the README's install (pip install -e ".[lab]"): the editable install
+    leaves JupyterLab's settings folder without the override, and python -m sandbox.lab writes it
+    there before JupyterLab starts (here: --version, which starts nothing)."""
+    import shutil
+
+    from test_binder import IGNORED, run, venv_python
+
+    repo = tmp_path / "repo"
+    for name in ("sandbox", "pyproject.toml", "README.md", "LICENSE"):
+        src = ROOT / name
+        shutil.copytree(src, repo / name, ignore=IGNORED) if src.is_dir() else shutil.copy2(src, repo / name)
+    python = venv_python(tmp_path / "env")
+    run(python, "-m", "pip", "install", "-q", "-e", ".[lab]", cwd=repo)
+    prefix = Path(run(python, "-c", "import sys; print(sys.prefix)", cwd=tmp_path).stdout.strip())
+    override = prefix / "share" / "jupyter" / "lab" / "settings" / "overrides.d" / lab.NAME
+    assert not override.exists()  # what an editable install leaves: the reason for sandbox.lab
+    done = run(python, "-m", "sandbox.lab", "--version", cwd=tmp_path)
+    assert done.stdout.strip()[0].isdigit()
+    assert json.loads(override.read_text()) == json.loads(lab.settings_override())
