@@ -345,3 +345,18 @@ def test_a_block_dim_of_0_or_above_65535_is_the_runtimes_107000(device0):
     assert k[65536, device0](buf) == 107000
     assert "65535" in acl.get_recent_err_msg()
     assert k[65535, device0](buf) == 0
+
+
+def test_an_int_whose_conversion_raises_is_the_callers_100000_with_its_call_record(device0):
+    class Hostile(int):
+        def __int__(self):
+            raise RuntimeError("no")
+
+    before = len(sandbox.trace().records)
+    assert acl.rt.malloc(Hostile(64), 0) == (0, INVALID)
+    assert "whose int() raised RuntimeError" in acl.get_recent_err_msg()
+    names = [type(r).__name__ for r in sandbox.trace().records[before:]]
+    assert names[-2:] == ["ErrorRaised", "ApiCall"]  # refused as a call, its record written
+    other = threading.Thread(target=lambda: acl.rt.set_device(0))
+    other.start()
+    other.join()  # the turn goes on to another thread as after any call

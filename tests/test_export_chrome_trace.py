@@ -391,3 +391,29 @@ def test_flow_arrows_at_times_numpy_cannot_hold_exactly_are_the_dict_dump_byte_f
     text = trace_json(log)
     assert '"id":99999' in text
     assert text == dict_json(log)
+
+
+def test_a_flow_end_inside_a_slice_that_an_earlier_longer_slice_covers_is_found_in_one_bisection():
+    """The flow check bisects each row's slices by start and keeps the largest end so far: a point
+    inside a long slice that later, shorter slices start within (an overlap, reported as such) is
+    still inside a slice, and a point past every end is not."""
+    meta = [
+        {"ph": "M", "pid": 1, "tid": 1, "name": "process_name", "args": {"name": "p"}},
+        {"ph": "M", "pid": 1, "tid": 1, "name": "thread_name", "args": {"name": "t"}},
+    ]
+    x = [
+        {"ph": "X", "pid": 1, "tid": 1, "ts": 0.0, "dur": 100.0, "name": "long"},
+        {"ph": "X", "pid": 1, "tid": 1, "ts": 10.0, "dur": 1.0, "name": "short"},
+    ]
+
+    def flow(ts_end):
+        return [
+            {"ph": "s", "pid": 1, "tid": 1, "ts": 5.0, "id": 1, "cat": "c", "name": "f"},
+            {"ph": "f", "pid": 1, "tid": 1, "ts": ts_end, "id": 1, "cat": "c", "name": "f", "bp": "e"},
+        ]
+
+    inside = validate_chrome_trace({"traceEvents": meta + x[:1] + flow(50.0)[:1] + x[1:] + flow(50.0)[1:]})
+    assert not [p for p in inside if "inside no X slice" in p]
+    assert [p for p in inside if "starts at 10.0 inside event" in p]  # the overlap itself is reported
+    past = validate_chrome_trace({"traceEvents": meta + x[:1] + flow(150.0)[:1] + x[1:] + flow(150.0)[1:]})
+    assert [p for p in past if "'f' at 150.0 is inside no X slice" in p]

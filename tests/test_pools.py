@@ -281,3 +281,17 @@ def test_a_custom_profile_with_the_mem_pool_flag_creates_pools():
     stream, _ = acl.rt.create_stream()
     ptr, ret = acl.rt.mem_pool_malloc_async(4096, pool, stream)
     assert ret == 0 and ptr != 0
+
+
+def test_pool_malloc_and_free_on_a_capturing_stream_are_207000_and_change_nothing(device0):
+    s, _ = acl.rt.create_stream()
+    pool, _ = acl.rt.mem_pool_create(props())
+    block, _ = acl.rt.mem_pool_malloc_async(4096, pool, s)
+    assert acl.mdl.ri_capture_begin(s, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
+    before = len(sandbox.trace().records)
+    assert acl.rt.mem_pool_malloc_async(4096, pool, s) == (0, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+    assert acl.rt.mem_pool_free_async(block, s) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert "capturing stream" in acl.get_recent_err_msg()
+    assert not [r for r in sandbox.trace().records[before:] if "Pool" in type(r).__name__]
+    ri, ret = acl.mdl.ri_capture_end(s)
+    assert ret == 0 and acl.rt.mem_pool_free_async(block, s) == 0  # the block is still the caller's

@@ -185,6 +185,14 @@ def test_an_unhashable_data_type_or_func_type_is_refused_with_a_code_not_an_exce
     assert ret in (acl.ACL_ERROR_INVALID_PARAM, acl.ACL_ERROR_RT_PARAM_INVALID) and acl.get_recent_err_msg()
 
 
+@pytest.mark.parametrize("field", ["randomResultAddr", "randomCounterAddr"])
+def test_a_numpy_array_as_an_address_of_the_task_info_is_100000_not_an_exception(device0, field):
+    out, counter = _buffers()
+    spoiled = {**_info(out, counter), field: np.array([out, 1])}
+    assert acl.rt.random_num_async(spoiled, device0, None) == acl.ACL_ERROR_INVALID_PARAM
+    assert f"{field} must be an int" in acl.get_recent_err_msg()
+
+
 def test_the_runtime_refuses_a_reserve_and_bad_task_info_with_107000_in_its_order(device0):
     out, counter = _buffers()
     good = _info(out, counter)

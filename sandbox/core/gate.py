@@ -116,7 +116,11 @@ def as_int(value, what: str) -> int:
     current().log.plain = False          # the call's record shows this value: marshal might not give it back
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         fail(ACL_ERROR_INVALID_PARAM, f"{what} must be an int, got {describe(value)}")
-    return int(value)        # a numpy integer scalar is an int
+    try:
+        return int(value)    # a numpy integer scalar is an int
+    except Exception as exc:  # noqa: BLE001 - an int subclass whose conversion raises: the caller's mistake
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} must be an int, got {describe(value)}, whose int() raised "
+             f"{type(exc).__name__}")
 
 
 def as_ptr(value, what: str) -> int:

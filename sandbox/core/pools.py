@@ -30,6 +30,8 @@ Choices where the docs are silent (documented, and tested):
   (0: no cap).  A request the cap or the device cannot hold is 207001
   ACL_ERROR_RT_MEMORY_ALLOCATION.
 * The stream must be on the pool's device (107000 otherwise, like other cross-device calls).
+* On a capturing stream MallocAsync and FreeAsync are 207000, refused before anything changes
+  (a graph's memory nodes are the driver's, whose code is not in the sources).
 * aclrtFree of a pool block is 207002 ACL_ERROR_RT_MEMORY_FREE (use FreeAsync); FreeAsync of
   memory that is not a live pool block start is 207002 too.
 * Destroying a pool releases its segments at once, blocks still in use included.
@@ -255,6 +257,7 @@ def malloc_async(m, th, size: int, handle, stream_handle) -> int:
     if not stream_handle:
         fail(ACL_ERROR_INVALID_PARAM, "aclrtMemPoolMallocAsync needs a stream (the default stream, 0, is not accepted)")
     stream = m.stream(th, stream_handle, api="aclrtMemPoolMallocAsync")
+    _not_in_capture(stream, "aclrtMemPoolMallocAsync")
     if size == 0:
         return 0
     if stream.device != pool.device:
@@ -292,6 +295,14 @@ def malloc_async(m, th, size: int, handle, stream_handle) -> int:
     return ptr
 
 
+def _not_in_capture(stream, api: str) -> None:
+    """Pool allocations recorded into a graph (memory nodes) are the driver's, not in the sources:
+    not modelled, refused before anything changes."""
+    if stream.capture is not None:
+        fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{api} on a capturing stream is not modelled: take the pool's "
+             "blocks before aclmdlRICaptureBegin and give them back after aclmdlRICaptureEnd")
+
+
 def free_async(m, th, ptr: int, stream_handle) -> None:
     st = state(m)
     entry = st.blocks.get(ptr)
@@ -303,6 +314,7 @@ def free_async(m, th, ptr: int, stream_handle) -> None:
         fail(ACL_ERROR_RT_MEMORY_FREE, f"aclrtMemPoolFreeAsync: {ptr:#x} is not a live pool block: {hint}")
     pool, block = entry
     stream = m.stream(th, stream_handle, api="aclrtMemPoolFreeAsync")
+    _not_in_capture(stream, "aclrtMemPoolFreeAsync")
     if stream.device != pool.device:
         fail(ACL_ERROR_RT_PARAM_INVALID, f"the block at {ptr:#x} belongs to {pool.label} on device {pool.device}, "
              f"but stream {stream.stream_id} runs on device {stream.device}")

@@ -7,6 +7,7 @@ checker says so: it returns every broken rule as one line of text.
 
 from __future__ import annotations
 
+import bisect
 from typing import TypeGuard
 
 PHASES = set("XBEiICbnestfMPO")
@@ -101,9 +102,21 @@ def validate_chrome_trace(doc) -> list[str]:
                 problems.append(
                     f"row pid {row[0]} tid {row[1]}: X event {i1} starts at {s1} inside event {i0} ({s0}..{e0})"
                 )
+    spans = {row: _span_index(xs) for row, xs in slices.items()}
     for flow, pair in sorted(flows.items(), key=lambda kv: str(kv[0])):
-        problems += _flow_pair(flow, pair, slices)
+        problems += _flow_pair(flow, pair, spans)
     return problems
+
+
+def _span_index(xs: list) -> tuple[list, list]:
+    """A row's sorted slices as (starts, the largest end so far): a point lies inside some slice
+    when the largest end among the slices starting before it reaches it (one bisection)."""
+    starts, reach, top = [], [], float("-inf")
+    for s, e, _i in xs:
+        top = max(top, e)
+        starts.append(s)
+        reach.append(top)
+    return starts, reach
 
 
 def _flow_fields(e, where) -> list[str]:
@@ -117,14 +130,15 @@ def _flow_fields(e, where) -> list[str]:
     return out
 
 
-def _flow_pair(key, pair, slices) -> list[str]:
+def _flow_pair(key, pair, spans) -> list[str]:
     if set(pair) != {"s", "f"}:
         return [f"flow id {key[0]!r}: has {''.join(sorted(pair))} but needs one s and one f"]
     out = []
     for ph in "sf":
         e = pair[ph]
-        rows = slices.get((e["pid"], e["tid"]), [])
-        if not any(s - EPS <= e["ts"] <= end + EPS for s, end, _i in rows):
+        starts, reach = spans.get((e["pid"], e["tid"]), ([], []))
+        k = bisect.bisect_right(starts, e["ts"] + EPS) - 1
+        if k < 0 or reach[k] < e["ts"] - EPS:
             out.append(f"flow id {key[0]!r}: '{ph}' at {e['ts']} is inside no X slice on pid {e['pid']} tid {e['tid']}")
     if pair["s"]["ts"] > pair["f"]["ts"] + EPS:
         out.append(f"flow id {key[0]!r}: ends before it starts")
