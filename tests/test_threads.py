@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 import pytest
@@ -234,3 +235,18 @@ def test_threads_that_libraries_start_do_not_take_turns():
     assert not runner.is_alive()
     names = {r.name for r in sandbox.trace() if isinstance(r, T.ThreadStarted)}
     assert names == {"main"}
+
+
+def test_a_learner_file_whose_path_starts_like_the_package_s_is_the_learner_s_own_code():
+    """<checkout>/sandbox_demo.py is the program's code, <checkout>/sandbox/x.py the package's: a
+    thread of the first takes part in the turn (a prefix of the path without its separator took it
+    for the package's, and its threads' first calls waited for the watchdog)."""
+    from sandbox.core import patches
+
+    def made_in(filename):
+        ns = {}
+        exec(compile("def f():\n    pass\n", filename, "exec"), ns)
+        return ns["f"]
+
+    assert patches._own_code(made_in(patches._PACKAGE_DIR + "_demo.py"))
+    assert not patches._own_code(made_in(os.path.join(patches._PACKAGE_DIR, "demo.py")))

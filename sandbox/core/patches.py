@@ -92,7 +92,7 @@ def _own_code(code) -> bool:
     if filename is None:
         return False
     path = os.path.realpath(filename)
-    return not path.startswith(_PACKAGE_DIR) and not any(path.startswith(d + os.sep) for d in _LIBRARY_DIRS)
+    return not path.startswith(_PACKAGE_DIR + os.sep) and not any(path.startswith(d + os.sep) for d in _LIBRARY_DIRS)
 
 
 def _takes_part(thread: threading.Thread) -> bool:
