@@ -259,6 +259,7 @@ def test_a_queue_box_breaks_a_long_waiting_reason_instead_of_cutting_it():
     acl.rt.set_device(0)
     stream, _ = acl.rt.create_stream()
     dev, _ = acl.rt.malloc(1 << 20, 0)
+
     @sandbox.kernel(ns=200_000)
     def slow(x: "uint8*"):
         pass

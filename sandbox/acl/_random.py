@@ -206,7 +206,9 @@ def decode(info: dict):
     if data_type not in ALLOWED[func_type]:
         allowed = ", ".join(TYPES[t][0] for t in ALLOWED[func_type])
         fail(ACL_ERROR_RT_PARAM_INVALID, f"{FUNC_NAMES[func_type]} does not take dataType {type_name}: use {allowed}")
-    result, counter = (_int(0 if info.get(k) is None else info[k], k) for k in ("randomResultAddr", "randomCounterAddr"))
+    result, counter = (
+        _int(0 if info.get(k) is None else info[k], k) for k in ("randomResultAddr", "randomCounterAddr")
+    )
     for name, address in (("randomCounterAddr", counter), ("randomResultAddr", result)):
         if address == 0:
             fail(ACL_ERROR_RT_PARAM_INVALID, f"taskInfo {name} must not be a null pointer")
