@@ -250,3 +250,31 @@ def test_a_learner_file_whose_path_starts_like_the_package_s_is_the_learner_s_ow
 
     assert patches._own_code(made_in(patches._PACKAGE_DIR + "_demo.py"))
     assert not patches._own_code(made_in(os.path.join(patches._PACKAGE_DIR, "demo.py")))
+
+
+def test_a_bounded_join_of_a_sandbox_thread_ends_when_its_timeout_does():
+    """Thread.join(timeout=...) keeps Python's meaning: the thread may be waiting for the joiner."""
+    sandbox.configure()
+    acl.init()
+    acl.rt.set_device(0)
+    go = threading.Event()
+    seen = []
+
+    def worker():
+        acl.rt.set_device(0)
+        go.wait(30)  # without a bounded join this test fails after 30 s instead of hanging
+        seen.append(acl.rt.get_device())
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join(timeout=0.05)
+    assert t.is_alive()
+    t.join(timeout=0)
+    assert t.is_alive()
+    go.set()
+    t.join()
+    assert not t.is_alive()
+    assert seen == [(0, 0)]
+    assert acl.rt.get_device() == (0, 0)
+    acl.rt.reset_device(0)
+    acl.finalize()

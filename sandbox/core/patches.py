@@ -169,7 +169,20 @@ def _patched_join(self: threading.Thread, timeout=None):
     if entry is None:
         return _original_join(self, timeout)
     m, child = entry
-    wait_for(m, [child], lambda: (_original_join(self, JOIN_SLICE_S), not self.is_alive())[1])
+    if timeout is None:
+        wait_for(m, [child], lambda: (_original_join(self, JOIN_SLICE_S), not self.is_alive())[1])
+        return None
+    # a bounded join is bounded in real time, as Python's: it ends when the thread does or when the
+    # timeout is over, whichever comes first (the thread may be waiting for the joiner itself)
+    deadline = time.monotonic() + max(0.0, float(timeout))
+
+    def settled() -> bool:
+        left = deadline - time.monotonic()
+        if left > 0:
+            _original_join(self, min(JOIN_SLICE_S, left))
+        return not self.is_alive() or time.monotonic() >= deadline
+    wait_for(m, [child], settled)
+    return None
 
 
 # -- thread pools: each task submitted from a sandbox thread is a sandbox thread of its own ---------------------
