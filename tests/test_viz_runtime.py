@@ -149,3 +149,31 @@ def test_a_race_shows_as_a_hazard_in_the_summary_and_the_export():
     doc = json.loads(trace_json(log))
     assert validate_chrome_trace(doc) == []
     assert [e["name"] for e in doc["traceEvents"] if e.get("cat") == "hazard"] == ["hazard: stream_race"]
+
+
+def test_views_of_a_run_past_int64_nanoseconds_are_exact_in_the_summary_and_drawn():
+    """Virtual time has no upper bound: three notify waits that time out after 2**32 - 2 s each
+    take the clock past 2**63 ns, and the summary, the Gantt chart, the slider's keys and the
+    dashboard's columns still answer (the summary to the ns)."""
+    from sandbox.viz.columns import change_times, columns
+    from sandbox.viz.plot_gantt import gantt_figure
+
+    sandbox.configure("ascend910b", device_count=1)
+    acl.init()
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+    notify, _ = acl.rt.create_notify(0)
+    for _ in range(3):
+        assert acl.rt.wait_and_reset_notify(notify, stream, 2**32 - 2) == 0
+        assert acl.rt.synchronize_stream(stream) == 107020  # ACL_ERROR_RT_TASK_TIMEOUT
+    assert sandbox.now() > 2**63
+    log = sandbox.trace()
+    waits = [t for t in build_index(log).tasks.values() if t.kind == "notify_wait"]
+    assert [t.end - t.start for t in waits] == [(2**32 - 2) * 10**9] * 3
+    a = activity(log)
+    assert a.total == a.last - a.first and a.last == waits[-1].end and a.last > 2**63
+    assert "3 notify_wait" in trace_summary(log)
+    assert gantt_figure(log) is not None
+    keys = change_times(build_index(log))
+    assert keys == sorted(keys) and keys[-1] > 2**63 and all(type(k) is int for k in keys)
+    assert columns(log)

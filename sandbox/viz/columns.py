@@ -25,7 +25,7 @@ from sandbox.viz.index import build_index
 from sandbox.viz.memory import lifetimes, opened_devices, window
 from sandbox.viz.plot_gantt import tick_label
 from sandbox.viz.timeline import activity, engine_lanes, stream_label
-from sandbox.viz.units import fmt_time
+from sandbox.viz.units import fmt_time, ns_array
 
 NAN = float("nan")
 BLOCK_KINDS = ("block", "pool segment", "pool block")
@@ -54,7 +54,7 @@ def change_times(ix) -> list[int]:
 def _change_times(ix) -> list[int]:
     tasks = list(ix.tasks.values())
     blocks = ix.blocks + ix.pool_blocks
-    parts = [np.array([0, ix.t_end], dtype=np.int64)]
+    parts = [ns_array([0, ix.t_end])]
     for key, rows in (
         ("submit", tasks),
         ("start", tasks),
@@ -64,7 +64,9 @@ def _change_times(ix) -> list[int]:
         ("free_called", blocks),
     ):
         values = [x for x in map(attrgetter(key), rows) if x is not None]
-        parts.append(np.asarray(values, dtype=np.int64))
+        parts.append(ns_array(values))
+    if any(p.dtype == object for p in parts):  # past int64's range: exact, as Python ints
+        return sorted(set().union(*(p.tolist() for p in parts)))
     return np.unique(np.concatenate(parts)).tolist()
 
 

@@ -141,8 +141,9 @@ def draw_gantt(
     if tl.bars:
         bars = tl.bars
         n = len(bars)
-        start = np.fromiter((b.start for b in bars), np.int64, n)
-        end = np.fromiter((b.end for b in bars), np.int64, n)
+        # float64, as matplotlib draws: exact up to 2**53 ns, and a pixel's precision beyond
+        start = np.fromiter((b.start for b in bars), np.float64, n)
+        end = np.fromiter((b.end for b in bars), np.float64, n)
         row = np.fromiter((b.row for b in bars), np.int64, n)
         for code, (label, colour, height) in enumerate(legend):
             mask = codes == code
@@ -195,7 +196,7 @@ def merge_bars(row, start, end, tol):
         return start, end, row
     order = np.lexsort((start, row))
     row, start, end = row[order], start[order], end[order]
-    offset = int(max(end.max(), 1) * 4 + tol * 4 + 1)
+    offset = float(max(end.max(), 1) * 4 + tol * 4 + 1)  # float: rows × offset may pass int64
     s = start + row * offset
     cm = np.maximum.accumulate(end + row * offset)
     narrow = (end - start) < MERGE_PX * tol

@@ -17,6 +17,7 @@ import numpy as np
 from sandbox.core.errors import describe
 from sandbox.viz.index import build_index
 from sandbox.viz.style import copy_direction
+from sandbox.viz.units import ns_array
 
 LOGICAL = "logical"
 PHYSICAL = "physical"
@@ -315,8 +316,8 @@ def _activity(ix) -> Activity:
     """Vectorised: the union of intervals by a running maximum over the sorted starts, and
     the overlap by inclusion-exclusion, |copy| + |compute| - |copy or compute|."""
     ran = [t for t in ix.tasks.values() if t.start is not None]
-    start = np.fromiter((t.start for t in ran), np.int64, len(ran))
-    end = np.fromiter((t.end if t.end is not None else max(t.start, ix.t_end) for t in ran), np.int64, len(ran))
+    start = ns_array([t.start for t in ran])
+    end = ns_array([t.end if t.end is not None else max(t.start, ix.t_end) for t in ran])
     kinds = [t.kind for t in ran]
     copy = np.fromiter((k in COPY_KINDS for k in kinds), bool, len(ran))
     compute = np.fromiter((k in COMPUTE_KINDS for k in kinds), bool, len(ran))

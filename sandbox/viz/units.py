@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 MICRO = "\u00b5"  # the micro sign, as in "µs"
 
 
@@ -57,3 +59,14 @@ def fmt_size(n: int) -> str:
                 return f"{whole} {unit} + {rest // small} {small_unit}"
         break
     return f"{n:,} B"
+
+
+def ns_array(values) -> np.ndarray:
+    """Virtual times as an int64 array, or as an array of Python ints when one is past int64's
+    range: the runtime's clock has no upper bound (a notify wait may time out after 136 years),
+    and a summary stays exact however far it went."""
+    values = values if isinstance(values, list) else list(values)
+    try:
+        return np.array(values, dtype=np.int64)
+    except OverflowError:
+        return np.array(values, dtype=object)
