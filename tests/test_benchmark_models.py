@@ -48,3 +48,16 @@ def test_views_benchmark_prints_every_figure_with_its_verdict(capsys, monkeypatc
         assert line in out
     assert out.count("PASS") + out.count("MISS") == 6
     sandbox.configure()
+
+
+def test_threads_benchmark_prints_both_ratios_with_their_verdicts(capsys, monkeypatch):
+    path = os.path.join(os.path.dirname(BENCH), "bench_threads.py")
+    spec = importlib.util.spec_from_file_location("bench_threads", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr("sys.argv", ["bench_threads.py", "--n", "4", "--repeat", "1"])
+    assert module.main() == 0
+    out = capsys.readouterr().out
+    assert out.startswith("host threads: 4 in ") and "\nprocesses: 4 in " in out
+    assert out.count("PASS") + out.count("MISS") == 2
+    sandbox.configure()

@@ -278,3 +278,23 @@ def test_a_bounded_join_of_a_sandbox_thread_ends_when_its_timeout_does():
     assert acl.rt.get_device() == (0, 0)
     acl.rt.reset_device(0)
     acl.finalize()
+
+
+def test_a_call_wakes_only_the_thread_whose_turn_it_is(monkeypatch):
+    """The turn passes with one wake-up, not one per waiting thread: with 64 threads, a call costs a
+    few evaluations of whose turn it is (waking every thread cost 64, and 1,000 threads did not
+    finish in 600 s)."""
+    from sandbox.core.threads import Scheduler
+
+    evaluations = [0]
+    original = Scheduler.turn
+
+    def counted(self):
+        evaluations[0] += 1
+        return original(self)
+
+    monkeypatch.setattr(Scheduler, "turn", counted)
+    log, trace = run_threads(64, 5)
+    calls = sum(1 for line in trace if line.startswith("ApiCall"))
+    assert len(log) == 64 * 6 and calls > 64 * 5
+    assert evaluations[0] / calls < 8

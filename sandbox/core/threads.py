@@ -33,7 +33,6 @@ WATCHDOG_SECONDS = 60.0   # only for a thread stuck outside the sandbox (e.g. on
 class Scheduler:
     def __init__(self, machine):
         self.m = machine
-        self.cond = threading.Condition(machine.lock)
         self.threads: list[HostThread] = []       # in creation order
         self.hints: list[Callable[[], str]] = []  # why a wait may never end (features register one)
 
@@ -52,10 +51,14 @@ class Scheduler:
         """Block the calling OS thread until ``th`` may run."""
         if len(self.threads) == 1 and not (th.parked or th.joining):
             return
-        while th.parked or th.joining or self.turn() is not th:
+        wake = th.wake
+        assert wake is not None
+        while th.parked or th.joining or (holder := self.turn()) is not th:
             if self.m.aborted:
                 raise RunAborted(self.m.aborted)
-            if not self.cond.wait(WATCHDOG_SECONDS):
+            if not (th.parked or th.joining) and holder is not None and holder.wake is not None:
+                holder.wake.notify()             # hand the turn over before sleeping
+            if not wake.wait(WATCHDOG_SECONDS):
                 holder = self.turn()
                 fail(ACL_ERROR_RT_WAIT_TIMEOUT,
                      f"thread {th.name!r} has waited {WATCHDOG_SECONDS:.0f} s of real time for its turn; "
@@ -63,7 +66,16 @@ class Scheduler:
                      "blocked on a Lock or Queue? coordinate host threads with join or runtime events)")
 
     def changed(self) -> None:
-        self.cond.notify_all()
+        """The turn may have moved: wake the thread it belongs to now (only that one, so that a call
+        costs one wake-up however many threads wait), or everyone when the run is aborted."""
+        if self.m.aborted:
+            for t in self.threads:
+                if t.wake is not None:
+                    t.wake.notify()
+            return
+        holder = self.turn()
+        if holder is not None and holder.wake is not None:
+            holder.wake.notify()
 
     # -- the device side catches up ------------------------------------------------------------
     def advance(self) -> None:
@@ -146,6 +158,7 @@ class Scheduler:
 
     # -- threads coming and going ------------------------------------------------------------------
     def add(self, th: HostThread) -> None:
+        th.wake = threading.Condition(self.m.lock)
         self.threads.append(th)
 
     def finish(self, th: HostThread) -> None:
