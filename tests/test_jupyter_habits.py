@@ -350,3 +350,96 @@ def test_an_interrupt_in_a_host_function_reaches_the_caller_and_the_stream_goes_
     d, _ = acl.rt.malloc(64, 0)
     assert acl.rt.memset_async(d, 64, 1, 64, board) == 0
     assert acl.rt.synchronize_stream(board) == 0
+
+
+def _stopping_kernel():
+    @sandbox.kernel(ns=1000, writes=())
+    def stopped(x: "uint8*"):
+        raise KeyboardInterrupt
+
+    return stopped
+
+
+@pytest.mark.parametrize("caller", ["host_work", "create_stream", "memcpy_async"])
+def test_the_stop_button_in_code_a_call_runs_is_raised_by_that_call_even_if_it_does_not_wait(board, caller):
+    """The interrupt comes out of the call that ran the code (its record is in the log), not out of
+    a later, unrelated wait; the next calls answer as usual."""
+    d, _ = acl.rt.malloc(64, 0)
+    h, _ = acl.rt.malloc_host(64)
+    _stopping_kernel()[1, board](d)
+    run = {
+        "host_work": lambda: sandbox.host_work(50_000),
+        "create_stream": lambda: (sandbox.host_work(50_000), acl.rt.create_stream()),
+        "memcpy_async": lambda: acl.rt.memcpy_async(d, 64, h, 64, acl.ACL_MEMCPY_HOST_TO_DEVICE, board),
+    }[caller]
+    if caller == "memcpy_async":
+        sandbox.host_work(500)  # the kernel ends during the copy's own host time
+    with pytest.raises(KeyboardInterrupt):
+        run()
+        run()
+    assert acl.rt.synchronize_stream(board) == acl.ACL_ERROR_RT_AICORE_EXCEPTION  # no interrupt left over
+    assert acl.rt.synchronize_stream(board) == 0
+    assert sandbox.host_work(10) == 0
+
+
+def test_an_interrupt_pending_for_a_thread_that_ends_is_raised_in_it_and_no_wait_stalls(board):
+    """A worker whose kernel body raises SystemExit gets it from the call that ran the body, though
+    that call does not wait, and ends; the main thread's next waits answer at once (an interrupt
+    left pending stopped every later catch-up of the device: they waited for the 60 s watchdog)."""
+    d, _ = acl.rt.malloc(64, 0)
+    after = []
+
+    def worker():
+        acl.rt.set_device(0)
+        s, _ = acl.rt.create_stream()
+
+        @sandbox.kernel(ns=1000, writes=())
+        def leaves(x: "uint8*"):
+            raise SystemExit
+
+        leaves[1, s](d)
+        try:
+            sandbox.host_work(50_000)
+        except SystemExit:
+            after.append("stopped in host_work")
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert after == ["stopped in host_work"]
+    assert acl.rt.synchronize_device() == acl.ACL_ERROR_RT_AICORE_EXCEPTION  # the kernel's own failure
+    assert acl.rt.synchronize_device() == 0
+    assert acl.rt.reset_device_force(0) == 0
+
+
+def test_in_a_real_kernel_the_cell_whose_call_ran_the_stopped_code_stops_and_the_next_cell_runs():
+    """Through a real kernel: the cell ends with the KeyboardInterrupt (it used to end "ok", and the
+    next cell died of it instead)."""
+    nbformat = pytest.importorskip("nbformat")
+    from nbclient import NotebookClient
+
+    cells = [
+        """
+import sandbox
+from sandbox import acl
+acl.init(); acl.rt.set_device(0)
+s, _ = acl.rt.create_stream()
+d, _ = acl.rt.malloc(64, 0)
+@sandbox.kernel(ns=1000, writes=())
+def stopped(x: "uint8*"):
+    raise KeyboardInterrupt
+stopped[1, s](d)
+sandbox.host_work(50_000)
+print("not reached")
+""",
+        """
+print(acl.rt.synchronize_stream(s), acl.rt.synchronize_stream(s))
+""",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=60, kernel_name="python3", allow_errors=True).execute()
+    first, second = nb.cells[0].outputs, nb.cells[1].outputs
+    assert [o.get("ename") for o in first if o["output_type"] == "error"] == ["KeyboardInterrupt"]
+    assert not any(o.get("text", "").startswith("not reached") for o in first)
+    assert [o["output_type"] for o in second] == ["stream"]
+    assert second[0]["text"].strip() == "507015 0"

@@ -59,6 +59,9 @@ def _wrap(m, child, body):
                     thread_finished(m, child)
                     if previous is not None:          # a pool's OS thread serves its next task
                         m.threads[ident] = previous
+                    # an interrupt in code the runtime ran as the thread ended ends the thread: it is
+                    # raised here, never left behind for a thread that no longer calls
+                    usercode.raise_pending(m)
     return run
 
 
@@ -139,6 +142,7 @@ def wait_for(m, children, settled, any_: bool = False) -> None:
         if caller.joining and not caller.idle:     # (settled before every child had finished)
             m.scheduler.leave_join(caller)
         m.scheduler.wait_turn(caller)
+        usercode.raise_pending(m)                  # the stop button inside code the wait ran
 
 
 def _futures_settled(fs, return_when=concurrent.futures.ALL_COMPLETED):
