@@ -271,36 +271,47 @@ def test_an_interrupt_in_a_block_callback_leaves_its_stream_usable(board):
 
 
 def test_the_stop_button_during_a_slow_kernel_body_stops_the_cell(board):
+    """The stop interrupts the body itself, not the call after it has finished."""
+    stopped_inside = []
+
     @sandbox.kernel(ns=1000)
     def slow(x: "uint8*"):
-        time.sleep(5)
+        try:
+            for _ in range(3000):  # 30 s of real work, unless the stop button ends it
+                time.sleep(0.01)
+        except KeyboardInterrupt:
+            stopped_inside.append(True)
+            raise
 
     d, _ = acl.rt.malloc(64, 0)
     slow[1, board](d)
     threading.Timer(0.3, _stop_button).start()
-    started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         acl.rt.synchronize_stream(board)
-    assert time.monotonic() - started < 2
+    assert stopped_inside == [True]
     assert acl.rt.synchronize_stream(board) == acl.ACL_ERROR_RT_AICORE_EXCEPTION
     assert acl.rt.get_device() == (0, 0)
     sandbox.configure()
     assert acl.init() == 0
 
 
-def test_the_stop_button_reaches_a_main_thread_in_join_within_a_second(board):
+def test_the_stop_button_reaches_a_main_thread_in_join_while_the_worker_still_runs(board):
+    release, woke = threading.Event(), []
+
     def slow_worker():
-        time.sleep(3)  # real work of its own, holding no runtime call
+        # busy with work of its own, holding no runtime call, until released (False: 30 s passed)
+        woke.append(release.wait(30))
 
     t = threading.Thread(target=slow_worker)
     t.start()
     threading.Timer(0.3, _stop_button).start()
-    started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         t.join()
-    assert time.monotonic() - started < 1.5
-    assert acl.rt.get_device() == (0, 0)  # the machine answers; the worker goes on
+    assert woke == []  # the stop came through while the worker still waited (is_alive() cannot say:
+    # an interrupted Thread.join may leave it False in CPython 3.11)
+    release.set()  # (a runtime call now would wait for the worker's turn: issue 23, item 13)
     t.join()
+    assert woke == [True] and acl.rt.get_device() == (0, 0)
 
 
 def test_a_report_thread_a_cell_leaves_waiting_does_not_run_time_away_between_cells():

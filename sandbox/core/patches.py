@@ -173,8 +173,19 @@ def _patched_join(self: threading.Thread, timeout=None):
     if entry is None:
         return _original_join(self, timeout)
     m, child = entry
+
+    def ended() -> bool:
+        """The thread is over. After an interrupted join CPython 3.11 may call it stopped while it
+        still runs (its join then returns at once): the sandbox's own record decides too."""
+        if self.is_alive():
+            return False
+        if child.finished:
+            return True
+        time.sleep(JOIN_SLICE_S / 10)
+        return False
+
     if timeout is None:
-        wait_for(m, [child], lambda: (_original_join(self, JOIN_SLICE_S), not self.is_alive())[1])
+        wait_for(m, [child], lambda: (_original_join(self, JOIN_SLICE_S), ended())[1])
         return None
     # a bounded join is bounded in real time, as Python's: it ends when the thread does or when the
     # timeout is over, whichever comes first (the thread may be waiting for the joiner itself)
@@ -184,7 +195,7 @@ def _patched_join(self: threading.Thread, timeout=None):
         left = deadline - time.monotonic()
         if left > 0:
             _original_join(self, min(JOIN_SLICE_S, left))
-        return not self.is_alive() or time.monotonic() >= deadline
+        return ended() or time.monotonic() >= deadline
     wait_for(m, [child], settled)
     return None
 
