@@ -11,12 +11,17 @@ import sandbox
 BENCH = os.path.join(os.path.dirname(os.path.dirname(__file__)), "benchmarks", "bench_runtime.py")
 
 
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_runtime", BENCH)
+def _load(name: str):
+    """A benchmark script, imported from benchmarks/ by its file name."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(os.path.dirname(BENCH), f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return _load("bench_runtime")
 
 
 @pytest.mark.parametrize("model", ["simpy_workload", "simpy_api_workload", "bare_loop_workload"])
@@ -30,10 +35,7 @@ def test_benchmark_models_match_the_sandbox_schedule(bench, model):
 
 
 def test_views_benchmark_prints_every_figure_with_its_verdict(capsys, monkeypatch):
-    path = os.path.join(os.path.dirname(BENCH), "bench_views.py")
-    spec = importlib.util.spec_from_file_location("bench_views", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _load("bench_views")
     monkeypatch.setattr("sys.argv", ["bench_views.py", "--rounds", "3", "--repeat", "1"])
     assert module.main() == 0
     out = capsys.readouterr().out
@@ -51,10 +53,7 @@ def test_views_benchmark_prints_every_figure_with_its_verdict(capsys, monkeypatc
 
 
 def test_threads_benchmark_prints_both_ratios_with_their_verdicts(capsys, monkeypatch):
-    path = os.path.join(os.path.dirname(BENCH), "bench_threads.py")
-    spec = importlib.util.spec_from_file_location("bench_threads", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _load("bench_threads")
     monkeypatch.setattr("sys.argv", ["bench_threads.py", "--n", "4", "--repeat", "1"])
     assert module.main() == 0
     out = capsys.readouterr().out
