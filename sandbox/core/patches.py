@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import functools
+import math
 import os
 import re
 import sys
@@ -173,6 +174,9 @@ def _patched_join(self: threading.Thread, timeout=None):
     if entry is None:
         return _original_join(self, timeout)
     m, child = entry
+    # bounded in real time, as Python's join: it ends when the thread does or when the timeout is
+    # over, whichever comes first (the thread may be waiting for the joiner itself)
+    deadline = math.inf if timeout is None else time.monotonic() + max(0.0, float(timeout))
 
     def ended() -> bool:
         """The thread is over. After an interrupted join CPython 3.11 may call it stopped while it
@@ -184,17 +188,8 @@ def _patched_join(self: threading.Thread, timeout=None):
         time.sleep(JOIN_SLICE_S / 10)
         return False
 
-    if timeout is None:
-        wait_for(m, [child], lambda: (_original_join(self, JOIN_SLICE_S), ended())[1])
-        return None
-    # a bounded join is bounded in real time, as Python's: it ends when the thread does or when the
-    # timeout is over, whichever comes first (the thread may be waiting for the joiner itself)
-    deadline = time.monotonic() + max(0.0, float(timeout))
-
     def settled() -> bool:
-        left = deadline - time.monotonic()
-        if left > 0:
-            _original_join(self, min(JOIN_SLICE_S, left))
+        _original_join(self, min(JOIN_SLICE_S, max(0.0, deadline - time.monotonic())))
         return ended() or time.monotonic() >= deadline
     wait_for(m, [child], settled)
     return None

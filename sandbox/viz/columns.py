@@ -65,8 +65,6 @@ def _change_times(ix) -> list[int]:
     ):
         values = [x for x in map(attrgetter(key), rows) if x is not None]
         parts.append(ns_array(values))
-    if any(p.dtype == object for p in parts):  # past int64's range: exact, as Python ints
-        return sorted(set().union(*(p.tolist() for p in parts)))
     return np.unique(np.concatenate(parts)).tolist()
 
 
