@@ -239,10 +239,7 @@ def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, st
                  "an asynchronous host-to-host copy is not supported when the program runs on the host "
                  "(ACL_HOST run mode); use aclrtMemcpy or a plain host copy")
         plan.device, plan.engine, plan.bandwidth = stream.device, m.devices[stream.device].d2d, m.profile.hbm_bandwidth
-    if plan.device != stream.device:
-        fail(ACL_ERROR_RT_PARAM_INVALID,
-             f"the device memory of this copy is on device {plan.device}, but stream {stream.stream_id} "
-             f"runs on device {stream.device}")
+    _check_stream_device(plan, stream)
     if plan.direction == "D2D" and not plan.peer and (dst % 64 or src % 64):
         fail(ACL_ERROR_RT_ADDR_UNALIGNED,
              "an on-device asynchronous copy needs 64-byte aligned source and destination addresses")
@@ -250,6 +247,13 @@ def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, st
     if plan.pageable:
         m.block_until(th, lambda: task.done, "aclrtMemcpyAsync from pageable memory", learns=(task,),
                       on=("task", task.id))
+
+
+def _check_stream_device(plan: CopyPlan, stream) -> None:
+    if plan.device != stream.device:
+        fail(ACL_ERROR_RT_PARAM_INVALID,
+             f"the device memory of this copy is on device {plan.device}, but stream {stream.stream_id} "
+             f"runs on device {stream.device}")
 
 
 # -- 2-D copies ------------------------------------------------------------------------------------
@@ -282,13 +286,13 @@ def plan_copy2d(m: Machine, th: HostThread, dst, dpitch, src, spitch, width, hei
     plan = plan_copy(m, dst, dst_span, src, dst_span, C.ACL_MEMCPY_DEFAULT, th, src_count=src_span)
     plan.count = width * height                       # the bytes that move: the duration's
     rows = [(plan.doff + r * dpitch, plan.soff + r * spitch) for r in range(height)] if height > 1 else None
-    dst_buf, src_buf = plan.dst, plan.src
-    plan.rows = (rows, width, dst_span, src_span, dst_buf, src_buf)
+    plan.rows = (rows, width, dst_span, src_span)
     return plan
 
 
 def _copy2d_effect(plan: CopyPlan):
-    rows, width, _, _, dst, src = plan.rows
+    rows, width, _, _ = plan.rows
+    dst, src = plan.dst, plan.src
     if rows is None:
         return lambda: dst.copy_from(plan.doff, src, plan.soff, width)
 
@@ -299,10 +303,10 @@ def _copy2d_effect(plan: CopyPlan):
 
 
 def _copy2d_task(m: Machine, plan: CopyPlan, name: str) -> Task:
-    _, _, dst_span, src_span, dst, src = plan.rows
+    _, _, dst_span, src_span = plan.rows
     return Task.new("memcpy", name, plan.engine, duration=copy_duration(m, plan), effect=_copy2d_effect(plan),
                     nbytes=plan.count, detail=_copy_detail(plan, C.ACL_MEMCPY_DEFAULT),
-                    access=((src, plan.soff, src_span, False), (dst, plan.doff, dst_span, True)))
+                    access=((plan.src, plan.soff, src_span, False), (plan.dst, plan.doff, dst_span, True)))
 
 
 def memcpy2d(m: Machine, th: HostThread, dst, dpitch, src, spitch, width, height, kind) -> None:
@@ -333,9 +337,7 @@ def memcpy2d_async(m: Machine, th: HostThread, dst, dpitch, src, spitch, width, 
     if plan.direction == "H2H" or plan.peer:
         fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtMemcpy2dAsync copies host-to-device, device-to-host or within one "
              f"device; these pointers make it {DIRECTION_WORDS[plan.direction]}")
-    if plan.device != stream.device:
-        fail(ACL_ERROR_RT_PARAM_INVALID, f"the device memory of this copy is on device {plan.device}, but stream "
-             f"{stream.stream_id} runs on device {stream.device}")
+    _check_stream_device(plan, stream)
     task = m.submit(th, stream, _copy2d_task(m, plan, "MEMCPY2D_ASYNC"))
     if plan.pageable:
         m.block_until(th, lambda: task.done, "aclrtMemcpy2dAsync from pageable memory", learns=(task,),
