@@ -57,13 +57,6 @@ def units(fmt: str | None) -> tuple[int, int]:
     return (total if required is None else required), total
 
 
-def shape(fmt: str) -> int | None:
-    """How many values a Py_BuildValue format returns: None for Py_None, 1 for a bare value."""
-    if fmt == "None":
-        return None
-    return max(1, units(fmt)[1])
-
-
 def _tables(files: dict[str, str]):
     """(module, name, wrapper, flags, guard, 'file:line') of every method-table entry, in order."""
     for path, text in files.items():
