@@ -157,6 +157,38 @@ def test_a_kernel_body_that_waits_for_a_producer_thread_fails_its_task_within_se
     worker.join()
 
 
+@pytest.mark.parametrize("make", [threading.Lock, threading.RLock])
+def test_a_kernel_body_that_takes_a_lock_the_host_holds_fails_its_task_within_seconds(board, make):
+    """A lock the program made, held by the host thread that runs the body: the acquire gives up
+    (it hung for good: only Condition waits were bounded); a short bounded acquire is the learner's."""
+    lock, tried = make(), []
+
+    @sandbox.kernel(ns=1000, writes=())
+    def takes(x: "uint8*"):
+        tried.append(lock.acquire(timeout=0.01))  # bounded by the learner: an answer, not an error
+        with lock:
+            pass
+
+    d, _ = acl.rt.malloc(64, 0)
+    holder = threading.Thread(target=lambda: lock.acquire() and None) if make is threading.RLock else None
+    if holder is not None:  # an RLock is the holder's own: another thread holds it
+        holder.start()
+        holder.join()
+    else:
+        lock.acquire()
+    takes[1, board](d)
+    assert acl.rt.synchronize_stream(board) == acl.ACL_ERROR_RT_AICORE_EXCEPTION
+    assert "threading.Lock's acquire waited more than" in acl.get_recent_err_msg() and tried == [False]
+    assert acl.rt.synchronize_stream(board) == 0
+
+
+def test_locks_that_libraries_make_are_left_as_they_are():
+    import queue
+
+    assert type(threading.Lock()).__name__ == "LearnerLock"  # this file is the program's own
+    assert type(queue.Queue().mutex) is type(threading._allocate_lock())  # the standard library's
+
+
 def test_a_kernel_body_that_calls_the_runtime_is_refused_at_once_with_207000(board):
     seen = []
 
@@ -309,20 +341,66 @@ def test_the_stop_button_reaches_a_main_thread_in_join_while_the_worker_still_ru
         t.join()
     assert woke == []  # the stop came through while the worker still waited (is_alive() cannot say:
     # an interrupted Thread.join may leave it False in CPython 3.11)
-    release.set()  # (a runtime call now would wait for the worker's turn: issue 23, item 13)
+    release.set()
     t.join()
     assert woke == [True] and acl.rt.get_device() == (0, 0)
 
 
-def test_a_report_thread_a_cell_leaves_waiting_does_not_run_time_away_between_cells():
-    """A thread parked with a timeout, left running by a cell, keeps its place: the idle main
-    thread comes back at the same clock, and the next cell's callbacks are served as usual."""
+def test_after_the_stop_button_a_call_does_not_wait_for_a_thread_busy_with_code_of_its_own(board, capfd):
+    """Stopped, the main thread's next call answers: the worker, which holds the turn with a wait of
+    its own, is set aside after a short bound (the notice says so), and takes part again later."""
+    release, woke = threading.Event(), []
+
+    def slow_worker():
+        acl.rt.set_device(0)
+        woke.append(release.wait(60))
+        woke.append(acl.rt.get_device())  # its next call: it takes part again
+
+    t = threading.Thread(target=slow_worker)
+    t.start()
+    threading.Timer(0.3, _stop_button).start()
+    with pytest.raises(KeyboardInterrupt):
+        t.join()
+    assert sandbox.host_work(10**9) == 0 and woke == []  # past the worker's clock: answered while it waits
+    notes = [r.text for r in sandbox.trace().records if isinstance(r, T.Note)]
+    assert notes and notes[-1].startswith("not waited for: thread 'worker (slow_worker)'")
+    assert "not waited for" in capfd.readouterr().err
+    release.set()
+    t.join()
+    assert woke == [True, (0, 0)]
+
+
+def test_the_next_cell_does_not_wait_for_a_thread_the_last_one_left_busy_with_code_of_its_own():
+    """A cell leaves a thread sleeping (outside the runtime) while it holds the turn; the next cell's
+    call answers, with a notice, instead of waiting for the sleep."""
     nbformat = pytest.importorskip("nbformat")
     from nbclient import NotebookClient
 
     cells = [
         """
 import threading
+import sandbox
+from sandbox import acl
+acl.init(); acl.rt.set_device(0)
+release, woke = threading.Event(), []
+def sleeper():
+    acl.rt.set_device(0)
+    woke.append(release.wait(60))
+    woke.append(acl.rt.get_device())
+t = threading.Thread(target=sleeper)
+t.start()
+""",
+        "print(acl.rt.get_device(), woke); release.set(); t.join(); print(woke)",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=50, kernel_name="python3").execute()
+    out = nb.cells[1].outputs
+    assert [o["text"] for o in out if o.get("name") == "stdout"] == ["(0, 0) []\n[True, (0, 0)]\n"]
+    assert any("not waited for" in o["text"] for o in out if o.get("name") == "stderr")
+
+
+REPORT_THREAD = """
+import threading, time
 import sandbox
 from sandbox import acl
 acl.init(); acl.rt.set_device(0)
@@ -334,8 +412,17 @@ def serve():
 server = threading.Thread(target=serve)
 server.start()
 acl.rt.subscribe_report(server.ident, s)
-before = sandbox.now()
-""",
+"""
+
+
+def test_a_report_thread_a_cell_leaves_waiting_does_not_run_time_away_between_cells():
+    """A thread parked with a timeout, left running by a cell, keeps its place: the idle main
+    thread comes back at the same clock, and the next cell's callbacks are served as usual."""
+    nbformat = pytest.importorskip("nbformat")
+    from nbclient import NotebookClient
+
+    cells = [
+        REPORT_THREAD + "before = sandbox.now()\n",
         """
 after = sandbox.now()
 ran = []
@@ -421,6 +508,63 @@ def test_an_interrupt_pending_for_a_thread_that_ends_is_raised_in_it_and_no_wait
     assert acl.rt.synchronize_device() == acl.ACL_ERROR_RT_AICORE_EXCEPTION  # the kernel's own failure
     assert acl.rt.synchronize_device() == 0
     assert acl.rt.reset_device_force(0) == 0
+
+
+REPORT_THREAD_WITH_A_SLOW_CALLBACK = (
+    REPORT_THREAD
+    + """
+released, ended = [], []
+def slow(_):  # learner code that runs for up to a minute, unless released
+    end = time.monotonic() + 60
+    while not released and time.monotonic() < end:
+        time.sleep(0.01)
+    ended.append(bool(released))
+acl.rt.launch_callback(slow, None, acl.ACL_CALLBACK_BLOCK, s)
+"""
+)
+
+
+def test_the_stop_button_reaches_a_wait_while_another_thread_runs_learner_code():
+    """The main thread waits in a synchronize for a BLOCK callback that the report thread runs; the
+    stop reaches it while the callback still runs (it came only once the callback had ended)."""
+    scope: dict = {}
+    exec(REPORT_THREAD_WITH_A_SLOW_CALLBACK, scope)
+    acl, s, released, ended = scope["acl"], scope["s"], scope["released"], scope["ended"]
+
+    def stop_button(*_):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, stop_button)
+    signal.setitimer(signal.ITIMER_REAL, 0.3)  # (a thread of the test's own would wait for its turn)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            acl.rt.synchronize_stream(s)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert ended == []  # the callback still runs
+    released.append(True)
+    assert acl.rt.synchronize_stream(s) == 0 and ended == [True]
+    scope["stop"].set()
+    assert acl.rt.unsubscribe_report(scope["server"].ident, s) == 0
+    scope["server"].join()
+
+
+def test_in_a_real_kernel_the_stop_button_reaches_a_cell_waiting_for_another_thread_s_callback():
+    nbformat = pytest.importorskip("nbformat")
+    from nbclient import NotebookClient
+
+    cells = [
+        REPORT_THREAD_WITH_A_SLOW_CALLBACK,
+        "acl.rt.synchronize_stream(s)",
+        "print(ended); released.append(True); print(acl.rt.synchronize_stream(s), ended)",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    client = NotebookClient(nb, timeout=20, kernel_name="python3", allow_errors=True, interrupt_on_timeout=True)
+    client.on_cell_execute = lambda cell, **_: setattr(client, "timeout", 2 if cell.source == cells[1] else 30)
+    client.execute()
+    assert [o.get("ename") for o in nb.cells[1].outputs if o["output_type"] == "error"] == ["KeyboardInterrupt"]
+    assert nb.cells[2].outputs[0]["text"] == "[]\n0 [True]\n"
 
 
 def test_in_a_real_kernel_the_cell_whose_call_ran_the_stopped_code_stops_and_the_next_cell_runs():

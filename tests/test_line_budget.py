@@ -14,14 +14,19 @@ notify and value waits that order the hazard clocks whichever comes first, insid
 them, 8,204 after): 2-D copies and pointer attributes (memops.py, about 110), the older event
 query, wait status, event ids and the free event and stream counts (about 60), system options
 (sysparams.py, 50), device ids, UUIDs and the primary context's state (about 25), and the rules
-the sources gave for events, copies of 0 bytes and calls before aclInit."""
+the sources gave for events, copies of 0 bytes and calls before aclInit.  It is 8,450 since the
+stop button and waits between threads were made to answer at once (8,267 lines before, 8,446
+after): learner code that the runtime runs gives the machine's lock up while it runs (usercode.py's
+MachineLock, about 50), a lock the learner made is bounded inside such code like the other waits
+(LearnerLock, about 50), and a thread that keeps the turn outside the runtime is set aside for a
+notebook's next cell or a stopped thread (threads.py and patches.py, about 80)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 CORE = Path(__file__).resolve().parent.parent / "sandbox" / "core"
-LINE_BUDGET = 8_300
+LINE_BUDGET = 8_450
 
 
 def test_the_kernel_fits_its_line_budget():

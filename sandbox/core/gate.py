@@ -55,6 +55,7 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
                                    tuple(th.call_tasks), th.call_blocked_from, seq, th.call_waited_for))
                 m.settle()
                 m.scheduler.wait_turn(th)
+                th.impatient = False     # a call has come through (threads.Scheduler.set_aside)
                 if m.pending_interrupts:  # the stop button inside code this call ran: it stops here
                     usercode.raise_pending(m)
     if not defaults:

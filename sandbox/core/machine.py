@@ -12,7 +12,7 @@ import threading
 from contextlib import contextmanager
 
 from ..profiles import Profile, get_profile
-from . import constants as C, hazards, trace as T, vmm
+from . import constants as C, hazards, trace as T, usercode, vmm
 from .engines import CorePool, Engine
 from .graph import Graphs
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
@@ -74,7 +74,7 @@ class Machine:
         self.events: dict[int, Event] = {}
         self.contexts: dict[int, Context] = {}
         self.raise_errors = False
-        self.lock = threading.RLock()
+        self.lock = usercode.MachineLock()   # learner code the runtime runs gives it up meanwhile
         self.scheduler = Scheduler(self)
         self.graphs = Graphs(self)            # ACL Graph captures and model run instances
         self.hazards = hazards.Checker(self)  # every task gets its happens-before clock (not optional)

@@ -37,7 +37,7 @@ class HostThread:
     __slots__ = ("tid", "name", "process", "clock", "context", "last_error", "err_msgs", "ident",
                  "parked", "joining", "finished", "wake_when", "waiting_for", "deadline", "timed_out",
                  "wake_error", "call_tasks", "call_blocked_from", "call_seq", "joins", "join_any", "idle",
-                 "last_task_id", "call_waited_for", "wake")
+                 "last_task_id", "call_waited_for", "wake", "impatient")
 
     def __init__(self, tid: int, name: str, process: Process, clock: int, ident: int | None):
         self.tid = tid
@@ -61,6 +61,7 @@ class HostThread:
         self.timed_out = False
         self.wake_error: str | None = None
         self.wake: threading.Condition | None = None  # on the machine's lock: its turn has come (threads.py)
+        self.impatient = False         # a notebook's next cell, or just stopped: sets aside stalled threads
         # scratch of the runtime call in progress
         self.call_tasks: list[int] = []
         self.call_blocked_from: int | None = None

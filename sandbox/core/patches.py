@@ -25,6 +25,7 @@ from . import hazards, usercode
 from .binding import bound, is_bound, peek_current
 from .errors import RunAborted
 from .processes import thread_finished
+from .threads import LATE_SECONDS
 
 _original_start = threading.Thread.start
 _original_join = threading.Thread.join
@@ -93,8 +94,12 @@ def _own_code(code) -> bool:
     if not hasattr(code, "__code__"):          # a callable object: its __call__; a builtin has none
         code = getattr(getattr(code, "__call__", None), "__func__", None)  # noqa: B004 - the method itself
     filename = getattr(getattr(code, "__code__", None), "co_filename", None)
-    if filename is None:
-        return False
+    return filename is not None and _own_file(filename)
+
+
+def _own_file(filename: str) -> bool:
+    """Is the source file ``filename`` the program's own (a script, a notebook's cell, a module of
+    the learner's), not in the standard library, site-packages or this package?"""
     path = os.path.realpath(filename)
     return not path.startswith(_PACKAGE_DIR + os.sep) and not any(path.startswith(d + os.sep) for d in _LIBRARY_DIRS)
 
@@ -136,7 +141,8 @@ def wait_for(m, children, settled, any_: bool = False) -> None:
         while not settled():
             pass
     except BaseException:
-        with m.lock:
+        with m.lock.raw:            # (not waiting for learner code another thread runs: only flags change)
+            caller.impatient = True
             m.scheduler.leave_join(caller)
         raise
     with m.lock:
@@ -298,15 +304,17 @@ def _cell_finished(*_args) -> None:
     m = peek_current()
     if m is None:
         return
-    with m.lock:
+    with m.lock.raw:                 # (learner code another thread runs may last: only flags change then)
         th = m.threads.get(threading.main_thread().ident)  # type: ignore[arg-type]  # the main thread has started: it has an ident
         if th is not None and any(not t.finished and t is not th for t in m.scheduler.threads):
-            m.scheduler.step_aside(th)
+            m.scheduler.step_aside(th, run=not m.lock.busy())
 
 
 def _cell_starting(*_args) -> None:
     """A notebook cell starts: the threads left running first get as far as they can on their own
-    (finished, or waiting in the runtime), so the next cell sees the same state on every run."""
+    (finished, or waiting in the runtime), so the next cell sees the same state on every run.  A
+    thread that keeps the turn with code of its own (a sleep, a loop without runtime calls) for
+    LATE_SECONDS is not waited for (Scheduler.set_aside): the cell answers."""
     m = peek_current()
     if m is None:
         return
@@ -314,13 +322,25 @@ def _cell_starting(*_args) -> None:
     if th is None or not th.idle:
         return
     deadline = time.monotonic() + SETTLE_BETWEEN_CELLS_S
+    stalled, since = None, 0.0
     while time.monotonic() < deadline:
-        with m.lock:
-            if all(t.finished or t.parked or t.joining for t in m.scheduler.threads if t is not th):
-                break
+        if m.lock.acquire(timeout=JOIN_SLICE_S):
+            try:
+                holder = m.scheduler.turn()
+                if holder is None:       # finished, or waiting in the runtime
+                    break
+                if holder is not stalled:
+                    stalled, since = holder, time.monotonic()
+                elif time.monotonic() - since >= LATE_SECONDS:
+                    m.scheduler.set_aside(holder, th)
+            finally:
+                m.lock.release()
+        elif m.lock.user is not None:    # learner code another thread runs in the runtime: not waited for
+            break
         time.sleep(0.002)
-    with m.lock:
+    with m.lock.raw:
         m.scheduler.come_back(th)
+        th.impatient = True          # its first call does not wait long for a thread busy on its own
 
 
 SETTLE_BETWEEN_CELLS_S = 10.0    # real seconds the threads a cell left running get before the next cell
@@ -346,6 +366,6 @@ def install() -> None:
     concurrent.futures.Future.exception = _patched_exception
     concurrent.futures.wait = _patched_wait
     concurrent.futures.as_completed = _patched_as_completed
-    usercode.install()
+    usercode.install(_own_file)
     threading._register_atexit(_main_thread_done)
     _watch_notebook_cells()

@@ -20,14 +20,18 @@ clock to the joined thread's end.
 """
 from __future__ import annotations
 
+import sys
 import threading
+import time
 from typing import Callable
 
 from . import hazards, usercode
 from .errors import ACL_ERROR_RT_WAIT_TIMEOUT, RunAborted, fail
 from .objects import HostThread
+from .trace import Note
 
 WATCHDOG_SECONDS = 60.0   # only for a thread stuck outside the sandbox (e.g. on a Lock): a hang, not a result
+LATE_SECONDS = 2.0        # real time an impatient thread waits for one that holds the turn outside the runtime
 
 
 class Scheduler:
@@ -51,19 +55,59 @@ class Scheduler:
         """Block the calling OS thread until ``th`` may run."""
         if len(self.threads) == 1 and not (th.parked or th.joining):
             return
+        if th.idle:                              # set aside (or between cells): it takes part again
+            self.come_back(th)
         wake = th.wake
         assert wake is not None
-        while th.parked or th.joining or (holder := self.turn()) is not th:
+        lock = self.m.lock
+        stalled, since = None, 0.0
+        while th.parked or th.joining or (holder := self.turn()) is not th or lock.busy():
             if self.m.aborted:
                 raise RunAborted(self.m.aborted)
-            if not (th.parked or th.joining) and holder is not None and holder.wake is not None:
-                holder.wake.notify()             # hand the turn over before sleeping
-            if not wake.wait(WATCHDOG_SECONDS):
-                holder = self.turn()
-                fail(ACL_ERROR_RT_WAIT_TIMEOUT,
-                     f"thread {th.name!r} has waited {WATCHDOG_SECONDS:.0f} s of real time for its turn; "
-                     f"thread {holder.name if holder else '?'!r} holds it but makes no runtime call (is it "
-                     "blocked on a Lock or Queue? coordinate host threads with join or runtime events)")
+            if lock.busy():                      # another thread's learner code runs: the machine is not ours
+                self._wait(th, lock.wait_idle)
+                continue
+            limit = WATCHDOG_SECONDS
+            if not (th.parked or th.joining):
+                if holder is not None and holder.wake is not None:
+                    holder.wake.notify()         # hand the turn over before sleeping
+                if th.impatient:                 # a thread that keeps the turn outside the runtime is set aside
+                    if holder is not stalled:
+                        stalled, since = holder, time.monotonic()
+                    limit = max(0.0, since + LATE_SECONDS - time.monotonic())
+            if self._wait(th, lambda limit=limit: wake.wait(limit)):
+                continue
+            holder = self.turn()
+            if th.impatient and holder is stalled and holder is not None and not (th.parked or th.joining):
+                self.set_aside(holder, th)
+                continue
+            fail(ACL_ERROR_RT_WAIT_TIMEOUT,
+                 f"thread {th.name!r} has waited {WATCHDOG_SECONDS:.0f} s of real time for its turn; "
+                 f"thread {holder.name if holder else '?'!r} holds it but makes no runtime call (is it "
+                 "blocked on a Lock or Queue? coordinate host threads with join or runtime events)")
+
+    @staticmethod
+    def _wait(th: HostThread, wait) -> bool:
+        """``wait()``; the stop button during it makes ``th`` impatient: stopped, a learner expects
+        the next call to answer, not to wait for a thread busy with code of its own."""
+        try:
+            return wait()
+        except BaseException:
+            th.impatient = True
+            raise
+
+    def set_aside(self, holder: HostThread, waiter: HostThread) -> None:
+        """``holder`` kept the turn for LATE_SECONDS of real time without calling the runtime (a
+        sleep, a computation, a Lock) while an impatient ``waiter`` waited: the others go on without
+        it, and it takes part again with its next call, at the runtime's time then.  Only a
+        notebook's next cell or a stopped thread is impatient: within a run the order stays the
+        turn's.  The trace and the notebook say what was not waited for."""
+        text = (f"thread {holder.name!r} ran its own code outside the runtime for {LATE_SECONDS:.0f} s of real time "
+                f"while {waiter.name!r} waited for its turn: not waited for; it takes part again with its next "
+                "runtime call, at the runtime's time then")
+        self.m.log.append(Note(waiter.clock, holder.tid, f"not waited for: {text}"))
+        print(f"sandbox: {text}", file=sys.stderr)
+        self.step_aside(holder, run=not self.m.lock.busy())
 
     def changed(self) -> None:
         """The turn may have moved: wake the thread it belongs to now (only that one, so that a call
@@ -116,7 +160,9 @@ class Scheduler:
                 sim.now = max(sim.now, deadline)
             woke = False
             for t in parked:
-                if t.wake_when():  # type: ignore[misc]  # a parked thread has its wake condition
+                if not t.parked:                 # the stop button, while learner code ran in the step
+                    woke = True
+                elif t.wake_when():  # type: ignore[misc]  # a parked thread has its wake condition
                     t.parked, t.clock, woke = False, max(t.clock, sim.now), True
                 elif t.deadline is not None and t.deadline <= sim.now:
                     t.parked, t.clock, t.timed_out, woke = False, max(t.clock, t.deadline), True, True
@@ -196,11 +242,15 @@ class Scheduler:
         caller.joining, caller.joins = False, []
         self.changed()
 
-    def step_aside(self, th: HostThread) -> None:
-        """``th`` makes no calls for a while (a notebook between cells): the others may run."""
+    def step_aside(self, th: HostThread, run: bool = True) -> None:
+        """``th`` makes no calls for a while (a notebook between cells, a thread set aside): the
+        others may run; ``run``: the device catches up now (not while learner code runs in a step)."""
         if not th.joining and not th.finished:
             th.joining, th.joins, th.idle = True, [], True
-            self.advance()
+            if run:
+                self.advance()
+            else:
+                self.changed()
 
     def come_back(self, th: HostThread) -> None:
         """``th`` resumes after stepping aside, at the earliest time the others left it."""

@@ -16,9 +16,14 @@ is moving the simulation forward.  Three rules keep the machine usable whatever 
   join): the thread running it holds the simulation, so the other thread could never get to
   run.  Such a wait gives up after ``WAIT_LIMIT_S`` of real time and fails the code with a
   message instead of hanging the notebook.
+
+It runs without the machine's lock (``MachineLock``): the machine is *busy* meanwhile, and
+another thread that takes the lock waits until the code is over, but a thread interrupted
+while it waits for its turn (the stop button) gets out at once, however long the code runs.
 """
 from __future__ import annotations
 
+import sys
 import threading
 
 from .errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, AclError
@@ -26,6 +31,52 @@ from .errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, AclError
 WAIT_LIMIT_S = 2.0            # real seconds a wait inside user code may take before it is a deadlock
 
 _inside: dict[int, object] = {}      # thread ident -> the machine whose user code it is running
+
+
+class MachineLock:
+    """The machine's reentrant lock, given up by learner code for as long as it runs (``run``).
+
+    Taking it (``with``, ``acquire``) waits, interruptibly, until no other thread's learner code
+    runs: what holds the lock may touch the machine.  Condition.wait gets the plain lock back
+    (``_acquire_restore``), so a waiter the stop button interrupts leaves at once; it may then
+    undo its own waiting state only (threads.Scheduler.park)."""
+
+    def __init__(self):
+        self.raw = raw = threading.RLock()
+        self.user: int | None = None       # ident of the thread whose learner code runs without the lock
+        self.idle = threading.Condition(raw)
+        self.release = raw.release
+        self._release_save = raw._release_save      # type: ignore[attr-defined]  # what Condition.wait uses: the
+        self._acquire_restore = raw._acquire_restore  # type: ignore[attr-defined]  # lock itself (private, as
+        self._is_owned = raw._is_owned              # type: ignore[attr-defined]  # in threading.Condition)
+
+    def busy(self) -> bool:
+        """Does another thread's learner code run (call holding the lock)?"""
+        return self.user is not None and self.user != threading.get_ident()
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if not self.raw.acquire(blocking, timeout):
+            return False
+        if self.user is None or self.user == threading.get_ident():
+            return True
+        try:
+            if self.wait_idle(timeout if blocking else 0):
+                return True
+        except BaseException:
+            self.raw.release()
+            raise
+        self.raw.release()
+        return False
+
+    def wait_idle(self, timeout: float = -1) -> bool:
+        """Wait (holding the lock) until no other thread's learner code runs; False if ``timeout``
+        seconds (negative: no limit) were not enough."""
+        return self.idle.wait_for(lambda: not self.busy(), None if timeout < 0 else timeout)
+
+    __enter__ = acquire
+
+    def __exit__(self, *exc) -> None:
+        self.raw.release()
 
 
 class UserCodeBlocked(Exception):
@@ -39,6 +90,11 @@ def run(m, kind: str, tid: int, fn, *args) -> str:
     outer = (m.user_code, m.user_code_tid, _inside.get(ident))
     m.user_code, m.user_code_tid = kind, tid
     _inside[ident] = m
+    lock = m.lock
+    saved = None
+    if outer[2] is None and lock._is_owned():     # give the machine's lock up while the code runs
+        lock.user = ident
+        saved = lock._release_save()
     try:
         fn(*args)
         return ""
@@ -50,6 +106,10 @@ def run(m, kind: str, tid: int, fn, *args) -> str:
         m.pending_interrupts.setdefault(ident, exc)
         return f"interrupted ({type(exc).__name__})"
     finally:
+        if saved is not None:
+            lock._acquire_restore(saved)
+            lock.user = None
+            lock.idle.notify_all()
         m.user_code, m.user_code_tid = outer[0], outer[1]
         if outer[2] is None:
             _inside.pop(ident, None)
@@ -104,5 +164,55 @@ def _condition_wait(self, timeout=None):
     raise blocked("a threading wait (Event, Condition, Queue, ...)")
 
 
-def install() -> None:
+class LearnerLock:
+    """A threading.Lock or RLock that the learner's own code made (``install``): inside code the
+    runtime runs, waiting for it gives up after WAIT_LIMIT_S like the other waits; a plain lock's
+    acquire cannot be bounded from outside, and one the host holds would hang the notebook."""
+
+    __slots__ = ("_lock",)
+
+    def __init__(self, lock):
+        self._lock = lock
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if not blocking or not inside() or 0 <= timeout <= WAIT_LIMIT_S:
+            return self._lock.acquire(blocking, timeout)
+        if self._lock.acquire(True, WAIT_LIMIT_S):
+            return True
+        raise blocked("a threading.Lock's acquire")
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self._lock.release()
+
+    def release(self) -> None:
+        self._lock.release()
+
+    def __getattr__(self, name):     # locked(), and what Condition takes from an RLock (_is_owned ...)
+        return getattr(self._lock, name)
+
+    def __repr__(self) -> str:
+        return repr(self._lock)
+
+
+def _learners_lock(original, own_file):
+    """``threading.Lock``/``RLock`` as the learner's code sees them: a LearnerLock when the caller's
+    file is the program's own (the standard library's locks, and every library's, stay as they are)."""
+    def make():
+        lock = original()
+        return LearnerLock(lock) if own_file(sys._getframe(1).f_code.co_filename) else lock
+    make.__doc__ = original.__doc__
+    return make
+
+
+def install(own_file) -> None:
+    """Bound waits inside user code: Condition.wait, and the locks the program's own files make
+    (``own_file(filename)``: is it the program's, not a library's?)."""
     threading.Condition.wait = _condition_wait  # type: ignore[method-assign]  # the patch is the point
+    threading.Lock = _learners_lock(_original_lock, own_file)
+    threading.RLock = _learners_lock(_original_rlock, own_file)
+
+
+_original_lock, _original_rlock = threading.Lock, threading.RLock
