@@ -20,6 +20,9 @@ twice, in fresh interpreters with different PYTHONHASHSEEDs, and the runner repo
   nobody processed, an event wait on it, or the stream order behind one of those);
 * views that fail: sandbox.summary(), sandbox.export_trace (strict JSON + the validator),
   sandbox.gantt() in both views;
+* the interrupt rule: learner code (a kernel body, callback, host function) that raises
+  KeyboardInterrupt or SystemExit stops the call of the thread that ran it (or the join, or
+  the thread's end), at once: never a later call, never another thread's, never nothing;
 * hangs (a per-program timeout) and nondeterminism (the two runs' exported traces, or
   summaries, differ).
 
@@ -120,6 +123,19 @@ def f_raise(data):
 
 def f_calls(data):
     acl.rt.malloc(64, 0)          # a runtime call from inside a callback: refused (207000)
+
+
+@sandbox.kernel(ns=1_000, writes=())
+def k_stop(x: "uint8*"):
+    STOP(KeyboardInterrupt)       # the stop button while the body runs
+
+
+def f_stop(data):
+    STOP(KeyboardInterrupt)
+
+
+def f_exit(data):
+    STOP(SystemExit)
 
 """
 
@@ -273,6 +289,7 @@ class Generator:
             (self.op_ipc, 3),
             (self.op_ipc_event, 2),
             (self.op_vmm, 4),
+            (self.op_allocator, 2),
         ]
         if top and self.blocks < 3:
             ops += [(self.op_capture, 2), (self.op_thread, 2), (self.op_process, 1), (self.op_cb_server, 1)]
@@ -519,8 +536,11 @@ class Generator:
             self.emit(f'K("k_fixed", {block_dim}, {stream}, {ptr})')
         elif r < 0.9:
             self.emit(f'K("k_bump", {block_dim}, {stream}, {ptr}, {self.rng.choice(["1", "3"])})')
-        elif r < 0.95:
+        elif r < 0.94:
             self.emit(f'K("k_fault", 1, {stream}, {ptr})')
+        elif r < 0.97:
+            self.shapes.add("interrupts")
+            self.emit(f'K("k_stop", 1, {stream}, {ptr})')
         else:
             self.emit(f'K("k_fixed", {block_dim}, {stream})')  # too few arguments
 
@@ -532,7 +552,7 @@ class Generator:
         elif r < 0.35:
             self.emit(f'C("rt.unsubscribe_report", {self.thread_id(scope)}, {self.pick(scope, "stream")})')
         elif r < 0.75:
-            fn = self.rng.choice(["f_plain", "f_plain", "f_raise", "f_calls", "3"])
+            fn = self.rng.choice(["f_plain", "f_plain", "f_raise", "f_calls", "f_stop", "f_exit", "3"])
             block = self.rng.choice(["acl.ACL_CALLBACK_BLOCK", "acl.ACL_CALLBACK_NO_BLOCK", "2"])
             self.emit(
                 f'C("rt.launch_callback", {fn}, {self.rng.choice(["None", "7"])}, {block}, '
@@ -549,7 +569,7 @@ class Generator:
         if self.capturing and "host_func_in_capture" in self.exclude:
             self.emit(f'C("rt.stream_query", {self.pick(scope, "stream")})')
             return
-        fn = self.rng.choice(["f_plain", "f_plain", "f_raise", "f_calls", "None"])
+        fn = self.rng.choice(["f_plain", "f_plain", "f_raise", "f_calls", "f_stop", "None"])
         self.emit(f'C("rt.launch_host_func", {self.pick(scope, "stream")}, {fn}, {self.rng.choice(["None", "1"])})')
 
     def op_reduce(self, scope):
@@ -602,7 +622,7 @@ class Generator:
     def op_exception(self, scope):
         r = self.rng.random()
         if r < 0.4:
-            fn = self.rng.choice(["f_plain", "f_raise", "f_calls", "None", "3"])
+            fn = self.rng.choice(["f_plain", "f_raise", "f_calls", "f_stop", "None", "3"])
             self.emit(f'C("rt.set_exception_info_callback", {fn})')
         elif r < 0.7:
             self.emit('C("rt.get_thread_last_task_id")')
@@ -849,7 +869,9 @@ class Generator:
         self.emit(f"{t}.start()")
         for _ in range(self.rng.randint(0, 4)):
             self.step(scope)
-        self.emit(f"{t}.join()")
+        if self.chance(0.3):  # a bounded join first: it ends with its timeout, the thread may still run
+            self.emit(f"J({t}, {self.rng.choice(['0', '0.001', '0.05'])})")
+        self.emit(f"J({t})")
 
     def op_cb_server(self, scope):
         """A thread that serves callbacks: subscribed to a stream, looping on process_report."""
@@ -870,12 +892,12 @@ class Generator:
         stream = self.pick(scope, "stream")
         self.emit(f'C("rt.subscribe_report", {tid}, {stream})')
         for _ in range(self.rng.randint(1, loops + 1)):
-            fn_cb = self.rng.choice(["f_plain", "f_raise", "f_calls"])
+            fn_cb = self.rng.choice(["f_plain", "f_raise", "f_calls", "f_stop"])
             block = self.rng.choice(["acl.ACL_CALLBACK_BLOCK", "acl.ACL_CALLBACK_NO_BLOCK"])
             self.emit(f'C("rt.launch_callback", {fn_cb}, None, {block}, {stream})')
         for _ in range(self.rng.randint(0, 3)):
             self.step(scope)
-        self.emit(f"{t}.join()")
+        self.emit(f"J({t})")
         scope.vars["thread_id"].remove((tid, None))  # its ident may be another thread's from now on
 
     def op_process(self, scope):
@@ -901,7 +923,7 @@ class Generator:
         self.emit(f"{p} = sandbox.spawn_process({fn})")
         for _ in range(self.rng.randint(0, 3)):
             self.step(scope)
-        self.emit(f"{p}.join()")
+        self.emit(f"J({p})")
 
     # -- stream stop/abort, stream state callbacks, Ex events and EXTERNAL record/wait --------------------
     def op_streamctl(self, scope):
@@ -913,7 +935,9 @@ class Generator:
             self.emit(f'C("rt.stream_abort", {stream})')
         elif r < 0.5:
             name = self.rng.choice(['"a"', '"b"', "None", "3"])
-            fn = self.rng.choice(["lambda s, st, a: None", "lambda s, st, a: 1 / 0", "None", "5"])
+            fn = self.rng.choice(
+                ["lambda s, st, a: None", "lambda s, st, a: 1 / 0", "lambda s, st, a: STOP(SystemExit)", "None", "5"]
+            )
             self.emit(f'C("rt.reg_stream_state_callback", {name}, {fn}, {self.rng.choice(["None", "7"])})')
         elif r < 0.65:
             name = self.name("e")
@@ -926,6 +950,30 @@ class Generator:
         else:
             timeout, flag = self.rng.choice(["0", "0", "5"]), self.rng.choice(["0", "1", "1", "3"])
             self.emit(f'C("rt.stream_wait_event_with_flag", {stream}, {event}, {timeout}, {flag})')
+
+    # -- custom allocators: descriptors and their registration on streams ----------------------------------
+    def op_allocator(self, scope):
+        r = self.rng.random()
+        if r < 0.25 or not scope.of("allocator"):
+            name = self.name("a")
+            self.emit(f'{name} = C("rt.allocator_create_desc")')
+            scope.add("allocator", name)
+        elif r < 0.55:
+            desc = self.pick(scope, "allocator")
+            field = self.rng.choice(["alloc", "free", "alloc_advise", "get_addr_from_block"])
+            value = self.rng.choice(["f_plain", "f_plain", "f_raise", "None", "3"])
+            if self.chance(0.3):
+                self.emit(f'C("rt.allocator_set_obj_to_desc", {desc}, {self.rng.choice(["object()", "7", "None"])})')
+            else:
+                self.emit(f'C("rt.allocator_set_{field}_func_to_desc", {desc}, {value})')
+        elif r < 0.75:
+            self.emit(f'C("rt.allocator_register", {self.pick(scope, "stream")}, {self.pick(scope, "allocator")})')
+        elif r < 0.85:
+            self.emit(f'C("rt.allocator_get_by_stream", {self.pick(scope, "stream")})')
+        elif r < 0.93:
+            self.emit(f'C("rt.allocator_unregister", {self.pick(scope, "stream")})')
+        else:
+            self.emit(f'C("rt.allocator_destroy_desc", {self.pick(scope, "allocator")})')
 
     # -- IPC events: exported in one process, opened in it or in another ----------------------------------
     def op_ipc_event(self, scope):
@@ -958,18 +1006,24 @@ def generate(seed: int, calls: int = BOUNDED_CALLS, exclude=KNOWN_ISSUE_SHAPES) 
 
 
 class Harness:
-    """``C``, ``K``, ``F``, ``W``, ``CLEAR`` for the program, and the checks after it."""
+    """``C``, ``K``, ``F``, ``W``, ``CLEAR``, ``J`` and ``STOP`` for the program, and the checks after it."""
 
     def __init__(self):
         from sandbox.core.errors import ALL_CODES
 
         self.known = frozenset(ALL_CODES.values())
+        with open(os.path.join(ROOT, "sandbox", "acl", "pyacl_binding.json"), encoding="utf-8") as f:
+            rows = json.load(f)["functions"]  # calls whose return holds no code (a bare handle, ...)
+        self.codeless = frozenset(".".join(filter(None, (r["module"], r["name"]))) for r in rows if r["code"] is None)
         self.problems: list[dict] = []
         self.calls = 0
         self.ok_calls = 0
         self.tasks: dict[int, object] = {}  # every task object, by id (see _instrument)
         self.machine = None
         self.namespace: dict = {}
+        self.in_call: dict[int, object] = {}  # thread ident -> the call (or join) it is in, None between calls
+        self.stopped: dict[int, object] = {}  # thread ident -> the call whose learner code was stopped
+        self.draining = False
 
     def problem(self, kind: str, what: str, detail: str = "") -> None:
         if len(self.problems) < 50:
@@ -996,6 +1050,43 @@ class Harness:
 
         m.sim.submit = recording_submit
 
+    # -- the stop button: learner code that raises KeyboardInterrupt or SystemExit ------------------------
+    def stop(self, exc) -> None:
+        """STOP(exc) in learner code the runtime runs: remember which call of which thread ran it."""
+        import threading
+
+        ident = threading.get_ident()
+        if not self.draining:
+            self.stopped[ident] = self.in_call.get(ident)
+        raise exc()
+
+    def _once(self, what: str, thunk):
+        """``thunk()`` as one call (or join) of the calling thread.  The interrupt rule: a stop in learner
+        code that the call ran comes out of that call, and a call raises no interrupt it did not run."""
+        import threading
+
+        ident = threading.get_ident()
+        outer = self.in_call.get(ident)
+        self.in_call[ident] = me = object()
+        try:
+            result = thunk()
+        except (KeyboardInterrupt, SystemExit) as exc:
+            if self.stopped.pop(ident, "none") is not me:
+                self.problem(
+                    "interrupt", f"{what} raised {type(exc).__name__}, but it ran no learner code that stopped"
+                )
+            return STOPPED
+        finally:
+            self.in_call[ident] = outer
+        if self.stopped.get(ident, "none") is me:
+            del self.stopped[ident]
+            self.problem("interrupt", f"{what} returned, though learner code it ran was stopped (swallowed)")
+        return result
+
+    def J(self, joinable, *timeout):
+        """``t.join()`` (a thread's, bounded or not, or a simulated process's), as a call of its own."""
+        self._once(f"join of {getattr(joinable, 'name', joinable)!r}", lambda: joinable.join(*timeout))
+
     def _resolve(self, name: str):
         from sandbox import acl
 
@@ -1020,7 +1111,7 @@ class Harness:
         solo = self._solo(m)
         before = _tables(m) if solo else None
         try:
-            result = thunk()
+            result = self._once(f"{name}{_args(args)}", thunk)
         except TypeError as exc:
             if "pyACL" not in str(exc):  # not the binding's argument parsing: an internal error
                 self.problem("exception", f"{name}{_args(args)} raised TypeError: {exc}", traceback.format_exc())
@@ -1030,8 +1121,10 @@ class Harness:
         except Exception as exc:  # an exception escaping the facade: an internal error
             self.problem("exception", f"{name}{_args(args)} raised {type(exc).__name__}: {exc}", traceback.format_exc())
             return 0
-        if name in ("get_recent_err_msg", "float_to_float16", "float16_to_float") or name.startswith("util."):
-            return result  # helpers with pyACL's own shapes (str, bytes, arrays, numbers), no code
+        if result is STOPPED:
+            return 0
+        if name in self.codeless or name.startswith("util."):
+            return result  # pyACL's own shapes without a code (a handle, str, bytes, arrays, numbers)
         ret, value = self._shape(name, args, result)
         if ret is None:
             return 0
@@ -1075,7 +1168,8 @@ class Harness:
         import sandbox
 
         try:
-            return sandbox.inject_fault(kind, **kw)
+            fault = self._once("inject_fault", lambda: sandbox.inject_fault(kind, **kw))
+            return 0 if fault is STOPPED else fault
         except ValueError:
             return 0
         except Exception as exc:
@@ -1088,7 +1182,7 @@ class Harness:
         import sandbox
 
         try:
-            sandbox.clear_faults()
+            self._once("clear_faults", sandbox.clear_faults)
         except Exception as exc:
             self.problem("exception", f"clear_faults() raised {type(exc).__name__}: {exc}", traceback.format_exc())
 
@@ -1097,13 +1191,16 @@ class Harness:
         import sandbox
 
         try:
-            sandbox.host_work(ns, what)
+            self._once("host_work", lambda: sandbox.host_work(ns, what))
         except ValueError:
             pass
         except Exception as exc:
             self.problem("exception", f"host_work({ns!r}) raised {type(exc).__name__}: {exc}", traceback.format_exc())
 
     def thread_exception(self, hook_args) -> None:
+        if issubclass(hook_args.exc_type, (KeyboardInterrupt, SystemExit)):
+            if self.stopped.pop(hook_args.thread.ident, "none") is None:
+                return  # stopped in learner code that the thread's own end ran: raised as it ended
         self.problem(
             "thread-exception",
             f"an exception escaped thread {hook_args.thread.name!r}: "
@@ -1141,6 +1238,10 @@ class Harness:
         except Exception as exc:
             self.problem("export", f"sandbox.export_trace raised {type(exc).__name__}: {exc}", traceback.format_exc())
         out["api_calls"] = sum(1 for r in m.log if type(r).__name__ == "ApiCall")
+        for call in self.stopped.values():
+            where = "between its calls" if call is None else "in a call"
+            self.problem("interrupt", f"learner code a thread ran {where} was stopped, and nothing raised it")
+        self.draining = True
         self.drain(m)
         out["problems"] = self.problems
         return out
@@ -1274,6 +1375,9 @@ class Harness:
                 )
 
 
+STOPPED = object()  # what a call that the stop button ended returns to the harness
+
+
 # Failures that change state by their documentation: aclmdlRICaptureEnd of a capture that was
 # invalidated, or whose side streams did not rejoin, ends (drops) the capture and fails.
 _REPORTED = frozenset({507903, 107025})
@@ -1369,7 +1473,7 @@ def child_main(program_path: str, out_path: str) -> None:
     with open(program_path, encoding="utf-8") as f:
         source = f.read()
     ns = h.namespace
-    ns.update(__name__="__fuzz__", C=h.C, K=h.K, F=h.F, W=h.W, CLEAR=h.CLEAR)
+    ns.update(__name__="__fuzz__", C=h.C, K=h.K, F=h.F, W=h.W, CLEAR=h.CLEAR, J=h.J, STOP=h.stop)
     started = time.perf_counter()
     try:
         exec(compile(source, program_path, "exec"), ns)
@@ -1518,6 +1622,15 @@ acl.rt.odd_code = lambda: 123456
 C("rt.odd_code")                                          # not a code of errors.py
 acl.rt.raises = lambda: 1 / 0
 C("rt.raises")                                            # an exception escaping a call
+acl.rt.stops = lambda: (_ for _ in ()).throw(KeyboardInterrupt())
+C("rt.stops")                                             # an interrupt no learner code raised
+def _swallows():
+    try:
+        STOP(KeyboardInterrupt)                           # as if learner code the call ran was stopped
+    except KeyboardInterrupt:
+        return 0
+acl.rt.swallows = _swallows
+C("rt.swallows")                                          # ... and the call returned normally
 C("rt.malloc", 64, 0)
 from sandbox.core.machine import current as _current
 _current().devices[0].memory.free_ranges[0][1] -= 4096   # allocator accounting broken
@@ -1526,7 +1639,8 @@ _current().devices[0].memory.free_ranges[0][1] -= 4096   # allocator accounting 
     with tempfile.TemporaryDirectory() as workdir:
         result = run_once(source, 1, workdir, "x")
     kinds = {p["kind"] for p in result["problems"]}
-    assert {"failed-call-changed-state", "message", "code", "exception", "invariant"} <= kinds, result["problems"]
+    assert {"failed-call-changed-state", "message", "code", "exception", "invariant", "interrupt"} <= kinds
+    assert sum(p["kind"] == "interrupt" for p in result["problems"]) == 2, result["problems"]
     # and a program whose two runs differ is caught
     with tempfile.TemporaryDirectory() as workdir:
         source = generate(1, 3) + 'C("rt.malloc", 64 * (1 + hash("x") % 7), 0)\n'
