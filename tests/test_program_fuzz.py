@@ -1394,6 +1394,8 @@ def _tables(m) -> dict:
     """What the runtime holds, in plain values: a refused call must leave it as it was."""
     import threading
 
+    from sandbox.core.graph import graphs
+
     th = m.threads.get(threading.get_ident())
     procs = tuple(
         (
@@ -1415,7 +1417,7 @@ def _tables(m) -> dict:
         "allocations": tuple(tuple(sorted((p, a.size) for p, a in d.memory.allocations.items())) for d in m.devices),
         "pinned": tuple(sorted(m.host.pinned)),
         "current_context": th.context.handle if th is not None and th.context is not None else None,
-        "graphs": tuple(sorted(m.graphs.instances)),
+        "graphs": tuple(sorted(graphs(m).instances)),
         "captures": tuple(sorted(s.handle for s in m.streams.values() if s.capture is not None)),
     }
     from sandbox.core.callbacks import CallbackState

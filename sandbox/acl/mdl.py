@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.gate import as_int, as_ptr
+from ..core.graph import graphs
 from ._declare import Kind, api
 
 ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY = 0x0
@@ -31,7 +32,7 @@ if TYPE_CHECKING:  # to a type checker, a kind is the type the body gets: the ob
     from ..core.objects import Stream as any_stream
     from ..core.objects import Stream as stream_here
 else:
-    model = Kind(lambda m, th, value, what, c_name: m.graphs.ri(as_int(value, what)), resolve=True)
+    model = Kind(lambda m, th, value, what, c_name: graphs(m).ri(as_int(value, what)), resolve=True)
     stream_here = Kind(lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), api=c_name), resolve=True)
     any_stream = Kind(
         lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), check_context=False), resolve=True
@@ -39,24 +40,24 @@ else:
 
 
 def _supported(m, th, c_name: str) -> None:
-    m.graphs.check_supported(c_name)
+    graphs(m).check_supported(c_name)
 
 
 @api("aclmdlRICaptureBegin", cost="capture_call", before=_supported)
 def ri_capture_begin(m, th, stream: stream_here, mode: int) -> None:
     """aclmdlRICaptureBegin: tasks issued to ``stream`` from now on are recorded, not run."""
-    m.graphs.begin(th, stream, mode)
+    graphs(m).begin(th, stream, mode)
 
 
 @api("aclmdlRICaptureGetInfo", cost="capture_call", defaults=(0, 0), before=_supported)
 def ri_capture_get_info(m, th, stream: any_stream):
     """aclmdlRICaptureGetInfo: (status, ri, ret); status is ACL_MODEL_RI_CAPTURE_STATUS_*."""
-    return m.graphs.info(stream)
+    return graphs(m).info(stream)
 
 
 @api("aclmdlRICaptureThreadExchangeMode", cost="capture_call", defaults=(None,))
 def _exchange_mode(m, th, mode: int):
-    return m.graphs.exchange_mode(th, mode)
+    return graphs(m).exchange_mode(th, mode)
 
 
 def ri_capture_thread_exchange_mode(mode):
@@ -68,28 +69,28 @@ def ri_capture_thread_exchange_mode(mode):
 @api("aclmdlRICaptureEnd", cost="capture_call", defaults=(0,), before=_supported)
 def ri_capture_end(m, th, stream: stream_here):
     """aclmdlRICaptureEnd: (ri, ret); the recorded tasks become a model run instance."""
-    return m.graphs.end(th, stream).handle
+    return graphs(m).end(th, stream).handle
 
 
 @api("aclmdlRIExecuteAsync", cost="graph_launch", before=_supported)
 def ri_execute_async(m, th, ri: model, stream: stream_here) -> None:
     """aclmdlRIExecuteAsync: submit every recorded task onto ``stream`` for one host call."""
-    m.graphs.execute_async(th, ri, stream)
+    graphs(m).execute_async(th, ri, stream)
 
 
 @api("aclmdlRIExecute", cost="capture_call")
 def ri_execute(m, th, ri: model, timeout: int) -> None:
     """aclmdlRIExecute: the blocking form, documented as unusable with captured instances."""
-    m.graphs.execute(th, ri, timeout)
+    graphs(m).execute(th, ri, timeout)
 
 
 @api("aclmdlRIDestroy", cost="capture_call")
 def ri_destroy(m, th, ri: model) -> None:
     """aclmdlRIDestroy: free the instance (107037 while a launch of it is still running)."""
-    m.graphs.destroy(th, ri)
+    graphs(m).destroy(th, ri)
 
 
 @api("aclmdlRIDebugJsonPrint", cost="capture_call")
 def ri_debug_json_print(m, th, ri: model, path, flags: int = ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY) -> None:
     """aclmdlRIDebugJsonPrint: write the instance's streams and tasks to ``path`` as JSON."""
-    m.graphs.debug_json(ri, path, flags)
+    graphs(m).debug_json(ri, path, flags)

@@ -56,6 +56,7 @@ from . import constants as C, hazards, trace as T
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_PARAM_INVALID,
                      ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_NOT_CAPTURED, fail)
+from .graph import graphs
 from .objects import Event
 from .sync import Sync, synchronize as synchronize_on
 from .tasks import Task
@@ -170,7 +171,7 @@ def synchronize(m: Machine, th: HostThread, handle) -> None:
 
 def query_status(m: Machine, th: HostThread, handle) -> int:
     ev = m.event(handle)
-    m.graphs.refuse_event(ev, "aclrtQueryEventStatus", query=True)
+    graphs(m).refuse_event(ev, "aclrtQueryEventStatus", query=True)
     task = ev.record_task
     done = task.done if task is not None else ev.flags == C.ACL_EVENT_IPC
     if done and task is not None:
@@ -181,7 +182,7 @@ def query_status(m: Machine, th: HostThread, handle) -> int:
 def query(m: Machine, th: HostThread, handle) -> int:
     """aclrtQueryEvent: ACL_EVENT_STATUS_NOT_READY while the last record has not run, else COMPLETE."""
     ev = m.event(handle)
-    m.graphs.refuse_event(ev, "aclrtQueryEvent", query=True)
+    graphs(m).refuse_event(ev, "aclrtQueryEvent", query=True)
     task = ev.record_task
     if task is not None and task.done:
         hazards.learn(m, th, (task,))         # "complete" tells the host the work is done
@@ -231,14 +232,14 @@ def get_timestamp(m: Machine, th: HostThread, handle) -> int:
     the device booted (the sandbox's boot is t = 0), read from the same timestamp counter as
     aclrtEventElapsedTime; refused as that call refuses each of its events (the sandbox's choice)."""
     ev = m.event(handle)
-    m.graphs.refuse_event(ev, "aclrtEventGetTimestamp", query=True)
+    graphs(m).refuse_event(ev, "aclrtEventGetTimestamp", query=True)
     return ticks(m, _timed(ev, "the event").end_t) * 1000 // m.profile.timer_ticks_per_ms
 
 
 def elapsed_time(m: Machine, th: HostThread, start_handle, end_handle) -> float:
     start, end = m.event(start_handle), m.event(end_handle)
     for ev in (start, end):
-        m.graphs.refuse_event(ev, "aclrtEventElapsedTime", query=True)
+        graphs(m).refuse_event(ev, "aclrtEventElapsedTime", query=True)
     started, ended = (_timed(ev, f"the {which} event") for ev, which in ((start, "start"), (end, "end")))
     return (ticks(m, ended.end_t) - ticks(m, started.end_t)) / m.profile.timer_ticks_per_ms
 

@@ -112,6 +112,11 @@ class ModelRI:
         return any(not task.done for tasks in self.launches[-1:] for task in tasks)
 
 
+def graphs(m) -> Graphs:
+    """The machine's capture state, made on first use."""
+    return m.feature(Graphs)
+
+
 class Graphs:
     """Per-machine capture state: active captures, instances, and each thread's capture mode."""
 

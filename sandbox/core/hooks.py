@@ -23,6 +23,10 @@ goes on.  Each list holds plain functions, called in registration order.
 * ``task_finished(task, status)`` -- in the simulator, after a task's effect (or its
   failure), before the tasks waiting on it go on.  The grader's recorder.
 * ``stream_state(stream, state)`` -- a default or created stream was made (1) or goes (2): core/streams.py.
+* ``address(ptr)`` -- in ``Machine.buffer``, for an address outside every device's own range:
+  the buffer it maps to, or None.  Virtual memory management, once used.
+* ``thread_ended(th)`` -- when a host thread has ended (``threads.thread_finished``), joiners
+  released.  Simulated processes end with their last thread.
 * ``process_ending(th, process)`` -- when a process ends (its last thread ended), before its
   contexts and memory are released.  Pools destroy the process's pools.
 
@@ -42,6 +46,8 @@ class Hooks:
     task_finished: list
     process_ending: list
     stream_state: list
+    address: list
+    thread_ended: list
     __slots__ = tuple(__annotations__)
 
     def __init__(self):

@@ -12,9 +12,8 @@ import threading
 from contextlib import contextmanager
 
 from ..profiles import Profile, get_profile
-from . import constants as C, hazards, trace as T, usercode, vmm
+from . import constants as C, hazards, trace as T, usercode
 from .engines import CorePool, Engine
-from .graph import Graphs
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
                      ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, AclError, describe, fail)
 from .memory import DeviceMemory, HostBudget, HostMemory, device_of_address
@@ -76,7 +75,6 @@ class Machine:
         self.raise_errors = False
         self.lock = usercode.MachineLock()   # learner code the runtime runs gives it up meanwhile
         self.scheduler = Scheduler(self)
-        self.graphs = Graphs(self)            # ACL Graph captures and model run instances
         self.hazards = hazards.Checker(self)  # every task gets its happens-before clock (not optional)
         self._deadlines: dict[int, tuple[int, int] | None] = {}
         self.util_threads = None              # acl.util.start_thread: the threads it started
@@ -195,7 +193,9 @@ class Machine:
         """The allocation or host buffer holding address ``ptr`` (None if none)."""
         dev = device_of_address(ptr)
         if dev is not None:
-            return self.devices[dev].memory.lookup(ptr) if dev < len(self.devices) else vmm.lookup(self, ptr)
+            if dev < len(self.devices):
+                return self.devices[dev].memory.lookup(ptr)
+            return next((b for look in self.hooks.address if (b := look(ptr)) is not None), None)
         return self.host.lookup(ptr)
 
     # -- streams -------------------------------------------------------------------------

@@ -24,8 +24,7 @@ from typing import Callable
 from . import hazards, usercode
 from .binding import bound, is_bound, peek_current
 from .errors import RunAborted
-from .processes import thread_finished
-from .threads import LATE_SECONDS
+from .threads import LATE_SECONDS, thread_finished
 
 _original_start = threading.Thread.start
 _original_join = threading.Thread.join

@@ -4,7 +4,7 @@
 process: its own acl.init, contexts and default contexts, sharing the devices (and so
 their cores and DMA engines) with every other process.  It shows up as its own process in
 the trace.  When its last thread ends, what it still holds is released, as at exit
-(``thread_finished``).
+(``ProcessEnds``).
 """
 from __future__ import annotations
 
@@ -20,14 +20,17 @@ if TYPE_CHECKING:
     from .objects import HostThread, Process
 
 
-def thread_finished(m: Machine, th: HostThread) -> None:
-    """A host thread's function returned: it no longer holds the others back; the last
-    thread of a spawned process ends the process."""
-    m.log.append(T.ThreadEnded(th.clock, th.tid))
-    m.scheduler.finish(th)            # (joiners go on at once, at th's end)
-    proc = th.process
-    if proc is not m.main_process and all(t.finished for t in m.scheduler.threads if t.process is proc):
-        end_process(m, proc, th)
+class ProcessEnds:
+    """A spawned process ends with its last thread (the ``thread_ended`` hook, once one is spawned)."""
+
+    def __init__(self, m: Machine):
+        self.m = m
+        m.hooks.add("thread_ended", self.thread_ended)
+
+    def thread_ended(self, th: HostThread) -> None:
+        m, proc = self.m, th.process
+        if proc is not m.main_process and all(t.finished for t in m.scheduler.threads if t.process is proc):
+            end_process(m, proc, th)
 
 
 def end_process(m: Machine, proc: Process, last: HostThread) -> None:
@@ -71,6 +74,7 @@ def spawn_process(fn, *args, name: str | None = None) -> SimProcess:
     with m.lock:
         parent = m.current_thread()
         m.scheduler.wait_turn(parent)
+        m.feature(ProcessEnds)
         proc = m.new_process(name or f"process {len(m.processes) + 1}", parent.clock)
     thread = threading.Thread(target=fn, args=args, name=f"{proc.name}/main")
     thread._sandbox_process = proc  # type: ignore[attr-defined]  # the sandbox's mark on a Python thread

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import constants as C, hazards, trace as T, usercode, waits
+from .graph import graphs
 from .sync import Sync, synchronize as synchronize_on
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_INTERNAL_ERROR,
                      ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_ABORT, describe, fail)
@@ -102,7 +103,7 @@ def synchronize(m: Machine, th: HostThread, handle) -> None:
 
 def query(m: Machine, th: HostThread, handle) -> int:
     stream = m.stream(th, handle, check_context=False)
-    m.graphs.refuse_stream_sync(stream, "aclrtStreamQuery")
+    graphs(m).refuse_stream_sync(stream, "aclrtStreamQuery")
     if stream.idle:
         hazards.learn(m, th, (stream,))       # "complete" tells the host the work is done
     return C.ACL_STREAM_STATUS_COMPLETE if stream.idle else C.ACL_STREAM_STATUS_NOT_READY

@@ -28,10 +28,19 @@ from typing import Callable
 from . import hazards, usercode
 from .errors import ACL_ERROR_RT_WAIT_TIMEOUT, RunAborted, fail
 from .objects import HostThread
-from .trace import Note
+from .trace import Note, ThreadEnded
 
 WATCHDOG_SECONDS = 60.0   # only for a thread stuck outside the sandbox (e.g. on a Lock): a hang, not a result
 LATE_SECONDS = 2.0        # real time an impatient thread waits for one that holds the turn outside the runtime
+
+
+def thread_finished(m, th: HostThread) -> None:
+    """A host thread's function returned: it no longer holds the others back (its joiners go on
+    at once, at its end); then the ``thread_ended`` hooks (a spawned process ends with its last)."""
+    m.log.append(ThreadEnded(th.clock, th.tid))
+    m.scheduler.finish(th)
+    for fn in m.hooks.thread_ended:
+        fn(th)
 
 
 class Scheduler:

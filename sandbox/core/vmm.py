@@ -74,6 +74,7 @@ class VmmState:
         self.mappings: dict[int, Mapping] = {}        # by virtual address
         self.next_range, self.counter = VMM_BASE, itertools.count(1)
         m.hooks.add("process_ending", lambda th, proc: release_process(m, th, proc))
+        m.hooks.add("address", lambda ptr: lookup(m, ptr))
 
 
 def lookup(m, ptr: int):

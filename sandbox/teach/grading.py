@@ -35,7 +35,7 @@ from sandbox.core import trace as tr
 from sandbox.core.errors import RunAborted
 from sandbox.core.machine import Machine, bound
 from sandbox.core.patches import _original_join
-from sandbox.core.processes import thread_finished
+from sandbox.core.threads import thread_finished
 
 from .checks import FAIL, PASS, Check, check_no_errors, check_no_hazards
 from .provenance import KERNEL, ORIGIN_WORDS, Recorder
