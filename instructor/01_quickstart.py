@@ -63,7 +63,7 @@ sandbox.set_language("zh")          # 中文版：评分反馈使用中文
 # |---|---|---|---|
 # | application | your program: frameworks (PyTorch, MindSpore...) or your own code call the API | your process, `libascendcl` / pyACL | your cells, `sandbox.acl` (the facade: names, arguments, return codes) |
 # | runtime | contexts, streams, events, device memory; turns each call into tasks queued on a stream; reports errors | `libruntime` (the `hicann/runtime` repository) | `sandbox/core`: every call charged host time, checked, recorded |
-# | driver and device | hands the queued tasks to the device, where the **Task Scheduler** takes them off each stream in order and dispatches them to the AI Cores and DMA engines; reports faults back | kernel driver, device firmware | `sandbox/core/sim.py` and `engines.py`: the device side in virtual time |
+# | driver and device | hands the queued tasks to the device, where the **Task Scheduler** takes them off each stream in order and dispatches them to the AI Cores and DMA engines; reports faults back | kernel driver, device firmware | `sandbox/core/device_loop.py` and `engines.py`: the device side in virtual time |
 #
 # An asynchronous call returns once the runtime has queued its task; the device side runs it
 # later. The Gantt chart at the end draws both sides: the host thread's calls (application and
@@ -78,7 +78,7 @@ sandbox.set_language("zh")          # 中文版：评分反馈使用中文
 # |---|---|---|---|
 # | 应用层 | 你的程序：框架（PyTorch、MindSpore……）或你自己的代码调用 API | 你的进程，`libascendcl` / pyACL | 你的代码单元，`sandbox.acl`（外观层：名称、参数、返回码） |
 # | 运行时层 | 上下文、流、事件、设备内存；把每个调用变成放入流中的任务；报告错误 | `libruntime`（`hicann/runtime` 仓库） | `sandbox/core`：每个调用计入 Host 时间、被检查、被记录 |
-# | 驱动与设备 | 把排队的任务交给设备，设备上的**任务调度器（Task Scheduler）**按顺序从每条流取出任务，分派给 AI Core 和 DMA 引擎；把故障报告回来 | 内核驱动、设备固件 | `sandbox/core/sim.py` 和 `engines.py`：以虚拟时间运行的设备侧 |
+# | 驱动与设备 | 把排队的任务交给设备，设备上的**任务调度器（Task Scheduler）**按顺序从每条流取出任务，分派给 AI Core 和 DMA 引擎；把故障报告回来 | 内核驱动、设备固件 | `sandbox/core/device_loop.py` 和 `engines.py`：以虚拟时间运行的设备侧 |
 #
 # 异步调用在运行时把任务放入队列后就返回；设备侧稍后才执行它。末尾的甘特图画出两侧：上方是
 # Host 线程的调用（应用层和运行时层），下方是设备执行的任务。

@@ -12,15 +12,15 @@ into a device kernel.
 from __future__ import annotations
 
 from . import acl
-from .core import patches as _patches
+from .core import python_threads as _python_threads
 from .core.errors import AclError
 from .core.hazards import HazardWarning
-from .core.leaks import LeakWarning
-from .core.kernels import Kernel, kernel, ptr
+from .core.features.leaks import LeakWarning
+from .core.features.kernels import Kernel, kernel, ptr
 from .core.machine import current as _current
 from .core.machine import configure as _configure
-from .core.host_work import host_work
-from .core.processes import SimProcess, spawn_process
+from .core.features.host_work import host_work
+from .core.features.processes import SimProcess, spawn_process
 from .core.trace import TraceLog
 from .acl.beyond_pyacl import check as not_in_pyacl
 from .shared import read_shared, write_shared
@@ -52,7 +52,7 @@ __all__ = [
 ]
 __all__ += ["hazards", "leak_report", "HazardWarning", "LeakWarning", "set_language"]
 
-_patches.install()
+_python_threads.install()
 _install_report_texts()
 
 _VIEWS = ("show", "step_through", "gantt", "memory_map", "queues", "summary", "export_trace")
@@ -114,9 +114,9 @@ def inject_fault(kind: str, device=None, stream=None, after: int = 0, count=...,
     ``kind``: "kernel_trap" (507016), "dma_error" (507013) or "link_down" (507056, peer copies
     between ``device`` and ``peer``).  The first ``after`` matching tasks submitted from now
     on succeed, the next ``count`` fail (link_down: every one until ``clear_faults()``).
-    See sandbox/core/faults.py.
+    See sandbox/core/features/faults.py.
     """
-    from .core import faults
+    from .core.features import faults
     from .core.gate import local
 
     def body(m, th):
@@ -132,7 +132,7 @@ def inject_fault(kind: str, device=None, stream=None, after: int = 0, count=...,
 
 def clear_faults() -> None:
     """Disarm every injected fault (a link that was down is up again)."""
-    from .core import faults
+    from .core.features import faults
     from .core.gate import local
 
     local(lambda m, th: faults.clear(m, th))
@@ -160,8 +160,8 @@ def hazards() -> list:
 def leak_report(pid: int | None = None):
     """What each live process (or process ``pid``) allocated or created and has not released;
     ``str()`` of it is the text report (in Chinese under ``set_language("zh")``), ``.items``
-    the data (see core/leaks.py)."""
-    from .core.leaks import Report, report
+    the data (see core/features/leaks.py)."""
+    from .core.features.leaks import Report, report
     from .i18n import language, report_text
 
     m = _current()

@@ -325,7 +325,7 @@ def install_report_texts() -> None:
     reads their text.  The warnings are made by the core with the English text, so the
     filters of ``warnings`` match that text and the category stays the same."""
     from .core.hazards import HazardWarning
-    from .core.leaks import LeakWarning
+    from .core.features.leaks import LeakWarning
 
     for category in (HazardWarning, LeakWarning):
         category.__str__ = _shown  # type: ignore[method-assign]  # the classes are the core's

@@ -12,7 +12,7 @@ are simulated processes of one machine (``sandbox.spawn_process``), and a file i
   empties ``file/`` first): a notebook cell run again finds the last run's values;
 * ``sandbox.read_shared(name)`` returns it, or None while nothing was written, without waiting:
   a sample's poll loop is ``while (v := read_shared(name)) is None: sandbox.host_work(ns, "usleep")``,
-  which moves the reader's virtual clock so the writer gets its turn (core/threads.py).
+  which moves the reader's virtual clock so the writer gets its turn (core/host_turns.py).
 
 Both take the calling thread's turn first, so a read at virtual time t sees exactly the writes
 made before t (ties in thread order): the same on every run.  A read that finds a value teaches

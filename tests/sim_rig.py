@@ -13,9 +13,9 @@ import threading
 from sandbox.core.hazards import Checker
 from sandbox.core.hooks import Hooks
 from sandbox.core.objects import Context, HostThread, Process, Stream
-from sandbox.core.sim import Simulator
+from sandbox.core.device_loop import Simulator
 from sandbox.core.tasks import Task
-from sandbox.core.threads import Scheduler
+from sandbox.core.host_turns import Scheduler
 from sandbox.core.trace import TaskFinished, TaskStarted, TraceLog
 
 FAR = 10**15  # a horizon past every scenario's end

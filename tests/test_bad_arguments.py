@@ -22,7 +22,7 @@ import pytest
 import sandbox
 from sandbox import acl
 from sandbox.core.errors import AclError, describe
-from sandbox.core.kernels import MAX_KERNEL_NS
+from sandbox.core.features.kernels import MAX_KERNEL_NS
 from test_callbacks import Server
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -1,5 +1,5 @@
 """Host callbacks: subscribe_report / launch_callback / process_report / unsubscribe_report and
-launch_host_func, with the rules of RT-API 12 and RT-DG 03-02 (see sandbox/core/callbacks.py)."""
+launch_host_func, with the rules of RT-API 12 and RT-DG 03-02 (see sandbox/core/features/callbacks.py)."""
 
 from __future__ import annotations
 

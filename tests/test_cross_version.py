@@ -33,7 +33,7 @@ def test_a_soc_without_bf16_and_inf_nan_in_its_config_has_only_jit_compile(profi
 
 
 def test_a_soc_with_no_platform_config_has_only_the_attributes_that_do_not_depend_on_the_chip():
-    sandbox.core.binding.configure(sandbox.profiles.ASCEND_910B.with_(soc_name="Unknown1"))
+    sandbox.core.current_machine.configure(sandbox.profiles.ASCEND_910B.with_(soc_name="Unknown1"))
     assert acl.get_cann_attribute_list()[:2] == ((acl.ACL_CANN_ATTR_JIT_COMPILE,), 1)
 
 

@@ -7,7 +7,7 @@ import pytest
 import sandbox
 from sandbox import acl
 from sandbox.acl._allocator import Allocators
-from sandbox.core.binding import current
+from sandbox.core.current_machine import current
 
 INVALID = acl.ACL_ERROR_INVALID_PARAM
 SETTERS = {

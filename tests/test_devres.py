@@ -1,5 +1,5 @@
 """Device resources: core limits that kernels obey, the current default stream, device status and
-utilisation (see sandbox/core/devres.py)."""
+utilisation (see sandbox/core/features/device_resources.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""aclrtCreateEventExWithFlag, aclrtRecordEventWithFlag and aclrtStreamWaitEventWithFlag (core/events.py),
-and EXTERNAL record/wait across the capture boundary (core/graph.py): one test per rule."""
+"""aclrtCreateEventExWithFlag, aclrtRecordEventWithFlag and aclrtStreamWaitEventWithFlag (core/features/events.py),
+and EXTERNAL record/wait across the capture boundary (core/features/capture.py): one test per rule."""
 
 from __future__ import annotations
 

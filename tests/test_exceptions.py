@@ -1,5 +1,5 @@
 """Task exceptions: aclrtSetExceptionInfoCallback and its readers, aclrtGetThreadLastTaskId,
-aclrtGetErrorVerbose (see sandbox/core/exceptions.py)."""
+aclrtGetErrorVerbose (see sandbox/core/features/task_exceptions.py)."""
 
 from __future__ import annotations
 

@@ -255,8 +255,8 @@ def test_failed_allocator_unregister_and_destroy_desc_keep_what_they_would_relea
 
 def test_refused_vmm_releases_change_nothing(on_device0):
     """aclrtUnmapMem, aclrtReleaseMemAddress and aclrtFreePhysical refused leave every table and
-    the device memory as they were (core/vmm.py)."""
-    from sandbox.core.vmm import VmmState
+    the device memory as they were (core/features/vmm.py)."""
+    from sandbox.core.features.vmm import VmmState
 
     prop = {"handleType": 0, "allocationType": 0, "memAttr": acl.ACL_HBM_MEM_HUGE, "location": {"id": 0, "type": 1}}
     handle, _ = acl.rt.malloc_physical(2 << 20, prop, 0)

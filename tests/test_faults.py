@@ -1,4 +1,4 @@
-"""Asynchronous device errors, stream failure modes and injected faults (sandbox/core/faults.py)."""
+"""Asynchronous device errors, stream failure modes and injected faults (sandbox/core/features/faults.py)."""
 
 from __future__ import annotations
 

@@ -83,9 +83,9 @@ def test_a_correct_solution_passes_and_the_text_starts_with_a_tick(exercise):
 
 def test_check_leaves_the_learners_machine_and_trace_untouched(exercise):
     log, n = _learner_program()
-    machine = grading.binding._current
+    machine = grading.current_machine._current
     teach.check("99.1", doubled)
-    assert grading.binding._current is machine and sandbox.trace() is log and len(log) == n
+    assert grading.current_machine._current is machine and sandbox.trace() is log and len(log) == n
     assert acl.rt.get_device() == (1, 0)  # the learner's thread still has its device
 
 

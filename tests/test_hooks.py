@@ -11,10 +11,10 @@ from pathlib import Path
 import sandbox
 from sandbox import acl
 from sandbox.core import trace as tr
-from sandbox.core.binding import current
-from sandbox.core.faults import FaultState
+from sandbox.core.current_machine import current
+from sandbox.core.features.faults import FaultState
 from sandbox.core.hooks import Hooks
-from sandbox.core.pools import PoolState
+from sandbox.core.features.pools import PoolState
 from sandbox.core.tasks import KINDS, SPEC_FIELDS, Task
 
 CORE = Path(__file__).resolve().parent.parent / "sandbox" / "core"
@@ -22,7 +22,7 @@ CORE = Path(__file__).resolve().parent.parent / "sandbox" / "core"
 
 def test_every_task_kind_the_core_submits_is_declared_in_tasks_kinds():
     kinds = set()
-    for path in CORE.glob("*.py"):
+    for path in CORE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (
                 isinstance(node, ast.Call)
@@ -34,7 +34,7 @@ def test_every_task_kind_the_core_submits_is_declared_in_tasks_kinds():
                 first = node.args[0]
                 if isinstance(first, ast.Constant):
                     kinds.add(first.value)
-                elif path.name == "waits.py":  # Waits.wait: the kind each wait passes it
+                elif path.name == "notifies.py":  # Waits.wait: the kind each wait passes it
                     kinds.update(("notify_wait", "value_wait"))
                 else:  # callbacks: Job.kind, "callback" or "host_func"
                     kinds.update(("callback", "host_func"))
@@ -119,6 +119,8 @@ def test_a_machine_that_uses_no_feature_has_no_hook(device0):
         "task_finished": 0,
         "process_ending": 0,
         "stream_state": 0,
+        "address": 0,
+        "thread_ended": 0,
     }
     assert m.feature_in_use(PoolState) is None and m.feature_in_use(FaultState) is None
 

@@ -1,4 +1,4 @@
-"""The host memory budget of the lazy backing (core/memory.py HostBudget).
+"""The host memory budget of the lazy backing (core/allocator.py HostBudget).
 
 Simulated memory takes host memory only for bytes that are written; a machine's written
 bytes may take at most its budget.  A write past it fails with 207001
@@ -14,7 +14,7 @@ import sandbox
 from sandbox import acl
 from sandbox.core.errors import AclError
 from sandbox.core.machine import current
-from sandbox.core.memory import BUDGET_FLOOR, default_host_budget
+from sandbox.core.allocator import BUDGET_FLOOR, default_host_budget
 
 MiB, GiB = 1 << 20, 1 << 30
 OOM = acl.ACL_ERROR_RT_MEMORY_ALLOCATION

@@ -115,6 +115,26 @@ def test_the_core_imports_no_facade_view_widget_or_grader():
     assert not wrong, f"core modules importing outside the core's direction: {wrong}"
 
 
+FEATURES = "sandbox.core.features"
+
+
+def kernel_imports_of_features(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(kernel module, feature module) for every import from the kernel (sandbox/core) into a feature."""
+    kernel = [m for m in graph if m.startswith("sandbox.core") and not m.startswith(FEATURES)]
+    return sorted((m, t) for m in kernel for t in graph[m] if t.startswith(FEATURES))
+
+
+def test_the_kernel_imports_no_feature():
+    """Features are built on the kernel: a feature plugs in through hooks and Machine.feature."""
+    wrong = kernel_imports_of_features(import_graph(package_modules()))
+    assert not wrong, f"kernel modules importing a feature: {wrong}"
+
+
+def test_the_kernel_check_finds_a_kernel_module_importing_a_feature():
+    graph = {"sandbox.core.machine": {f"{FEATURES}.capture"}, f"{FEATURES}.capture": {"sandbox.core.machine"}}
+    assert kernel_imports_of_features(graph) == [("sandbox.core.machine", f"{FEATURES}.capture")]
+
+
 def test_the_cycle_finder_finds_a_deferred_import_cycle(tmp_path):
     """The check can fail: two modules importing each other, one of them inside a function."""
     pkg = tmp_path / "sandbox"

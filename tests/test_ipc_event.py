@@ -1,4 +1,4 @@
-"""IPC events: one event shared between processes (core/events.py, aclrtIpcGetEventHandle and
+"""IPC events: one event shared between processes (core/features/events.py, aclrtIpcGetEventHandle and
 aclrtIpcOpenEventHandle; runtime api_impl_event.cc, ipc_event.cc, api_error.cc)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 import sandbox
 from sandbox import acl
 from sandbox.core import trace as T
-from sandbox.core.binding import current
+from sandbox.core.current_machine import current
 
 from conftest import dev_alloc, tasks_by_id
 

@@ -1,4 +1,4 @@
-"""IPC memory between simulated processes (core/ipc.py): export keys, pid allow-lists, imports,
+"""IPC memory between simulated processes (core/features/ipc.py): export keys, pid allow-lists, imports,
 close in the importer and the exporter, and what a process's end releases."""
 
 import warnings

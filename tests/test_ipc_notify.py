@@ -1,4 +1,4 @@
-"""IPC notifies between simulated processes (core/ipc.py, core/waits.py): export keys, pid
+"""IPC notifies between simulated processes (core/features/ipc.py, core/features/notifies.py): export keys, pid
 allow-lists, imported handles of the same flag, and the hazard clocks across the processes."""
 
 import warnings

@@ -273,7 +273,7 @@ def test_an_interrupt_in_a_kernel_body_reaches_the_caller_and_the_machine_stays_
 
 
 def test_an_interrupt_in_a_block_callback_leaves_its_stream_usable(board):
-    from sandbox.core.callbacks import state  # noqa: F401  (the feature exists)
+    from sandbox.core.features.callbacks import state  # noqa: F401  (the feature exists)
 
     stop = threading.Event()
     errors = []

@@ -1,4 +1,4 @@
-"""Leak reports (core/leaks.py): what a process never released, at finalize and on demand."""
+"""Leak reports (core/features/leaks.py): what a process never released, at finalize and on demand."""
 
 from __future__ import annotations
 

@@ -1,34 +1,41 @@
-"""The kernel stays readable in one sitting: sandbox/core has a line budget.
+"""Each folder of the runtime has a line budget, counted with its sub-folders (CONTRIBUTING.md).
 
-The budget was 7,000 lines.  It is 7,200 since the runtime calls of the official samples came
-in (notifies and value waits, stream stop/abort and state callbacks, Ex events and external
-record/wait across a capture, the exception-info callback, device resource limits, the
-forced destroy that waits for the running task): their rules took some 420 lines; plainer code
-and moving the acl layer's own checks and records to the facade (sandbox/acl, each cited to
-src/acl/) gave back about 200.  It is 8,000 since the last of the samples' runtime features came in
-(7,197 lines before them, 7,924 after): memory and notifies shared between processes (ipc.py,
-214 lines), virtual memory management and shareable handles (vmm.py, 261), IPC events (about
-80), overflow detection and the random-number task (numerics.py and about 20 more), and
-notify and value waits that order the hazard clocks whichever comes first, inside captures too
-(about 70).  It is 8,300 since the real pyACL binding's runtime calls came in (7,955 lines before
-them, 8,204 after): 2-D copies and pointer attributes (memops.py, about 110), the older event
-query, wait status, event ids and the free event and stream counts (about 60), system options
-(sysparams.py, 50), device ids, UUIDs and the primary context's state (about 25), and the rules
-the sources gave for events, copies of 0 bytes and calls before aclInit.  It is 8,450 since the
-stop button and waits between threads were made to answer at once (8,267 lines before, 8,446
-after): learner code that the runtime runs gives the machine's lock up while it runs (usercode.py's
-MachineLock, about 50), a lock the learner made is bounded inside such code like the other waits
-(LearnerLock, about 50), and a thread that keeps the turn outside the runtime is set aside for a
-notebook's next cell or a stopped thread (threads.py and patches.py, about 80)."""
+The kernel (``sandbox/core`` without ``features/``) is what a newcomer reads in one sitting: every
+call goes through it.  It held 4,056 lines when the runtime's areas moved out to
+``sandbox/core/features`` (4,475 lines then); its budget is 5,000.  The features are budgeted
+apart: 5,500, room for the areas still to come.  Before the split the whole of ``sandbox/core``
+had one budget (8,450 at the end: 7,000 at first, raised with each documented feature)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 CORE = Path(__file__).resolve().parent.parent / "sandbox" / "core"
-LINE_BUDGET = 8_450
+FEATURES = CORE / "features"
+BUDGETS = {"kernel": 5_000, "features": 5_500}
+
+
+def lines_of(folder: Path, *, without: Path | None = None) -> int:
+    """Lines of the Python files in ``folder`` and its sub-folders (but not ``without``)."""
+    return sum(
+        len(p.read_text(encoding="utf-8").splitlines())
+        for p in folder.rglob("*.py")
+        if without is None or without not in p.parents
+    )
 
 
 def test_the_kernel_fits_its_line_budget():
-    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in CORE.glob("*.py"))
-    assert lines <= LINE_BUDGET, f"sandbox/core has {lines} lines, over its budget of {LINE_BUDGET}"
+    lines = lines_of(CORE, without=FEATURES)
+    assert lines <= BUDGETS["kernel"], f"the kernel (sandbox/core) has {lines} lines, over its {BUDGETS['kernel']}"
+
+
+def test_the_features_fit_their_line_budget():
+    lines = lines_of(FEATURES)
+    assert lines <= BUDGETS["features"], f"sandbox/core/features has {lines} lines, over its {BUDGETS['features']}"
+
+
+def test_a_budget_counts_sub_folders(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "sub" / "b.py").write_text("y = 2\nz = 3\n")
+    assert lines_of(tmp_path) == 3 and lines_of(tmp_path, without=tmp_path / "sub") == 1

@@ -1,4 +1,4 @@
-"""Notifies and value waits (core/waits.py): a flag or a device word that a stream waits for."""
+"""Notifies and value waits (core/features/notifies.py): a flag or a device word that a stream waits for."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Floating-point overflow: the saturation mode, the stream's overflow switch, the overflow status
-(sandbox/core/numerics.py; the codes cited in sandbox/acl/rt.py)."""
+(sandbox/core/features/overflow.py; the codes cited in sandbox/acl/rt.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import sandbox
 from sandbox import acl
-from sandbox.core import binding
+from sandbox.core import current_machine
 from sandbox.core import trace as T
 
 SATURATION, INFNAN = acl.ACL_RT_OVERFLOW_MODE_SATURATION, acl.ACL_RT_OVERFLOW_MODE_INFNAN
@@ -236,8 +236,8 @@ def test_the_status_copy_is_a_write_of_its_buffer_for_the_hazard_checks(machine)
 def test_kernels_nobody_watches_run_without_numpys_flags(machine):
     acl.rt.set_device(0)
     stream = _stream()  # Inf/NaN mode, switch off: the plain path
-    m = binding.current()
-    assert sandbox.core.numerics.watch(m, m.streams[stream], scale) is None
+    m = current_machine.current()
+    assert sandbox.core.features.overflow.watch(m, m.streams[stream], scale) is None
     x, y = _device([60000, 1, 2, 3]), _device([0] * 4)
     with pytest.warns(RuntimeWarning, match="overflow"):  # numpy's own warning, as before
         scale[1, stream](x, y, 2)

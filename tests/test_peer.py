@@ -9,7 +9,7 @@ import pytest
 
 import sandbox
 from sandbox import acl
-from sandbox.core import peer
+from sandbox.core.features import peer
 from sandbox.core import trace as T
 from sandbox.core.machine import current
 from sandbox.core.objects import HostThread

@@ -1,4 +1,4 @@
-"""Stream-ordered memory pools (core/pools.py, RT-API 11-10)."""
+"""Stream-ordered memory pools (core/features/pools.py, RT-API 11-10)."""
 
 from __future__ import annotations
 

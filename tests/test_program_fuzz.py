@@ -401,7 +401,7 @@ class Generator:
             self.emit(f'C("rt.destroy_event", {self.pick(scope, "event")})')
 
     def op_notify(self, scope, stream=None):
-        """Notifies and value waits (core/waits.py): records and waits in either order, on any stream."""
+        """Notifies and value waits (core/features/notifies.py): records and waits in either order, on any stream."""
         r = self.rng.random()
         stream = stream or self.pick(scope, "stream")
         if r < 0.2:
@@ -428,7 +428,7 @@ class Generator:
                 self.emit(f'C("rt.value_wait", {ptr}, {value}, {flag}, {stream})')
 
     def op_ipc(self, scope):
-        """IPC memory and notifies (core/ipc.py): keys pass between processes as shared values."""
+        """IPC memory and notifies (core/features/ipc.py): keys pass between processes as shared values."""
         r = self.rng.random()
         key = f'sandbox.read_shared("{self.rng.choice(["ipc_mem", "ipc_notify"])}")' if self.chance(0.9) else self.odd()
         pids = self.rng.choice(["[1, 2, 3]", "[2]", "[]", "None", "[1, 2]", "[1, 2, 3][:2]"])
@@ -1271,12 +1271,12 @@ class Harness:
 
     def memory(self, m) -> None:
         segments: dict[int, list] = {}
-        from sandbox.core.pools import PoolState
+        from sandbox.core.features.pools import PoolState
 
         st = m.feature_in_use(PoolState)
         for pool in st.pools.values() if st is not None else ():
             segments.setdefault(pool.device, []).extend((s, s + n) for s, n in pool.segments.items())
-        from sandbox.core.vmm import VmmState  # physical allocations take device memory as segments do
+        from sandbox.core.features.vmm import VmmState  # physical allocations take device memory as segments do
 
         vm = m.feature_in_use(VmmState)
         held_by = [*vm.handles.values(), *vm.mappings.values()] if vm is not None else []
@@ -1345,11 +1345,11 @@ class Harness:
         if m.sim.next_time is not None:
             self.problem("hang", "the device side still has events after 200000 steps")
             return
-        from sandbox.core.callbacks import CallbackState
+        from sandbox.core.features.callbacks import CallbackState
 
         st = m.feature_in_use(CallbackState)
         delivered = {id(j.task) for q in (st.reports.values() if st is not None else ()) for j in q}
-        from sandbox.core.waits import Waits  # a notify or value wait whose flag or word does not hold yet
+        from sandbox.core.features.notifies import Waits  # a notify or value wait whose flag or word does not hold yet
 
         waits = m.feature_in_use(Waits)
         delivered |= {id(t) for t in (waits.parked if waits is not None else ())}
@@ -1394,7 +1394,7 @@ def _tables(m) -> dict:
     """What the runtime holds, in plain values: a refused call must leave it as it was."""
     import threading
 
-    from sandbox.core.graph import graphs
+    from sandbox.core.features.capture import graphs
 
     th = m.threads.get(threading.get_ident())
     procs = tuple(
@@ -1420,9 +1420,9 @@ def _tables(m) -> dict:
         "graphs": tuple(sorted(graphs(m).instances)),
         "captures": tuple(sorted(s.handle for s in m.streams.values() if s.capture is not None)),
     }
-    from sandbox.core.callbacks import CallbackState
-    from sandbox.core.peer import PeerState
-    from sandbox.core.pools import PoolState
+    from sandbox.core.features.callbacks import CallbackState
+    from sandbox.core.features.peer import PeerState
+    from sandbox.core.features.pools import PoolState
 
     st, cb, peers = (
         m.feature_in_use(PoolState),
@@ -1433,19 +1433,19 @@ def _tables(m) -> dict:
     out["subscriptions"] = tuple(sorted((h, e[0].tid) for h, e in cb.subs.items())) if cb else ()
     out["host_func_streams"] = tuple(sorted(cb.host_func_streams)) if cb else ()
     out["peer_access"] = tuple(sorted(peers.enabled)) if peers else ()
-    from sandbox.core.vmm import VmmState
+    from sandbox.core.features.vmm import VmmState
 
     vm = m.feature_in_use(VmmState)
     tables = (vm.handles, vm.shared, vm.ranges, vm.mappings) if vm else ({}, {}, {}, {})  # (made on first use)
     out["vmm"] = tuple(tuple(sorted(t)) for t in tables)
-    from sandbox.core.streams import StreamStates
+    from sandbox.core.features.streams import StreamStates
 
     states = m.feature_in_use(StreamStates)
     out["stream_state_callbacks"] = (
         tuple(sorted((p, n) for p, c in states.callbacks.items() for n in c)) if states else ()
     )
     out["stopped_streams"] = tuple(sorted(h for h, s in m.streams.items() if s.stopped))
-    from sandbox.core.events import IpcEvents
+    from sandbox.core.features.events import IpcEvents
 
     ipc = m.feature_in_use(IpcEvents)
     out["ipc_exported"] = tuple(sorted(ipc.exported)) if ipc else ()

@@ -1,5 +1,5 @@
 """aclrtRandomNumAsync: the task info's checks and codes, the task on its stream, the numbers
-(sandbox/acl/_random.py, sandbox/core/reduce.py)."""
+(sandbox/acl/_random.py, sandbox/core/features/builtin_tasks.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import sandbox
 from sandbox import acl
 from sandbox.acl._random import philox4x32
-from sandbox.core import binding
+from sandbox.core import current_machine
 from sandbox.core import trace as T
 from sandbox.export.chrome_trace import to_chrome_trace
 
@@ -79,7 +79,7 @@ def test_a_random_task_writes_its_results_and_the_advanced_counter_only_at_compl
     out, counter = _buffers()
     _slow[1, device0](out)  # 10 ms of device time ahead of it on its stream
     assert acl.rt.random_num_async(_info(out, counter, num=64), device0, None) == 0
-    device_bytes = binding.current().buffer(out).dense_view(0, 256)
+    device_bytes = current_machine.current().buffer(out).dense_view(0, 256)
     assert not device_bytes.any()  # not yet: the task has not completed
     acl.rt.synchronize_stream(device0)
     values = _read(out, 64, np.float32)

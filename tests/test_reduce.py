@@ -1,4 +1,4 @@
-"""aclrtReduceAsync and the data types (see sandbox/core/reduce.py, sandbox/acl/_types.py)."""
+"""aclrtReduceAsync and the data types (see sandbox/core/features/builtin_tasks.py, sandbox/acl/_types.py)."""
 
 from __future__ import annotations
 

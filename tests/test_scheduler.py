@@ -1,4 +1,4 @@
-"""The host-thread scheduler on its own (core/threads.py Scheduler): turns by smallest clock,
+"""The host-thread scheduler on its own (core/host_turns.py Scheduler): turns by smallest clock,
 the horizon, parking and waking, deadlines and deadlocks, join.  Driven on a FakeMachine
 (a Simulator and a lock, no acl, no OS threads)."""
 

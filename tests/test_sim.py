@@ -1,4 +1,4 @@
-"""The device-side simulator on its own (core/sim.py, core/tasks.py): a Simulator, streams,
+"""The device-side simulator on its own (core/device_loop.py, core/tasks.py): a Simulator, streams,
 tasks and engines, no acl.  Each test is one small scenario: this task starts then, that one
 waits until this one is done."""
 
@@ -193,7 +193,7 @@ def test_after_a_failure_under_stop_on_failure_later_tasks_are_discarded_without
 
 
 def test_an_injected_fault_fails_the_task_instead_of_its_effect():
-    """The task_fault hook (core/faults.py) decides first: a faulted task's data effect does not happen."""
+    """The task_fault hook (core/features/faults.py) decides first: a faulted task's data effect does not happen."""
     rig, ran = Rig(), []
     task = rig.submit(rig.stream(), Engine("DMA H2D", 0), at=0, duration=10, effect=lambda: ran.append(1))
     rig.hooks.add("task_fault", lambda t: (ACL_ERROR_RT_AICORE_TIMEOUT, "injected") if t is task else None)

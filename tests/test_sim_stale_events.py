@@ -1,10 +1,10 @@
-"""A finish event made stale by an earlier end moves no clock (core/sim.py ``step``)."""
+"""A finish event made stale by an earlier end moves no clock (core/device_loop.py ``step``)."""
 
 import warnings
 
 import sandbox
 from sandbox import acl
-from sandbox.core.binding import current
+from sandbox.core.current_machine import current
 
 
 def test_a_released_wait_leaves_no_timer_that_moves_device_time_past_the_host(device0):

@@ -20,13 +20,13 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 import sandbox
 from sandbox import acl
 from sandbox.acl._allocator import Allocators
-from sandbox.core import leaks, waits
+from sandbox.core.features import leaks, notifies
 from sandbox.core.errors import ALL_CODES
-from sandbox.core.ipc import Imported, Ipc
+from sandbox.core.features.ipc import Imported, Ipc
 from sandbox.core.machine import current
-from sandbox.core.memory import PAGE_SIZES
+from sandbox.core.allocator import PAGE_SIZES
 from sandbox.core.trace import LeakReport, TaskFinished, TaskStarted
-from sandbox.core.vmm import VmmState
+from sandbox.core.features.vmm import VmmState
 
 KNOWN_CODES = frozenset(ALL_CODES.values())
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
@@ -593,7 +593,7 @@ class FacadeMachine(RuleBasedStateMachine):
         self.facade(call, threading.get_ident(), self.pick("stream", stream))
         self.facade(acl.rt.process_host_func, timeout)
 
-    # -- notifies and value waits (core/waits.py) ------------------------------------------------
+    # -- notifies and value waits (core/features/notifies.py) ------------------------------------------------
     @rule(first=INDEX, second=INDEX, record_first=st.booleans(), wrong=WRONG)
     def notify_record_and_wait(self, first, second, record_first, wrong):
         """A notify recorded on one stream and waited for (1 s at most) on another, in either order."""
@@ -631,7 +631,7 @@ class FacadeMachine(RuleBasedStateMachine):
         if registered:
             assert got[0] == desc and got[-1] == 0
 
-    # -- IPC memory, notifies and events (core/ipc.py, core/events.py) ----------------------------
+    # -- IPC memory, notifies and events (core/features/ipc.py, core/features/events.py) ----------------------------
     def in_process(self, fn, device: int, finalize: bool):
         """Run ``fn()`` as the main function of a short simulated process (init, set_device, fn,
         maybe finalize), joined at once; an assertion or escape inside it fails the step here."""
@@ -707,7 +707,7 @@ class FacadeMachine(RuleBasedStateMachine):
         self.facade(acl.rt.ipc_mem_set_import_pid, self.pick_key(index), pids, wrong=wrong)
 
     def expected_import(self, export, kind: str) -> int:
-        """The code an import by the next process should get (core/ipc.py's order of checks)."""
+        """The code an import by the next process should get (core/features/ipc.py's order of checks)."""
         if not (self.m.profile.ipc_supported):
             return acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
         if export is None or not export.alive(self.m):
@@ -838,9 +838,9 @@ class FacadeMachine(RuleBasedStateMachine):
             recorded = recorded and self.facade(acl.rt.synchronize_stream, s) == 0 and not waits_here
             if destroy:
                 assert self.facade(acl.rt.destroy_notify, n) == 0
-                assert export.thing in waits.state(self.m).notifies, "destroying an import destroyed the exporter's"
+                assert export.thing in notifies.state(self.m).notifies, "destroying an import destroyed the exporter's"
             elif recorded and self.facade(acl.rt.reset_device, device) == 0:  # its context's end frees it
-                assert n not in waits.state(self.m).notifies, "an imported notify outlived the importer's context"
+                assert n not in notifies.state(self.m).notifies, "an imported notify outlived the importer's context"
                 self.facade(acl.rt.set_device, device)
             return n, recorded
 
@@ -851,7 +851,7 @@ class FacadeMachine(RuleBasedStateMachine):
         if got is None:
             return
         n, recorded = got
-        assert n not in waits.state(self.m).notifies, "an ended process's imported notify is still alive"
+        assert n not in notifies.state(self.m).notifies, "an ended process's imported notify is still alive"
         if recorded and self.facade(acl.rt.wait_and_reset_notify, export.thing, s, 1) == 0:
             self.facade(acl.rt.synchronize_stream, s)
 
@@ -912,7 +912,7 @@ class FacadeMachine(RuleBasedStateMachine):
     # -- invariants -----------------------------------------------------------------------------
     @invariant()
     def ended_processes_hold_nothing(self):
-        """A process's end closes what it imported and exported and frees the rest (core/ipc.py)."""
+        """A process's end closes what it imported and exported and frees the rest (core/features/ipc.py)."""
         ipc = self.m.feature_in_use(Ipc)
         for pid in self.ended_pids:
             assert leaks.items(self.m, pid) == (), f"ended process {pid} still holds {leaks.items(self.m, pid)}"

@@ -1,4 +1,4 @@
-"""aclrtStreamStop, aclrtStreamAbort and aclrtRegStreamStateCallback (core/streams.py), and how they
+"""aclrtStreamStop, aclrtStreamAbort and aclrtRegStreamStateCallback (core/features/streams.py), and how they
 meet the stop-on-failure mode: one test per rule."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""System parameter options (core/sysparams.py): per process and per context."""
+"""System parameter options (core/features/sysparams.py): per process and per context."""
 
 from __future__ import annotations
 

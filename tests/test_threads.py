@@ -241,15 +241,15 @@ def test_a_learner_file_whose_path_starts_like_the_package_s_is_the_learner_s_ow
     """<checkout>/sandbox_demo.py is the program's code, <checkout>/sandbox/x.py the package's: a
     thread of the first takes part in the turn (a prefix of the path without its separator took it
     for the package's, and its threads' first calls waited for the watchdog)."""
-    from sandbox.core import patches
+    from sandbox.core import python_threads
 
     def made_in(filename):
         ns = {}
         exec(compile("def f():\n    pass\n", filename, "exec"), ns)
         return ns["f"]
 
-    assert patches._own_code(made_in(patches._PACKAGE_DIR + "_demo.py"))
-    assert not patches._own_code(made_in(os.path.join(patches._PACKAGE_DIR, "demo.py")))
+    assert python_threads._own_code(made_in(python_threads._PACKAGE_DIR + "_demo.py"))
+    assert not python_threads._own_code(made_in(os.path.join(python_threads._PACKAGE_DIR, "demo.py")))
 
 
 def test_a_bounded_join_of_a_sandbox_thread_ends_when_its_timeout_does():
@@ -284,7 +284,7 @@ def test_a_call_wakes_only_the_thread_whose_turn_it_is(monkeypatch):
     """The turn passes with one wake-up, not one per waiting thread: with 64 threads, a call costs a
     few evaluations of whose turn it is (waking every thread cost 64, and 1,000 threads did not
     finish in 600 s)."""
-    from sandbox.core.threads import Scheduler
+    from sandbox.core.host_turns import Scheduler
 
     evaluations = [0]
     original = Scheduler.turn

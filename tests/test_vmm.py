@@ -1,4 +1,4 @@
-"""Virtual memory management and shareable handles (core/vmm.py, acl/_vmm_props.py): one rule per test."""
+"""Virtual memory management and shareable handles (core/features/vmm.py, acl/_vmm_props.py): one rule per test."""
 
 from __future__ import annotations
 

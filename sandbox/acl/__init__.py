@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from ..core import devices
+from ..core.features import devices
 from ..core.constants import *  # noqa: F403  (the C enum names)
 from ..core.errors import ALL_CODES as _ALL_CODES
 from ..core.gate import local

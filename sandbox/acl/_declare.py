@@ -7,7 +7,7 @@
 makes ``acl.rt.stream_query(stream)``.  The public function has the parameters after
 ``(m, th)``, with their names and defaults (learners pass keywords).  Inside the call, each
 argument is converted by its annotation, as ``@sandbox.kernel`` reads its parameters'
-(core/kernels.py), so a wrong type returns 100000 with a message naming the parameter instead
+(core/features/kernels.py), so a wrong type returns 100000 with a message naming the parameter instead
 of raising; the body then gets ``(machine, thread, converted...)`` and runs through the API gate
 (``gate.call``) as the C call ``c_name``, charged ``cost`` (ns, or a HostCosts field name).
 

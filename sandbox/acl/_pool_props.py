@@ -3,7 +3,7 @@
 libascendcl checks the struct itself (src/acl/aclrt_impl/memory.cpp:2081-2111): allocType must be
 ACL_MEM_ALLOCATION_TYPE_PINNED (2088-2091), location.type ACL_MEM_LOCATION_TYPE_DEVICE (2093-2096),
 reserved all zero (2104-2107), each else 100000; only then does rtMemPoolCreate see the device id,
-handleType and maxSize (core/pools.py ``create`` checks the device and whether the chip has pools).
+handleType and maxSize (core/features/pools.py ``create`` checks the device and whether the chip has pools).
 pyACL passes the struct as a dict of its members: the dict, its member names and maxSize (a size_t)
 are checked here first, with 100000 too.
 """

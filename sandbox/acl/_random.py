@@ -37,7 +37,7 @@ data type.  ``randomParaAddr`` may be left out (NULL: the runtime's own buffer).
   (8 for a parameter given by address; ``CheckRandomParam``, 82-97).
 * the sandbox's own: a parameter given by address (isAddr 1) is not modelled (207000); the
   results and the 16-byte counter must lie inside device memory of the stream's device (107000,
-  as for copies: core/reduce.py).
+  as for copies: core/features/builtin_tasks.py).
 
 **The numbers** are the sandbox's own, deterministic for a seed and a counter; they are not the
 device's.  The sources name the algorithm (the sample's README: Philox4_32_10, a 128-bit counter
@@ -196,7 +196,7 @@ def _number(value, what: str, data_type: int):
 
 
 def decode(info: dict):
-    """The runtime's checks of the task info (107000), then the plan of the task (core/reduce.py)."""
+    """The runtime's checks of the task info (107000), then the plan of the task (core/features/builtin_tasks.py)."""
     data_type = info.get("dataType", ACL_FLOAT)
     func = _dict(info.get("randomNumFuncParaInfo"), "randomNumFuncParaInfo", ("funcType", "paramInfo"))
     func_type = func.get("funcType", DROPOUT_BITMASK)

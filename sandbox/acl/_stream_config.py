@@ -2,7 +2,7 @@
 
 A config handle holds a flag, a priority and a work buffer (kept, not used: the sandbox's
 streams need no work memory).  Nothing of it reaches the runtime until aclrtCreateStreamV2
-makes a stream with its flag and priority (core/streams.py ``create``), so, like the other
+makes a stream with its flag and priority (core/features/streams.py ``create``), so, like the other
 checks of the acl layer in the facade, it lives here and not in the core.
 
 Only libascendcl_c has the four calls (src/acl/aclrt_c/runtime/stream.c, built for Linux and
@@ -20,7 +20,7 @@ its type in aclrtCreateStreamWithConfig and aclrtStreamGetFlags) or 8 bytes; any
 from __future__ import annotations
 
 from ..core import constants as C
-from ..core import streams
+from ..core.features import streams
 from ..core.errors import ACL_ERROR_INVALID_PARAM, fail
 
 # attr -> (name, the value sizes taken: uint32_t for the priority, 4 or 8 for the flag, else 8)

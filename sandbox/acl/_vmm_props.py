@@ -6,7 +6,7 @@ ACL_MEM_ALLOCATION_TYPE_PINNED (1119), location.type neither UNREGISTERED nor MA
 memAttr one its table knows (memAttrHandlers, 51-165; 1157-1175) and no DDR kind for device memory
 (1144-1156); aclrtMemGetAllocationGranularity (1299-1346) makes the last two checks only.  Each is 100000.
 Only then does the runtime see the location (device id: 107001; host locations are not modelled) and
-the page kind (core/vmm.py).  pyACL passes a struct as a dict of its members (as for aclrtMemPoolProps,
+the page kind (core/features/vmm.py).  pyACL passes a struct as a dict of its members (as for aclrtMemPoolProps,
 acl/_pool_props.py); the dict and its member types are checked here first, with 100000 too.
 
 aclrtMemSetAccess's descriptors reach the driver unchecked (memory.cpp 1956-1966): the sandbox checks
@@ -20,7 +20,7 @@ from ..core import constants as C
 from ..core.errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, describe, fail
 from ._pool_props import _all_zero, _int_or_none
 
-# the VMM enum values (acl_rt.h 71-72, 314-320, 355-358, 377-381, 946-950); core/vmm.py reads the
+# the VMM enum values (acl_rt.h 71-72, 314-320, 355-358, 377-381, 946-950); core/features/vmm.py reads the
 # granularity options and export flags as the numbers they are
 ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED = 0, 1
 ACL_RT_VMM_EXPORT_FLAG_DEFAULT, ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION = 0x0, 0x1

@@ -11,7 +11,7 @@ return the int, value calls a tuple with ret last).  A model run instance is an 
     acl.rt.synchronize_stream(stream)
     acl.mdl.ri_destroy(ri)
 
-The rules and their codes are in ``sandbox.core.graph``.  Handles are looked up as they are
+The rules and their codes are in ``sandbox.core.features.capture``.  Handles are looked up as they are
 converted (kinds ``model``, ``stream_here``, ``any_stream``), in signature order, after the
 profile's support for graphs (``before=_supported``) where the call checks it.
 """
@@ -21,14 +21,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.gate import as_int, as_ptr
-from ..core.graph import graphs
+from ..core.features.capture import graphs
 from ._declare import Kind, api
 
 ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY = 0x0
 ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE = 0x1
 
 if TYPE_CHECKING:  # to a type checker, a kind is the type the body gets: the object looked up
-    from ..core.graph import ModelRI as model
+    from ..core.features.capture import ModelRI as model
     from ..core.objects import Stream as any_stream
     from ..core.objects import Stream as stream_here
 else:

@@ -9,7 +9,7 @@ crop, JPEG, PNG and video calls refuse with 207000 (``_unmodelled.py``).
 from __future__ import annotations
 
 from ..core import constants as C
-from ..core import memops
+from ..core.features import memory_calls
 from ._declare import api, positive_size, ptr
 
 
@@ -17,10 +17,10 @@ from ._declare import api, positive_size, ptr
 def dvpp_malloc(m, th, size: positive_size):
     """(dev_ptr, ret): ``size`` bytes of device memory for DVPP on the current device (huge pages
     first, as DVPP buffers are large images)."""
-    return memops.malloc(m, th, size, C.ACL_MEM_MALLOC_HUGE_FIRST)
+    return memory_calls.malloc(m, th, size, C.ACL_MEM_MALLOC_HUGE_FIRST)
 
 
 @api("acldvppFree", cost="free")
 def dvpp_free(m, th, dev_ptr: ptr) -> None:
     """Free memory of acl.media.dvpp_malloc."""
-    return memops.free(m, th, dev_ptr)
+    return memory_calls.free(m, th, dev_ptr)

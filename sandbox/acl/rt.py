@@ -10,21 +10,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core import (
+from ..core.features import (
+    builtin_tasks,
     callbacks,
+    device_resources,
     devices,
-    devres,
     events,
     ipc,
-    memops,
-    numerics,
+    memory_calls,
+    notifies,
+    overflow,
     peer,
     pools,
-    reduce,
     streams,
     sysparams,
     vmm,
-    waits,
 )
 from ..core import constants as C
 from ..core.errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, describe, fail
@@ -134,7 +134,7 @@ def get_primary_ctx_state(m, th, device_id: int):
 
 @api("aclrtGetLogicDevIdByPhyDevId", cost="query", defaults=(0,))
 def get_logic_dev_id_by_phy_dev_id(m, th, phy_dev_id: int):
-    """(logic_dev_id, ret): the same id here (no container remapping: core/devices.py)."""
+    """(logic_dev_id, ret): the same id here (no container remapping: core/features/devices.py)."""
     return devices.same_device_id(m, th, phy_dev_id)
 
 
@@ -155,13 +155,13 @@ def get_user_dev_id_by_logic_dev_id(m, th, logic_dev_id: int):
 
 @api("aclrtDeviceGetUuid", cost="query", defaults=({"bytes": [0] * 16},))
 def device_get_uuid(m, th, device_id: int):
-    """({"bytes": [16 ints]}, ret): the device's UUID (core/devices.py says how the sandbox makes it)."""
+    """({"bytes": [16 ints]}, ret): the device's UUID (core/features/devices.py says how the sandbox makes it)."""
     return {"bytes": devices.uuid_bytes(m, device_id)}
 
 
 @api("aclrtSetSysParamOpt", cost="query")
 def set_sys_param_opt(m, th, opt: int, value: int) -> None:
-    """Set a process-wide system option (ACL_OPT_DETERMINISTIC, ...: core/sysparams.py)."""
+    """Set a process-wide system option (ACL_OPT_DETERMINISTIC, ...: core/features/sysparams.py)."""
     return sysparams.set_opt(m, th, opt, value, context=False)
 
 
@@ -172,7 +172,7 @@ def get_sys_param_opt(m, th, opt: int):
 
 @api("aclrtCtxSetSysParamOpt", cost="query")
 def ctx_set_sys_param_opt(m, th, opt: int, value: int) -> None:
-    """Set a system option of the current context (core/sysparams.py)."""
+    """Set a system option of the current context (core/features/sysparams.py)."""
     return sysparams.set_opt(m, th, opt, value, context=True)
 
 
@@ -363,54 +363,54 @@ def destroy_event(m, th, event: handle) -> None:
 # -- memory ------------------------------------------------------------------------------------------
 @api("aclrtMalloc", cost="malloc", defaults=(0,))
 def malloc(m, th, size: positive_size, policy: int):
-    return memops.malloc(m, th, size, policy)
+    return memory_calls.malloc(m, th, size, policy)
 
 
 @api("aclrtMallocHost", cost="malloc_host", defaults=(0,))
 def malloc_host(m, th, size: positive_size):
-    return memops.malloc_host(m, th, size)
+    return memory_calls.malloc_host(m, th, size)
 
 
 @api("aclrtFree", cost="free")
 def free(m, th, dev_ptr: ptr) -> None:
     if dev_ptr == 0:  # the acl layer (src/acl/aclrt_impl/memory.cpp:570)
         fail(ACL_ERROR_INVALID_PARAM, "aclrtFree(nullptr)")
-    return memops.free(m, th, dev_ptr)
+    return memory_calls.free(m, th, dev_ptr)
 
 
 @api("aclrtFreeHost", cost="free_host")
 def free_host(m, th, host_ptr: ptr) -> None:
     if host_ptr == 0:  # the acl layer (memory.cpp:621)
         fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost(nullptr)")
-    return memops.free_host(m, th, host_ptr)
+    return memory_calls.free_host(m, th, host_ptr)
 
 
 @api("aclrtMemcpy", trace=("count", "kind"))
 def memcpy(m, th, dst: ptr, dest_max: size, src: ptr, count: size, kind: int) -> None:
-    return memops.memcpy(m, th, dst, dest_max, src, count, kind)
+    return memory_calls.memcpy(m, th, dst, dest_max, src, count, kind)
 
 
 @api("aclrtMemcpyAsync", cost="memcpy_async", trace=("count", "kind", "stream"))
 def memcpy_async(m, th, dst: ptr, dest_max: size, src: ptr, count: size, kind: int, stream: handle) -> None:
-    return memops.memcpy_async(m, th, dst, dest_max, src, count, kind, stream)
+    return memory_calls.memcpy_async(m, th, dst, dest_max, src, count, kind, stream)
 
 
 @api("aclrtMemset", trace=("count", "value"))
 def memset(m, th, dev_ptr: ptr, max_count: size, value: int, count: size) -> None:
-    return memops.memset(m, th, dev_ptr, max_count, value, count)
+    return memory_calls.memset(m, th, dev_ptr, max_count, value, count)
 
 
 @api("aclrtMemcpy2d", trace=("width", "height", "kind"))
 def memcpy2d(m, th, dst: ptr, dpitch: size, src: ptr, spitch: size, width: size, height: size, kind: int) -> None:
-    """Blocking copy of ``height`` rows of ``width`` bytes, ``spitch``/``dpitch`` bytes apart (core/memops.py)."""
-    return memops.memcpy2d(m, th, dst, dpitch, src, spitch, width, height, kind)
+    """Blocking copy of ``height`` rows of ``width`` bytes, ``spitch``/``dpitch`` bytes apart (core/features/memory_calls.py)."""
+    return memory_calls.memcpy2d(m, th, dst, dpitch, src, spitch, width, height, kind)
 
 
 @api("aclrtMemcpy2dAsync", cost="memcpy_async", trace=("width", "height", "kind", "stream"))
 def memcpy2d_async(
     m, th, dst: ptr, dpitch: size, src: ptr, spitch: size, width: size, height: size, kind: int, stream: handle
 ) -> None:
-    return memops.memcpy2d_async(m, th, dst, dpitch, src, spitch, width, height, kind, stream)
+    return memory_calls.memcpy2d_async(m, th, dst, dpitch, src, spitch, width, height, kind, stream)
 
 
 @api("aclrtMemcpyAsyncWithCondition", cost="memcpy_async", trace=("count", "kind", "stream"))
@@ -418,20 +418,20 @@ def memcpy_async_with_condition(
     m, th, dst: ptr, dest_max: size, src: ptr, count: size, kind: int, stream: handle
 ) -> None:
     """Deprecated for aclrtMemcpyAsync, whose checks it makes (memory.cpp:706-735): the same copy."""
-    return memops.memcpy_async(m, th, dst, dest_max, src, count, kind, stream)
+    return memory_calls.memcpy_async(m, th, dst, dest_max, src, count, kind, stream)
 
 
 @api("aclrtMallocAlign32", cost="malloc", defaults=(0,))
 def malloc_align32(m, th, size: positive_size, policy: int):
     """(dev_ptr, ret): as aclrtMalloc, without its 32 bytes of padding: ALIGN_UP(size, 32)."""
-    return memops.malloc(m, th, size, policy, padding=False)
+    return memory_calls.malloc(m, th, size, policy, padding=False)
 
 
 @api("aclrtMallocCached", cost="malloc", defaults=(0,))
 def malloc_cached(m, th, size: positive_size, policy: int):
     """(dev_ptr, ret): device memory the AI CPU reads through its cache (memory.cpp:389-420); the
     sandbox models no device caches, so it behaves as aclrtMalloc's."""
-    return memops.malloc(m, th, size, policy)
+    return memory_calls.malloc(m, th, size, policy)
 
 
 def _cache_range(dev_ptr: int, size: int) -> None:
@@ -463,17 +463,17 @@ def mem_invalidate(m, th, dev_ptr: ptr, size: size) -> None:
 def pointer_get_attributes(m, th, ptr: ptr):
     """({"location": {"id", "type"}, "page_size", "rsv"}, ret): where the memory at ``ptr`` lives
     (type ACL_MEM_LOCATION_TYPE_HOST 0, DEVICE 1, UNREGISTERED 2) and its page size."""
-    return memops.pointer_attributes(m, th, ptr)
+    return memory_calls.pointer_attributes(m, th, ptr)
 
 
 @api("aclrtMemsetAsync", cost="memset_async", trace=("count", "value", "stream"))
 def memset_async(m, th, dev_ptr: ptr, max_count: size, value: int, count: size, stream: handle) -> None:
-    return memops.memset_async(m, th, dev_ptr, max_count, value, count, stream)
+    return memory_calls.memset_async(m, th, dev_ptr, max_count, value, count, stream)
 
 
 @api("aclrtGetMemInfo", defaults=(0, 0))
 def get_mem_info(m, th, attr: int):
-    return memops.get_mem_info(m, th, attr)
+    return memory_calls.get_mem_info(m, th, attr)
 
 
 @api("aclrtDeviceGetBareTgid", cost="query", defaults=(0,))
@@ -486,7 +486,7 @@ def device_get_bare_tgid(m, th):
 
 
 # -- virtual memory management (aclrtMallocPhysical ... aclrtMemImportFromShareableHandle, RT-API 11-04; see
-# core/vmm.py for the runtime's rules and acl/_vmm_props.py for the acl layer's checks of the structs) ---------
+# core/features/vmm.py for the runtime's rules and acl/_vmm_props.py for the acl layer's checks of the structs) ---------
 def _not_null(value: int, what: str) -> None:
     """ACL_REQUIRES_NOT_NULL_WITH_INPUT_REPORT (src/acl/aclrt_impl/memory.cpp, each VMM call): 100000."""
     if value == 0:
@@ -632,7 +632,7 @@ def get_devices_topo(m, th, device_id: int, other_device_id: int):
     return peer.devices_topo(m, th, device_id, other_device_id)
 
 
-# -- host callbacks (see core/callbacks.py for the rules and codes) --------------------------------------
+# -- host callbacks (see core/features/callbacks.py for the rules and codes) --------------------------------------
 @api("aclrtSubscribeReport")
 def subscribe_report(m, th, thread_id: thread_id, stream: handle) -> None:
     """Bind a host thread (threading.Thread.ident or acl.util.start_thread id) to run the stream's callbacks."""
@@ -700,7 +700,7 @@ def process_host_func(m, th, timeout: int) -> None:
     return callbacks.process_report(m, th, timeout, host=True)
 
 
-# -- stream-ordered memory pools (aclrtMemPool*, RT-API 11-10; see core/pools.py) ----------------------
+# -- stream-ordered memory pools (aclrtMemPool*, RT-API 11-10; see core/features/pools.py) ----------------------
 @api("aclrtMemPoolCreate", cost="malloc", defaults=(0,))
 def mem_pool_create(m, th, pool_props: pool_props):
     """(pool, ret): a memory pool; pool_props is a dict of the aclrtMemPoolProps members:
@@ -747,11 +747,11 @@ def mem_pool_trim_to(m, th, mem_pool: handle, min_bytes_to_keep: int) -> None:
     return pools.trim_to(m, th, mem_pool, min_bytes_to_keep)
 
 
-# -- task exceptions (see core/exceptions.py for the rules and codes) ------------------------------------
+# -- task exceptions (see core/features/task_exceptions.py for the rules and codes) ------------------------------------
 def _exceptions():
-    from ..core import exceptions
+    from ..core.features import task_exceptions
 
-    return exceptions
+    return task_exceptions
 
 
 @api("aclrtSetExceptionInfoCallback")
@@ -799,7 +799,7 @@ get_device_id_from_exception_info = _reader("aclrtGetDeviceIdFromExceptionInfo",
 get_error_code_from_exception_info = _reader("aclrtGetErrorCodeFromExceptionInfo", "error_code")
 
 
-# -- device resources (see core/devres.py) ----------------------------------------------------------------
+# -- device resources (see core/features/device_resources.py) ----------------------------------------------------------------
 @api("aclrtCtxGetCurrentDefaultStream", cost="query", defaults=(0,))
 def ctx_get_current_default_stream(m, th):
     """(stream, ret): the handle of the current context's default stream."""
@@ -809,36 +809,36 @@ def ctx_get_current_default_stream(m, th):
 @api("aclrtGetResInCurrentThread", cost="query", defaults=(0,))
 def get_res_in_current_thread(m, th, res_type: int):
     """(value, ret): the cube or vector cores this thread may use on its current device."""
-    return devres.in_current_thread(m, th, res_type)
+    return device_resources.in_current_thread(m, th, res_type)
 
 
 @api("aclrtSetDeviceResLimit", cost="query")
 def set_device_res_limit(m, th, device_id: int, res_type: int, value: int) -> None:
     """Limit the process's kernels on a device to ``value`` cube or vector cores."""
-    return devres.set_limit(m, th, device_id, res_type, value)
+    return device_resources.set_limit(m, th, device_id, res_type, value)
 
 
 @api("aclrtGetDeviceResLimit", cost="query", defaults=(0,))
 def get_device_res_limit(m, th, device_id: int, res_type: int):
     """(value, ret): the process's limit, or the hardware figure."""
-    return devres.get_limit(m, th, device_id, res_type)
+    return device_resources.get_limit(m, th, device_id, res_type)
 
 
 @api("aclrtResetDeviceResLimit", cost="query")
 def reset_device_res_limit(m, th, device_id: int) -> None:
-    return devres.reset_limit(m, th, device_id)
+    return device_resources.reset_limit(m, th, device_id)
 
 
 @api("aclrtQueryDeviceStatus", cost="query", defaults=(0,))
 def query_device_status(m, th, device_id: int):
     """(status, ret): ACL_RT_DEVICE_STATUS_NORMAL (0) or ..._ABNORMAL (1)."""
-    return devres.device_status(m, th, device_id)
+    return device_resources.device_status(m, th, device_id)
 
 
 @api("aclrtGetDeviceUtilizationRate", cost="query", defaults=(None,))
 def get_device_utilization_rate(m, th, device_id: int):
     """(info, ret): {"cubeUtilization", "vectorUtilization", "aicpuUtilization", "memoryUtilization"} in %."""
-    return devres.utilization(m, th, device_id)
+    return device_resources.utilization(m, th, device_id)
 
 
 # -- built-in tasks ----------------------------------------------------------------------------------------
@@ -870,7 +870,7 @@ def reduce_async(
     """Queue dst[i] += src[i] over ``count`` bytes of ``data_type`` elements (C: ``type``; kind SUM)."""
     if dst == 0 or src == 0:
         fail(ACL_ERROR_INVALID_PARAM, f"{'dst' if dst == 0 else 'src'} must not be a null pointer")
-    return reduce.reduce_async(m, th, dst, src, count, kind, data_type, stream)
+    return builtin_tasks.reduce_async(m, th, dst, src, count, kind, data_type, stream)
 
 
 @api("aclrtRandomNumAsync", cost="memcpy_async", trace=("task_info", "stream"))
@@ -879,10 +879,10 @@ def random_num_async(m, th, task_info: random_task_info, stream: handle, reserve
     struct as a dict of its members (sandbox/acl/_random.py: the dict, the checks and their codes, the
     numbers).  Not NULL, ``reserve`` is refused by the runtime (107000), after the acl layer's checks."""
     reserve = None if reserve is None or (type(reserve) is int and reserve == 0) else reserve
-    return reduce.random_num(m, th, stream, reserve, lambda: _random.decode(task_info))
+    return builtin_tasks.random_num(m, th, stream, reserve, lambda: _random.decode(task_info))
 
 
-# -- floating-point overflow (core/numerics.py) -------------------------------------------------------
+# -- floating-point overflow (core/features/overflow.py) -------------------------------------------------------
 # The modes: ACL_RT_OVERFLOW_MODE_SATURATION (0, a result too large becomes the largest finite value) and
 # ACL_RT_OVERFLOW_MODE_INFNAN (1, it becomes inf or nan); which a chip has and its default come from
 # src/runtime/config/<chip>/dev_info_reg.cc (supportOverflowMode; RT_FEATURE_OVERFLOW_MODE sets Inf/NaN
@@ -890,7 +890,7 @@ def random_num_async(m, th, task_info: random_task_info, stream: handle, reserve
 @api("aclrtGetDeviceSatMode", cost="query", defaults=(0,))
 def get_device_sat_mode(m, th):
     """(mode, ret): the process's mode (ApiImpl::GetDeviceSatMode, src/runtime/api/impl/api_impl.cc:6940-6944)."""
-    return numerics.get_mode(m, th)
+    return overflow.get_mode(m, th)
 
 
 @api("aclrtSetDeviceSatMode", cost="query")
@@ -899,7 +899,7 @@ def set_device_sat_mode(m, th, mode: int) -> None:
     made before keep theirs; src/runtime/core/src/stream/stream.cc:705).  A mode the chip lacks is 207000
     ACL_ERROR_RT_FEATURE_NOT_SUPPORT (src/runtime/api/api_c.cc:3149-3159: on a saturation-only chip
     SATURATION succeeds and changes nothing), then a mode outside [0, 2) 107000 (api_error.cc:5994-5997)."""
-    return numerics.set_mode(m, th, mode)
+    return overflow.set_mode(m, th, mode)
 
 
 def _overflow_flag(value, what: str) -> int:
@@ -923,14 +923,14 @@ def set_stream_overflow_switch(m, th, stream: handle, flag: overflow_flag) -> No
     (src/runtime/api/api_c_stream.cc:555-561); else a capturing stream is 107027 (api_error.cc:6023-6026)
     and a stream of another context 107003 (api_impl.cc:6960-6969).  The runtime sends the switch as a
     task; the sandbox keeps it at once (assumption: the host-side record of stream.cc's SetOverflowSwitch)."""
-    return numerics.set_switch(m, th, stream, flag)
+    return overflow.set_switch(m, th, stream, flag)
 
 
 @api("aclrtGetStreamOverflowSwitch", cost="query", defaults=(0,))
 def get_stream_overflow_switch(m, th, stream: handle):
     """(flag, ret): the stream's switch on a chip with the STARS scheduler (the 910B, the 310B), else 1
     (ApiImpl::GetStreamOverflowSwitch, api_impl.cc:6972-6983); a stream of another context 107003."""
-    return numerics.get_switch(m, th, stream)
+    return overflow.get_switch(m, th, stream)
 
 
 @api("aclrtGetOverflowStatus", cost="memcpy_async", trace=("output_size", "stream"))
@@ -944,41 +944,41 @@ def get_overflow_status(m, th, output_addr: ptr, output_size: size, stream: hand
     stream's device 107000 (sandbox choice, as for copies)."""
     if output_addr == 0:
         fail(ACL_ERROR_INVALID_PARAM, "outputAddr must not be a null pointer")
-    return numerics.status_task(m, th, stream, output_addr, output_size)
+    return overflow.status_task(m, th, stream, output_addr, output_size)
 
 
 @api("aclrtResetOverflowStatus", cost="memset_async")
 def reset_overflow_status(m, th, stream: handle) -> None:
     """Queue a task that clears the overflow status (rtCleanDeviceSatStatus, api_c.cc:3557-3578); a
     capturing stream is 107027 (api_error.cc:6207-6213), a stream of another context 107003."""
-    return numerics.status_task(m, th, stream)
+    return overflow.status_task(m, th, stream)
 
 
-# -- notifies and value waits (core/waits.py) ----------------------------------------------------------
+# -- notifies and value waits (core/features/notifies.py) ----------------------------------------------------------
 @api("aclrtCreateNotify", cost="create_event", defaults=(0,))
 def create_notify(m, th, flag: int):
-    return waits.create(m, th, flag)
+    return notifies.create(m, th, flag)
 
 
 @api("aclrtRecordNotify", cost="event_record")
 def record_notify(m, th, notify: handle, stream: handle) -> None:
-    return waits.record(m, th, notify, stream)
+    return notifies.record(m, th, notify, stream)
 
 
 @api("aclrtWaitAndResetNotify", cost="stream_wait_event")
 def wait_and_reset_notify(m, th, notify: handle, stream: handle, timeout: int) -> None:
     """``timeout`` in seconds, 0: wait forever (docs 08)."""
-    return waits.wait_and_reset(m, th, notify, stream, timeout)
+    return notifies.wait_and_reset(m, th, notify, stream, timeout)
 
 
 @api("aclrtDestroyNotify", cost="create_event")
 def destroy_notify(m, th, notify: handle) -> None:
     if notify == 0:  # the acl layer (src/acl/aclrt_impl/notify.cpp:41), before the runtime's context check
         fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
-    return waits.destroy(m, th, notify)
+    return notifies.destroy(m, th, notify)
 
 
-# -- IPC memory and notifies (core/ipc.py) --------------------------------------------------------------
+# -- IPC memory and notifies (core/features/ipc.py) --------------------------------------------------------------
 def _key(key) -> str:
     """The acl layer's null check of a key (src/acl/aclrt_impl/memory.cpp:1781, 1790, 1800, 1864;
     notify.cpp:99, 112); a key is the string an export returned."""
@@ -1060,19 +1060,19 @@ def _value_word(api: str, dev_addr: int, value: int) -> None:
 @api("aclrtValueWrite", cost="event_record")
 def value_write(m, th, dev_addr: ptr, value: int, flag: int, stream: handle) -> None:
     _value_word("aclrtValueWrite", dev_addr, value)
-    return waits.value_write(m, th, dev_addr, value, flag, stream)
+    return notifies.value_write(m, th, dev_addr, value, flag, stream)
 
 
 @api("aclrtValueWait", cost="stream_wait_event")
 def value_wait(m, th, dev_addr: ptr, value: int, flag: int, stream: handle) -> None:
     _value_word("aclrtValueWait", dev_addr, value)
-    return waits.value_wait(m, th, dev_addr, value, flag, stream)
+    return notifies.value_wait(m, th, dev_addr, value, flag, stream)
 
 
 # -- stream stop, abort and state callbacks ----------------------------------------------------------------
 @api("aclrtStreamStop")
 def stream_stop(m, th, stream: handle) -> None:
-    """Stop the stream's running task; the tasks after it wait (see core/streams.py ``stop``)."""
+    """Stop the stream's running task; the tasks after it wait (see core/features/streams.py ``stop``)."""
     return streams.stop(m, th, stream)
 
 
@@ -1237,5 +1237,5 @@ def ipc_get_event_handle(m, th, event: handle):
 
 @api("aclrtIpcOpenEventHandle", cost="create_event", defaults=(0,))
 def ipc_open_event_handle(m, th, handle: ipc_event_handle):
-    """(event, ret): an event of the current context that is the exported one (core/events.py)."""
+    """(event, ret): an event of the current context that is the exported one (core/features/events.py)."""
     return events.ipc_open_handle(m, th, handle)

@@ -64,7 +64,7 @@ def is_bound(machine: Machine) -> bool:
 def bound(machine: Machine):
     """Run the calling OS thread on ``machine`` (a grader's run), whatever machine is current.
 
-    Threads that the program starts inside are bound to it too (core/patches.py).
+    Threads that the program starts inside are bound to it too (core/python_threads.py).
     """
     ident = threading.get_ident()
     previous = _bound.get(ident)

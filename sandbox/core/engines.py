@@ -64,7 +64,7 @@ class CorePool(Engine):
         self.cores = cores
 
     def capacity_for(self, task) -> int:
-        limit = task.core_limit or self.cores          # aclrtSetDeviceResLimit (core/devres.py)
+        limit = task.core_limit or self.cores          # aclrtSetDeviceResLimit (core/features/device_resources.py)
         return max(1, min(task.block_dim, self.cores, limit))
 
     def has_room(self, need: int) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numbers
 import threading
 
-from . import usercode
+from . import learner_code
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, AclError, RunAborted, describe, fail
 from .machine import current
 from .trace import API_CALL, ErrorRaised
@@ -32,7 +32,7 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
         raise RunAborted(m.aborted)
     with m.lock:
         if m.user_code:                  # called from inside a kernel body, callback or host function
-            return refuse(m, m.threads.get(threading.get_ident()), c_name, usercode.nested_call(m, c_name), defaults)
+            return refuse(m, m.threads.get(threading.get_ident()), c_name, learner_code.nested_call(m, c_name), defaults)
         th = m.current_thread()
         m.scheduler.wait_turn(th)
         start = th.clock
@@ -55,9 +55,9 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
                                    tuple(th.call_tasks), th.call_blocked_from, seq, th.call_waited_for))
                 m.settle()
                 m.scheduler.wait_turn(th)
-                th.impatient = False     # a call has come through (threads.Scheduler.set_aside)
+                th.impatient = False     # a call has come through (host_turns.Scheduler.set_aside)
                 if m.pending_interrupts:  # the stop button inside code this call ran: it stops here
-                    usercode.raise_pending(m)
+                    learner_code.raise_pending(m)
     if not defaults:
         return 0
     if len(defaults) == 1:
@@ -67,7 +67,7 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
 
 def refuse(m, th, c_name: str, exc: AclError, defaults: tuple = (), *, code: bool = True):
     """What a failed call returns, for every way a call fails: in the gate, a runtime call made
-    from inside user code (usercode.nested_call), sandbox.host_work inside user code, an
+    from inside user code (learner_code.nested_call), sandbox.host_work inside user code, an
     acl.util helper.  Called under the machine lock.
 
     ``th`` (the host thread the caller's code runs on, None if none) gets the code as its last

@@ -10,7 +10,7 @@ time.  These checks ask what the *rules* guarantee instead, with vector clocks:
   a stream, event or device, a blocking copy, a query answering "complete", a joined thread.
   Submitting work teaches the host nothing.
 * Task A comes before task B iff ``B.vc[A.stream] >= A.id``.
-* A notify or value wait (core/waits.py) may be released by a task submitted after it, so it is
+* A notify or value wait (core/features/notifies.py) may be released by a task submitted after it, so it is
   *held* until it ends: when it is released, it and every task not finished that comes after it
   join the releaser's clock (they can only run after it), and a race found meanwhile between
   tasks one of which comes after a held wait is reported then (at the call during which the

@@ -22,7 +22,7 @@ goes on.  Each list holds plain functions, called in registration order.
   (code, message) fails the task, the effect does not run.  Injected faults.
 * ``task_finished(task, status)`` -- in the simulator, after a task's effect (or its
   failure), before the tasks waiting on it go on.  The grader's recorder.
-* ``stream_state(stream, state)`` -- a default or created stream was made (1) or goes (2): core/streams.py.
+* ``stream_state(stream, state)`` -- a default or created stream was made (1) or goes (2): core/features/streams.py.
 * ``address(ptr)`` -- in ``Machine.buffer``, for an address outside every device's own range:
   the buffer it maps to, or None.  Virtual memory management, once used.
 * ``thread_ended(th)`` -- when a host thread has ended (``threads.thread_finished``), joiners
@@ -30,7 +30,7 @@ goes on.  Each list holds plain functions, called in registration order.
 * ``process_ending(th, process)`` -- when a process ends (its last thread ended), before its
   contexts and memory are released.  Pools destroy the process's pools.
 
-``Scheduler.hints`` (core/threads.py) is the one hook outside: why a parked thread's wait
+``Scheduler.hints`` (core/host_turns.py) is the one hook outside: why a parked thread's wait
 can never end (callbacks: BLOCK callbacks nobody runs).
 """
 from __future__ import annotations

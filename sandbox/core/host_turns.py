@@ -13,7 +13,7 @@ can change the past.  When its condition holds at device time t, it wakes with c
 If no thread can run and no device work is left, the parked threads fail with a clear
 message instead of hanging.
 
-Threads take part when a thread that takes part starts them (core/patches.py: threads
+Threads take part when a thread that takes part starts them (core/python_threads.py: threads
 running the program's own code, not a library's) or when they first call the runtime.
 ``Thread.join`` of such a thread parks the caller too (``Scheduler.join``) and moves its
 clock to the joined thread's end.
@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Callable
 
-from . import hazards, usercode
+from . import hazards, learner_code
 from .errors import ACL_ERROR_RT_WAIT_TIMEOUT, RunAborted, fail
 from .objects import HostThread
 from .trace import Note, ThreadEnded
@@ -163,7 +163,7 @@ class Scheduler:
                 break
             if candidate == next_event:
                 sim.step()
-                if self.m.pending_interrupts and usercode.interrupted(self.m):
+                if self.m.pending_interrupts and learner_code.interrupted(self.m):
                     break                        # the stop button: the step is done, stop here
             else:
                 sim.now = max(sim.now, deadline)
@@ -200,8 +200,8 @@ class Scheduler:
         th.deadline, th.timed_out, th.wake_error = deadline, False, None
         try:
             self.advance()
-            if usercode.interrupted(self.m):
-                usercode.raise_pending(self.m)
+            if learner_code.interrupted(self.m):
+                learner_code.raise_pending(self.m)
             self.wait_turn(th)
         except BaseException:
             th.parked = False

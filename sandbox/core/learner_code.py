@@ -39,7 +39,7 @@ class MachineLock:
     Taking it (``with``, ``acquire``) waits, interruptibly, until no other thread's learner code
     runs: what holds the lock may touch the machine.  Condition.wait gets the plain lock back
     (``_acquire_restore``), so a waiter the stop button interrupts leaves at once; it may then
-    undo its own waiting state only (threads.Scheduler.park)."""
+    undo its own waiting state only (host_turns.Scheduler.park)."""
 
     def __init__(self):
         self.raw = raw = threading.RLock()

@@ -12,17 +12,17 @@ import threading
 from contextlib import contextmanager
 
 from ..profiles import Profile, get_profile
-from . import constants as C, hazards, trace as T, usercode
+from . import constants as C, hazards, trace as T, learner_code
 from .engines import CorePool, Engine
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
                      ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, AclError, describe, fail)
-from .memory import DeviceMemory, HostBudget, HostMemory, device_of_address
+from .allocator import DeviceMemory, HostBudget, HostMemory, device_of_address
 from .objects import Context, Event, HostThread, Process, Stream
-from .binding import bound, configure, current, is_bound, peek_current, use_factory
+from .current_machine import bound, configure, current, is_bound, peek_current, use_factory
 from .hooks import Hooks
-from .sim import Simulator
+from .device_loop import Simulator
 from .tasks import Task
-from .threads import Scheduler
+from .host_turns import Scheduler
 
 
 class Device:
@@ -73,13 +73,13 @@ class Machine:
         self.events: dict[int, Event] = {}
         self.contexts: dict[int, Context] = {}
         self.raise_errors = False
-        self.lock = usercode.MachineLock()   # learner code the runtime runs gives it up meanwhile
+        self.lock = learner_code.MachineLock()   # learner code the runtime runs gives it up meanwhile
         self.scheduler = Scheduler(self)
         self.hazards = hazards.Checker(self)  # every task gets its happens-before clock (not optional)
         self._deadlines: dict[int, tuple[int, int] | None] = {}
         self.util_threads = None              # acl.util.start_thread: the threads it started
         self.aborted = ""                     # set by a grader that gave up on a run: calls stop at once
-        self.user_code = ""                   # core/usercode.py: "kernel"/"callback"/"host_func" while it runs
+        self.user_code = ""                   # core/learner_code.py: "kernel"/"callback"/"host_func" while it runs
         self.user_code_tid = 0
         self.pending_interrupts: dict[int, BaseException] = {}    # thread ident -> interrupt to raise
         p = self.profile
@@ -259,7 +259,7 @@ class Machine:
         th.call_tasks.append(tid)
         task.tid = th.tid
         if not stream.is_default:
-            th.last_task_id = tid             # aclrtGetThreadLastTaskId (core/exceptions.py)
+            th.last_task_id = tid             # aclrtGetThreadLastTaskId (core/features/task_exceptions.py)
         self.log.append(T.task_submitted_row(th, stream, task, prev))
         self.sim.submit(task)
         self.hazards.task_submitted(th, stream, task)

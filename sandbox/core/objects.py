@@ -27,9 +27,9 @@ class Process:
         self.device_resets: dict[int, int] = {}        # full resets of each device so far
         self.runtime_ready_at = 0                      # when the process's first SetDevice finished
         self.sat_mode = sat_mode                       # aclrtSetDeviceSatMode (at first the chip's default)
-        self.overflow_status: dict[int, int] = {}      # device -> its overflow status word (core/numerics.py)
+        self.overflow_status: dict[int, int] = {}      # device -> its overflow status word (core/features/overflow.py)
         self.contexts: dict[int, "Context"] = {}       # every live context, by handle
-        self.sys_params: dict[int, int] = {}           # aclrtSetSysParamOpt (core/sysparams.py)
+        self.sys_params: dict[int, int] = {}           # aclrtSetSysParamOpt (core/features/sysparams.py)
         self.ended = False
 
 
@@ -48,7 +48,7 @@ class HostThread:
         self.last_error = 0
         self.err_msgs: list[str] = []
         self.ident = ident
-        # scheduling state (see threads.py)
+        # scheduling state (see host_turns.py)
         self.parked = False            # blocked in a runtime call, waiting for the device
         self.joining = False           # waiting for other host threads (Thread.join, a future) or idle
         self.joins: list = []          # ... the threads it waits for (all of them, or the first: join_any)
@@ -60,7 +60,7 @@ class HostThread:
         self.deadline: int | None = None
         self.timed_out = False
         self.wake_error: str | None = None
-        self.wake: threading.Condition | None = None  # on the machine's lock: its turn has come (threads.py)
+        self.wake: threading.Condition | None = None  # on the machine's lock: its turn has come (host_turns.py)
         self.impatient = False         # a notebook's next cell, or just stopped: sets aside stalled threads
         # scratch of the runtime call in progress
         self.call_tasks: list[int] = []
@@ -89,7 +89,7 @@ class Context:
         self.stop_on_failure = False
         self.failure = 0                  # code of the failure that stopped the context
         self.failure_message = ""
-        self.sys_params: dict[int, int] = {}  # aclrtCtxSetSysParamOpt (core/sysparams.py)
+        self.sys_params: dict[int, int] = {}  # aclrtCtxSetSysParamOpt (core/features/sysparams.py)
 
 
 class Stream:
@@ -107,12 +107,12 @@ class Stream:
         self.pending_error = 0            # first device error not yet reported by a sync
         self.pending_message = ""
         self.failure_mode_set = False     # aclrtSetStreamFailureMode may be called once per stream
-        self.capture = None               # the model run instance it records into (core/graph.py)
+        self.capture = None               # the model run instance it records into (core/features/capture.py)
         self.flags = 0                    # the flags it was created with (aclrtStreamGetFlags)
         self.stopped = False              # aclrtStreamStop: tasks not started wait (held: the one ready)
         self.held: Task | None = None
         self.alive = True
-        self.sat_mode, self.overflow_switch = context.process.sat_mode, 0  # its mode when made (core/numerics.py)
+        self.sat_mode, self.overflow_switch = context.process.sat_mode, 0  # its mode when made (core/features/overflow.py)
 
     @property
     def stopping(self) -> bool:
@@ -153,7 +153,7 @@ class Event:
         self.plain = plain                # aclrtCreateEvent (not ...WithFlag)
         self.ex = False                   # aclrtCreateEventExWithFlag: a "new mode" event
         self.shared: list = [None]        # [the snapshot of the last record, or None]: one list shared by an
-                                          # IPC event and the events opened from its handle (core/events.py)
+                                          # IPC event and the events opened from its handle (core/features/events.py)
         self.ipc_key = 0                  # the key its IPC handle carries (0: never exported)
         self.opened = False               # made by aclrtIpcOpenEventHandle
         self.event_id: int | None = None  # the runtime's id (aclrtGetEventId): only events with a wait task

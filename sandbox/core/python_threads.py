@@ -1,4 +1,4 @@
-"""How Python's own threads, thread pools and notebook cells take part in the turn (core/threads.py).
+"""How Python's own threads, thread pools and notebook cells take part in the turn (core/host_turns.py).
 
 ``install`` replaces ``threading.Thread.start``/``join``, ``ThreadPoolExecutor.submit``/
 ``shutdown``, ``Future.result``/``exception``, ``concurrent.futures.wait``/``as_completed``,
@@ -21,10 +21,10 @@ import threading
 import time
 from typing import Callable
 
-from . import hazards, usercode
-from .binding import bound, is_bound, peek_current
+from . import hazards, learner_code
+from .current_machine import bound, is_bound, peek_current
 from .errors import RunAborted
-from .threads import LATE_SECONDS, thread_finished
+from .host_turns import LATE_SECONDS, thread_finished
 
 _original_start = threading.Thread.start
 _original_join = threading.Thread.join
@@ -62,7 +62,7 @@ def _wrap(m, child, body):
                         m.threads[ident] = previous
                     # an interrupt in code the runtime ran as the thread ended ends the thread: it is
                     # raised here, never left behind for a thread that no longer calls
-                    usercode.raise_pending(m)
+                    learner_code.raise_pending(m)
     return run
 
 
@@ -148,7 +148,7 @@ def wait_for(m, children, settled, any_: bool = False) -> None:
         if caller.joining and not caller.idle:     # (settled before every child had finished)
             m.scheduler.leave_join(caller)
         m.scheduler.wait_turn(caller)
-        usercode.raise_pending(m)                  # the stop button inside code the wait ran
+        learner_code.raise_pending(m)                  # the stop button inside code the wait ran
 
 
 def _futures_settled(fs, return_when=concurrent.futures.ALL_COMPLETED):
@@ -170,10 +170,10 @@ def _until(flag) -> Callable[[], bool]:
 def _patched_join(self: threading.Thread, timeout=None):
     """Joining a sandbox thread makes the caller wait for it the deterministic way: the caller
     is runnable again, with the joined thread's end as its clock, the moment that thread ends."""
-    if usercode.inside():                       # inside a kernel body, callback or host function
-        _original_join(self, usercode.WAIT_LIMIT_S if timeout is None else min(timeout, usercode.WAIT_LIMIT_S))
-        if self.is_alive() and (timeout is None or timeout > usercode.WAIT_LIMIT_S):
-            raise usercode.blocked(f"Thread.join of {self.name!r}")
+    if learner_code.inside():                       # inside a kernel body, callback or host function
+        _original_join(self, learner_code.WAIT_LIMIT_S if timeout is None else min(timeout, learner_code.WAIT_LIMIT_S))
+        if self.is_alive() and (timeout is None or timeout > learner_code.WAIT_LIMIT_S):
+            raise learner_code.blocked(f"Thread.join of {self.name!r}")
         return None
     entry = getattr(self, "_sandbox_thread", None)
     if entry is None:
@@ -231,14 +231,14 @@ def _sandbox_futures(fs):
 
 def _patched_result(self, timeout=None):
     m, children = _sandbox_futures([self])
-    if m is not None and not usercode.inside():
+    if m is not None and not learner_code.inside():
         wait_for(m, children, _futures_settled([self]))
     return _original_result(self, timeout)
 
 
 def _patched_exception(self, timeout=None):
     m, children = _sandbox_futures([self])
-    if m is not None and not usercode.inside():
+    if m is not None and not learner_code.inside():
         wait_for(m, children, _futures_settled([self]))
     return _original_exception(self, timeout)
 
@@ -246,7 +246,7 @@ def _patched_exception(self, timeout=None):
 def _patched_wait(fs, timeout=None, return_when=concurrent.futures.ALL_COMPLETED):
     fs = list(fs)
     m, children = _sandbox_futures(fs)
-    if m is not None and not usercode.inside():
+    if m is not None and not learner_code.inside():
         first = return_when == concurrent.futures.FIRST_COMPLETED
         ours = [f for f in fs if hasattr(f, "_sandbox_thread")]
         wait_for(m, children, _futures_settled(ours, return_when if first else concurrent.futures.ALL_COMPLETED),
@@ -258,7 +258,7 @@ def _patched_as_completed(fs, timeout=None):
     """Futures of sandbox tasks come out in the order their tasks finished in virtual time."""
     fs = list(dict.fromkeys(fs))
     m, children = _sandbox_futures(fs)
-    if m is None or usercode.inside():
+    if m is None or learner_code.inside():
         yield from _original_as_completed(fs, timeout)
         return
     rest = [f for f in fs if not hasattr(f, "_sandbox_thread")]
@@ -280,7 +280,7 @@ def _patched_as_completed(fs, timeout=None):
 def _patched_shutdown(self, wait=True, *, cancel_futures=False):
     tasks = self.__dict__.get("_sandbox_tasks")
     m = peek_current()
-    if wait and tasks and m is not None and not usercode.inside():
+    if wait and tasks and m is not None and not learner_code.inside():
         wait_for(m, tasks, _until(lambda: all(t.finished for t in tasks)))
     return _original_shutdown(self, wait, cancel_futures=cancel_futures)
 
@@ -365,6 +365,6 @@ def install() -> None:
     concurrent.futures.Future.exception = _patched_exception
     concurrent.futures.wait = _patched_wait
     concurrent.futures.as_completed = _patched_as_completed
-    usercode.install(_own_file)
+    learner_code.install(_own_file)
     threading._register_atexit(_main_thread_done)
     _watch_notebook_cells()

@@ -2,7 +2,7 @@
 
 A runtime call describes the device work it wants as a ``Task`` (its specification: kind,
 engine, duration, effect, ...); ``Machine.submit`` puts it on a stream (or a capture records
-it instead, core/graph.py).
+it instead, core/features/capture.py).
 
 A task is ready when (1) the host has submitted it (``submit_t`` reached), (2) every task
 before it in its stream is done, and (3) the event snapshot it waits on (``waits_on``) is
@@ -19,21 +19,21 @@ _new_object: Callable[[type], Any] = object.__new__
 
 # Every kind of task, and who submits it (TaskSubmitted.kind, TaskCaptured.kind).
 KINDS = {
-    "kernel": "a kernel launch on the AI Core pool (core/kernels.py)",
-    "memcpy": "a copy on a DMA engine or a peer link (core/memops.py)",
-    "memset": "a memset on the device's D2D DMA engine (core/memops.py)",
-    "event_record": "an event's snapshot marker, no engine (core/events.py)",
-    "event_wait": "a wait for an event's snapshot, no engine (core/events.py; graph launches)",
-    "event_reset": "an event reset, no engine (core/events.py)",
-    "mem_pool": "a stream-ordered pool allocation or free, no engine (core/pools.py)",
-    "callback": "aclrtLaunchCallback, delivered to the subscribed thread (core/callbacks.py)",
-    "host_func": "aclrtLaunchHostFunc, run by the runtime's own thread (core/callbacks.py)",
-    "reduce": "aclrtReduceAsync, src added into dst on the D2D DMA engine (core/reduce.py)",
-    "random_num": "aclrtRandomNumAsync, random numbers written on the D2D DMA engine (core/reduce.py)",
-    "notify_record": "aclrtRecordNotify: sets the notify's flag, no engine (core/waits.py)",
-    "notify_wait": "aclrtWaitAndResetNotify: holds its stream until the flag is set, then clears it (core/waits.py)",
-    "value_write": "aclrtValueWrite: writes a 64-bit device word, no engine (core/waits.py)",
-    "value_wait": "aclrtValueWait: holds its stream until the word satisfies the flag (core/waits.py)",
+    "kernel": "a kernel launch on the AI Core pool (core/features/kernels.py)",
+    "memcpy": "a copy on a DMA engine or a peer link (core/features/memory_calls.py)",
+    "memset": "a memset on the device's D2D DMA engine (core/features/memory_calls.py)",
+    "event_record": "an event's snapshot marker, no engine (core/features/events.py)",
+    "event_wait": "a wait for an event's snapshot, no engine (core/features/events.py; graph launches)",
+    "event_reset": "an event reset, no engine (core/features/events.py)",
+    "mem_pool": "a stream-ordered pool allocation or free, no engine (core/features/pools.py)",
+    "callback": "aclrtLaunchCallback, delivered to the subscribed thread (core/features/callbacks.py)",
+    "host_func": "aclrtLaunchHostFunc, run by the runtime's own thread (core/features/callbacks.py)",
+    "reduce": "aclrtReduceAsync, src added into dst on the D2D DMA engine (core/features/builtin_tasks.py)",
+    "random_num": "aclrtRandomNumAsync, random numbers written on the D2D DMA engine (core/features/builtin_tasks.py)",
+    "notify_record": "aclrtRecordNotify: sets the notify's flag, no engine (core/features/notifies.py)",
+    "notify_wait": "aclrtWaitAndResetNotify: holds its stream until the flag is set, then clears it (core/features/notifies.py)",
+    "value_write": "aclrtValueWrite: writes a 64-bit device word, no engine (core/features/notifies.py)",
+    "value_wait": "aclrtValueWait: holds its stream until the word satisfies the flag (core/features/notifies.py)",
 }
 
 
@@ -98,7 +98,7 @@ class Task:
         self.event = event
         self.detail = detail
         self.access = access
-        self.core_limit = core_limit      # most AI cores a kernel may take (0: no limit; core/devres.py)
+        self.core_limit = core_limit      # most AI cores a kernel may take (0: no limit; core/features/device_resources.py)
         self.ready_t = -1
         self.end_t = -1
         self.done = False

@@ -30,12 +30,12 @@ from typing import Callable, Iterable
 import numpy as np
 
 from sandbox import i18n
-from sandbox.core import binding
+from sandbox.core import current_machine
 from sandbox.core import trace as tr
 from sandbox.core.errors import RunAborted
 from sandbox.core.machine import Machine, bound
-from sandbox.core.patches import _original_join
-from sandbox.core.threads import thread_finished
+from sandbox.core.python_threads import _original_join
+from sandbox.core.host_turns import thread_finished
 
 from .checks import FAIL, PASS, Check, check_no_errors, check_no_hazards
 from .provenance import KERNEL, ORIGIN_WORDS, Recorder
@@ -360,10 +360,10 @@ def check(exercise_id: str, solution) -> Grade:
     inputs = exercise.inputs(_rng(exercise.id))
     m = Machine(exercise.profile, exercise.devices)
     recorder = Recorder.attach(m)
-    learner_machine = binding._current
+    learner_machine = current_machine._current
     outcome = _Outcome()
     worker = threading.Thread(target=_run, args=(m, exercise, solution, inputs, outcome), name="main", daemon=True)
-    worker._sandbox_grading = True  # type: ignore[attr-defined]  # its threads take part in the turn order (core/threads.py)
+    worker._sandbox_grading = True  # type: ignore[attr-defined]  # its threads take part in the turn order (core/host_turns.py)
     crashed: list[tuple[str, BaseException]] = []  # threads of the run that raised: graded, not printed
     learner_hook = threading.excepthook
 
@@ -394,8 +394,8 @@ def check(exercise_id: str, solution) -> Grade:
             raise
         finally:
             threading.excepthook = learner_hook
-            configured = binding._current is not learner_machine
-            binding._current = learner_machine
+            configured = current_machine._current is not learner_machine
+            current_machine._current = learner_machine
     run = Run(
         exercise,
         inputs,

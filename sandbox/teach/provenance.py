@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sandbox.core.memory import DeviceAllocation
+from sandbox.core.allocator import DeviceAllocation
 
 UNWRITTEN, HOST, MEMSET, KERNEL = 0, 1, 2, 3
 ORIGIN_WORDS = {

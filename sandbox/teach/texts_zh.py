@@ -701,7 +701,7 @@ TEMPLATES: dict[str, str] = {
     "{}, first: {} returned {} ({})": "{} 个，第一个：{} 返回 {}（{}）",
 }
 
-# -- the sandbox's own reports: hazards (sandbox/core/hazards.py) and leaks (sandbox/core/leaks.py) --
+# -- the sandbox's own reports: hazards (sandbox/core/hazards.py) and leaks (sandbox/core/features/leaks.py) --
 # Read by ``i18n.report_text`` for the text of a ``HazardWarning`` or ``LeakWarning``, the messages
 # of ``sandbox.hazards()``, ``sandbox.leak_report()`` and the hazard lines of the summaries: a
 # catalogue of its own, so that no grader template ever splits one of these sentences.  One

@@ -7,7 +7,7 @@ stays a pure function of the log it is given.
 
 from __future__ import annotations
 
-from sandbox.core.binding import current
+from sandbox.core.current_machine import current
 from sandbox.export.chrome_trace import export_trace as _export
 from sandbox.viz.index import build_index
 from sandbox.viz.picture import Picture, Text

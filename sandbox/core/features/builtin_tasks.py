@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_PARAM_INVALID, fail
-from .memory import Buffer, check_span
-from .tasks import Task
+from ..errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_PARAM_INVALID, fail
+from ..allocator import Buffer, check_span
+from ..tasks import Task
 
 SUM = 10                      # ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM (acl_rt.h aclrtReduceKind)
 

@@ -56,13 +56,13 @@ import numbers
 import threading
 from collections import deque
 
-from . import constants as C, hazards, trace as T, usercode
-from .binding import current
-from .engines import Engine
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_REPORT_TIMEOUT,
+from .. import constants as C, hazards, trace as T, learner_code
+from ..current_machine import current
+from ..engines import Engine
+from ..errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_REPORT_TIMEOUT,
                      ACL_ERROR_RT_STREAM_NO_CB_REG, ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_THREAD_SUBSCRIBE,
                      AclError, describe, fail)
-from .tasks import Task
+from ..tasks import Task
 
 
 class Job:
@@ -88,7 +88,7 @@ class CallbackEngine(Engine):
     """
     shared = True
 
-    def __init__(self, device: int, state, name: str = "Host callback"):    # (core/waits.py's waits: "")
+    def __init__(self, device: int, state, name: str = "Host callback"):    # (core/features/notifies.py's waits: "")
         super().__init__(name, device)
         self.state = state
 
@@ -156,7 +156,7 @@ class CallbackState:
         if tid is None:
             tid = self.runtime_threads[key] = m.new_tid()
             m.log.append(T.ThreadStarted(now, tid, key[0], f"host func (device {stream.device})"))
-        error = usercode.run(m, "host_func", tid, job.fn, job.data)
+        error = learner_code.run(m, "host_func", tid, job.fn, job.data)
         end = now + m.profile.host_costs.default
         m.log.append(T.CallbackRun(now, end, tid, job.task.id, "host_func", _name(job.fn), True, error))
 
@@ -303,7 +303,7 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
     blocked = th.call_blocked_from, th.call_waited_for
     start = th.clock
     hazards.learn(m, th, (job.task,))                # the work before the callback is done, and th knows it
-    error = usercode.run(m, "callback", th.tid, job.fn, job.data)
+    error = learner_code.run(m, "callback", th.tid, job.fn, job.data)
     th.call_blocked_from, th.call_waited_for = blocked   # calls made inside the callback must not clobber them
     th.clock += m.profile.host_costs.default
     m.log.append(T.CallbackRun(start, th.clock, th.tid, job.task.id, job.kind, _name(job.fn), job.block, error))

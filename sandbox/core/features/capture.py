@@ -36,7 +36,7 @@ Rules (RT-DG 04-01/04-02, RT-API 15, RT-FAQ ACLGraph, RT-DES aclgraph.md, RT-SRC
 * Executing an RI that is still capturing: 107026; destroying it while a launch has
   tasks not finished: 107037.  Launches of one RI run one after the other, whatever the
   stream (RT-API 15).
-* EXTERNAL record/wait (core/events.py; api_impl_capture_event.cc:110-118 captures the event itself):
+* EXTERNAL record/wait (core/features/events.py; api_impl_capture_event.cc:110-118 captures the event itself):
   a replayed record is the event's new record, a replayed wait waits for its record as of the launch.
 * aclmdlRIExecute (the blocking form) is documented as not usable with captured RIs: 207000.
 
@@ -46,9 +46,9 @@ from __future__ import annotations
 
 import json
 
-from . import constants as C, trace as T
-from .tasks import Task
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC,
+from .. import constants as C, trace as T
+from ..tasks import Task
+from ..errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC,
                      ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, ACL_ERROR_RT_EVENT_CAPTURED,
                      ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_FILE_OPEN, ACL_ERROR_RT_MODEL_CAPTURED,
                      ACL_ERROR_RT_MODEL_RUNNING, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT,

@@ -20,8 +20,8 @@ Rules (hicann/runtime acl_rt.h; docs/zh/api_ref/03_runtime_configuration.md, 04_
 """
 from __future__ import annotations
 
-from . import constants as C
-from .errors import ACL_ERROR_RT_PARAM_INVALID, fail
+from .. import constants as C
+from ..errors import ACL_ERROR_RT_PARAM_INVALID, fail
 
 KINDS = {C.ACL_RT_DEV_RES_CUBE_CORE: "cube", C.ACL_RT_DEV_RES_VECTOR_CORE: "vector"}
 

@@ -16,15 +16,16 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING
 
-from . import constants as C, events, leaks, trace as T, waits
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_FINALIZE, ACL_ERROR_REPEAT_INITIALIZE,
+from .. import constants as C, trace as T
+from . import events, leaks, notifies
+from ..errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_FINALIZE, ACL_ERROR_REPEAT_INITIALIZE,
                      ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, ACL_ERROR_RT_PARAM_INVALID, fail)
-from .objects import Context
-from .sync import Sync, synchronize as synchronize_on
+from ..objects import Context
+from .synchronize import Sync, synchronize as synchronize_on
 
 if TYPE_CHECKING:
-    from .machine import Machine
-    from .objects import HostThread, Process
+    from ..machine import Machine
+    from ..objects import HostThread, Process
 
 
 # -- init / finalize -------------------------------------------------------------------------
@@ -146,7 +147,7 @@ def _release_context(m: Machine, th: HostThread, ctx: Context) -> None:
         events.destroy(m, th, ev.handle)            # (each leaves ctx.events, each stream ctx.streams)
     for stream in [*sorted(ctx.streams.values(), key=lambda s: s.handle), ctx.default_stream]:
         m.retire_stream(stream, th.clock)
-    waits.release_context(m, ctx)
+    notifies.release_context(m, ctx)
     ctx.alive = False
     ctx.process.contexts.pop(ctx.handle, None)
     m.contexts.pop(ctx.handle, None)

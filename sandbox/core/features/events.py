@@ -52,18 +52,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import constants as C, hazards, trace as T
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+from .. import constants as C, hazards, trace as T
+from ..errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_PARAM_INVALID,
                      ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_NOT_CAPTURED, fail)
-from .graph import graphs
-from .objects import Event
-from .sync import Sync, synchronize as synchronize_on
-from .tasks import Task
+from .capture import graphs
+from ..objects import Event
+from .synchronize import Sync, synchronize as synchronize_on
+from ..tasks import Task
 
 if TYPE_CHECKING:
-    from .machine import Machine
-    from .objects import HostThread
+    from ..machine import Machine
+    from ..objects import HostThread
 
 _EX_FLAGS = C.ACL_EVENT_SYNC | C.ACL_EVENT_CAPTURE_STREAM_PROGRESS | C.ACL_EVENT_TIME_LINE | C.ACL_EVENT_IPC
 KNOWN_FLAGS = (C.ACL_EVENT_SYNC | C.ACL_EVENT_CAPTURE_STREAM_PROGRESS | C.ACL_EVENT_TIME_LINE
@@ -117,7 +117,7 @@ def _event_and_stream(m: Machine, th: HostThread, handle, stream_handle, api: st
 
 def _external(stream, external: bool, api: str) -> tuple:
     """EXTERNAL record/wait (WithFlag; acl/rt.py checks the flag): off a capture 107029 (api_impl.cc:1612,
-    2155); else the task is captured and each replay records, or waits for, the event itself (core/graph.py)."""
+    2155); else the task is captured and each replay records, or waits for, the event itself (core/features/capture.py)."""
     if external and stream.capture is None:
         fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED, f"{api}: stream {stream.stream_id} is not capturing; the EXTERNAL "
              "flag is for a capture (aclmdlRICaptureBegin) that syncs with work outside it")

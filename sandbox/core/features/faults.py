@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numbers
 
-from . import trace as T
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_TRAP_EXCEPTION, ACL_ERROR_RT_LINK_ERROR,
+from .. import trace as T
+from ..errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_TRAP_EXCEPTION, ACL_ERROR_RT_LINK_ERROR,
                      ACL_ERROR_RT_SYS_DMA, CODE_NAMES, describe, fail)
 
 KINDS = {"kernel_trap": (ACL_ERROR_RT_AICORE_TRAP_EXCEPTION, 1), "dma_error": (ACL_ERROR_RT_SYS_DMA, 1),

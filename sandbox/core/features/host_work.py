@@ -11,14 +11,14 @@ raised under ``sandbox.raise_on_error``).
 
 ``ns`` is an int from 0 to ``MAX_HOST_WORK_NS`` (one hour of virtual time), else the call
 returns 100000 ACL_ERROR_INVALID_PARAM and the clock does not move: like a kernel's
-duration (core/kernels.py, MAX_KERNEL_NS), a longer piece of host work is a slip in the
+duration (core/features/kernels.py, MAX_KERNEL_NS), a longer piece of host work is a slip in the
 figures, and would push the virtual clock to integers no timeline can draw.
 """
 from __future__ import annotations
 
-from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, AclError, describe, fail
-from .gate import as_size, call, refuse
-from .machine import current
+from ..errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, AclError, describe, fail
+from ..gate import as_size, call, refuse
+from ..machine import current
 
 MAX_HOST_WORK_NS = 3600 * 10 ** 9       # one hour of virtual time per call
 

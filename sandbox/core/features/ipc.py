@@ -25,14 +25,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import trace as T, waits
-from .errors import (ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_NO_PERMISSION,
+from .. import trace as T
+from . import notifies
+from ..errors import (ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_NO_PERMISSION,
                      ACL_ERROR_RT_PARAM_INVALID, fail)
-from .memory import PAGE_SIZES, Alias, DeviceAllocation, align_up
+from ..allocator import PAGE_SIZES, Alias, DeviceAllocation, align_up
 
 if TYPE_CHECKING:
-    from .machine import Machine
-    from .objects import HostThread
+    from ..machine import Machine
+    from ..objects import HostThread
 
 KEY_LEN = 65
 
@@ -48,11 +49,11 @@ class Imported(Alias, DeviceAllocation):
 
 class ImportedNotify:
     """An imported notify handle: the exporter's flag and pairing, read and written through, but the
-    importer's pid (whose leak it is, core/leaks.py), device and context (ApiImpl::IpcOpenNotify makes it in
-    the current context, api_impl.cc:4988-5006: its end frees it, core/waits.py release_context)."""
+    importer's pid (whose leak it is, core/features/leaks.py), device and context (ApiImpl::IpcOpenNotify makes it in
+    the current context, api_impl.cc:4988-5006: its end frees it, core/features/notifies.py release_context)."""
     made = "aclrtNotifyImportByKey"
 
-    def __init__(self, notify: waits.Notify, pid: int, ctx):
+    def __init__(self, notify: notifies.Notify, pid: int, ctx):
         self.__dict__.update(of=notify, pid=pid, device=ctx.device, context=ctx.handle)
 
     def __getattr__(self, name):
@@ -68,7 +69,7 @@ class Export:
         self.check_pid, self.closed, self.pids = check_pid, False, set[int]()
 
     def alive(self, m: Machine) -> bool:
-        return not self.closed and (self.thing in waits.state(m).notifies if self.size == 0 else not self.thing.freed)
+        return not self.closed and (self.thing in notifies.state(m).notifies if self.size == 0 else not self.thing.freed)
 
 
 class Ipc:
@@ -116,7 +117,7 @@ def export(m: Machine, th: HostThread, thing: int, size: int | None, length: int
 def _live(m: Machine, key, kind: str) -> tuple[str, Export]:
     """The export of ``key`` (or, for "notify", of the notify handle ``key``), if it is still open."""
     if kind == "notify" and type(key) is int:
-        waits._notify(m, key)
+        notifies._notify(m, key)
         key = next((k for k, e in state(m).exports.items() if e.thing == key and e.size == 0), f"notify {key:#x}")
     e = state(m).exports.get(key)
     if e is None or not key.startswith(f"ipc_{kind}_") or not e.alive(m):
@@ -152,9 +153,9 @@ def import_key(m: Machine, th: HostThread, key: str, kind: str, flags: int) -> i
              "adds it with aclrtIpcMemSetImportPid / aclrtNotifySetImportPid (or exports with DISABLE_PID_VALIDATION)")
     if kind == "notify":
         ident = m.new_handle()
-        notifies = waits.state(m).notifies
-        twin = ImportedNotify(notifies[e.thing], pid, m.current_context(th))
-        notifies[ident] = twin  # type: ignore[assignment]  # a Notify to waits.py
+        table = notifies.state(m).notifies
+        twin = ImportedNotify(table[e.thing], pid, m.current_context(th))
+        table[ident] = twin  # type: ignore[assignment]  # a Notify to notifies.py
     else:
         dev = m.current_context(th).device
         mem, page = m.devices[dev].memory, PAGE_SIZES[e.thing.page]  # the exporter's pages, mapped again
@@ -173,7 +174,7 @@ def close_import(m: Machine, th: HostThread, item: tuple[str, int, int]) -> None
     state(m).imports.remove(item)
     buf = m.buffer(item[2]) if item[0].startswith("ipc_mem_") else None
     if buf is None:
-        waits.state(m).notifies.pop(item[2], None)
+        notifies.state(m).notifies.pop(item[2], None)
     else:
         m.devices[buf.device].memory.release(item[2])
         m.log.append(T.MemFreed(th.clock, buf.device, item[2], th.call_seq))

@@ -15,7 +15,7 @@ the time.  Left undeclared, ``bytes`` is the size of everything the pointer view
 A fault in the body (an exception, a bad pointer) fails the task with 507015
 ACL_ERROR_RT_AICORE_EXCEPTION, reported at the next synchronize, as on real hardware.
 If the host memory budget cannot hold the pointer arguments' bytes, the task fails with
-207001 ACL_ERROR_RT_MEMORY_ALLOCATION instead (core/memory.py).
+207001 ACL_ERROR_RT_MEMORY_ALLOCATION instead (core/allocator.py).
 
 Checked figures and configurations: ``ns``, ``bytes`` and ``flops`` are numbers >= 0 (not
 bools, not strings) or functions of the launch arguments returning one; a figure that is not
@@ -40,16 +40,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_PARAM_INVALID, AclError,
+from ..errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_PARAM_INVALID, AclError,
                      describe, fail)
-from . import devres, hazards, numerics, usercode
-from .gate import as_int, call
-from .memory import check_dense
-from .tasks import Task
+from .. import hazards, learner_code
+from . import device_resources, overflow
+from ..gate import as_int, call
+from ..allocator import check_dense
+from ..tasks import Task
 
 if TYPE_CHECKING:
-    from .machine import Machine
-    from .objects import HostThread
+    from ..machine import Machine
+    from ..objects import HostThread
 
 MAX_BLOCK_DIM = 65535
 # The longest a single kernel launch may take: one hour of virtual time.  Real kernels take
@@ -236,10 +237,10 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
                  f"got {type(value).__name__}")
     device = stream.device
     duration = k.duration(m, args, block_dim, span)
-    watch = numerics.watch(m, stream, k)           # saturation mode or the overflow switch (core/numerics.py)
+    watch = overflow.watch(m, stream, k)           # saturation mode or the overflow switch (core/features/overflow.py)
     m.submit(th, stream, Task.new("kernel", k.name, m.devices[device].aicore, duration=duration,
                                   effect=lambda: run_body(m, k, device, args, resolved, watch), block_dim=block_dim,
-                                  access=access, core_limit=devres.core_limit(m, th, device)))
+                                  access=access, core_limit=device_resources.core_limit(m, th, device)))
 
 
 def run_body(m: Machine, k: Kernel, device: int, args, resolved=None, watch=None):
@@ -279,7 +280,7 @@ def run_body(m: Machine, k: Kernel, device: int, args, resolved=None, watch=None
             values.append(buf.dense_view(offset, whole).view(dtype))
         except AclError as exc:            # the host itself had no room (MemoryError), under the budget
             return exc.code, f"kernel {k.name}: argument {pname}: {exc.message}"
-    error = (watch or usercode.run)(m, "kernel", 0, k.fn, *values)   # a bug in the body: a device fault, not a crash
+    error = (watch or learner_code.run)(m, "kernel", 0, k.fn, *values)   # a bug in the body: a device fault, not a crash
     if error:
         return ACL_ERROR_RT_AICORE_EXCEPTION, f"kernel {k.name} raised {error}"
     return 0

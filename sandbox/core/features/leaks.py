@@ -1,9 +1,9 @@
 """Leak reports: what a process allocated or created and never released.
 
 ``report(m, pid)`` lists, for one process: device memory from aclrtMalloc (and pool blocks
-still in use), mapped ranges, reserved address ranges and physical memory handles (core/vmm.py),
+still in use), mapped ranges, reserved address ranges and physical memory handles (core/features/vmm.py),
 pinned host memory from aclrtMallocHost, IPC memory exported or imported and not closed
-(aclrtIpcMemClose, core/ipc.py), memory pools not destroyed, explicit
+(aclrtIpcMemClose, core/features/ipc.py), memory pools not destroyed, explicit
 streams, events, notifies and explicit contexts still alive.  Default contexts and default streams
 are not listed: they belong to aclrtSetDevice/aclrtResetDevice, which finalize releases.
 
@@ -14,10 +14,11 @@ report reads the same on every run.
 """
 from __future__ import annotations
 
-from . import ipc, trace as T, vmm
-from .hazards import emit
+from .. import trace as T
+from . import ipc, vmm
+from ..hazards import emit
 from .pools import PoolState
-from .waits import Waits
+from .notifies import Waits
 
 
 class LeakWarning(UserWarning):

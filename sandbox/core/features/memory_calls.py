@@ -13,7 +13,7 @@ Copies (RT-API 11-03, RT-DG 02-01):
   array's pointer) it returns only when the copy is done, and the link is slower.
 * Blocking memcpy/memset go through the runtime's own queue, not through any user stream.
 * A device-to-device copy between two devices runs on the peer link between them and needs
-  peer access in the direction source -> destination (see core/peer.py for the rules and
+  peer access in the direction source -> destination (see core/features/peer.py for the rules and
   codes).  Its async form must go on a stream of the source's or the destination's device;
   the blocking form uses the runtime queue of the current device when that is one of the
   two, else the source's.  Peer copies need no 64-byte alignment (only on-chip ones do).
@@ -25,16 +25,17 @@ from typing import TYPE_CHECKING, Any
 
 import functools
 
-from . import constants as C, hazards, peer, trace as T
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_ADDR_UNALIGNED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+from .. import constants as C, hazards, trace as T
+from . import peer
+from ..errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_ADDR_UNALIGNED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, describe, fail)
-from .memory import PAGE_SIZES, check_span
-from .tasks import Task
+from ..allocator import PAGE_SIZES, check_span
+from ..tasks import Task
 
 if TYPE_CHECKING:
-    from .machine import Machine
-    from .memory import Buffer
-    from .objects import HostThread
+    from ..machine import Machine
+    from ..allocator import Buffer
+    from ..objects import HostThread
 
 KIND_DIRECTIONS = {
     C.ACL_MEMCPY_HOST_TO_HOST: "H2H", C.ACL_MEMCPY_HOST_TO_DEVICE: "H2D",
@@ -172,7 +173,7 @@ def copy_duration(m: Machine, plan: CopyPlan) -> int:
 
 def copy_effect(plan: CopyPlan):
     """The data movement, run at the copy's completion (a host memory budget that cannot back the
-    destination raises 207001: the task fails and nothing is written, core/sim.py)."""
+    destination raises 207001: the task fails and nothing is written, core/device_loop.py)."""
     dst, doff, src, soff, n = plan.dst, plan.doff, plan.src, plan.soff, plan.count
     return lambda: dst.copy_from(doff, src, soff, n)
 
@@ -374,7 +375,7 @@ def _plan_memset(m: Machine, ptr, max_count, value, count):
     byte = value & 0xFF
 
     def fill():
-        buf.fill(offset, count, byte)     # the host memory budget may refuse the bytes (core/sim.py)
+        buf.fill(offset, count, byte)     # the host memory budget may refuse the bytes (core/device_loop.py)
     return buf, (buf.device if buf.kind == "device" else None), fill
 
 

@@ -26,7 +26,7 @@ api_c_memory.cc:559-595, api/impl/api_error.cc:4356-4440 and 7249-7295, api/impl
   A wait still parked when it runs out fails on the device with 107020 ACL_ERROR_RT_TASK_TIMEOUT
   (the TS task timeout, error_code.cc:268 and errcode_manage.cc:479: the sources name no status
   of its own), reported by the stream's next synchronize.  A wait that nothing can satisfy keeps
-  its stream busy: a synchronize on it ends with the deadlock report of core/threads.py
+  its stream busy: a synchronize on it ends with the deadlock report of core/host_turns.py
   (507046 for a stream), as every wait that can never end does.
 * aclrtValueWrite queues a task that writes the 64-bit word at devAddr; aclrtValueWait a task
   that holds its stream until the word meets flag: GEQ (int64)(*addr - value) >= 0, EQ,
@@ -61,16 +61,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import constants as C, hazards
+from .. import constants as C, hazards
 from .callbacks import CallbackEngine
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_NO_NOTIFY_RESOURCE,
+from ..errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_NO_NOTIFY_RESOURCE,
                      ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_TASK_TIMEOUT, fail)
-from .memory import Buffer, check_span
-from .tasks import Task
+from ..allocator import Buffer, check_span
+from ..tasks import Task
 
 if TYPE_CHECKING:
-    from .machine import Machine
-    from .objects import HostThread
+    from ..machine import Machine
+    from ..objects import HostThread
 
 CONDITIONS = {  # flag -> does the word meet the wait for value?
     C.ACL_STREAM_WAIT_VALUE_GEQ: lambda word, value: (word - value) % 2**64 < 2**63,
@@ -82,7 +82,7 @@ CONDITIONS = {  # flag -> does the word meet the wait for value?
 
 class Notify:
     def __init__(self, device: int, pid: int, context: int):
-        self.device, self.pid, self.context = device, pid, context  # (pid: whose leak it is, core/leaks.py)
+        self.device, self.pid, self.context = device, pid, context  # (pid: whose leak it is, core/features/leaks.py)
         self.set: Task | None = None  # the record that set the flag (None: not set)
         self.last_record: Task | None = None  # the latest record submitted that no wait took
 
@@ -201,7 +201,7 @@ def discard_reached(m: Machine, stream, code: int, t: int) -> None:
 
 def release_context(m: Machine, ctx) -> None:
     """A context's end (aclrtResetDevice, aclrtDestroyContext, aclFinalize, process exit) frees the notifies
-    made in it, as it frees its streams and events (an imported handle is the importer's: core/ipc.py)."""
+    made in it, as it frees its streams and events (an imported handle is the importer's: core/features/ipc.py)."""
     notifies = getattr(m.feature_in_use(Waits), "notifies", {})
     for handle in [h for h, n in notifies.items() if n.context == ctx.handle and n.pid == ctx.process.pid]:
         del notifies[handle]
@@ -257,7 +257,7 @@ def value_write(m: Machine, th: HostThread, addr, value, flag, stream_handle) ->
     word = np.array([value], np.uint64)
 
     def write():
-        buf.copy_from(offset, Buffer(0, 8, word.view(np.uint8)), 0, 8)  # the budget may refuse it (core/sim.py)
+        buf.copy_from(offset, Buffer(0, 8, word.view(np.uint8)), 0, 8)  # the budget may refuse it (core/device_loop.py)
 
     state(m)  # (its submitted hook pairs the write with later waits)
     m.submit(th, stream, Task.new("value_write", "MEM_WRITE_VALUE", effect=write, nbytes=8,

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constants import ACL_RT_OVERFLOW_MODE_SATURATION as SATURATION
-from .errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_PARAM_INVALID, fail
-from . import usercode
-from .memory import Buffer
-from .reduce import device_span
-from .tasks import Task
+from ..constants import ACL_RT_OVERFLOW_MODE_SATURATION as SATURATION
+from ..errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_PARAM_INVALID, fail
+from .. import learner_code
+from ..allocator import Buffer
+from .builtin_tasks import device_span
+from ..tasks import Task
 
 STATUS_BYTES = 64                             # OVERFLOW_OUTPUT_SIZE (src/runtime/core/inc/task/task_base.hpp:49)
 
@@ -31,7 +31,7 @@ def watch(m, stream, k):
     def run(m, kind, index, fn, *values):
         flags: list[str] = []
         with np.errstate(over="call", invalid="call", call=lambda what, flag: flags.append(what)):
-            error = usercode.run(m, kind, index, fn, *values)
+            error = learner_code.run(m, kind, index, fn, *values)
         if flags and not error:
             for view, dtype, writes in zip(values, k.pointer_types, k.param_writes):
                 if saturate and writes and dtype is not None and dtype.kind == "f":

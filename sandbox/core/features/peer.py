@@ -41,11 +41,11 @@ Topology (``Profile.peer_link``):
 """
 from __future__ import annotations
 
-from . import constants as C, hazards
-from .engines import Link, LinkFabric, SharedLink
-from .errors import (ACL_ERROR_FEATURE_UNSUPPORTED, ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+from .. import constants as C, hazards
+from ..engines import Link, LinkFabric, SharedLink
+from ..errors import (ACL_ERROR_FEATURE_UNSUPPORTED, ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_PARAM_INVALID, fail)
-from .trace import PeerAccessChanged
+from ..trace import PeerAccessChanged
 
 TOPOLOGY_BITS = {"hccs": C.ACL_RT_DEVS_TOPOLOGY_HCCS, "pcie": C.ACL_RT_DEVS_TOPOLOGY_PIX, "none": 0}
 

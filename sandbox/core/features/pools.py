@@ -44,11 +44,11 @@ which bytes are in use, by which stream, and when a block is pending-free.
 """
 from __future__ import annotations
 
-from . import constants as C, hazards, trace as T
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_MEMORY_ALLOCATION,
+from .. import constants as C, hazards, trace as T
+from ..errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_MEMORY_ALLOCATION,
                      ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, describe, fail)
-from .memory import HUGE_PAGE, DeviceAllocation, align_up
-from .tasks import Task
+from ..allocator import HUGE_PAGE, DeviceAllocation, align_up
+from ..tasks import Task
 
 ON, OFF = 1, 2
 REUSE_ATTRS = (C.ACL_RT_MEM_POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES, C.ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC,

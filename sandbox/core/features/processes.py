@@ -11,13 +11,13 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-from . import trace as T
-from .binding import current
+from .. import trace as T
+from ..current_machine import current
 from .devices import release_process
 
 if TYPE_CHECKING:
-    from .machine import Machine
-    from .objects import HostThread, Process
+    from ..machine import Machine
+    from ..objects import HostThread, Process
 
 
 class ProcessEnds:

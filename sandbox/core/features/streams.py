@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import constants as C, hazards, trace as T, usercode, waits
-from .graph import graphs
-from .sync import Sync, synchronize as synchronize_on
-from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_INTERNAL_ERROR,
+from .. import constants as C, hazards, trace as T, learner_code
+from . import notifies
+from .capture import graphs
+from .synchronize import Sync, synchronize as synchronize_on
+from ..errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_INTERNAL_ERROR,
                      ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_ABORT, describe, fail)
 
 if TYPE_CHECKING:
-    from .machine import Machine
-    from .objects import HostThread
+    from ..machine import Machine
+    from ..objects import HostThread
 
 LOWEST_PRIORITY = 7
 
@@ -55,7 +56,7 @@ def destroy_force(m: Machine, th: HostThread, handle) -> None:
     stream = m.stream(th, handle, api="aclrtDestroyStreamForce", uncaptured=True)
     m.settle()                   # the device side catches up first: what started before the call runs on
     m.sim.drop(stream, ACL_ERROR_RT_STREAM_ABORT, th.clock)
-    waits.discard_reached(m, stream, ACL_ERROR_RT_STREAM_ABORT, th.clock)
+    notifies.discard_reached(m, stream, ACL_ERROR_RT_STREAM_ABORT, th.clock)
     head = stream.queue[0] if stream.queue else None
     if head is not None and head.engine is not None and not head.engine.shared:
         m.block_until(th, lambda: stream.idle, f"destroying stream {stream.stream_id}")
@@ -88,7 +89,7 @@ def abort(m: Machine, th: HostThread, handle) -> None:
     if stream.queue:
         stream.pending_error, stream.pending_message = ACL_ERROR_RT_STREAM_ABORT, "the stream was aborted"
     m.sim.drop(stream, ACL_ERROR_RT_STREAM_ABORT, th.clock, stop=True)
-    waits.discard_reached(m, stream, ACL_ERROR_RT_STREAM_ABORT, th.clock)
+    notifies.discard_reached(m, stream, ACL_ERROR_RT_STREAM_ABORT, th.clock)
     m.block_until(th, lambda: stream.idle, f"aborting stream {stream.stream_id}", learns=(stream,))
 
 
@@ -132,7 +133,7 @@ class StreamStates:
     a name not a string, or registered twice: 107000; None unregisters.  Every default and created
     stream calls each, in name order, with (stream, state, args): 1 CREATE_POST once made (stream.cc:809),
     2 DESTROY_PRE before it goes (context.cc:99), on the calling thread; one registry per process.
-    As user code (core/usercode.py) what it raises is text in its CallbackRun record (kind "stream_state")."""
+    As user code (core/learner_code.py) what it raises is text in its CallbackRun record (kind "stream_state")."""
 
     def __init__(self, m):
         self.m, self.callbacks = m, {}          # pid -> name -> (fn, args): one registry per process
@@ -142,7 +143,7 @@ class StreamStates:
         th = self.m.current_thread()
         for name, (fn, args) in sorted(self.callbacks.get(stream.context.process.pid, {}).items()):
             start, th.clock = th.clock, th.clock + self.m.profile.host_costs.default
-            error = usercode.run(self.m, "callback", th.tid, fn, stream.handle, state, args)
+            error = learner_code.run(self.m, "callback", th.tid, fn, stream.handle, state, args)
             self.m.log.append(T.CallbackRun(start, th.clock, th.tid, 0, "stream_state", name, False, error))
 
 

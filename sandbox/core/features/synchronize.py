@@ -1,6 +1,6 @@
 """Synchronize: the one path every aclrtSynchronize{Stream,Event,Device} takes.
 
-1. ``before_sync`` hooks may refuse it (a synchronize during capture is 107041, core/graph.py);
+1. ``before_sync`` hooks may refuse it (a synchronize during capture is 107041, core/features/capture.py);
 2. the thread blocks until the work is done (``Machine.block_until``), and learns that it is
    (core/hazards.py);
 3. the call's host cost (``host_costs.synchronize``) is charged;
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
-from .errors import fail
+from ..errors import fail
 
 if TYPE_CHECKING:
-    from .machine import Machine
-    from .objects import Context, Event, HostThread, Stream
+    from ..machine import Machine
+    from ..objects import Context, Event, HostThread, Stream
 
 
 class Sync(NamedTuple):

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_SYSPARAMOPT_NOT_SET, fail
+from ..errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_SYSPARAMOPT_NOT_SET, fail
 
 if TYPE_CHECKING:
-    from .machine import Machine
-    from .objects import HostThread
+    from ..machine import Machine
+    from ..objects import HostThread
 
 NAMES = ("ACL_OPT_DETERMINISTIC", "ACL_OPT_ENABLE_DEBUG_KERNEL", "ACL_OPT_STRONG_CONSISTENCY",
          "ACL_OPT_ENABLE_KERNEL_EARLY_START")

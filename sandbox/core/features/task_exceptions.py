@@ -11,7 +11,7 @@ Rules (hicann/runtime; include/external/acl/acl_rt.h, docs/zh/api_ref/13_excepti
   is the runtime's own thread of the process and device (a row of its own, "exception callback
   (device d)"), at the failing task's completion time: before the synchronize that reports the
   code.  Tasks discarded by a stopped context (ACL_STOP_ON_FAILURE) did not fail themselves and
-  raise no callback.  The callback is user code (core/usercode.py): what it raises is text in
+  raise no callback.  The callback is user code (core/learner_code.py): what it raises is text in
   its CallbackRun record (kind "exception"); runtime calls inside it are refused with 207000,
   except the readers below, which only read the info.
 * ``aclrtGet{Task,Stream,Thread,Device,ErrorCode}IdFromExceptionInfo(info)`` return a uint32, not an
@@ -29,8 +29,8 @@ Rules (hicann/runtime; include/external/acl/acl_rt.h, docs/zh/api_ref/13_excepti
 """
 from __future__ import annotations
 
-from . import trace as T, usercode
-from .errors import ACL_ERROR_INVALID_PARAM, describe, fail
+from .. import trace as T, learner_code
+from ..errors import ACL_ERROR_INVALID_PARAM, describe, fail
 
 ACL_ERROR_INVALID_EXCEPTION_INFO = 0xFFFFFFFF
 ACL_RT_NO_ERROR, ACL_RT_ERROR_OTHERS = 0, 0xFFFF
@@ -71,7 +71,7 @@ class ExceptionState:
         handle = m.new_handle()
         self.infos[handle] = ExceptionInfo(task, status)
         try:
-            error = usercode.run(m, "exception", tid, fn, handle)
+            error = learner_code.run(m, "exception", tid, fn, handle)
         finally:
             del self.infos[handle]
         name = getattr(fn, "__name__", type(fn).__name__)      # (its run takes a host call's time, as a host func's)

@@ -21,18 +21,18 @@ Sources: acl_rt.h 2573-2687, 3322-3417; RT-API 11-04 (11-04:N, its line N); api_
 A mapping is a device buffer at its virtual address whose storage is its allocation's, in every process that maps
 it; all mappings of one allocation are one key to the hazard checks, and the last unmap is checked like a free.
 One address window above every device's serves all processes (a process using another's address is not caught).
-Process end releases what the process holds; until then it is in the leak report (core/leaks.py).
+Process end releases what the process holds; until then it is in the leak report (core/features/leaks.py).
 """
 from __future__ import annotations
 
 import itertools
 from collections import namedtuple
 
-from . import constants as C, hazards, trace as T
-from .errors import (ACL_ERROR_RT_FEATURE_NOT_SUPPORT as UNSUPPORTED, ACL_ERROR_RT_INVALID_HANDLE as BAD_HANDLE,
+from .. import constants as C, hazards, trace as T
+from ..errors import (ACL_ERROR_RT_FEATURE_NOT_SUPPORT as UNSUPPORTED, ACL_ERROR_RT_INVALID_HANDLE as BAD_HANDLE,
                      ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_NO_PERMISSION as DENIED,
                      ACL_ERROR_RT_PARAM_INVALID as INVALID, describe, fail)
-from .memory import GiB, HUGE_PAGE, Alias, Buffer, align_up
+from ..allocator import GiB, HUGE_PAGE, Alias, Buffer, align_up
 
 VMM_BASE, VMM_END = 0x5000_0000_0000, 0x5500_0000_0000
 HUGE1G_ATTRS = (C.ACL_HBM_MEM_HUGE1G, C.ACL_MEM_HUGE1G, C.ACL_MEM_P2P_HUGE1G)
@@ -246,7 +246,7 @@ def release_process(m, th, proc) -> None:
 
 
 def leaks(m, pid: int) -> list:
-    """(kind, device, ident, size, detail) of what process ``pid`` holds, for core/leaks.py."""
+    """(kind, device, ident, size, detail) of what process ``pid`` holds, for core/features/leaks.py."""
     st = m.feature_in_use(VmmState)
     if st is None:
         return []

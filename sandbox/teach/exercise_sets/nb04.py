@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sandbox.core.memory import DeviceAllocation
+from sandbox.core.allocator import DeviceAllocation
 from sandbox.teach.checks import (
     SYNC_CALLS,
     Check,

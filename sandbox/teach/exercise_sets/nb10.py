@@ -30,7 +30,7 @@ import numpy as np
 import sandbox
 from sandbox import acl
 from sandbox.core.machine import Machine, bound
-from sandbox.core.threads import thread_finished
+from sandbox.core.host_turns import thread_finished
 from sandbox.profiles import get_profile
 from sandbox.teach.checks import (
     SYNC_CALLS,
