@@ -4,6 +4,12 @@ Status-only calls return an int (0 = success); calls that produce values return 
 with ret last.  Handles and pointers are ints; stream 0 is the current context's default
 stream.  Each call's C name is the one the trace and the error messages use.  Each call is
 declared once (``_declare.api``): its signature, the kinds of its parameters, one core call.
+
+The sections follow the runtime's areas (sandbox/core/features/): devices and contexts;
+streams, then their stop, abort and state callbacks; events, then events with flags; memory,
+virtual memory, custom allocators and pools; the last error and task exceptions; peer access;
+callbacks; notifies and value waits; IPC memory, notifies and events; device resources;
+built-in tasks; floating-point overflow; cross-version checks.
 """
 
 from __future__ import annotations
@@ -284,6 +290,25 @@ def device_get_stream_priority_range(m, th):
     return streams.LOWEST_PRIORITY, 0
 
 
+# -- stream stop, abort and state callbacks ----------------------------------------------------------------
+@api("aclrtStreamStop")
+def stream_stop(m, th, stream: handle) -> None:
+    """Stop the stream's running task; the tasks after it wait (see core/features/streams.py ``stop``)."""
+    return streams.stop(m, th, stream)
+
+
+@api("aclrtStreamAbort")
+def stream_abort(m, th, stream: handle) -> None:
+    """Stop the running task and discard the stream's other tasks; the stream stays usable."""
+    return streams.abort(m, th, stream)
+
+
+@api("aclrtRegStreamStateCallback", trace=("reg_name", "callback"))
+def reg_stream_state_callback(m, th, reg_name, callback: callback, args=None) -> None:
+    """Call ``callback(stream, state, args)`` as each stream is made (1) and before it goes (2); None unregisters."""
+    return streams.reg_state_callback(m, th, reg_name, callback, args)
+
+
 # -- events ----------------------------------------------------------------------------------------
 @api("aclrtCreateEvent", cost="create_event", defaults=(0,))
 def create_event(m, th):
@@ -358,6 +383,42 @@ def event_elapsed_time(m, th, start: handle, end: handle):
 @api("aclrtDestroyEvent")
 def destroy_event(m, th, event: handle) -> None:
     return events.destroy(m, th, event)
+
+
+# -- events with flags (Ex events; EXTERNAL record/wait across a capture) ----------------------------------
+def _event_flag(value, what: str) -> bool:
+    """The acl layer's check (src/acl/aclrt_impl/event.cpp:100-102, stream.cpp:244-246): DEFAULT (0) or
+    EXTERNAL (1), else 100000; True for EXTERNAL."""
+    flag = as_int(value, what)
+    if flag not in (0, 1):
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} must be 0 (DEFAULT) or 1 (EXTERNAL), got {flag}")
+    return flag == 1
+
+
+if TYPE_CHECKING:
+    event_flag = bool
+else:
+    event_flag = Kind(_event_flag)
+
+
+@api("aclrtCreateEventExWithFlag", cost="create_event", defaults=(0,))
+def create_event_ex_with_flag(m, th, flag: int):
+    return events.create(m, th, flag, ex=True)
+
+
+@api("aclrtRecordEventWithFlag", cost="event_record")
+def record_event_with_flag(m, th, event: handle, stream: handle, flag: event_flag) -> None:
+    """ACL_EVENT_RECORD_EXTERNAL: a record captured into a graph that each replay makes on the event itself."""
+    return events.record(m, th, event, stream, flag)
+
+
+@api("aclrtStreamWaitEventWithFlag", cost="stream_wait_event", convert=("flag", "timeout", "stream", "event"))
+def stream_wait_event_with_flag(m, th, stream: handle, event: handle, timeout: int, flag: event_flag) -> None:
+    """ACL_EVENT_WAIT_EXTERNAL (timeout 0): a wait captured into a graph for the event's record at each replay.
+    With DEFAULT the timeout is accepted: the sandbox's device-side waits never time out."""
+    if flag and timeout != 0:  # the acl layer (stream.cpp:247-250)
+        fail(ACL_ERROR_INVALID_PARAM, f"timeout must be 0 with ACL_EVENT_WAIT_EXTERNAL, got {timeout}")
+    return events.stream_wait(m, th, stream, event, flag)
 
 
 # -- memory ------------------------------------------------------------------------------------------
@@ -577,6 +638,121 @@ def mem_import_from_shareable_handle(m, th, shareable_handle: int, device_id: in
     return vmm.import_(m, th, shareable_handle, device_id)
 
 
+# -- custom allocators: the acl library's own records (acl/_allocator.py) --------------------------------
+if TYPE_CHECKING:
+    allocator_obj = Any
+else:
+    allocator_obj = Kind(show=describe)  # the learner's object, named by its kind (never a repr)
+
+
+@api("aclrtAllocatorCreateDesc", defaults=(0,), bare=True)
+def allocator_create_desc(m, th):
+    """An empty allocator descriptor (a handle; 0 if none could be made): set its object and
+    functions, then register it.  pyACL returns the handle alone (rt_allocator.cpp)."""
+    return _allocator.create_desc(m, th)
+
+
+@api("aclrtAllocatorDestroyDesc")
+def allocator_destroy_desc(m, th, allocator_desc: handle) -> None:
+    """Destroy a descriptor; a registration made from it stays (it is a copy)."""
+    return _allocator.destroy_desc(m, th, allocator_desc)
+
+
+@api("aclrtAllocatorSetObjToDesc")
+def allocator_set_obj_to_desc(m, th, allocator_desc: handle, allocator: allocator_obj) -> None:
+    """The allocator object each function gets first (any value but None)."""
+    return _allocator.set_obj(m, th, allocator_desc, allocator)
+
+
+@api("aclrtAllocatorSetAllocFuncToDesc")
+def allocator_set_alloc_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
+    """``func(allocator, size)`` -> a block."""
+    return _allocator.set_func(m, th, allocator_desc, "alloc", func)
+
+
+@api("aclrtAllocatorSetFreeFuncToDesc")
+def allocator_set_free_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
+    """``func(allocator, block)``."""
+    return _allocator.set_func(m, th, allocator_desc, "free", func)
+
+
+@api("aclrtAllocatorSetAllocAdviseFuncToDesc")
+def allocator_set_alloc_advise_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
+    """``func(allocator, size, addr)`` -> a block (optional: register does not require it)."""
+    return _allocator.set_func(m, th, allocator_desc, "alloc_advise", func)
+
+
+@api("aclrtAllocatorSetGetAddrFromBlockFuncToDesc")
+def allocator_set_get_addr_from_block_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
+    """``func(block)`` -> the block's memory."""
+    return _allocator.set_func(m, th, allocator_desc, "get_addr_from_block", func)
+
+
+@api("aclrtAllocatorRegister")
+def allocator_register(m, th, stream: handle, allocator_desc: handle) -> None:
+    """Save a copy of the descriptor under a created stream (again: replaces it)."""
+    return _allocator.register(m, th, stream, allocator_desc)
+
+
+@api("aclrtAllocatorGetByStream", defaults=(0, None, None, None, None, None))
+def allocator_get_by_stream(m, th, stream: handle):
+    """``(desc, allocator, alloc_func, free_func, alloc_advise_func, get_addr_from_block_func, ret)``."""
+    return _allocator.get_by_stream(m, th, stream)
+
+
+@api("aclrtAllocatorUnregister")
+def allocator_unregister(m, th, stream: handle) -> None:
+    """Drop the stream's registration (none: nothing to do, still 0)."""
+    return _allocator.unregister(m, th, stream)
+
+
+# -- stream-ordered memory pools (aclrtMemPool*, RT-API 11-10; see core/features/pools.py) ----------------------
+@api("aclrtMemPoolCreate", cost="malloc", defaults=(0,))
+def mem_pool_create(m, th, pool_props: pool_props):
+    """(pool, ret): a memory pool; pool_props is a dict of the aclrtMemPoolProps members:
+    {"allocType": ACL_MEM_ALLOCATION_TYPE_PINNED, "handleType": ACL_MEM_HANDLE_TYPE_NONE,
+    "location": {"id": 0, "type": ACL_MEM_LOCATION_TYPE_DEVICE}, "maxSize": bytes}."""
+    device_id, max_size = _pool_props.check(pool_props)
+    return pools.create(m, th, device_id, max_size)
+
+
+@api("aclrtMemPoolDestroy", cost="free")
+def mem_pool_destroy(m, th, mem_pool: handle) -> None:
+    return pools.destroy(m, th, mem_pool)
+
+
+@api("aclrtMemPoolSetAttr", cost="query")
+def mem_pool_set_attr(m, th, mem_pool: handle, attr: int, value: int) -> None:
+    """Set an aclrtMemPoolAttr (the release threshold, a reuse switch, or a HIGH mark back to 0)."""
+    return pools.set_attr(m, th, mem_pool, attr, value)
+
+
+@api("aclrtMemPoolGetAttr", cost="query", defaults=(0,))
+def mem_pool_get_attr(m, th, mem_pool: handle, attr: int):
+    """(value, ret) of an aclrtMemPoolAttr."""
+    return pools.get_attr(m, th, mem_pool, attr)
+
+
+@api("aclrtMemPoolMallocAsync", cost="memset_async", defaults=(0,))
+def mem_pool_malloc_async(m, th, size: size, mem_pool: handle, stream: handle):
+    """(ptr, ret): a block of the pool, usable by work queued on ``stream`` after this call."""
+    return pools.malloc_async(m, th, size, mem_pool, stream)
+
+
+@api("aclrtMemPoolFreeAsync", cost="memset_async")
+def mem_pool_free_async(m, th, ptr: ptr, stream: handle) -> None:
+    """Give a pool block back to its pool when the work queued on ``stream`` before it is done."""
+    if ptr == 0:  # the acl layer (memory.cpp:2159)
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtMemPoolFreeAsync(nullptr)")
+    return pools.free_async(m, th, ptr, stream)
+
+
+@api("aclrtMemPoolTrimTo", cost="free")
+def mem_pool_trim_to(m, th, mem_pool: handle, min_bytes_to_keep: int) -> None:
+    """Give the pool's free memory back to the device, keeping at least min_bytes_to_keep."""
+    return pools.trim_to(m, th, mem_pool, min_bytes_to_keep)
+
+
 # -- last error -----------------------------------------------------------------------------------------
 @api("aclrtGetLastError", cost="query", defaults=(0,), trace=())
 def _get_last_error(m, th, level: thread_level):
@@ -599,6 +775,58 @@ def peek_at_last_error(level) -> int:
     """The thread's last runtime error, left in place."""
     value, ret = _peek_at_last_error(level)
     return ret or value
+
+
+# -- task exceptions (see core/features/task_exceptions.py for the rules and codes) ------------------------------------
+def _exceptions():
+    from ..core.features import task_exceptions
+
+    return task_exceptions
+
+
+@api("aclrtSetExceptionInfoCallback")
+def set_exception_info_callback(m, th, callback: callback = None) -> int:
+    """Register fn(info), run by the runtime when a task of this process fails on the device;
+    None, or no argument, removes it (pyACL's ``|O``: python/pyACL/rt/rt_synchronize.cpp)."""
+    return _exceptions().set_callback(m, th, callback)
+
+
+@api("aclrtGetThreadLastTaskId", cost="query", defaults=(0,))
+def get_thread_last_task_id(m, th):
+    """(task_id, ret): the last task this thread submitted to a created stream."""
+    return th.last_task_id
+
+
+@api("aclrtGetErrorVerbose", cost="query", defaults=(None,))
+def get_error_verbose(m, th, device_id: int):
+    """(info, ret): {"errorType", "tryRepair", "hasDetail"} of the device's held error."""
+    return _exceptions().error_verbose(m, th, device_id)
+
+
+def _reader(c_name: str, field: str):
+    @helper(c_name, defaults=(0xFFFFFFFF,))
+    def read(m, th, info):
+        """The acl layer reads the struct's field (src/acl/aclrt_impl/callback.cpp:76-100)."""
+        st = m.feature_in_use(_exceptions().ExceptionState)
+        found = None if st is None or type(info) is not int else st.infos.get(info)
+        if found is None:
+            fail(
+                ACL_ERROR_INVALID_PARAM,
+                f"{describe(info)} is no exception info: read the one the exception callback "
+                "gets, inside the callback (it is gone once the callback returns)",
+            )
+        return getattr(found, field)
+
+    read.__name__ = read.__qualname__ = c_name
+    read.__doc__ = f"The {field.replace('_', ' ')} of the exception info the callback got (0xFFFFFFFF: no info)."
+    return read
+
+
+get_task_id_from_exception_info = _reader("aclrtGetTaskIdFromExceptionInfo", "task_id")
+get_stream_id_from_exception_info = _reader("aclrtGetStreamIdFromExceptionInfo", "stream_id")
+get_thread_id_from_exception_info = _reader("aclrtGetThreadIdFromExceptionInfo", "thread_id")
+get_device_id_from_exception_info = _reader("aclrtGetDeviceIdFromExceptionInfo", "device_id")
+get_error_code_from_exception_info = _reader("aclrtGetErrorCodeFromExceptionInfo", "error_code")
 
 
 # -- peer access and topology ---------------------------------------------------------------------------
@@ -700,103 +928,155 @@ def process_host_func(m, th, timeout: int) -> None:
     return callbacks.process_report(m, th, timeout, host=True)
 
 
-# -- stream-ordered memory pools (aclrtMemPool*, RT-API 11-10; see core/features/pools.py) ----------------------
-@api("aclrtMemPoolCreate", cost="malloc", defaults=(0,))
-def mem_pool_create(m, th, pool_props: pool_props):
-    """(pool, ret): a memory pool; pool_props is a dict of the aclrtMemPoolProps members:
-    {"allocType": ACL_MEM_ALLOCATION_TYPE_PINNED, "handleType": ACL_MEM_HANDLE_TYPE_NONE,
-    "location": {"id": 0, "type": ACL_MEM_LOCATION_TYPE_DEVICE}, "maxSize": bytes}."""
-    device_id, max_size = _pool_props.check(pool_props)
-    return pools.create(m, th, device_id, max_size)
+# -- notifies and value waits (core/features/notifies.py) ----------------------------------------------------------
+@api("aclrtCreateNotify", cost="create_event", defaults=(0,))
+def create_notify(m, th, flag: int):
+    return notifies.create(m, th, flag)
 
 
-@api("aclrtMemPoolDestroy", cost="free")
-def mem_pool_destroy(m, th, mem_pool: handle) -> None:
-    return pools.destroy(m, th, mem_pool)
+@api("aclrtRecordNotify", cost="event_record")
+def record_notify(m, th, notify: handle, stream: handle) -> None:
+    return notifies.record(m, th, notify, stream)
 
 
-@api("aclrtMemPoolSetAttr", cost="query")
-def mem_pool_set_attr(m, th, mem_pool: handle, attr: int, value: int) -> None:
-    """Set an aclrtMemPoolAttr (the release threshold, a reuse switch, or a HIGH mark back to 0)."""
-    return pools.set_attr(m, th, mem_pool, attr, value)
+@api("aclrtWaitAndResetNotify", cost="stream_wait_event")
+def wait_and_reset_notify(m, th, notify: handle, stream: handle, timeout: int) -> None:
+    """``timeout`` in seconds, 0: wait forever (docs 08)."""
+    return notifies.wait_and_reset(m, th, notify, stream, timeout)
 
 
-@api("aclrtMemPoolGetAttr", cost="query", defaults=(0,))
-def mem_pool_get_attr(m, th, mem_pool: handle, attr: int):
-    """(value, ret) of an aclrtMemPoolAttr."""
-    return pools.get_attr(m, th, mem_pool, attr)
+@api("aclrtDestroyNotify", cost="create_event")
+def destroy_notify(m, th, notify: handle) -> None:
+    if notify == 0:  # the acl layer (src/acl/aclrt_impl/notify.cpp:41), before the runtime's context check
+        fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
+    return notifies.destroy(m, th, notify)
 
 
-@api("aclrtMemPoolMallocAsync", cost="memset_async", defaults=(0,))
-def mem_pool_malloc_async(m, th, size: size, mem_pool: handle, stream: handle):
-    """(ptr, ret): a block of the pool, usable by work queued on ``stream`` after this call."""
-    return pools.malloc_async(m, th, size, mem_pool, stream)
+# -- IPC memory and notifies (core/features/ipc.py) --------------------------------------------------------------
+def _key(key) -> str:
+    """The acl layer's null check of a key (src/acl/aclrt_impl/memory.cpp:1781, 1790, 1800, 1864;
+    notify.cpp:99, 112); a key is the string an export returned."""
+    if key is None:
+        fail(ACL_ERROR_INVALID_PARAM, "key is a null pointer")
+    if type(key) is not str:
+        fail(ACL_ERROR_INVALID_PARAM, f"key must be the str an export returned, got {describe(key)}")
+    return key
 
 
-@api("aclrtMemPoolFreeAsync", cost="memset_async")
-def mem_pool_free_async(m, th, ptr: ptr, stream: handle) -> None:
-    """Give a pool block back to its pool when the work queued on ``stream`` before it is done."""
-    if ptr == 0:  # the acl layer (memory.cpp:2159)
-        fail(ACL_ERROR_INVALID_PARAM, "aclrtMemPoolFreeAsync(nullptr)")
-    return pools.free_async(m, th, ptr, stream)
+def _pids(pid) -> list[int]:
+    """The pids of the list (C: an int32_t array and its length); null 100000 (memory.cpp:1865,
+    notify.cpp:125); an empty list is the runtime's to refuse (num 0)."""
+    if pid is None:
+        fail(ACL_ERROR_INVALID_PARAM, "pid is a null pointer")
+    if not isinstance(pid, (list, tuple)):
+        fail(ACL_ERROR_INVALID_PARAM, f"pid must be a list of process ids, got {describe(pid)}")
+    return [as_int(p, "pid") for p in pid]
 
 
-@api("aclrtMemPoolTrimTo", cost="free")
-def mem_pool_trim_to(m, th, mem_pool: handle, min_bytes_to_keep: int) -> None:
-    """Give the pool's free memory back to the device, keeping at least min_bytes_to_keep."""
-    return pools.trim_to(m, th, mem_pool, min_bytes_to_keep)
+@api("aclrtIpcMemGetExportKey", defaults=("",))
+def ipc_mem_get_export_key(m, th, dev_ptr: ptr, size: size, len: size, flags: int):
+    """(key, ret): a key naming ``size`` bytes at ``dev_ptr`` for other processes; flags 1 =
+    ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION (no allow-list)."""
+    if dev_ptr == 0:  # the acl layer (src/acl/aclrt_impl/memory.cpp:1780)
+        fail(ACL_ERROR_INVALID_PARAM, "devPtr is a null pointer")
+    return ipc.export(m, th, dev_ptr, size, len, flags)
 
 
-# -- task exceptions (see core/features/task_exceptions.py for the rules and codes) ------------------------------------
-def _exceptions():
-    from ..core.features import task_exceptions
-
-    return task_exceptions
-
-
-@api("aclrtSetExceptionInfoCallback")
-def set_exception_info_callback(m, th, callback: callback = None) -> int:
-    """Register fn(info), run by the runtime when a task of this process fails on the device;
-    None, or no argument, removes it (pyACL's ``|O``: python/pyACL/rt/rt_synchronize.cpp)."""
-    return _exceptions().set_callback(m, th, callback)
+@api("aclrtIpcMemSetImportPid")
+def ipc_mem_set_import_pid(m, th, key, pid) -> None:
+    """Let the processes of the list ``pid`` (from aclrtDeviceGetBareTgid) import ``key`` (pyACL passes
+    the list's length as the C call's num)."""
+    return ipc.set_pids(m, th, _key(key), "mem", _pids(pid))
 
 
-@api("aclrtGetThreadLastTaskId", cost="query", defaults=(0,))
-def get_thread_last_task_id(m, th):
-    """(task_id, ret): the last task this thread submitted to a created stream."""
-    return th.last_task_id
+@api("aclrtIpcMemImportByKey", defaults=(0,))
+def ipc_mem_import_by_key(m, th, key, flags: int):
+    """(dev_ptr, ret): this process's address of the memory another process exported as ``key``."""
+    return ipc.import_key(m, th, _key(key), "mem", flags)
 
 
-@api("aclrtGetErrorVerbose", cost="query", defaults=(None,))
-def get_error_verbose(m, th, device_id: int):
-    """(info, ret): {"errorType", "tryRepair", "hasDetail"} of the device's held error."""
-    return _exceptions().error_verbose(m, th, device_id)
+@api("aclrtIpcMemClose")
+def ipc_mem_close(m, th, key) -> None:
+    """Close ``key``: the importer's first import of it, or the exporter's key."""
+    return ipc.mem_close(m, th, _key(key))
 
 
-def _reader(c_name: str, field: str):
-    @helper(c_name, defaults=(0xFFFFFFFF,))
-    def read(m, th, info):
-        """The acl layer reads the struct's field (src/acl/aclrt_impl/callback.cpp:76-100)."""
-        st = m.feature_in_use(_exceptions().ExceptionState)
-        found = None if st is None or type(info) is not int else st.infos.get(info)
-        if found is None:
-            fail(
-                ACL_ERROR_INVALID_PARAM,
-                f"{describe(info)} is no exception info: read the one the exception callback "
-                "gets, inside the callback (it is gone once the callback returns)",
-            )
-        return getattr(found, field)
-
-    read.__name__ = read.__qualname__ = c_name
-    read.__doc__ = f"The {field.replace('_', ' ')} of the exception info the callback got (0xFFFFFFFF: no info)."
-    return read
+@api("aclrtNotifyGetExportKey", defaults=("",))
+def notify_get_export_key(m, th, notify: handle, len: size, flags: int):
+    """(key, ret); flags 2 = ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION (no allow-list)."""
+    if notify == 0:  # the acl layer (src/acl/aclrt_impl/notify.cpp:98)
+        fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
+    return ipc.export(m, th, notify, None, len, flags)
 
 
-get_task_id_from_exception_info = _reader("aclrtGetTaskIdFromExceptionInfo", "task_id")
-get_stream_id_from_exception_info = _reader("aclrtGetStreamIdFromExceptionInfo", "stream_id")
-get_thread_id_from_exception_info = _reader("aclrtGetThreadIdFromExceptionInfo", "thread_id")
-get_device_id_from_exception_info = _reader("aclrtGetDeviceIdFromExceptionInfo", "device_id")
-get_error_code_from_exception_info = _reader("aclrtGetErrorCodeFromExceptionInfo", "error_code")
+@api("aclrtNotifySetImportPid")
+def notify_set_import_pid(m, th, notify: handle, pid) -> None:
+    """Let the processes of the list ``pid`` import the notify (pyACL passes the list's length as num)."""
+    if notify == 0:  # the acl layer (src/acl/aclrt_impl/notify.cpp:124)
+        fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
+    return ipc.set_pids(m, th, notify, "notify", _pids(pid))
+
+
+@api("aclrtNotifyImportByKey", defaults=(0,))
+def notify_import_by_key(m, th, key, flags: int):
+    """(notify, ret): a handle, in this process, of the notify another process exported as ``key``."""
+    return ipc.import_key(m, th, _key(key), "notify", flags)
+
+
+def _value_word(api: str, dev_addr: int, value: int) -> None:
+    """The acl layer's checks: value is a uint64_t, devAddr not null (src/acl/aclrt_impl/memory.cpp:1445, 1455)."""
+    if not 0 <= value < 2**64:
+        fail(ACL_ERROR_INVALID_PARAM, f"{api}: value {value} is not a uint64")
+    if dev_addr == 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"{api}: devAddr is a null pointer")
+
+
+@api("aclrtValueWrite", cost="event_record")
+def value_write(m, th, dev_addr: ptr, value: int, flag: int, stream: handle) -> None:
+    _value_word("aclrtValueWrite", dev_addr, value)
+    return notifies.value_write(m, th, dev_addr, value, flag, stream)
+
+
+@api("aclrtValueWait", cost="stream_wait_event")
+def value_wait(m, th, dev_addr: ptr, value: int, flag: int, stream: handle) -> None:
+    _value_word("aclrtValueWait", dev_addr, value)
+    return notifies.value_wait(m, th, dev_addr, value, flag, stream)
+
+
+# -- IPC events (shared between processes) -------------------------------------------------------------------
+def _ipc_event_handle(value, what: str) -> int:
+    """An aclrtIpcEventHandle: the 64 bytes aclrtIpcGetEventHandle returned (acl_rt.h:1011-1013, passed by value,
+    so no null check: event.cpp:468-477); the body gets the key of its first 8 bytes (ipc_event.cc:219)."""
+    if type(value) not in (bytes, bytearray) or len(value) != C.ACL_IPC_EVENT_HANDLE_SIZE:
+        fail(
+            ACL_ERROR_INVALID_PARAM,
+            f"{what} must be the {C.ACL_IPC_EVENT_HANDLE_SIZE} bytes "
+            f"aclrtIpcGetEventHandle returned, got {describe(value)}",
+        )
+    return int.from_bytes(value[:8], "little")
+
+
+def _show_ipc_handle(value) -> str:
+    """The trace shows a handle's first 8 bytes in hex (the rest are zero), anything else as describe does."""
+    return bytes(value[:8]).hex() if type(value) in (bytes, bytearray) else describe(value)
+
+
+if TYPE_CHECKING:
+    ipc_event_handle = int
+else:
+    ipc_event_handle = Kind(_ipc_event_handle, show=_show_ipc_handle)
+
+
+@api("aclrtIpcGetEventHandle", cost="query", defaults=(None,))
+def ipc_get_event_handle(m, th, event: handle):
+    """(handle, ret): the event's IPC handle, 64 bytes, for another process's aclrtIpcOpenEventHandle."""
+    return events.ipc_get_handle(m, th, event)
+
+
+@api("aclrtIpcOpenEventHandle", cost="create_event", defaults=(0,))
+def ipc_open_event_handle(m, th, handle: ipc_event_handle):
+    """(event, ret): an event of the current context that is the exported one (core/features/events.py)."""
+    return events.ipc_open_handle(m, th, handle)
 
 
 # -- device resources (see core/features/device_resources.py) ----------------------------------------------------------------
@@ -954,244 +1234,6 @@ def reset_overflow_status(m, th, stream: handle) -> None:
     return overflow.status_task(m, th, stream)
 
 
-# -- notifies and value waits (core/features/notifies.py) ----------------------------------------------------------
-@api("aclrtCreateNotify", cost="create_event", defaults=(0,))
-def create_notify(m, th, flag: int):
-    return notifies.create(m, th, flag)
-
-
-@api("aclrtRecordNotify", cost="event_record")
-def record_notify(m, th, notify: handle, stream: handle) -> None:
-    return notifies.record(m, th, notify, stream)
-
-
-@api("aclrtWaitAndResetNotify", cost="stream_wait_event")
-def wait_and_reset_notify(m, th, notify: handle, stream: handle, timeout: int) -> None:
-    """``timeout`` in seconds, 0: wait forever (docs 08)."""
-    return notifies.wait_and_reset(m, th, notify, stream, timeout)
-
-
-@api("aclrtDestroyNotify", cost="create_event")
-def destroy_notify(m, th, notify: handle) -> None:
-    if notify == 0:  # the acl layer (src/acl/aclrt_impl/notify.cpp:41), before the runtime's context check
-        fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
-    return notifies.destroy(m, th, notify)
-
-
-# -- IPC memory and notifies (core/features/ipc.py) --------------------------------------------------------------
-def _key(key) -> str:
-    """The acl layer's null check of a key (src/acl/aclrt_impl/memory.cpp:1781, 1790, 1800, 1864;
-    notify.cpp:99, 112); a key is the string an export returned."""
-    if key is None:
-        fail(ACL_ERROR_INVALID_PARAM, "key is a null pointer")
-    if type(key) is not str:
-        fail(ACL_ERROR_INVALID_PARAM, f"key must be the str an export returned, got {describe(key)}")
-    return key
-
-
-def _pids(pid) -> list[int]:
-    """The pids of the list (C: an int32_t array and its length); null 100000 (memory.cpp:1865,
-    notify.cpp:125); an empty list is the runtime's to refuse (num 0)."""
-    if pid is None:
-        fail(ACL_ERROR_INVALID_PARAM, "pid is a null pointer")
-    if not isinstance(pid, (list, tuple)):
-        fail(ACL_ERROR_INVALID_PARAM, f"pid must be a list of process ids, got {describe(pid)}")
-    return [as_int(p, "pid") for p in pid]
-
-
-@api("aclrtIpcMemGetExportKey", defaults=("",))
-def ipc_mem_get_export_key(m, th, dev_ptr: ptr, size: size, len: size, flags: int):
-    """(key, ret): a key naming ``size`` bytes at ``dev_ptr`` for other processes; flags 1 =
-    ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION (no allow-list)."""
-    if dev_ptr == 0:  # the acl layer (src/acl/aclrt_impl/memory.cpp:1780)
-        fail(ACL_ERROR_INVALID_PARAM, "devPtr is a null pointer")
-    return ipc.export(m, th, dev_ptr, size, len, flags)
-
-
-@api("aclrtIpcMemSetImportPid")
-def ipc_mem_set_import_pid(m, th, key, pid) -> None:
-    """Let the processes of the list ``pid`` (from aclrtDeviceGetBareTgid) import ``key`` (pyACL passes
-    the list's length as the C call's num)."""
-    return ipc.set_pids(m, th, _key(key), "mem", _pids(pid))
-
-
-@api("aclrtIpcMemImportByKey", defaults=(0,))
-def ipc_mem_import_by_key(m, th, key, flags: int):
-    """(dev_ptr, ret): this process's address of the memory another process exported as ``key``."""
-    return ipc.import_key(m, th, _key(key), "mem", flags)
-
-
-@api("aclrtIpcMemClose")
-def ipc_mem_close(m, th, key) -> None:
-    """Close ``key``: the importer's first import of it, or the exporter's key."""
-    return ipc.mem_close(m, th, _key(key))
-
-
-@api("aclrtNotifyGetExportKey", defaults=("",))
-def notify_get_export_key(m, th, notify: handle, len: size, flags: int):
-    """(key, ret); flags 2 = ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION (no allow-list)."""
-    if notify == 0:  # the acl layer (src/acl/aclrt_impl/notify.cpp:98)
-        fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
-    return ipc.export(m, th, notify, None, len, flags)
-
-
-@api("aclrtNotifySetImportPid")
-def notify_set_import_pid(m, th, notify: handle, pid) -> None:
-    """Let the processes of the list ``pid`` import the notify (pyACL passes the list's length as num)."""
-    if notify == 0:  # the acl layer (src/acl/aclrt_impl/notify.cpp:124)
-        fail(ACL_ERROR_INVALID_PARAM, "notify is a null handle")
-    return ipc.set_pids(m, th, notify, "notify", _pids(pid))
-
-
-@api("aclrtNotifyImportByKey", defaults=(0,))
-def notify_import_by_key(m, th, key, flags: int):
-    """(notify, ret): a handle, in this process, of the notify another process exported as ``key``."""
-    return ipc.import_key(m, th, _key(key), "notify", flags)
-
-
-def _value_word(api: str, dev_addr: int, value: int) -> None:
-    """The acl layer's checks: value is a uint64_t, devAddr not null (src/acl/aclrt_impl/memory.cpp:1445, 1455)."""
-    if not 0 <= value < 2**64:
-        fail(ACL_ERROR_INVALID_PARAM, f"{api}: value {value} is not a uint64")
-    if dev_addr == 0:
-        fail(ACL_ERROR_INVALID_PARAM, f"{api}: devAddr is a null pointer")
-
-
-@api("aclrtValueWrite", cost="event_record")
-def value_write(m, th, dev_addr: ptr, value: int, flag: int, stream: handle) -> None:
-    _value_word("aclrtValueWrite", dev_addr, value)
-    return notifies.value_write(m, th, dev_addr, value, flag, stream)
-
-
-@api("aclrtValueWait", cost="stream_wait_event")
-def value_wait(m, th, dev_addr: ptr, value: int, flag: int, stream: handle) -> None:
-    _value_word("aclrtValueWait", dev_addr, value)
-    return notifies.value_wait(m, th, dev_addr, value, flag, stream)
-
-
-# -- stream stop, abort and state callbacks ----------------------------------------------------------------
-@api("aclrtStreamStop")
-def stream_stop(m, th, stream: handle) -> None:
-    """Stop the stream's running task; the tasks after it wait (see core/features/streams.py ``stop``)."""
-    return streams.stop(m, th, stream)
-
-
-@api("aclrtStreamAbort")
-def stream_abort(m, th, stream: handle) -> None:
-    """Stop the running task and discard the stream's other tasks; the stream stays usable."""
-    return streams.abort(m, th, stream)
-
-
-@api("aclrtRegStreamStateCallback", trace=("reg_name", "callback"))
-def reg_stream_state_callback(m, th, reg_name, callback: callback, args=None) -> None:
-    """Call ``callback(stream, state, args)`` as each stream is made (1) and before it goes (2); None unregisters."""
-    return streams.reg_state_callback(m, th, reg_name, callback, args)
-
-
-# -- events with flags (Ex events; EXTERNAL record/wait across a capture) ----------------------------------
-def _event_flag(value, what: str) -> bool:
-    """The acl layer's check (src/acl/aclrt_impl/event.cpp:100-102, stream.cpp:244-246): DEFAULT (0) or
-    EXTERNAL (1), else 100000; True for EXTERNAL."""
-    flag = as_int(value, what)
-    if flag not in (0, 1):
-        fail(ACL_ERROR_INVALID_PARAM, f"{what} must be 0 (DEFAULT) or 1 (EXTERNAL), got {flag}")
-    return flag == 1
-
-
-if TYPE_CHECKING:
-    event_flag = bool
-else:
-    event_flag = Kind(_event_flag)
-
-
-@api("aclrtCreateEventExWithFlag", cost="create_event", defaults=(0,))
-def create_event_ex_with_flag(m, th, flag: int):
-    return events.create(m, th, flag, ex=True)
-
-
-@api("aclrtRecordEventWithFlag", cost="event_record")
-def record_event_with_flag(m, th, event: handle, stream: handle, flag: event_flag) -> None:
-    """ACL_EVENT_RECORD_EXTERNAL: a record captured into a graph that each replay makes on the event itself."""
-    return events.record(m, th, event, stream, flag)
-
-
-@api("aclrtStreamWaitEventWithFlag", cost="stream_wait_event", convert=("flag", "timeout", "stream", "event"))
-def stream_wait_event_with_flag(m, th, stream: handle, event: handle, timeout: int, flag: event_flag) -> None:
-    """ACL_EVENT_WAIT_EXTERNAL (timeout 0): a wait captured into a graph for the event's record at each replay.
-    With DEFAULT the timeout is accepted: the sandbox's device-side waits never time out."""
-    if flag and timeout != 0:  # the acl layer (stream.cpp:247-250)
-        fail(ACL_ERROR_INVALID_PARAM, f"timeout must be 0 with ACL_EVENT_WAIT_EXTERNAL, got {timeout}")
-    return events.stream_wait(m, th, stream, event, flag)
-
-
-# -- custom allocators: the acl library's own records (acl/_allocator.py) --------------------------------
-if TYPE_CHECKING:
-    allocator_obj = Any
-else:
-    allocator_obj = Kind(show=describe)  # the learner's object, named by its kind (never a repr)
-
-
-@api("aclrtAllocatorCreateDesc", defaults=(0,), bare=True)
-def allocator_create_desc(m, th):
-    """An empty allocator descriptor (a handle; 0 if none could be made): set its object and
-    functions, then register it.  pyACL returns the handle alone (rt_allocator.cpp)."""
-    return _allocator.create_desc(m, th)
-
-
-@api("aclrtAllocatorDestroyDesc")
-def allocator_destroy_desc(m, th, allocator_desc: handle) -> None:
-    """Destroy a descriptor; a registration made from it stays (it is a copy)."""
-    return _allocator.destroy_desc(m, th, allocator_desc)
-
-
-@api("aclrtAllocatorSetObjToDesc")
-def allocator_set_obj_to_desc(m, th, allocator_desc: handle, allocator: allocator_obj) -> None:
-    """The allocator object each function gets first (any value but None)."""
-    return _allocator.set_obj(m, th, allocator_desc, allocator)
-
-
-@api("aclrtAllocatorSetAllocFuncToDesc")
-def allocator_set_alloc_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
-    """``func(allocator, size)`` -> a block."""
-    return _allocator.set_func(m, th, allocator_desc, "alloc", func)
-
-
-@api("aclrtAllocatorSetFreeFuncToDesc")
-def allocator_set_free_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
-    """``func(allocator, block)``."""
-    return _allocator.set_func(m, th, allocator_desc, "free", func)
-
-
-@api("aclrtAllocatorSetAllocAdviseFuncToDesc")
-def allocator_set_alloc_advise_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
-    """``func(allocator, size, addr)`` -> a block (optional: register does not require it)."""
-    return _allocator.set_func(m, th, allocator_desc, "alloc_advise", func)
-
-
-@api("aclrtAllocatorSetGetAddrFromBlockFuncToDesc")
-def allocator_set_get_addr_from_block_func_to_desc(m, th, allocator_desc: handle, func: callback) -> None:
-    """``func(block)`` -> the block's memory."""
-    return _allocator.set_func(m, th, allocator_desc, "get_addr_from_block", func)
-
-
-@api("aclrtAllocatorRegister")
-def allocator_register(m, th, stream: handle, allocator_desc: handle) -> None:
-    """Save a copy of the descriptor under a created stream (again: replaces it)."""
-    return _allocator.register(m, th, stream, allocator_desc)
-
-
-@api("aclrtAllocatorGetByStream", defaults=(0, None, None, None, None, None))
-def allocator_get_by_stream(m, th, stream: handle):
-    """``(desc, allocator, alloc_func, free_func, alloc_advise_func, get_addr_from_block_func, ret)``."""
-    return _allocator.get_by_stream(m, th, stream)
-
-
-@api("aclrtAllocatorUnregister")
-def allocator_unregister(m, th, stream: handle) -> None:
-    """Drop the stream's registration (none: nothing to do, still 0)."""
-    return _allocator.unregister(m, th, stream)
-
-
 # -- cross-version checks (acl/_compat.py) -------------------------------------------------------------
 @api("aclrtCheckArchCompatibility", defaults=(0,))
 def check_arch_compatibility(m, th, soc_version: _compat.soc_version):
@@ -1203,39 +1245,3 @@ def check_arch_compatibility(m, th, soc_version: _compat.soc_version):
 def get_device_capability(m, th, device_id: int, dev_feature_type: int):
     """``(value, ret)`` of one aclrtDevFeatureType (1: a task update of AI Core/Vector kernels, 0/1)."""
     return _compat.device_capability(m, th, device_id, dev_feature_type)
-
-
-# -- IPC events (shared between processes) -------------------------------------------------------------------
-def _ipc_event_handle(value, what: str) -> int:
-    """An aclrtIpcEventHandle: the 64 bytes aclrtIpcGetEventHandle returned (acl_rt.h:1011-1013, passed by value,
-    so no null check: event.cpp:468-477); the body gets the key of its first 8 bytes (ipc_event.cc:219)."""
-    if type(value) not in (bytes, bytearray) or len(value) != C.ACL_IPC_EVENT_HANDLE_SIZE:
-        fail(
-            ACL_ERROR_INVALID_PARAM,
-            f"{what} must be the {C.ACL_IPC_EVENT_HANDLE_SIZE} bytes "
-            f"aclrtIpcGetEventHandle returned, got {describe(value)}",
-        )
-    return int.from_bytes(value[:8], "little")
-
-
-def _show_ipc_handle(value) -> str:
-    """The trace shows a handle's first 8 bytes in hex (the rest are zero), anything else as describe does."""
-    return bytes(value[:8]).hex() if type(value) in (bytes, bytearray) else describe(value)
-
-
-if TYPE_CHECKING:
-    ipc_event_handle = int
-else:
-    ipc_event_handle = Kind(_ipc_event_handle, show=_show_ipc_handle)
-
-
-@api("aclrtIpcGetEventHandle", cost="query", defaults=(None,))
-def ipc_get_event_handle(m, th, event: handle):
-    """(handle, ret): the event's IPC handle, 64 bytes, for another process's aclrtIpcOpenEventHandle."""
-    return events.ipc_get_handle(m, th, event)
-
-
-@api("aclrtIpcOpenEventHandle", cost="create_event", defaults=(0,))
-def ipc_open_event_handle(m, th, handle: ipc_event_handle):
-    """(event, ret): an event of the current context that is the exported one (core/features/events.py)."""
-    return events.ipc_open_handle(m, th, handle)
