@@ -41,6 +41,8 @@ does, an int passes its check inline and no converter function is called for it.
 from __future__ import annotations
 
 import inspect
+import linecache
+import os
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.errors import ACL_ERROR_RT_PARAM_INVALID, fail
@@ -160,6 +162,13 @@ def _shown(value):
     return value
 
 
+def _declared_at(body) -> str:
+    """``sandbox/acl/rt.py:123``: where ``body`` is declared, from the package's parent folder."""
+    code = body.__code__
+    path = os.path.relpath(code.co_filename, os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    return f"{path}:{code.co_firstlineno}"
+
+
 def _declare(body, c_name: str, runner: str, options: dict, trace, convert, before, is_helper: bool = False):
     params = list(inspect.signature(body, eval_str=True).parameters.values())
     if [p.name for p in params[:2]] != ["m", "th"]:
@@ -234,7 +243,10 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
         lines += [f"        _v_{n} = {converted[n]}" for n in order]
         lines.append(f"        return _body(m, th{''.join(', _v_' + n for n in names)})")
     lines.append("    return " + runner.format(run=run, options=keywords, args=args))
-    exec(compile("\n".join(lines) + "\n", f"<facade {c_name}>", "exec"), ns)  # our own text, made above
+    source = "\n".join(lines) + "\n"
+    filename = f"<facade {c_name}, declared at {_declared_at(body)}>"  # what a traceback through the call shows
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # ... with its lines
+    exec(compile(source, filename, "exec"), ns)  # our own text, made above
     fn = ns[body.__name__]
     fn.__module__, fn.__qualname__, fn.__doc__ = body.__module__, body.__qualname__, body.__doc__
     fn.__annotations__ = {k: v for k, v in body.__annotations__.items() if k not in ("m", "th")}

@@ -93,3 +93,21 @@ def test_a_declaration_is_checked_when_the_module_is_imported():
         @api("aclrtX", trace=("c",))
         def y(m, th, a: handle):
             pass
+
+
+def test_a_traceback_through_a_declared_call_points_at_its_declaration(device0):
+    """The generated wrapper's frame names the C call and the line of its declaration, and shows its code."""
+    import traceback
+    from pathlib import Path
+
+    source = (Path(sandbox.__file__).parent / "acl" / "rt.py").read_text(encoding="utf-8").splitlines()
+    declared = source.index('@api("aclrtMalloc", cost="malloc", defaults=(0,))') + 1
+    sandbox.raise_on_error(True)
+    try:
+        with pytest.raises(sandbox.AclError) as caught:
+            acl.rt.malloc(0, 0)
+    finally:
+        sandbox.raise_on_error(False)
+    text = "".join(traceback.format_exception(caught.value))
+    assert f'File "<facade aclrtMalloc, declared at sandbox/acl/rt.py:{declared}>", line 2, in malloc' in text
+    assert "    return _call(_name, " in text  # the wrapper's own line, as the traceback shows it
