@@ -438,7 +438,7 @@ sandbox.teach.check("09b.1", solution)
 # ## Official samples for this topic
 #
 # [5_d2d_sync_memory_copy.py](../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py) adds
-# the synchronize its official sample lacks before a blocking copy; `tests/test_examples.py` runs
+# the synchronize its official sample lacks before a blocking copy; `tests/samples/test_examples.py` runs
 # the sample line by line and gets the HazardWarning this notebook explains.
 # [2_multi_stream.py](../examples/1_basic_features/stream/2_multi_stream.py) keeps a free of its
 # sample that the sandbox reports: the counter is freed while a kernel whose synchronize timed out
@@ -451,7 +451,7 @@ sandbox.teach.check("09b.1", solution)
 # ## 本专题的官方示例
 #
 # [5_d2d_sync_memory_copy.py](../../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py)
-# 在阻塞拷贝之前补上了官方示例缺少的同步；`tests/test_examples.py` 逐行运行该示例，得到本
+# 在阻塞拷贝之前补上了官方示例缺少的同步；`tests/samples/test_examples.py` 逐行运行该示例，得到本
 # notebook 讲解的
 # HazardWarning。[2_multi_stream.py](../../examples/1_basic_features/stream/2_multi_stream.py)
 # 保留了示例中一次会被沙箱报告的释放：一个核函数的同步已经超时而它仍在运行，计数器就被释放了，移植版本预期这一次报告。

@@ -6,7 +6,7 @@
 notebooks in both languages as committed (the exercises' stubs, with the grader's verdict on
 them), the ported official samples (``examples/``), Binder's environment (``binder/``) and the
 READMEs.  It gets none of the instructor sources (``instructor/``, with the reference solutions),
-the solutions and mistakes of the tests (``tests/exercises/``), the tests or the tools.  The
+the solutions and mistakes of the tests (``tests/teach/exercises/``), the tests or the tools.  The
 files are the ones git tracks (else every file, less caches and build output).  Push ``DIR`` to a
 repository of its own (or a branch) and link to that.
 """

@@ -4,7 +4,7 @@ The sources are jupytext percent files (``# %%`` cells; nbgrader's cell metadata
 the cell marker, ``# %% nbgrader={...}``).  The learner notebook is what
 ``nbgrader generate_assignment`` makes of the instructor notebook: a solution region becomes
 nbgrader's default stub at the region's indentation, and a hidden-test region disappears.
-tests/test_nbgrader_course.py checks that the two agree cell for cell.
+tests/teach/test_nbgrader_course.py checks that the two agree cell for cell.
 
 **Two editions from one source**: English and Simplified Chinese.  Every markdown cell is
 followed by its Chinese twin, marked ``# %% [markdown] lang="zh"`` (jupytext keeps the
@@ -13,7 +13,7 @@ option as the cell's metadata); code cells are shared, except the few marked
 code cell calls ``sandbox.set_language("zh")``).  A markdown cell without ``lang`` is English.
 The English notebook goes to ``notebooks/NN_topic.ipynb``, the Chinese one to
 ``notebooks/zh/NN_topic.ipynb``; a source has a Chinese edition once it has a ``zh`` cell,
-and then tests/test_translations.py requires every markdown cell to have its twin.
+and then tests/language/test_translations.py requires every markdown cell to have its twin.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ formats it builds its results with (``Py_BuildValue``; ``None`` for ``Py_None``)
 makes and the preprocessor condition around the entry.  It writes facts, one line a function, so
 that a new snapshot of the binding diffs line by line against the committed table; the ``note``
 of a function (what a reader of the wrapper noticed: a list argument, a dict it returns) is kept
-from the table it replaces.  ``tests/test_pyacl_conformance.py`` holds the facade to the table.
+from the table it replaces.  ``tests/facade/test_pyacl_conformance.py`` holds the facade to the table.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 hicann/runtime, ``python/pyACL/``, at the commit it names; ``tools/pyacl_facts.py`` regenerates
 it): one row a function, its ``PyArg_ParseTuple`` format, the ``Py_BuildValue`` formats it
 returns and where in them the error code sits.  The facade is held to it
-(``tests/test_pyacl_conformance.py``), and the functions the sandbox does not model are made
+(``tests/facade/test_pyacl_conformance.py``), and the functions the sandbox does not model are made
 from it (``_unmodelled.py``), so they take the binding's arguments and fail in its shape.
 """
 

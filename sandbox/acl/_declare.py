@@ -41,7 +41,6 @@ does, an int passes its check inline and no converter function is called for it.
 from __future__ import annotations
 
 import inspect
-import linecache
 import os
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -243,11 +242,10 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
         lines += [f"        _v_{n} = {converted[n]}" for n in order]
         lines.append(f"        return _body(m, th{''.join(', _v_' + n for n in names)})")
     lines.append("    return " + runner.format(run=run, options=keywords, args=args))
-    source = "\n".join(lines) + "\n"
-    filename = f"<facade {c_name}, declared at {_declared_at(body)}>"  # what a traceback through the call shows
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # ... with its lines
-    exec(compile(source, filename, "exec"), ns)  # our own text, made above
+    exec(compile("\n".join(lines) + "\n", f"<facade {c_name}>", "exec"), ns)  # our own text, made above
     fn = ns[body.__name__]
+    # a traceback through the call names it "in malloc (declared at sandbox/acl/rt.py:425)"
+    fn.__code__ = fn.__code__.replace(co_name=f"{body.__name__} (declared at {_declared_at(body)})")
     fn.__module__, fn.__qualname__, fn.__doc__ = body.__module__, body.__qualname__, body.__doc__
     fn.__annotations__ = {k: v for k, v in body.__annotations__.items() if k not in ("m", "th")}
     if not is_helper and "defaults" not in options:

@@ -44,7 +44,7 @@ device's.  The sources name the algorithm (the sample's README: Philox4_32_10, a
 in 16 bytes) but leave the device's use of it to the hardware (the DSA engine: the runtime only
 fills its SQE, ``random_num_task.cc:270-333``).  numpy's ``Philox`` is the 4x64 variant, so the
 sandbox computes Philox4x32-10 (Salmon et al., SC 2011; the Random123 known-answer vectors hold,
-tests/test_random_num.py) itself: the key is the seed (low word first), the counter is the 16
+tests/features/test_random_num.py) itself: the key is the seed (low word first), the counter is the 16
 bytes at randomCounterAddr (four little-endian uint32, word 0 lowest), each counter value gives
 four 32-bit words, and the task writes the counter back advanced by the values it used, so the
 next task on the same counter continues the sequence.  From the words: a uniform float is

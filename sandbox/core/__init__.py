@@ -21,6 +21,6 @@
 
 Each runtime area (streams, events, memory calls, kernels, callbacks, capture, pools ...) is a
 module of ``features/``: it imports the kernel, and the kernel never imports it (a feature
-plugs in through ``hooks.py`` and ``Machine.feature``; tests/test_import_graph.py checks the
+plugs in through ``hooks.py`` and ``Machine.feature``; tests/project/test_import_graph.py checks the
 direction).  The kernel's line budget is in CONTRIBUTING.md.
 """

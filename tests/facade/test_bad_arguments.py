@@ -23,9 +23,9 @@ import sandbox
 from sandbox import acl
 from sandbox.core.errors import AclError, describe
 from sandbox.core.features.kernels import MAX_KERNEL_NS
-from test_callbacks import Server
+from callback_server import Server
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 INVALID = acl.ACL_ERROR_INVALID_PARAM
 

@@ -96,7 +96,7 @@ def test_a_declaration_is_checked_when_the_module_is_imported():
 
 
 def test_a_traceback_through_a_declared_call_points_at_its_declaration(device0):
-    """The generated wrapper's frame names the C call and the line of its declaration, and shows its code."""
+    """The generated wrapper's frame names the C call, and the file and line of its declaration."""
     import traceback
     from pathlib import Path
 
@@ -109,5 +109,4 @@ def test_a_traceback_through_a_declared_call_points_at_its_declaration(device0):
     finally:
         sandbox.raise_on_error(False)
     text = "".join(traceback.format_exception(caught.value))
-    assert f'File "<facade aclrtMalloc, declared at sandbox/acl/rt.py:{declared}>", line 2, in malloc' in text
-    assert "    return _call(_name, " in text  # the wrapper's own line, as the traceback shows it
+    assert f'File "<facade aclrtMalloc>", line 2, in malloc (declared at sandbox/acl/rt.py:{declared})' in text

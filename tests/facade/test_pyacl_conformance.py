@@ -17,7 +17,7 @@ import sandbox
 from sandbox import acl
 from sandbox.acl import _binding, _unmodelled, beyond_pyacl
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MODULES = {"": acl, **{name: getattr(acl, name) for name in _binding.SUBMODULES}}
 FACTS = list(_binding.FACTS.values())
 _PLACEHOLDER = {"s": "x", "z": None, "O": None, "f": 0.0, "d": 0.0, "y": b"x", "H": 0}

@@ -18,7 +18,7 @@ import pytest
 
 import sandbox
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 AS_ACL = "import sys, sandbox.acl; sys.modules['acl'] = sandbox.acl\n"
 
 MEMORY = """

@@ -9,6 +9,7 @@ import pytest
 
 import sandbox
 from sandbox import acl
+from callback_server import Server
 from sandbox.core import trace as T
 
 from conftest import tasks_by_id
@@ -29,25 +30,6 @@ def me():
 
 def tid_of(name):
     return next(r.tid for r in sandbox.trace().of(T.ThreadStarted) if r.name == name)
-
-
-class Server:
-    """A host thread that loops on process_report(timeout) until told to stop (the docs' pattern)."""
-
-    def __init__(self, timeout=10):
-        self.stop = False
-        self.results = []
-        self.thread = threading.Thread(target=self.loop, args=(timeout,), name="cb-server")
-        self.thread.start()
-
-    def loop(self, timeout):
-        acl.rt.set_device(0)
-        while not self.stop:
-            self.results.append(acl.rt.process_report(timeout))
-
-    def join(self):
-        self.stop = True
-        self.thread.join()
 
 
 def test_launch_callback_on_a_stream_without_a_subscribed_thread_fails_with_107015(device0):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sandbox
 from sandbox import acl
 from sandbox.core import trace as T
-from test_callbacks import Server
+from callback_server import Server
 
 
 def test_host_work_advances_the_thread_and_shows_as_a_call_on_its_row(device0):

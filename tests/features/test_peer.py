@@ -16,7 +16,7 @@ from sandbox.core.objects import HostThread
 from conftest import dev_alloc, overlap, pinned, tasks_by_id
 
 # copies without peer access fail by design here; the hazard report they also make is tested
-# in tests/test_hazards.py
+# in tests/kernel/test_hazards.py
 pytestmark = pytest.mark.filterwarnings("ignore:a copy from device:sandbox.core.hazards.HazardWarning")
 
 MiB = 1 << 20

@@ -29,9 +29,9 @@ twice, in fresh interpreters with different PYTHONHASHSEEDs, and the runner repo
 A failure prints the program and the command that replays it.  The bounded run below is
 part of the test suite; the soak has its own command:
 
-    python tests/test_program_fuzz.py --soak 500            # 500 programs from seed 0
-    python tests/test_program_fuzz.py --seed 17             # one program: its source and verdict
-    python tests/test_program_fuzz.py --run prog.py         # a saved program, in this process
+    python tests/fuzz/test_program_fuzz.py --soak 500            # 500 programs from seed 0
+    python tests/fuzz/test_program_fuzz.py --seed 17             # one program: its source and verdict
+    python tests/fuzz/test_program_fuzz.py --run prog.py         # a saved program, in this process
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = os.path.dirname(os.path.dirname(HERE))
 
 BOUNDED_PROGRAMS = 30  # programs in the test-suite run (each run twice)
 BOUNDED_CALLS = 40  # top-level steps per program in the test-suite run
@@ -80,8 +80,8 @@ POOL_ATTRS = [
 PROFILES = [("ascend910b", 2)] * 6 + [("ascend310p", 2)] * 2 + [("ascend310b", 1)]
 
 HEADER = """\
-# fuzz program {seed} ({profile}, {devices} device(s)), from tests/test_program_fuzz.py
-# replay: python tests/test_program_fuzz.py --run THIS_FILE   (or --seed {seed} --calls {calls})
+# fuzz program {seed} ({profile}, {devices} device(s)), from tests/fuzz/test_program_fuzz.py
+# replay: python tests/fuzz/test_program_fuzz.py --run THIS_FILE   (or --seed {seed} --calls {calls})
 import threading
 
 import numpy as np
@@ -1579,7 +1579,7 @@ def _first_difference(a: str, b: str) -> str:
 def report(result: dict) -> str:
     lines = [
         f"program {result['seed']}: {len(result['problems'])} problem(s); replay with "
-        f"`python tests/test_program_fuzz.py --seed {result['seed']} --calls {result['steps']}`"
+        f"`python tests/fuzz/test_program_fuzz.py --seed {result['seed']} --calls {result['steps']}`"
     ]
     for p in result["problems"]:
         lines.append(f"  [{p['kind']}] {p['what']}")

@@ -8,7 +8,7 @@ import pytest
 
 import sandbox
 from sandbox import acl
-from test_callbacks import Server
+from callback_server import Server
 
 
 @sandbox.kernel(ns=10_000, writes=("x",))

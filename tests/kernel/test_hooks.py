@@ -17,7 +17,7 @@ from sandbox.core.hooks import Hooks
 from sandbox.core.features.pools import PoolState
 from sandbox.core.tasks import KINDS, SPEC_FIELDS, Task
 
-CORE = Path(__file__).resolve().parent.parent / "sandbox" / "core"
+CORE = Path(__file__).resolve().parents[2] / "sandbox" / "core"
 
 
 def test_every_task_kind_the_core_submits_is_declared_in_tasks_kinds():

@@ -24,7 +24,7 @@ from sandbox.core import hazards as core_hazards
 from sandbox.core import trace as T
 from sandbox.viz import summary
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 H2D, D2H, D2D = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST, acl.ACL_MEMCPY_DEVICE_TO_DEVICE
 POOL = {"allocType": 0, "handleType": 0, "location": {"id": 0, "type": 1}, "maxSize": 0}
 CJK = re.compile(r"[\u4e00-\u9fff]")

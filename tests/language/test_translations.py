@@ -13,7 +13,7 @@ from pathlib import Path
 import jupytext
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 from notebook_sources import cell_language, editions, learner_notebook, sources, target  # noqa: E402
 
@@ -273,7 +273,7 @@ def test_every_fixed_grader_text_has_a_chinese_text():
     assert missing == [], f"add these to sandbox/teach/texts_zh.py: {missing[:5]}"
 
 
-# -- every grader verdict in Chinese: run the cases of tests/exercises under zh -------------------
+# -- every grader verdict in Chinese: run the cases of tests/teach/exercises under zh -------------------
 # What may stay English in a Chinese verdict: code (calls, names with _ or ., quoted values,
 # C names and codes), the runtime's own error messages, Python's exception text, and the
 # glossary's bracketed English ("数据竞争（hazard）").
@@ -311,7 +311,7 @@ def _exercise_modules():
     import importlib
     import pkgutil
 
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT / "tests" / "teach"))
     import exercises as book
 
     return book, {
@@ -321,9 +321,9 @@ def _exercise_modules():
     }
 
 
-@pytest.mark.parametrize("nn", sorted(p.stem[2:] for p in (ROOT / "tests" / "exercises").glob("nb*.py")))
+@pytest.mark.parametrize("nn", sorted(p.stem[2:] for p in (ROOT / "tests" / "teach" / "exercises").glob("nb*.py")))
 def test_every_grader_verdict_of_the_exercise_cases_is_in_chinese_under_zh(nn):
-    """The reference solutions, the stub and every mistake of tests/exercises, graded under zh:
+    """The reference solutions, the stub and every mistake of tests/teach/exercises, graded under zh:
     no line of a verdict carries an English sentence (a hint, detail or criterion the
     catalogue does not know shows up here, figures and all)."""
     import sandbox

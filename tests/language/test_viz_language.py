@@ -26,7 +26,7 @@ from sandbox.viz.plot_queues import queues_figure
 from sandbox.viz.samples import synthetic_log, two_stream_log
 from sandbox.viz.texts_zh import TEXTS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # What stays as the runtime (or the program) names it, and units.
 RUNTIME_WORDS = {"NPU", "Host", "API", "AI", "Core", "DMA", "MainThread", "get_mem_info", "free", "total"}

@@ -8,7 +8,9 @@ import pytest
 
 import sandbox
 
-BENCH = os.path.join(os.path.dirname(os.path.dirname(__file__)), "benchmarks", "bench_runtime.py")
+BENCH = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "benchmarks", "bench_runtime.py"
+)
 
 
 def _load(name: str):

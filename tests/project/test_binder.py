@@ -21,7 +21,7 @@ import pytest
 
 pytestmark = pytest.mark.slow  # fresh environments and repo2docker
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COPIED = ("sandbox", "notebooks", "binder", "pyproject.toml", "README.md", "LICENSE", "tests/sanitize.cfg")
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".ipynb_checkpoints")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "sandbox"
 CORE_MAY_NOT_IMPORT = ("sandbox.acl", "sandbox.viz", "sandbox.widgets", "sandbox.teach", "sandbox.export")
 

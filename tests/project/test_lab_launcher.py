@@ -12,7 +12,7 @@ import pytest
 
 from sandbox import lab
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_override_turns_on_saving_widget_state():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-CORE = Path(__file__).resolve().parent.parent / "sandbox" / "core"
+CORE = Path(__file__).resolve().parents[2] / "sandbox" / "core"
 FEATURES = CORE / "features"
 BUDGETS = {"kernel": 5_000, "features": 5_500}
 

@@ -25,7 +25,7 @@ try:
 except ImportError:  # Python 3.10
     tomllib = pytest.importorskip("tomli")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".ipynb_checkpoints")
 # The md5 of https://www.apache.org/licenses/LICENSE-2.0.txt, the standard text with its appendix.
 APACHE_2_0_MD5 = "3b83ef96387f14655fc854ddc3c6bd57"

@@ -99,3 +99,12 @@ def test_an_unannotated_parameter_given_a_device_address_is_warned_about_naming_
     buf, _ = acl.rt.malloc(64, 0)
     with pytest.warns(UserWarning, match=r'argument x is a live memory address .* x: "GM_ADDR"'):
         assert add[1, device0](buf, 3) == 0
+
+
+def test_the_same_program_gives_an_identical_trace():
+    runs = []
+    for _ in range(3):
+        sandbox.configure()
+        run_vector_add(4096)
+        runs.append([repr(r) for r in sandbox.trace()])
+    assert runs[0] == runs[1] == runs[2]

@@ -2,7 +2,7 @@
 variants pass, and the stub the learner's notebook shows gets an honest ✘.
 
 The exercises, their references (from the instructor sources), mistakes and variants are in
-tests/exercises/nbNN.py; a case's id names the exercise and the mistake it models."""
+tests/teach/exercises/nbNN.py; a case's id names the exercise and the mistake it models."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 import exercises as book
 from sandbox import teach
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MODULES = {
     info.name[2:]: importlib.import_module(f"exercises.{info.name}")
     for info in pkgutil.iter_modules(book.__path__)

@@ -17,7 +17,7 @@ from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
 from traitlets.config import Config
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 from make_course import make_course  # noqa: E402
 from notebook_sources import editions, sources, target  # noqa: E402

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CELLS = [
     "import sandbox\nfrom sandbox import acl\nfrom sandbox.widgets import api\n"
     "sandbox.configure('ascend910b', device_count=1)\nacl.init()\nacl.rt.set_device(0)\n"

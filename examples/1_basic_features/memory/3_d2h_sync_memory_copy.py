@@ -6,7 +6,7 @@ synchronize matters: a blocking aclrtMemcpy is not ordered with the kernels of a
 sample's own comment says so, and the runtime's MemCopySync in
 src/runtime/api/impl/api_impl.cc hands the copy to the driver without waiting for any
 stream); without it the sandbox reports the race as a HazardWarning, as it does for
-5_d2d_sync_memory_copy (tests/test_examples.py).  The kernel's line ("Source data", a
+5_d2d_sync_memory_copy (tests/samples/test_examples.py).  The kernel's line ("Source data", a
 device printf) comes last in the official README, when the runtime flushes the device's
 prints; here the kernel prints when it finishes, during the synchronize.
 """

@@ -8,7 +8,7 @@ each time looking at its first 32-bit word.  At the end it puts the original mod
 
 The sample launches no kernel, so nothing overflows and both readings are 0, as its README
 shows.  A kernel on that stream whose arithmetic overflowed would set the status to 1 and, in
-saturation mode, have its results saturate instead of becoming inf (tests/test_overflow_detection.py).
+saturation mode, have its results saturate instead of becoming inf (tests/features/test_overflow.py).
 Where a call answers 207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT, the sample warns and stops after
 cleaning up, and so does the port.  On the sandbox's 310P and 310B (saturation only, no stream
 switch) every call succeeds: the mode is saturation from the start, the switch is kept nowhere,
