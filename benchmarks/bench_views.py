@@ -3,6 +3,7 @@
     python benchmarks/bench_views.py               # print the figures with PASS/MISS
     python benchmarks/bench_views.py --check       # also exit 1 if a view misses its target
     python benchmarks/bench_views.py --rounds 500  # a smaller program (20k tasks)
+    python benchmarks/bench_views.py --quick --check   # the cheap guard for a view change (~15 s)
 
 The program is bench_runtime's mixed workload (pinned H2D/D2H copies, kernels, event
 record + stream wait across 4 streams x 2 devices), 2500 rounds: 100k tasks.  Its wall
@@ -19,6 +20,12 @@ time, measured in this process, is the unit.  Then, on its log:
 * the trace log's bytes per task, from tracemalloc around the run (as the runtime leaves
   it, and once the views have read it), target at most 250.  The log is the core's: this
   benchmark only measures it.
+
+``--quick`` is the guard a change to a view runs (CONTRIBUTING.md, "Changing a view"): a 40k-task
+program, one run of each view, and a looser target, at most 1.5x the program's run time (on a
+smaller program a view's fixed costs weigh more: measured there, the dashboard takes about 0.9x,
+the Gantt chart and the export about 0.65x).  A view several times slower than it was misses it;
+the full run's 0.5x targets are for performance work.
 
 The views share one index of the log (kept beside the log until it grows), so the first
 view pays for it; the dashboard is built first, and its figure includes it.  Each figure is
@@ -49,6 +56,8 @@ from sandbox.viz import index as viz_index  # noqa: E402
 from sandbox.viz.picture import figure_png  # noqa: E402
 
 TARGET_RATIO = 0.5
+QUICK_TARGET_RATIO = 1.5
+QUICK_ROUNDS = 1000  # 40k tasks
 TARGET_BYTES_PER_TASK = 250
 
 
@@ -85,7 +94,13 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2500, help="2500 rounds: 100k tasks")
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
+    parser.add_argument(
+        "--quick", action="store_true", help="40k tasks, one run each, target 1.5x: a view change's guard"
+    )
     args = parser.parse_args()
+    target = TARGET_RATIO
+    if args.quick:
+        args.rounds, args.repeat, target = QUICK_ROUNDS, 1, QUICK_TARGET_RATIO
 
     # the trace log's bytes per task: tracemalloc around one run of the program
     gc.collect()
@@ -145,13 +160,13 @@ def main() -> int:
 
     bare = best(bare_figure, max(3, args.repeat))
 
-    print(f"{'view':40s} {'seconds':>9s} {'x program':>10s}  target {TARGET_RATIO}x")
+    print(f"{'view':40s} {'seconds':>9s} {'x program':>10s}  target {target}x")
     missed = False
     for name, s, ratio in rows:
         if name.startswith("dashboard PNG"):
             print(f"{name:40s} {s:9.3f} {ratio:10.2f}  (reported)")
             continue
-        ok = ratio <= TARGET_RATIO
+        ok = ratio <= target
         missed |= not ok
         print(f"{name:40s} {s:9.3f} {ratio:10.2f}  {verdict(ok)}")
     ok = move <= bare
