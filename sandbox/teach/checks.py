@@ -104,12 +104,16 @@ def _log(log):
 
 
 def window(log=None, start: str | None = None, end: str | None = None) -> tuple[int, int]:
-    """The stretch of virtual time to grade: between the Notes named ``start`` and ``end``
-    (see ``sandbox.teach.mark``), else from the first device task's start to the last one's end."""
+    """The stretch of virtual time to grade: from the first Note named ``start`` to the last one
+    named ``end`` (see ``sandbox.teach.mark``), else from the first device task's start to the last
+    one's end."""
     ix = build_index(_log(log))
-    notes: dict = {}
-    for n in ix.notes:
-        notes.setdefault(n.text, n.t)
+    first: dict = {}
+    last: dict = {}
+    for n in ix.notes:  # a start is a name's first mark, an end its last: the grader's own marks frame
+        first.setdefault(n.text, n.t)  # the whole run, whatever marks the learner sets inside it
+        last[n.text] = n.t
+    notes = first
     ran = [t for t in ix.tasks.values() if t.start is not None]
     lo = min((t.start for t in ran), default=0)
     hi = max((t.end if t.end is not None else ix.t_end for t in ran), default=0)
@@ -120,7 +124,7 @@ def window(log=None, start: str | None = None, end: str | None = None) -> tuple[
     if start is not None:
         lo = notes[start]
     if end is not None:
-        hi = notes[end]
+        hi = last[end]
     return lo, max(lo, hi)
 
 

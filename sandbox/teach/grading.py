@@ -38,7 +38,7 @@ from sandbox.core.python_threads import _original_join
 from sandbox.core.host_turns import thread_finished
 
 from .checks import FAIL, PASS, Check, check_no_errors, check_no_hazards
-from .provenance import KERNEL, ORIGIN_WORDS, Recorder
+from .provenance import KERNEL, ORIGIN_WORDS, Recorder, code_key
 
 START, END = "solution start", "solution end"  # the grader's marks around the run
 
@@ -195,6 +195,7 @@ class Run:
     result: object = None
     start: int = 0
     end: int = 0
+    knows: dict = field(default_factory=dict)  # what the solution's thread knew was done, as it returned
     _index: object = field(default=None, repr=False)
 
     @property
@@ -241,6 +242,72 @@ class Run:
                 "view the host buffer with acl.util.ptr_to_numpy(ptr, shape, dtype) and copy it",
             ), None
         return Check("what came back", True, f"{what}: {want}"), r
+
+    def host_knew(self, landing) -> bool:
+        """Had the solution's thread learnt, by a wait the trace shows covers it (a synchronize of its
+        stream, event or device, a query that answered "complete", a join of a thread that did), that
+        the copy of ``landing`` was done, by the time it returned?  Order, not time."""
+        return self.knows.get(landing.stream, 0) >= landing.task
+
+    def computed(
+        self, array: np.ndarray, *, kernels: dict, inputs: tuple[str, ...], what: str = "the answer"
+    ) -> Iterable[Check]:
+        """The bytes of ``array`` came back from the device by a copy the host waited for (order),
+        and were computed by the exercise's ``kernels`` (name -> the notebook's function, compared by
+        code) from the grader's ``inputs`` only, through copies of them."""
+        origin, words, landing = self.recorder.trace_back(np.ascontiguousarray(array).tobytes())
+        if landing is None:
+            yield Check(
+                "the answer came from the device",
+                False,
+                f"{what} did not come from the device: {words}",
+                "compute it with a kernel on the device, copy it back with a device-to-host copy, and "
+                "synchronise before you read the host buffer",
+            )
+            return
+        knew = self.host_knew(landing)
+        yield Check(
+            "the host waited for the copy back",
+            knew,
+            f"a wait of the host covers the copy that brought {what} back (task {landing.task})"
+            if knew
+            else f"no synchronize, query or event wait of the host covers the copy that brought {what} "
+            f"back (task {landing.task}): the bytes were there by chance of timing, not by the order "
+            "the runtime guarantees",
+            "wait for the stream (or an event recorded after the copy, or the device) before you read "
+            "the host buffer: a wait on another stream, or a sleep, does not order the copy",
+        )
+        flows = [f for _, _, f in landing.flows]
+        problems = []
+        leaves = frozenset().union(*(f.sources for f in flows)) if flows else frozenset()
+        not_computed = sorted({f.kind for f in flows if f.kind != "kernel"})
+        if not_computed:
+            problems.append(f"some bytes were not computed by a kernel ({', '.join(not_computed)})")
+        wanted = {name: code_key(getattr(fn, "fn", fn)) for name, fn in kernels.items()}
+        ran = {pair for f in flows for pair in f.kernels}
+        for name, key in sorted(ran, key=lambda p: p[0]):
+            if wanted.get(name) != key:
+                problems.append(
+                    f"kernel {name!r} that computed them is not the notebook's {name}: its body differs"
+                    if name in wanted
+                    else f"kernel {name!r} computed them, not {' or '.join(sorted(wanted))}"
+                )
+        missing = [n for n in inputs if f"input {n}" not in leaves]
+        if missing:
+            problems.append(f"not from the grader's {', '.join(missing)}")
+        if "host" in leaves or "other" in leaves:
+            problems.append("from data the host made, not the grader's inputs")
+        ok = not problems
+        names = " and ".join(sorted(wanted)) or "a kernel"
+        yield Check(
+            "computed on the device from the inputs",
+            ok,
+            f"{what} was computed by {names} from {', '.join(inputs)}, through copies of them"
+            if ok
+            else f"{what} was not computed by {names} from {', '.join(inputs)} alone: " + "; ".join(problems),
+            f"copy {', '.join(inputs)} as given to the device and let {names} compute {what} there: "
+            "work done on the host (or by a kernel of your own) before the upload is not the device's",
+        )
 
     def from_device(self, array: np.ndarray, *, computed: bool = True, what: str = "the answer") -> Check:
         """The bytes of ``array`` are what device-to-host copies brought back (and, if
@@ -303,6 +370,7 @@ class _Outcome:
         self.tid = 0
         self.unjoined: list[str] = []
         self.finished = False
+        self.knows: dict = {}
 
 
 def _run(m: Machine, exercise: Exercise, solution, inputs: dict, outcome: _Outcome) -> None:
@@ -326,6 +394,7 @@ def _run(m: Machine, exercise: Exercise, solution, inputs: dict, outcome: _Outco
                     th = m.current_thread()
                     outcome.end = th.clock
                     outcome.unjoined = [t.name for t in m.scheduler.threads if not t.finished and t is not th]
+                    outcome.knows = dict(m.hazards.host_vc.get(th.tid, {}))
                     thread_finished(m, th)  # the device side runs to the end of what was queued
             except BaseException:  # noqa: BLE001 - the run was aborted mid-way
                 pass
@@ -357,9 +426,12 @@ def check(exercise_id: str, solution) -> Grade:
                 )
             ],
         )
-    inputs = exercise.inputs(_rng(exercise.id))
+    private = exercise.inputs(_rng(exercise.id))  # the grader's: what the learner does to theirs changes nothing
+    inputs = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in private.items()}
+    given = {k: v for k, v in inputs.items() if isinstance(v, np.ndarray)}
     m = Machine(exercise.profile, exercise.devices)
     recorder = Recorder.attach(m)
+    recorder.inputs = {k: np.ascontiguousarray(v).tobytes() for k, v in private.items() if isinstance(v, np.ndarray)}
     learner_machine = current_machine._current
     outcome = _Outcome()
     worker = threading.Thread(target=_run, args=(m, exercise, solution, inputs, outcome), name="main", daemon=True)
@@ -398,16 +470,18 @@ def check(exercise_id: str, solution) -> Grade:
             current_machine._current = learner_machine
     run = Run(
         exercise,
-        inputs,
+        {**inputs, **private},  # what prepare added, and the grader's own inputs
         m,
         recorder,
         outcome.result,
         outcome.start,
         max(outcome.end, m.sim.now) if outcome.finished else m.sim.now,
+        outcome.knows,
     )
     with m.lock:
         m.log.append(tr.Note(run.end, outcome.tid, END))
     lines = _run_lines(exercise, outcome, timed_out, configured, outcome.unjoined, crashed)
+    lines += _aliases(outcome.result, given, recorder)
     if not all(lines):
         return Grade(
             exercise.id, exercise.title, lines, "The other criteria are judged once the solution runs to its end."
@@ -511,6 +585,35 @@ def _run_lines(
             )
         )
     return lines
+
+
+def _aliases(result, given: dict, recorder: Recorder) -> list[Check]:
+    """A returned array must be the solution's own: not (a view of) an input the grader gave, nor a
+    view of host memory freed before it returned (its bytes are no longer the program's)."""
+    if not isinstance(result, np.ndarray):
+        return []
+    for name, array in given.items():
+        if np.shares_memory(result, array):
+            return [
+                Check(
+                    "what came back",
+                    False,
+                    f"the returned array is the input {name} (or a view of it), not a result",
+                    "return the array you copied back from the device",
+                )
+            ]
+    for buf, _ in recorder.flows.values():
+        storage = getattr(buf, "_storage", None)
+        if getattr(buf, "freed", False) and storage is not None and np.shares_memory(result, storage):
+            return [
+                Check(
+                    "what came back",
+                    False,
+                    "the returned array is a view of host memory freed before the function returned",
+                    "copy the result out of the host buffer (.copy()) before you free it",
+                )
+            ]
+    return []
 
 
 def _kind(value) -> str:

@@ -10,11 +10,23 @@ came from.  Effects happen at completion time, so this is exactly what the host 
 Origins, from weakest to strongest: bytes the host put there (``HOST``), bytes a memset
 wrote (``MEMSET``), bytes a kernel computed (``KERNEL``).  Copies carry the origin of their
 source along (a device-to-device copy of a kernel's output is still a kernel's output).
+
+Beside the origin, each byte range has its ``Flow``: the data flow that made it, followed from
+the grader's own inputs.  A host-to-device copy's bytes are the grader's input ``a`` when they
+equal a stretch of the grader's private copy of ``a`` (whatever buffer they were staged in), else
+host data; a kernel's output flows from everything it read, and names the kernel by its code
+(``code_key``: the notebook's ``add`` and a learner's kernel called ``add`` with another body
+differ); copies carry flows along.  A judge asks which kernels computed an answer and from which
+inputs (``Flow.sources``): a sum computed on the host and uploaded as ``a`` reaches the answer
+as host data, not as the grader's ``a``.
 """
 
 from __future__ import annotations
 
+import dis
+import types
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +41,59 @@ ORIGIN_WORDS = {
 }
 
 
+def code_key(fn) -> tuple | None:
+    """What makes two kernel bodies the same function: the instructions they run, with the
+    constants and global names they use (not their names, local names, docstring, file or lines)."""
+    code = getattr(fn, "__code__", None)
+
+    def key(c: types.CodeType) -> tuple:
+        steps = []
+        for ins in dis.get_instructions(c):
+            value: object
+            if ins.opcode in dis.hasconst:
+                value = key(ins.argval) if isinstance(ins.argval, types.CodeType) else repr(ins.argval)
+            elif ins.opcode in dis.haslocal or ins.opcode in dis.hasfree:
+                value = ins.arg
+            else:
+                value = ins.argval
+            steps.append((ins.opname, value))
+        return tuple(steps), c.co_argcount
+
+    return key(code) if isinstance(code, types.CodeType) else None
+
+
+def kernel_of(task):
+    """The Kernel a launch task runs: the one its effect closes over (core/features/kernels.py)."""
+    from sandbox.core.features.kernels import Kernel
+
+    for cell in getattr(task.effect, "__closure__", None) or ():
+        if isinstance(cell.cell_contents, Kernel):
+            return cell.cell_contents
+    return None
+
+
+@dataclass(frozen=True)
+class Flow:
+    """The data flow that made a byte range: ``kind`` "input" (the grader's input ``name``),
+    "host" (other host bytes), "memset", "kernel" (the kernel ``name`` with code ``code``),
+    "other" (another task: a reduce, random numbers ...) or "unwritten".  ``sources`` are the
+    leaves it comes from ("input a", "host", "memset", "other", "unwritten"), ``kernels`` the
+    (name, code) of every kernel on the way."""
+
+    kind: str
+    name: str = ""
+    code: tuple | None = None
+    sources: frozenset = frozenset()
+    kernels: frozenset = frozenset()
+
+    @staticmethod
+    def leaf(kind: str, name: str = "") -> "Flow":
+        return Flow(kind, name, None, frozenset({f"input {name}" if kind == "input" else kind}))
+
+
+UNWRITTEN_FLOW = Flow.leaf("unwritten")
+
+
 class Origins:
     """Byte ranges of one buffer and the origin of each: sorted, disjoint [start, end, origin]."""
 
@@ -37,18 +102,18 @@ class Origins:
     def __init__(self):
         self.pieces: list[list[int]] = []
 
-    def get(self, lo: int, hi: int) -> list[tuple[int, int, int]]:
-        """(start, end, origin) covering [lo, hi) in order; gaps come back as UNWRITTEN."""
+    def get(self, lo: int, hi: int, gap=UNWRITTEN) -> list[tuple[int, int, int]]:
+        """(start, end, origin) covering [lo, hi) in order; gaps come back as ``gap``."""
         out, at = [], lo
         for s, e, o in self.pieces:
             if e <= lo or s >= hi:
                 continue
             if s > at:
-                out.append((at, s, UNWRITTEN))
+                out.append((at, s, gap))
             out.append((max(s, lo), min(e, hi), o))
             at = min(e, hi)
         if at < hi:
-            out.append((at, hi, UNWRITTEN))
+            out.append((at, hi, gap))
         return out
 
     def set(self, lo: int, hi: int, origin: Writer | int) -> None:
@@ -122,6 +187,9 @@ class Landing:
     origins: list  # (start, end, origin), offsets relative to ``address``
     task: int
     t: int
+    stream: int = 0  # the copy's stream handle (with ``task``: what the host must have waited for)
+    flows: tuple = ()  # (start, end, Flow), offsets relative to ``address``
+    buffer: object = None  # the host buffer it landed in
 
 
 class Recorder:
@@ -138,7 +206,10 @@ class Recorder:
 
     def __init__(self, sim):
         self.sim = sim
+        self.inputs: dict[str, bytes] = {}  # the grader's private inputs, by name (set before the run)
+        self.flows: dict[int, tuple] = {}  # id(buffer) -> (buffer, Origins of Flows)
         self.pending: dict[int, tuple] = {}  # task id -> access tuples
+        self.launched: dict[int, Any] = {}  # kernel task id -> the Kernel it runs (None: not found)
         self.origins: dict[int, tuple] = {}  # id(buffer) -> (buffer, Origins): the buffer kept alive
         self.landings: list[Landing] = []
         self.kernel_writes = 0  # bytes kernels wrote, in all
@@ -154,11 +225,84 @@ class Recorder:
     def task_submitted(self, th, stream, task) -> None:
         if task.access:
             self.pending[task.id] = tuple(task.access)
+            if task.kind == "kernel":  # (its effect, which names the kernel, is dropped once it ran)
+                self.launched[task.id] = kernel_of(task)
+
+    def _flows(self, buf) -> Origins:
+        entry = self.flows.get(id(buf))
+        if entry is None or entry[0] is not buf:
+            entry = self.flows[id(buf)] = (buf, Origins())
+        return entry[1]
+
+    def flow_pieces(self, buf, offset: int, nbytes: int) -> list:
+        return self._flows(buf).get(offset, offset + nbytes, UNWRITTEN_FLOW)
+
+    def _host_bytes(self, data: bytes) -> list[tuple[int, int, Flow]]:
+        """Bytes a copy took from host memory, in pieces: a whole input of the grader's inside them
+        (inputs staged side by side in one buffer), a stretch of one (a chunk), or other host data."""
+        whole = []
+        for name, value in self.inputs.items():
+            at = data.find(value) if value else -1
+            while at >= 0:
+                whole.append((at, at + len(value), name))
+                at = data.find(value, at + len(value))
+        pieces, at = [], 0
+        for s, e, name in sorted(whole):
+            if s < at:
+                continue  # (overlaps one taken already)
+            if s > at:
+                pieces.append((at, s, self._stretch(data[at:s])))
+            pieces.append((s, e, Flow.leaf("input", name)))
+            at = e
+        if at < len(data) or not pieces:
+            pieces.append((at, len(data), self._stretch(data[at:])))
+        return pieces
+
+    def _stretch(self, data: bytes) -> Flow:
+        for name, value in self.inputs.items():
+            if data and value.find(data) >= 0:
+                return Flow.leaf("input", name)
+        return Flow.leaf("host")
+
+    def _follow(self, task, access) -> list[tuple]:
+        """(buffer, offset, pieces of Flows) each write of the finished ``task`` leaves."""
+        writes = [a for a in access if a[3] and a[2] > 0]
+        reads = [a for a in access if not a[3]]
+        if task.kind == "memcpy" and len(reads) == 1 and len(writes) == 1:
+            (src, soff, n, _), (dst, doff, _, _) = reads[0], writes[0]
+            if isinstance(src, DeviceAllocation):
+                pieces = [(s - soff, e - soff, f) for s, e, f in self.flow_pieces(src, soff, n)]
+            else:  # host memory: what it holds now is judged by its value (the host may have changed it)
+                data = np.empty(n, np.uint8)
+                dst.read_into(doff, data)
+                pieces = self._host_bytes(data.tobytes())
+            return [(dst, doff, pieces)]
+        if task.kind == "kernel":
+            kernel = self.launched.pop(task.id, None)
+            key = code_key(kernel.fn) if kernel is not None else None
+            name = kernel.name if kernel is not None else task.name
+            sources: set = set()
+            kernels: set = {(name, key)}
+            for buf, off, n, wrote in access:  # what it read, and what it wrote over (in-place updates)
+                for _, _, f in self.flow_pieces(buf, off, n):
+                    if not (wrote and f.kind == "unwritten"):
+                        sources |= f.sources
+                        kernels |= f.kernels
+            flow = Flow("kernel", name, key, frozenset(sources), frozenset(kernels))
+        else:
+            flow = Flow.leaf("memset" if task.kind == "memset" else "other")
+        return [(buf, off, [(0, n, flow)]) for buf, off, n, _ in writes]
 
     def finished(self, task, status: int) -> None:
         access = self.pending.pop(task.id, None)
         if access is None or status:
+            self.launched.pop(task.id, None)
             return  # a failed task's effect did not happen
+        followed = self._follow(task, access)
+        for buf, off, pieces in followed:
+            target = self._flows(buf)
+            for s, e, f in pieces:
+                target.set(off + s, off + e, f)
         self.writes.record(task, access)
         writes = [a for a in access if a[3] and a[2] > 0]
         if task.kind == "kernel":
@@ -191,6 +335,9 @@ class Recorder:
                         [(s - soff, e - soff, o) for s, e, o in pieces],
                         task.id,
                         self.sim.now,
+                        task.stream.handle,
+                        tuple(followed[0][2]),
+                        dst,
                     )
                 )
 

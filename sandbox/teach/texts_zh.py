@@ -55,6 +55,13 @@ WHAT = {
     "the kernels": "核函数",
     "the kernel": "核函数",
     "the answer came from the device": "答案来自设备",
+    "the host waited for the copy back": "Host 等到了拷回完成",
+    "computed on the device from the inputs": "在设备上由输入计算得到",
+    "the returned array is a view of host memory freed before the function returned": "返回的数组是函数返回前已释放的 Host 内存的视图",
+    "return the array you copied back from the device": "返回你从设备拷回的数组",
+    "copy the result out of the host buffer (.copy()) before you free it": "释放 Host 缓冲区之前，先把结果拷出来（.copy()）",
+    "wait for the stream (or an event recorded after the copy, or the device) before you read the host buffer: a wait on another stream, or a sleep, does not order the copy": "读取 Host 缓冲区之前，先等待这条 Stream（或拷贝之后记录的 Event，或整个设备）：等待别的 Stream 或者睡眠，都不能保证拷贝的先后",
+    "from data the host made, not the grader's inputs": "来自 Host 生成的数据，而不是评分器给的输入",
     "the result came from the device": "结果来自设备",
     "time to the result": "得到结果的时间",
     "the fault reported": "故障已上报",
@@ -402,6 +409,17 @@ PATTERNS = [
 # -- details with figures, as str.format templates: each {} matches some text, translated in
 # turn (the patterns above are tried first; "{0}", "{1}" reorder the fields) ----------------------
 TEMPLATES: dict[str, str] = {
+    # grading.Run.computed: the data flow and the order of the answer
+    "a wait of the host covers the copy that brought {} back (task {})": "Host 的一次等待覆盖了带回{}的拷贝（任务 {}）",
+    "no synchronize, query or event wait of the host covers the copy that brought {} back (task {}): the bytes were there by chance of timing, not by the order the runtime guarantees": "Host 的同步、查询或 Event 等待都没有覆盖带回{}的拷贝（任务 {}）：这些字节只是碰巧已经到了，并不是运行时保证的先后顺序",
+    "{} was computed by {} from {}, through copies of them": "{}由 {} 根据 {}（经由它们的拷贝）计算得到",
+    "{} was not computed by {} from {} alone: {}": "{}不是仅由 {} 根据 {} 计算得到：{}",
+    "some bytes were not computed by a kernel ({})": "有些字节不是核函数计算的（{}）",
+    "kernel {} that computed them is not the notebook's {}: its body differs": "计算它们的核函数 {} 不是 notebook 里的 {}：函数体不同",
+    "kernel {} computed them, not {}": "计算它们的是核函数 {}，而不是 {}",
+    "not from the grader's {}": "不是来自评分器给的 {}",
+    "copy {} as given to the device and let {} compute {} there: work done on the host (or by a kernel of your own) before the upload is not the device's": "把给定的 {} 原样拷到设备上，让 {} 在设备上计算{}：上传之前在 Host 上（或由你自己的核函数）做的计算不算设备的",
+    "the returned array is the input {} (or a view of it), not a result": "返回的数组是输入 {}（或它的视图），不是结果",
     # suffixes the graders append: matched first, so the sentence before them is matched whole
     "{} (and {} more problem{})": "{0}（另有 {1} 个问题）",
     "{} (and {} more)": "{}（另有 {} 个）",

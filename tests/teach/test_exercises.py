@@ -109,3 +109,14 @@ def test_committed_notebooks_hold_stubs_and_honest_verdicts(notebook):
             assert shown.startswith("\u2718 " + ex_id), f"{ex_id}: {shown[:200]!r}"
     assert checked == sorted(checked, key=lambda i: int(i.split(".")[1]))
     assert set(checked) == {e.id for e in teach.exercises() if e.id.split(".")[0] == notebook.name.split("_")[0]}
+
+
+def test_the_grader_knows_the_notebooks_kernels_by_their_code():
+    """The exercises name the notebook's kernel by its body's code: the copy a judge holds must be
+    the notebook's (notebooks 01 and 02 declare `add` with other parameter names and costs)."""
+    from sandbox.teach.exercise_sets import nb01
+    from sandbox.teach.provenance import code_key
+
+    for nn in ("01", "02"):
+        assert code_key(book.namespace(nn)["add"].fn) == code_key(nb01.add), nn
+    assert code_key(lambda a, b, c, n: None) != code_key(nb01.add)

@@ -265,3 +265,103 @@ def test_the_exercise_list_names_every_notebook_exercise():
     listed = teach.exercises()
     assert [e.id for e in listed][:2] == ["01.1", "01.2"]
     assert "01.1  make it correct" in str(listed)
+
+
+# -- the grader follows the data, the order, and keeps what it owns (issue 25) ---------------------------
+def _computed_judge(run):
+    shape, arr = run.answer((N,), np.int32)
+    yield shape
+    if arr is not None:
+        yield check_equal(arr, 2 * run.inputs["x"])
+        yield from run.computed(arr, kernels={"double": double}, inputs=("x",))
+
+
+def _with_judge(ex, judge):
+    grading._REGISTRY[ex.id] = grading.Exercise(**{**ex.__dict__, "judge": judge})
+
+
+def _failed(grade) -> list[str]:
+    return [c.what for c in grade.checks if not c.passed]
+
+
+def test_a_kernel_is_known_by_its_code_not_its_name(exercise):
+    _with_judge(exercise, _computed_judge)
+    assert teach.check("99.1", doubled).passed
+
+    @sandbox.kernel(ns=10_000)
+    def double(x: "int32*", y: "int32*", n: int):  # the same name and signature, another body
+        y[:n] = x[:n] + x[:n]
+
+    def own_kernel(x):
+        acl.init()
+        acl.rt.set_device(0)
+        s, _ = acl.rt.create_stream()
+        h, _ = acl.rt.malloc_host(4 * N)
+        d, _ = acl.rt.malloc(8 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        acl.util.ptr_to_numpy(h, (N,), np.int32)[:] = x
+        acl.rt.memcpy_async(d, 4 * N, h, 4 * N, acl.ACL_MEMCPY_HOST_TO_DEVICE, s)
+        double[1, s](d, d + 4 * N, N)
+        acl.rt.memcpy_async(h, 4 * N, d + 4 * N, 4 * N, acl.ACL_MEMCPY_DEVICE_TO_HOST, s)
+        acl.rt.synchronize_stream(s)
+        return acl.util.ptr_to_numpy(h, (N,), np.int32).copy()
+
+    grade = teach.check("99.1", own_kernel)
+    assert _failed(grade) == ["computed on the device from the inputs"]
+    assert "is not the notebook's double: its body differs" in str(grade)
+
+
+def test_a_wait_that_does_not_cover_the_copy_fails_however_late_it_returns(exercise):
+    _with_judge(exercise, _computed_judge)
+
+    def sleeps(x):
+        acl.init()
+        acl.rt.set_device(0)
+        s, _ = acl.rt.create_stream()
+        h, _ = acl.rt.malloc_host(4 * N)
+        d, _ = acl.rt.malloc(8 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        acl.util.ptr_to_numpy(h, (N,), np.int32)[:] = x
+        acl.rt.memcpy_async(d, 4 * N, h, 4 * N, acl.ACL_MEMCPY_HOST_TO_DEVICE, s)
+        double[1, s](d, d + 4 * N, N)
+        acl.rt.memcpy_async(h, 4 * N, d + 4 * N, 4 * N, acl.ACL_MEMCPY_DEVICE_TO_HOST, s)
+        other, _ = acl.rt.create_stream()
+        sandbox.host_work(10_000_000)
+        acl.rt.synchronize_stream(other)  # late enough, but it orders nothing of s
+        view = acl.util.ptr_to_numpy(h, (N,), np.int32)
+        return view.copy()
+
+    grade = teach.check("99.1", sleeps)
+    assert "the host waited for the copy back" in _failed(grade)
+
+
+def test_the_grader_keeps_its_own_inputs_and_a_returned_input_is_a_cross(exercise):
+    _with_judge(exercise, _computed_judge)
+
+    def zeroes_the_input(x):
+        x[:] = 0  # the grader's expected values come from its own copy
+        return doubled(x)
+
+    failed = _failed(teach.check("99.1", zeroes_the_input))
+    assert "computed on the device from the inputs" in failed and len(failed) == 2  # and the values differ
+
+    grade = teach.check("99.1", lambda x: x)
+    assert "the returned array is the input x" in str(grade) and not grade.passed
+
+
+def test_a_learners_mark_named_like_the_graders_does_not_end_the_window(exercise):
+    from sandbox.teach.checks import window
+
+    spans = []
+
+    def judge(run):
+        spans.append(window(run.log, grading.START, grading.END))
+        return [Check("x", True, "")]
+
+    _with_judge(exercise, judge)
+
+    def marks_early(x):
+        teach.mark(grading.END)  # ends nothing: the window is the grader's
+        return doubled(x)
+
+    teach.check("99.1", marks_early)
+    teach.check("99.1", doubled)
+    assert spans[0][1] - spans[0][0] == spans[1][1] - spans[1][0] > 10_000  # the whole run, both times

@@ -19,6 +19,12 @@ def vectors(rng: np.random.Generator) -> dict:
     }
 
 
+def add(a, b, c, size):
+    """The notebook's kernel body (instructor/01_quickstart.py's ``add``): the grader knows a kernel by
+    its code, not by its name (tests/teach/test_exercises.py holds the two to the same code)."""
+    c[:size] = a[:size] + b[:size]
+
+
 def _vector_sum(run):
     shape, array = run.answer((N,), np.int32)
     yield shape
@@ -30,16 +36,11 @@ def _vector_sum(run):
         what="the vector sum",
         hint="copy a and b in, launch add on all N elements, copy c back, and synchronise before reading it",
     )
-    yield run.from_device(array)
+    yield from run.computed(array, kernels={"add": add}, inputs=("a", "b"), what="the vector sum")
 
 
 def judge_correct(run):
-    yield from _vector_sum(run)
-    yield check_syncs(
-        run.log,
-        at_least=1,
-        hint="the host must learn that the copy back has finished before it reads host_c: synchronise the stream",
-    )
+    yield from _vector_sum(run)  # the host waited: any wait that covers the copy back (a synchronize, polling)
 
 
 def judge_five_steps(run):
@@ -49,7 +50,6 @@ def judge_five_steps(run):
     yield check_syncs(
         run.log,
         at_most=1,
-        allowed=("aclrtSynchronizeStream", "aclrtSynchronizeDevice"),
         hint="queue the copies, the launch and the copy back, then wait once: blocking "
         "copies (aclrtMemcpy) and extra synchronizes each stop the host",
     )
