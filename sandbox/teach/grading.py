@@ -249,6 +249,19 @@ class Run:
         the copy of ``landing`` was done, by the time it returned?  Order, not time."""
         return self.knows.get(landing.stream, 0) >= landing.task
 
+    def knew(self, task_ids) -> bool:
+        """Had the solution's thread learnt, by waits the trace shows cover them, that all these
+        tasks were done, by the time it returned?  (Order: a sleep, or a wait on something else
+        that happened to end later, teaches the host nothing.)"""
+        clocks = self.recorder.clocks
+        return all(t in clocks and self.knows.get(clocks[t][0], 0) >= t for t in task_ids)
+
+    def ordered(self, first: int, then: int) -> bool:
+        """Does task ``first`` happen before task ``then`` by the rules the runtime guarantees (stream
+        order, events, a host that waited before it submitted ``then``)?"""
+        clocks = self.recorder.clocks
+        return first in clocks and then in clocks and clocks[then][1].get(clocks[first][0], 0) >= first
+
     def computed(
         self, array: np.ndarray, *, kernels: dict, inputs: tuple[str, ...], what: str = "the answer"
     ) -> Iterable[Check]:

@@ -210,6 +210,7 @@ class Recorder:
         self.flows: dict[int, tuple] = {}  # id(buffer) -> (buffer, Origins of Flows)
         self.pending: dict[int, tuple] = {}  # task id -> access tuples
         self.launched: dict[int, Any] = {}  # kernel task id -> the Kernel it runs (None: not found)
+        self.clocks: dict[int, tuple] = {}  # task id -> (stream handle, happens-before clock at submit)
         self.origins: dict[int, tuple] = {}  # id(buffer) -> (buffer, Origins): the buffer kept alive
         self.landings: list[Landing] = []
         self.kernel_writes = 0  # bytes kernels wrote, in all
@@ -223,6 +224,7 @@ class Recorder:
         return entry[1]
 
     def task_submitted(self, th, stream, task) -> None:
+        self.clocks[task.id] = (stream.handle, dict(task.vc or ()))  # what is ordered before it (hazards.py)
         if task.access:
             self.pending[task.id] = tuple(task.access)
             if task.kind == "kernel":  # (its effect, which names the kernel, is dropped once it ran)

@@ -12,7 +12,6 @@ import numpy as np
 
 from sandbox.core.allocator import DeviceAllocation
 from sandbox.teach.checks import (
-    SYNC_CALLS,
     Check,
     check_bytes,
     check_equal,
@@ -174,7 +173,8 @@ def check_disjoint(named_ranges) -> Check:
 
 
 def waited_after(run, tasks, what: str = "the copy and the kernel") -> Check:
-    """The host returned only after a synchronize (or a query) that saw ``tasks`` finished."""
+    """The host returned only after waits that cover ``tasks`` (a synchronize of their streams or the
+    device, an event recorded after them, a query that answered "complete"): order, not time."""
     ix = run.index
     ends = [ix.tasks[t.task].end for t in tasks if t.task in ix.tasks]
     if not ends or any(e is None for e in ends):
@@ -184,15 +184,14 @@ def waited_after(run, tasks, what: str = "the copy and the kernel") -> Check:
             "some of the work never finished" if ends else "there was no such work to wait for",
             "synchronise before returning",
         )
-    last = max(ends)
-    waits = SYNC_CALLS + ("aclrtStreamQuery", "aclrtQueryEventStatus")
-    ok = [
-        c for c in run.calls() if c.ret == 0 and c.end >= last and (c.name in waits or c.blocked_from is not None)
-    ]  # a blocking copy waits too
+    ok = run.knew([t.task for t in tasks])
     return Check(
         "the host waited for the work",
-        bool(ok),
-        f"{ok[0].name} returned after {what} finished" if ok else f"no synchronize returned after {what} finished",
+        ok,
+        f"a wait of the host covers {what}"
+        if ok
+        else f"no synchronize, query or event wait of the host covers {what} (a wait that returned later "
+        "is not enough: it must be a wait for that work)",
         "synchronise (the device, or each stream you used) before returning, so the buffers "
         "are complete when the caller uses them",
     )

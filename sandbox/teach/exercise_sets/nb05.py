@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from sandbox.core import trace as tr
-from sandbox.teach.checks import SYNC_CALLS, Check, check_bytes, check_device_order
+from sandbox.teach.checks import Check, check_bytes, check_device_order
 from sandbox.teach.grading import Exercise, register
 from sandbox.teach.provenance import Writer
 from sandbox.viz.units import fmt_time
@@ -23,7 +23,6 @@ from .nb04 import device_range, differences, waited_after
 MiB = 1 << 20
 COPY = 64 * MiB  # the notebook's payload; one copy over a 56 GB/s link: about 1.2 ms
 ONE_COPY_TIME = 1_500_000  # ns: "about the time of one copy"
-HOST_WAITS = SYNC_CALLS + ("aclrtStreamQuery", "aclrtQueryEventStatus")
 
 
 # -- helpers the judges share ---------------------------------------------------------------------------
@@ -161,20 +160,14 @@ def judge_one_after_another(run):
         hint="make the host wait for device 0 (aclrtSynchronizeEvent on its event, or "
         "synchronise its stream) before launching on device 1",
     )
-    ix = run.index
-    first, second = ix.tasks[on[0][0].task], ix.tasks[on[1][0].task]
-    learnt = [
-        c
-        for c in run.calls(*HOST_WAITS)
-        if c.ret == 0 and first.end is not None and c.end >= first.end and c.end <= second.submit
-    ]
+    ordered = run.ordered(on[0][0].task, on[1][0].task)
     yield Check(
         "the host knew device 0 was done",
-        bool(learnt),
-        f"{learnt[0].name} returned after device 0's kernel ended, before device 1's launch"
-        if learnt
-        else "no synchronize (or query) returned between the end of device 0's kernel and the launch on "
-        "device 1, so the order was luck, not a dependency",
+        ordered,
+        "device 1's launch is ordered after device 0's kernel: the host waited for it before launching"
+        if ordered
+        else "nothing orders device 1's launch after device 0's kernel (no wait of the host covered it "
+        "before the launch), so the order was luck, not a dependency",
         "a stream of device 1 cannot wait for device 0's event (that call fails with 107003 "
         "ACL_ERROR_RT_STREAM_CONTEXT), but the host can: aclrtSynchronizeEvent(e0), which works "
         "across devices, then launch on device 1; waiting with host_work or sleep is not a dependency",

@@ -65,6 +65,19 @@ def solution(weights, table, flags):
 """,
     },
     "04.2": {
+        "synchronize_only_the_kernels_stream": """
+def solution(data):
+    s_copy, _ = acl.rt.create_stream()
+    s_compute, _ = acl.rt.create_stream()
+    dst, _ = acl.rt.malloc(N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    work, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    src, _ = acl.rt.malloc_host(N)
+    acl.util.ptr_to_numpy(src, (N,), np.uint8)[:] = data
+    acl.rt.memcpy_async(dst, N, src, N, H2D, s_copy)
+    busy[24, s_compute](work)
+    acl.rt.synchronize_stream(s_compute)   # the copy ended first by time, but nothing here waits for it
+    return dst
+""",
         "pageable_source_kernel_first": """
 def solution(data):
     s_copy, _ = acl.rt.create_stream()

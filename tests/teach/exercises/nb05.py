@@ -54,6 +54,24 @@ def solution():
     work[8, s1](b1)
     acl.rt.synchronize_stream(s1)
 """,
+        "synchronize_an_event_recorded_before_the_kernel": """
+def solution():
+    acl.init()
+    acl.rt.set_device(0)
+    s0, _ = acl.rt.create_stream()
+    e0, _ = acl.rt.create_event()
+    b0, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.rt.record_event(e0, s0)                   # before the kernel: waiting for it covers nothing
+    work[8, s0](b0)
+    acl.rt.set_device(1)                          # ... but opening device 1 makes the wait late enough
+    acl.rt.synchronize_event(e0)
+    s1, _ = acl.rt.create_stream()
+    b1, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    work[8, s1](b1)
+    acl.rt.synchronize_device()
+    acl.rt.set_device(0)
+    acl.rt.synchronize_device()
+""",
         "no_wait_devices_opened_first": """
 def solution():
     acl.init()
