@@ -38,7 +38,7 @@ from sandbox.core.python_threads import _original_join
 from sandbox.core.host_turns import thread_finished
 
 from .checks import FAIL, PASS, Check, check_no_errors, check_no_hazards
-from .provenance import KERNEL, ORIGIN_WORDS, Recorder, code_key
+from .provenance import KERNEL, ORIGIN_WORDS, Recorder, kernel_key
 
 START, END = "solution start", "solution end"  # the grader's marks around the run
 
@@ -262,6 +262,22 @@ class Run:
         clocks = self.recorder.clocks
         return first in clocks and then in clocks and clocks[then][1].get(clocks[first][0], 0) >= first
 
+    def check_kernels(self, kernels: dict) -> Check:
+        """Every launch of a kernel named like one of the notebook's ``kernels`` (name -> Kernel) runs
+        that kernel: the same body and declared costs (a kernel of one's own with the notebook's name
+        is not the notebook's)."""
+        wanted = {name: kernel_key(k) for name, k in kernels.items()}
+        other = sorted({name for name, key in self.recorder.kernels.values() if name in wanted and key != wanted[name]})
+        return Check(
+            "the notebook's kernels",
+            not other,
+            f"kernel {other[0]!r} is not the notebook's {other[0]}: its body or declared cost differs"
+            if other
+            else f"every launch of {', '.join(repr(n) for n in sorted(wanted))} ran the notebook's kernel",
+            "launch the notebook's kernels as they are: a kernel of your own under their name is not what "
+            "the exercise measures",
+        )
+
     def computed(
         self, array: np.ndarray, *, kernels: dict, inputs: tuple[str, ...], what: str = "the answer"
     ) -> Iterable[Check]:
@@ -296,12 +312,12 @@ class Run:
         not_computed = sorted({f.kind for f in flows if f.kind != "kernel"})
         if not_computed:
             problems.append(f"some bytes were not computed by a kernel ({', '.join(not_computed)})")
-        wanted = {name: code_key(getattr(fn, "fn", fn)) for name, fn in kernels.items()}
+        wanted = {name: kernel_key(k) for name, k in kernels.items()}
         ran = {pair for f in flows for pair in f.kernels}
         for name, key in sorted(ran, key=lambda p: p[0]):
             if wanted.get(name) != key:
                 problems.append(
-                    f"kernel {name!r} that computed them is not the notebook's {name}: its body differs"
+                    f"kernel {name!r} that computed them is not the notebook's {name}: its body or declared cost differs"
                     if name in wanted
                     else f"kernel {name!r} computed them, not {' or '.join(sorted(wanted))}"
                 )
@@ -311,7 +327,7 @@ class Run:
         if "host" in leaves or "other" in leaves:
             problems.append("from data the host made, not the grader's inputs")
         ok = not problems
-        names = " and ".join(sorted(wanted)) or "a kernel"
+        names = ", ".join(repr(n) for n in sorted(wanted)) or "a kernel"
         yield Check(
             "computed on the device from the inputs",
             ok,
@@ -327,9 +343,14 @@ class Run:
         ``computed``, what kernels computed on the device), landed before they were read."""
         origin, words, landing = self.recorder.trace_back(np.ascontiguousarray(array).tobytes())
         need = KERNEL if computed else 1
-        ok = landing is not None and origin >= need
+        ok = landing is not None and origin >= need and self.host_knew(landing)
         if ok:
             detail = f"{what} is what the device-to-host copies brought back; {ORIGIN_WORDS[origin]}"
+        elif landing is not None and origin >= need:
+            detail = (
+                f"{what} came back by a copy (task {landing.task}) that no synchronize, query or event wait "
+                "of the host covers: read before the host knew it had landed"
+            )
         else:
             detail = f"{what} did not come from the device: {words}"
         hint = (

@@ -41,6 +41,12 @@ ORIGIN_WORDS = {
 }
 
 
+# Instructions the same source compiles to differently (a notebook's kernel compiled by IPython, the
+# same lines imported from a module): a method call may load the method or the attribute.
+_NO_MEANING = frozenset({"PRECALL", "PUSH_NULL", "NOP", "RESUME", "CACHE", "EXTENDED_ARG"})
+_SAME_AS = {"LOAD_METHOD": "LOAD_ATTR", "CALL_METHOD": "CALL"}
+
+
 def code_key(fn) -> tuple | None:
     """What makes two kernel bodies the same function: the instructions they run, with the
     constants and global names they use (not their names, local names, docstring, file or lines)."""
@@ -49,17 +55,35 @@ def code_key(fn) -> tuple | None:
     def key(c: types.CodeType) -> tuple:
         steps = []
         for ins in dis.get_instructions(c):
+            if ins.opname in _NO_MEANING:
+                continue
             value: object
-            if ins.opcode in dis.hasconst:
+            if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+                value = None  # (offsets move with the instructions left out)
+            elif ins.opcode in dis.hasconst:
                 value = key(ins.argval) if isinstance(ins.argval, types.CodeType) else repr(ins.argval)
             elif ins.opcode in dis.haslocal or ins.opcode in dis.hasfree:
                 value = ins.arg
             else:
                 value = ins.argval
-            steps.append((ins.opname, value))
+            steps.append((_SAME_AS.get(ins.opname, ins.opname), value))
         return tuple(steps), c.co_argcount
 
     return key(code) if isinstance(code, types.CodeType) else None
+
+
+def kernel_key(kernel) -> tuple:
+    """What makes a kernel the notebook's: its body's code, its declared costs (the functions' code, or
+    the figures) and the kinds and writes of its parameters -- not its name."""
+    def figure(value):
+        return code_key(value) if callable(value) else value
+
+    return (
+        code_key(kernel.fn),
+        tuple(figure(v) for v in (kernel.ns, kernel.bytes, kernel.flops)),
+        tuple(str(t) for t in kernel.pointer_types),
+        tuple(kernel.param_writes),
+    )
 
 
 def kernel_of(task):
@@ -211,6 +235,7 @@ class Recorder:
         self.pending: dict[int, tuple] = {}  # task id -> access tuples
         self.launched: dict[int, Any] = {}  # kernel task id -> the Kernel it runs (None: not found)
         self.clocks: dict[int, tuple] = {}  # task id -> (stream handle, happens-before clock at submit)
+        self.kernels: dict[int, tuple] = {}  # kernel task id -> (name, kernel_key)
         self.origins: dict[int, tuple] = {}  # id(buffer) -> (buffer, Origins): the buffer kept alive
         self.landings: list[Landing] = []
         self.kernel_writes = 0  # bytes kernels wrote, in all
@@ -229,6 +254,9 @@ class Recorder:
             self.pending[task.id] = tuple(task.access)
             if task.kind == "kernel":  # (its effect, which names the kernel, is dropped once it ran)
                 self.launched[task.id] = kernel_of(task)
+        if task.kind == "kernel":
+            kernel = self.launched.get(task.id) or kernel_of(task)
+            self.kernels[task.id] = (task.name, kernel_key(kernel) if kernel is not None else None)
 
     def _flows(self, buf) -> Origins:
         entry = self.flows.get(id(buf))
@@ -281,7 +309,7 @@ class Recorder:
             return [(dst, doff, pieces)]
         if task.kind == "kernel":
             kernel = self.launched.pop(task.id, None)
-            key = code_key(kernel.fn) if kernel is not None else None
+            key = kernel_key(kernel) if kernel is not None else None
             name = kernel.name if kernel is not None else task.name
             sources: set = set()
             kernels: set = {(name, key)}

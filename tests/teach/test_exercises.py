@@ -112,11 +112,20 @@ def test_committed_notebooks_hold_stubs_and_honest_verdicts(notebook):
 
 
 def test_the_grader_knows_the_notebooks_kernels_by_their_code():
-    """The exercises name the notebook's kernel by its body's code: the copy a judge holds must be
-    the notebook's (notebooks 01 and 02 declare `add` with other parameter names and costs)."""
-    from sandbox.teach.exercise_sets import nb01
-    from sandbox.teach.provenance import code_key
+    """The exercises know the notebooks' kernels by their body's code and declared cost: the copy a
+    judge holds must be the notebook's (notebooks 01 and 02 declare `add` with other names)."""
+    from sandbox.teach.exercise_sets import nb01, nb06, nb08, nb10
+    from sandbox.teach.provenance import kernel_key
 
-    for nn in ("01", "02"):
-        assert code_key(book.namespace(nn)["add"].fn) == code_key(nb01.add), nn
-    assert code_key(lambda a, b, c, n: None) != code_key(nb01.add)
+    held = {
+        ("01", "add"): nb01.add,
+        ("02", "add"): nb01.add,
+        ("06", "square"): nb06.square,
+        ("08", "tick"): nb08.tick,
+        ("10", "normalize"): nb10.normalize,
+        ("10", "layer"): nb10.layer,
+        ("10", "pool"): nb10.pool,
+    }
+    for (nn, name), kernel in held.items():
+        assert kernel_key(book.namespace(nn)[name]) == kernel_key(kernel), (nn, name)
+    assert kernel_key(nb06.square) != kernel_key(nb01.add)

@@ -12,6 +12,7 @@ from collections import Counter
 
 import numpy as np
 
+import sandbox
 from sandbox import acl
 from sandbox.core import trace as tr
 from sandbox.teach.checks import Check, check_equal, check_time
@@ -25,6 +26,12 @@ K = 32  # tick launches in one step (j = 0 .. 31)
 REPEATS = 20  # steps in exercises 08.1 and 08.3
 BATCHES = 6  # batches in exercise 08.2
 KERNEL_NAME = "tick"
+
+
+# The notebook's kernel (instructor/08_acl_graph.py), as it declares it: known by its code and cost.
+@sandbox.kernel(ns=1_000)
+def tick(x: sandbox.ptr("int32", "n"), n: int, j: int):  # type: ignore[valid-type]  # a pointer kind, read by @sandbox.kernel
+    x[:n] = x[:n] * 3 + j
 
 REPLAY_CALLS = 100  # 08.1: host calls in the whole solution (eager: 640 launches)
 REPLAY_TIME = 4_000_000  # 08.1: ns (eager: 5.6 ms; one step captured and replayed: 3.0-3.3 ms)
@@ -285,6 +292,7 @@ def _host_calls(run, at_most: int, hint: str) -> Check:
 def judge_replay(run):
     yield from _answer(run, (N,), model(run.inputs["x"], REPEATS), f"x after {REPEATS} steps")
     yield _kernel_set(run, K * REPEATS, f"{K} per step, {REPEATS} steps")
+    yield run.check_kernels({KERNEL_NAME: tick})
     yield _from_replays(run)
     yield _host_calls(
         run, REPLAY_CALLS, "every launch is a host call: capture the step once, then replay it with one call per step"
@@ -303,6 +311,7 @@ def judge_batches(run):
     x = run.inputs["x"]
     yield from _answer(run, (BATCHES, N), np.stack([model(row) for row in x]), "the batch results")
     yield _kernel_set(run, K * BATCHES, f"{K} per batch, {BATCHES} batches")
+    yield run.check_kernels({KERNEL_NAME: tick})
     yield _from_replays(run)
     yield _copies_in_graph(run)
     yield _replays(run, BATCHES, "one per batch")
@@ -317,6 +326,7 @@ def judge_fork_join(run):
     a, b = run.inputs["a"], run.inputs["b"]
     yield from _answer(run, (2, N), np.stack([model(a, REPEATS), model(b, REPEATS)]), f"a and b after {REPEATS} steps")
     yield _kernel_set(run, 2 * K * REPEATS, f"{K} per vector and step, {REPEATS} steps")
+    yield run.check_kernels({KERNEL_NAME: tick})
     yield _from_replays(run)
     yield _two_stream_graph(run)
     yield _streams_together(run)

@@ -136,6 +136,21 @@ def solution(x, devices=(0, 1, 2, 3)):
 
 MISTAKES = {
     "10.1": {
+        "normalised_on_the_host_normalize_on_a_scratch_buffer": """
+def solution(x):
+    stream, _ = acl.rt.create_stream()
+    bufs = device_buffers()
+    hin, hout = pinned_io((x - 0.5) * 2.0)          # the first stage done on the host
+    dx, y, z, out = bufs
+    for b in range(BATCHES):
+        acl.rt.memcpy_async(y, IN_B, hin + b * IN_B, IN_B, H2D, stream)   # straight into normalize's output
+        normalize[CORES, stream](dx, dx, N)            # it runs, on a buffer nothing reads
+        layer[CORES, stream](y, z, N)
+        pool[CORES, stream](z, out, N)
+        acl.rt.memcpy_async(hout + b * OUT_B, OUT_B, out, OUT_B, D2H, stream)
+    acl.rt.synchronize_stream(stream)
+    return outputs(hout)
+""",
         "no_device_work": _NO_DEVICE_WORK,
         "host_computed_answer": _HOST_COMPUTED,
         "missing_synchronize": """
