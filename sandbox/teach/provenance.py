@@ -75,6 +75,7 @@ def code_key(fn) -> tuple | None:
 def kernel_key(kernel) -> tuple:
     """What makes a kernel the notebook's: its body's code, its declared costs (the functions' code, or
     the figures) and the kinds and writes of its parameters -- not its name."""
+
     def figure(value):
         return code_key(value) if callable(value) else value
 

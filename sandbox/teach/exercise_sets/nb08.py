@@ -33,6 +33,7 @@ KERNEL_NAME = "tick"
 def tick(x: sandbox.ptr("int32", "n"), n: int, j: int):  # type: ignore[valid-type]  # a pointer kind, read by @sandbox.kernel
     x[:n] = x[:n] * 3 + j
 
+
 REPLAY_CALLS = 100  # 08.1: host calls in the whole solution (eager: 640 launches)
 REPLAY_TIME = 4_000_000  # 08.1: ns (eager: 5.6 ms; one step captured and replayed: 3.0-3.3 ms)
 BATCH_CALLS = 80  # 08.2 (eager: 6 x 34 calls)
