@@ -253,6 +253,18 @@ def judge_event_timing(run):
             "record an event before and one after the kernel on its stream, wait until the end "
             "event has completed, then ask acl.rt.event_elapsed_time(start, end)",
         )
+    if end is not None and elapsed:
+        knew = run.knew([end.task])
+        yield Check(
+            "the host knew the end event had completed",
+            knew,
+            "a query (or a wait) of the host said the end event had completed before it asked for the time"
+            if knew
+            else "nothing the host did told it the end event had completed before it asked for the time: "
+            "it was late enough by chance of timing",
+            "poll acl.rt.query_event_status(end) until it answers ACL_EVENT_RECORDED_STATUS_COMPLETE, "
+            "calling other_work() in between; then ask for the elapsed time",
+        )
     r = run.result
     if start is not None and end is not None and start.end is not None and end.end is not None:
         per_ms = run.machine.profile.timer_ticks_per_ms

@@ -131,6 +131,19 @@ def solution(x0):
         ),
     },
     "03.3": {
+        "no_query_other_work_long_enough": """
+def solution(ns):
+    s, _ = acl.rt.create_stream()
+    start, _ = acl.rt.create_event()
+    end, _ = acl.rt.create_event()
+    acl.rt.record_event(start, s)
+    work[1, s](ns)
+    acl.rt.record_event(end, s)
+    for _ in range(ns // 50_000 + 10):             # enough slices to outlast the kernel: timing, not order
+        other_work()
+    ms, _ = acl.rt.event_elapsed_time(start, end)
+    return ms
+""",
         "no_device_work": """
 def solution(ns):
     return ns / 1e6
