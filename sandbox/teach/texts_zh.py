@@ -64,6 +64,7 @@ WHAT = {
     "from data the host made, not the grader's inputs": "来自 Host 生成的数据，而不是评分器给的输入",
     "the notebook's kernels": "notebook 的核函数",
     "the host knew the end event had completed": "Host 知道结束 Event 已完成",
+    "it was an array the host made with the same values, not a view of the buffer the copy back filled": "它是 Host 生成的、数值相同的数组，而不是拷回所填充的缓冲区的视图",
     "a query (or a wait) of the host said the end event had completed before it asked for the time": "在 Host 询问时间之前，它的一次查询（或等待）已经说明结束 Event 完成了",
     "nothing the host did told it the end event had completed before it asked for the time: it was late enough by chance of timing": "在询问时间之前，Host 做的任何事都没有告诉它结束 Event 已经完成：只是碰巧足够晚",
     "poll acl.rt.query_event_status(end) until it answers ACL_EVENT_RECORDED_STATUS_COMPLETE, calling other_work() in between; then ask for the elapsed time": "轮询 acl.rt.query_event_status(end)，直到它回答 ACL_EVENT_RECORDED_STATUS_COMPLETE，其间调用 other_work()；然后再询问耗时",

@@ -43,6 +43,7 @@ class Call:
     tid: int
     t: int
     data: bytes
+    array: object = None  # what it was given: a view of a host buffer, or an array made on the host
 
 
 class Summariser:
@@ -62,7 +63,7 @@ class Summariser:
         else:
             tid, t = (th.tid, th.clock) if th is not None else (0, m.sim.now)
         data = np.ascontiguousarray(x).tobytes() if isinstance(x, np.ndarray) else b""
-        self.calls.append(Call(i, kind, tid, t, data))
+        self.calls.append(Call(i, kind, tid, t, data, x if isinstance(x, np.ndarray) else None))
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < BATCHES:
             raise ValueError(f"summarise(i, x): i must be the batch number, 0 to {BATCHES - 1}, got {i!r}")
         if not isinstance(x, np.ndarray):
@@ -165,15 +166,18 @@ def _in_callbacks(run, kind) -> tuple[Check, dict]:
     return Check("post-processing in callbacks", ok, detail, f"queue one per batch: {how}", len(first)), first
 
 
-def _landed_by(recorder, data: bytes, t: int) -> tuple[bool, str]:
+def _landed_by(recorder, data: bytes, t: int, array=None) -> tuple[bool, str]:
     """Did device-to-host copies that had landed by time ``t`` leave exactly ``data`` in one
-    host range, computed by kernels?  (Copies that landed after ``t`` do not count: the reader
-    could not have seen them.)"""
+    host range, computed by kernels, and is ``array`` a view of that range (not equal values the
+    host computed)?  (Copies that landed after ``t`` do not count: the reader could not have seen them.)"""
     origin, _, landing = recorder.trace_back(data, until=t)
     if landing is None:
         return False, "no device-to-host copy that had landed by then brought these bytes"
     if origin < KERNEL:
         return False, "those bytes were not computed by a kernel"
+    storage = getattr(landing.buffer, "_storage", None)
+    if array is not None and storage is not None and not np.shares_memory(array, storage):
+        return False, "it was an array the host made with the same values, not a view of the buffer the copy back filled"
     return True, ""
 
 
@@ -197,7 +201,7 @@ def _read_after_copy(run, first: dict, kind: str) -> Check:
                 stale = " (all zeros: nothing had landed yet)" if not got.any() else ""
                 problems.append(f"batch {i}: {bad} of {N} values summarise got are not batch {i}'s result{stale}")
             continue
-        ok, why = _landed_by(run.recorder, c.data, c.t)
+        ok, why = _landed_by(run.recorder, c.data, c.t, c.array)
         if not ok:
             problems.append(f"batch {i}: what summarise got did not come from the device: {why}")
     ok = not problems and bool(first)

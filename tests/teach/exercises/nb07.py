@@ -8,6 +8,21 @@ SOLUTIONS = solutions("07")
 
 MISTAKES = {
     "07.1": {
+        "host_computed_argument": """
+def solution(batches, summarise):
+    stream, host_in, host_out, dev, out = open_board(batches)
+    sums = [None] * BATCHES
+
+    def post_process(i):
+        sums[i] = summarise(i, np.asarray(batches[i], np.float32) * 2)   # the host's doubling, same values
+
+    for i in range(BATCHES):
+        queue_batch(i, stream, host_in, host_out, dev)
+        acl.rt.launch_host_func(stream, post_process, i)
+    acl.rt.synchronize_stream(stream)
+    close_board(stream, host_in, host_out, dev)
+    return sums
+""",
         "processing_on_the_host_after_synchronize": """
 def solution(batches, summarise):
     stream, host_in, host_out, dev, out = open_board(batches)
