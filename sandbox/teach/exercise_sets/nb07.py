@@ -177,7 +177,10 @@ def _landed_by(recorder, data: bytes, t: int, array=None) -> tuple[bool, str]:
         return False, "those bytes were not computed by a kernel"
     storage = getattr(landing.buffer, "_storage", None)
     if array is not None and storage is not None and not np.shares_memory(array, storage):
-        return False, "it was an array the host made with the same values, not a view of the buffer the copy back filled"
+        return (
+            False,
+            "it was an array the host made with the same values, not a view of the buffer the copy back filled",
+        )
     return True, ""
 
 
