@@ -63,6 +63,7 @@ class Exercise:
     signature: str = "solution()"
     allow_errors: bool | str = False  # the exercise is about a failing call (a str: why)
     time_limit_s: float = 30.0
+    kernels: tuple = ()  # the notebook's kernels the solution launches (Kernel objects): known by their code
 
     @property
     def notebook(self) -> str:
@@ -523,6 +524,8 @@ def check(exercise_id: str, solution) -> Grade:
     lines += [_errors(run), check_no_hazards(run.log)]
     try:
         lines += list(exercise.judge(run))
+        if exercise.kernels:
+            lines.append(run.check_kernels({k.name: k for k in exercise.kernels}))
     except Exception as exc:  # noqa: BLE001 - a judge tripping on odd output
         lines.append(
             Check(

@@ -114,10 +114,20 @@ def test_committed_notebooks_hold_stubs_and_honest_verdicts(notebook):
 def test_the_grader_knows_the_notebooks_kernels_by_their_code():
     """The exercises know the notebooks' kernels by their body's code and declared cost: the copy a
     judge holds must be the notebook's (notebooks 01 and 02 declare `add` with other names)."""
-    from sandbox.teach.exercise_sets import nb01, nb06, nb08, nb10
+    from sandbox.teach.exercise_sets import nb01, nb03, nb04, nb05, nb06, nb08, nb09, nb10
     from sandbox.teach.provenance import kernel_key
 
     held = {
+        ("03", "long_op"): nb03.long_op,
+        ("03", "short_op"): nb03.short_op,
+        ("03", "work"): nb03.work,
+        ("04", "busy"): nb04.busy,
+        ("05", "work"): nb05.work,
+        ("05", "busy"): nb05.busy,
+        ("05", "compute"): nb05.compute,
+        ("09", "scale"): nb09.scale,
+        ("09", "gather"): nb09.gather,
+        ("09b", "scale"): nb09.scale,
         ("01", "add"): nb01.add,
         ("02", "add"): nb01.add,
         ("06", "square"): nb06.square,

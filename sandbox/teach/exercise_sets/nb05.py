@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import sandbox
+
 from sandbox.core import trace as tr
 from sandbox.teach.checks import Check, check_bytes, check_device_order
 from sandbox.teach.grading import Exercise, register
@@ -26,6 +28,27 @@ ONE_COPY_TIME = 1_500_000  # ns: "about the time of one copy"
 
 
 # -- helpers the judges share ---------------------------------------------------------------------------
+
+
+# -- the notebook's kernels, as it declares them: the grader knows them by their code and cost -------------
+@sandbox.kernel(ns=5_000_000)
+def work(x: "uint8*"):  # type: ignore[valid-type]  # pyACL type strings, read by @sandbox.kernel
+    pass
+
+
+@sandbox.kernel(ns=5_000_000)
+def busy():
+    pass
+
+
+@sandbox.kernel(ns=1_500_000)
+def compute(x: "uint8*"):  # type: ignore[valid-type]  # pyACL type strings, read by @sandbox.kernel
+    pass
+
+
+KERNELS = (work, busy, compute)
+
+
 def returned_places(run, devices, what: str):
     """The result must be a dict {device: address}; yields Checks, returns {device: (buffer, offset)}."""
     r = run.result
@@ -177,6 +200,7 @@ def judge_one_after_another(run):
 register(
     Exercise(
         id="05.1",
+        kernels=KERNELS,
         title="one device after another",
         practises="stream and event affinity: which calls may cross devices, and ordering two devices from the host",
         signature="solution() -> None",
@@ -236,6 +260,7 @@ def judge_broadcast(run):
 register(
     Exercise(
         id="05.2",
+        kernels=KERNELS,
         title="broadcast",
         practises="peer access and device-to-device copies: one source, three links used at once",
         signature="solution(data) -> {0: ptr, 1: ptr, 2: ptr, 3: ptr}",
@@ -289,6 +314,7 @@ def judge_exchange(run):
 register(
     Exercise(
         id="05.3",
+        kernels=KERNELS,
         title="exchange in the time of one copy",
         practises="one-directional peer access: both directions enabled, both links used at once",
         signature="solution(a, b) -> {0: ptr, 1: ptr}",

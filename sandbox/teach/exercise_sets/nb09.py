@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import sandbox
 from sandbox import acl
 from sandbox.core import trace as tr
 from sandbox.core.errors import code_name
@@ -24,6 +25,19 @@ NB = 4 * N
 PIPELINE_BATCHES = 2  # 09b.1
 BATCHES = 4  # 09.1
 KERNEL_NAME = "scale"
+
+
+# -- the notebooks' kernels (09 and 09b declare scale alike; 09 also gather): known by their code and cost --
+@sandbox.kernel(bytes=lambda x, y, n: 8 * n, flops=lambda x, y, n: 2 * n, writes=("y",))
+def scale(x: "float32*", y: "float32*", n: int):  # type: ignore[valid-type]  # pyACL type strings
+    y[:n] = 2 * x[:n]
+
+
+@sandbox.kernel(bytes=lambda x, idx, y, n: 12 * n, writes=("y",))
+def gather(x: "float32*", idx: "int32*", y: "float32*", n: int):  # type: ignore[valid-type]  # pyACL type strings
+    y[:n] = x[idx[:n]]  # an index past the end of x is a device fault
+
+
 TRAP = acl.ACL_ERROR_RT_AICORE_TRAP_EXCEPTION
 QUERIES = ("aclrtStreamQuery", "aclrtQueryEventStatus", "aclrtQueryEvent")
 
@@ -285,6 +299,7 @@ def judge_recovery(run):
 register(
     Exercise(
         id="09b.1",
+        kernels=(scale,),
         title="make the racy pipeline correct",
         practises="reading a hazard report and fixing it: events order a stream's work after another's, one "
         "synchronize before the host reads",
@@ -300,6 +315,7 @@ register(
 register(
     Exercise(
         id="09.1",
+        kernels=(scale, gather),
         title="survive a device fault",
         practises="checking the code of a synchronize, and recovering from a stopped context: release, reset, "
         "set the device again, allocate, upload and redo",

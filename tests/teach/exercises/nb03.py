@@ -45,6 +45,18 @@ def solution(ns):
 
 MISTAKES = {
     "03.1": {
+        "own_work_declared_shorter_one_stream": """
+@sandbox.kernel(ns=lambda t: t // 4)             # the notebook's name, a quarter of the declared time
+def work(t: int):
+    pass
+
+
+def solution(t):
+    s, _ = acl.rt.create_stream()                 # one stream: no side by side, yet as fast by time
+    for _ in range(4):
+        work[6, s](t)
+    acl.rt.synchronize_device()
+""",
         "no_device_work": """
 def solution(t):
     sandbox.host_work(t, "pretend")
