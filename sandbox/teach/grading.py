@@ -244,16 +244,11 @@ class Run:
             ), None
         return Check("what came back", True, f"{what}: {want}"), r
 
-    def host_knew(self, landing) -> bool:
-        """Had the solution's thread learnt, by a wait the trace shows covers it (a synchronize of its
-        stream, event or device, a query that answered "complete", a join of a thread that did), that
-        the copy of ``landing`` was done, by the time it returned?  Order, not time."""
-        return self.knows.get(landing.stream, 0) >= landing.task
-
     def knew(self, task_ids) -> bool:
-        """Had the solution's thread learnt, by waits the trace shows cover them, that all these
-        tasks were done, by the time it returned?  (Order: a sleep, or a wait on something else
-        that happened to end later, teaches the host nothing.)"""
+        """Had the solution's thread learnt, by waits the trace shows cover them (a synchronize of
+        their stream, event or device, a query that answered "complete", a join of a thread that
+        did), that all these tasks were done, by the time it returned?  (Order: a sleep, or a wait on
+        something else that happened to end later, teaches the host nothing.)"""
         clocks = self.recorder.clocks
         return all(t in clocks and self.knows.get(clocks[t][0], 0) >= t for t in task_ids)
 
@@ -295,7 +290,7 @@ class Run:
                 "synchronise before you read the host buffer",
             )
             return
-        knew = self.host_knew(landing)
+        knew = self.knew([landing.task])
         yield Check(
             "the host waited for the copy back",
             knew,
@@ -344,7 +339,7 @@ class Run:
         ``computed``, what kernels computed on the device), landed before they were read."""
         origin, words, landing = self.recorder.trace_back(np.ascontiguousarray(array).tobytes())
         need = KERNEL if computed else 1
-        ok = landing is not None and origin >= need and self.host_knew(landing)
+        ok = landing is not None and origin >= need and self.knew([landing.task])
         if ok:
             detail = f"{what} is what the device-to-host copies brought back; {ORIGIN_WORDS[origin]}"
         elif landing is not None and origin >= need:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import dis
 import types
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -100,20 +99,19 @@ def kernel_of(task):
 @dataclass(frozen=True)
 class Flow:
     """The data flow that made a byte range: ``kind`` "input" (the grader's input ``name``),
-    "host" (other host bytes), "memset", "kernel" (the kernel ``name`` with code ``code``),
+    "host" (other host bytes), "memset", "kernel" (the kernel ``name``),
     "other" (another task: a reduce, random numbers ...) or "unwritten".  ``sources`` are the
     leaves it comes from ("input a", "host", "memset", "other", "unwritten"), ``kernels`` the
     (name, code) of every kernel on the way."""
 
     kind: str
     name: str = ""
-    code: tuple | None = None
     sources: frozenset = frozenset()
     kernels: frozenset = frozenset()
 
     @staticmethod
     def leaf(kind: str, name: str = "") -> "Flow":
-        return Flow(kind, name, None, frozenset({f"input {name}" if kind == "input" else kind}))
+        return Flow(kind, name, frozenset({f"input {name}" if kind == "input" else kind}))
 
 
 UNWRITTEN_FLOW = Flow.leaf("unwritten")
@@ -156,6 +154,15 @@ class Origins:
         self.pieces = kept
 
 
+def origins_of(table: dict, buf) -> Origins:
+    """``buf``'s Origins in ``table`` (id(buffer) -> (buffer, Origins)), made on first use; the
+    entry keeps the buffer alive, so its id is never another buffer's."""
+    entry = table.get(id(buf))
+    if entry is None or entry[0] is not buf:
+        entry = table[id(buf)] = (buf, Origins())
+    return entry[1]
+
+
 @dataclass(eq=False)
 class Writer:
     """The task that last wrote a byte range: its kind, and for a copy the buffer it read
@@ -181,10 +188,7 @@ class Writes:
         self.buffers: dict[int, tuple] = {}  # id(buffer) -> (buffer, Origins of Writers)
 
     def _of(self, buf) -> Origins:
-        entry = self.buffers.get(id(buf))
-        if entry is None or entry[0] is not buf:
-            entry = self.buffers[id(buf)] = (buf, Origins())
-        return entry[1]
+        return origins_of(self.buffers, buf)
 
     def record(self, task, access) -> None:
         reads = [a for a in access if not a[3]]
@@ -212,7 +216,6 @@ class Landing:
     origins: list  # (start, end, origin), offsets relative to ``address``
     task: int
     t: int
-    stream: int = 0  # the copy's stream handle (with ``task``: what the host must have waited for)
     flows: tuple = ()  # (start, end, Flow), offsets relative to ``address``
     buffer: object = None  # the host buffer it landed in
 
@@ -234,39 +237,26 @@ class Recorder:
         self.inputs: dict[str, bytes] = {}  # the grader's private inputs, by name (set before the run)
         self.flows: dict[int, tuple] = {}  # id(buffer) -> (buffer, Origins of Flows)
         self.pending: dict[int, tuple] = {}  # task id -> access tuples
-        self.launched: dict[int, Any] = {}  # kernel task id -> the Kernel it runs (None: not found)
         self.clocks: dict[int, tuple] = {}  # task id -> (stream handle, happens-before clock at submit)
-        self.kernels: dict[int, tuple] = {}  # kernel task id -> (name, kernel_key)
+        self.kernels: dict[int, tuple] = {}  # kernel task id -> (name, kernel_key; None: not found)
         self.origins: dict[int, tuple] = {}  # id(buffer) -> (buffer, Origins): the buffer kept alive
         self.landings: list[Landing] = []
         self.kernel_writes = 0  # bytes kernels wrote, in all
         self.writes = Writes(sim)  # ... and which task wrote them, from where
 
     def _of(self, buf) -> Origins:
-        entry = self.origins.get(id(buf))
-        if entry is None or entry[0] is not buf:
-            entry = (buf, Origins())
-            self.origins[id(buf)] = entry
-        return entry[1]
+        return origins_of(self.origins, buf)
 
     def task_submitted(self, th, stream, task) -> None:
         self.clocks[task.id] = (stream.handle, dict(task.vc or ()))  # what is ordered before it (hazards.py)
         if task.access:
             self.pending[task.id] = tuple(task.access)
-            if task.kind == "kernel":  # (its effect, which names the kernel, is dropped once it ran)
-                self.launched[task.id] = kernel_of(task)
-        if task.kind == "kernel":
-            kernel = self.launched.get(task.id) or kernel_of(task)
+        if task.kind == "kernel":  # (now: its effect, which names the kernel, is dropped once it ran)
+            kernel = kernel_of(task)
             self.kernels[task.id] = (task.name, kernel_key(kernel) if kernel is not None else None)
 
-    def _flows(self, buf) -> Origins:
-        entry = self.flows.get(id(buf))
-        if entry is None or entry[0] is not buf:
-            entry = self.flows[id(buf)] = (buf, Origins())
-        return entry[1]
-
     def flow_pieces(self, buf, offset: int, nbytes: int) -> list:
-        return self._flows(buf).get(offset, offset + nbytes, UNWRITTEN_FLOW)
+        return origins_of(self.flows, buf).get(offset, offset + nbytes, UNWRITTEN_FLOW)
 
     def _host_bytes(self, data: bytes) -> list[tuple[int, int, Flow]]:
         """Bytes a copy took from host memory, in pieces: a whole input of the grader's inside them
@@ -309,9 +299,7 @@ class Recorder:
                 pieces = self._host_bytes(data.tobytes())
             return [(dst, doff, pieces)]
         if task.kind == "kernel":
-            kernel = self.launched.pop(task.id, None)
-            key = kernel_key(kernel) if kernel is not None else None
-            name = kernel.name if kernel is not None else task.name
+            name, key = self.kernels.get(task.id, (task.name, None))
             sources: set = set()
             kernels: set = {(name, key)}
             for buf, off, n, wrote in access:  # what it read, and what it wrote over (in-place updates)
@@ -319,7 +307,7 @@ class Recorder:
                     if not (wrote and f.kind == "unwritten"):
                         sources |= f.sources
                         kernels |= f.kernels
-            flow = Flow("kernel", name, key, frozenset(sources), frozenset(kernels))
+            flow = Flow("kernel", name, frozenset(sources), frozenset(kernels))
         else:
             flow = Flow.leaf("memset" if task.kind == "memset" else "other")
         return [(buf, off, [(0, n, flow)]) for buf, off, n, _ in writes]
@@ -327,11 +315,10 @@ class Recorder:
     def finished(self, task, status: int) -> None:
         access = self.pending.pop(task.id, None)
         if access is None or status:
-            self.launched.pop(task.id, None)
             return  # a failed task's effect did not happen
         followed = self._follow(task, access)
         for buf, off, pieces in followed:
-            target = self._flows(buf)
+            target = origins_of(self.flows, buf)
             for s, e, f in pieces:
                 target.set(off + s, off + e, f)
         self.writes.record(task, access)
@@ -366,7 +353,6 @@ class Recorder:
                         [(s - soff, e - soff, o) for s, e, o in pieces],
                         task.id,
                         self.sim.now,
-                        task.stream.handle,
                         tuple(followed[0][2]),
                         dst,
                     )
