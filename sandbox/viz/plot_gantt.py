@@ -15,6 +15,7 @@ Figures are plain ``matplotlib.figure.Figure`` objects, so nothing auto-displays
 from __future__ import annotations
 
 import math
+from typing import Iterable
 
 import numpy as np
 from matplotlib.backends.backend_agg import RendererAgg
@@ -53,10 +54,12 @@ def gantt_figure(
     width: float = 10.0,
     window: tuple[int, int] | None = None,
     min_bar_px: float | None = None,
+    marked: Iterable[int] = (),
 ) -> Figure:
     """A titled Gantt chart of ``log``: the seed's figures (total, copy, compute, overlap)
-    in the title, a legend, and a cursor at ``t`` if given."""
-    return gantt_plot(log, view, colour_by, t, width, window, min_bar_px)[0]
+    in the title, a legend, and a cursor at ``t`` if given; the tasks numbered in ``marked``
+    are outlined (a grade marks the tasks of its failing criteria)."""
+    return gantt_plot(log, view, colour_by, t, width, window, min_bar_px, marked)[0]
 
 
 def gantt_plot(
@@ -67,6 +70,7 @@ def gantt_plot(
     width: float = 10.0,
     window: tuple[int, int] | None = None,
     min_bar_px: float | None = None,
+    marked: Iterable[int] = (),
 ):
     """``gantt_figure`` plus its cursor line (None without ``t``), for callers that move
     the cursor later without drawing the bars again."""
@@ -76,7 +80,7 @@ def gantt_plot(
     fig = Figure(figsize=(width, height), dpi=style.DPI)
     left = label_margin([tick_label(r) for r in tl.rows], width)
     ax = fig.add_axes((left, 0.58 / height, PLOT_RIGHT - left, 1 - 0.9 / height))
-    cursor = draw_gantt(ax, tl, colour_by=colour_by, t=t, window=window, min_bar_px=min_bar_px)
+    cursor = draw_gantt(ax, tl, colour_by=colour_by, t=t, window=window, min_bar_px=min_bar_px, marked=marked)
     a = activity(ix)
     ax.set_title(
         i18n.text(
@@ -116,9 +120,11 @@ def draw_gantt(
     t: int | None = None,
     window: tuple[int, int] | None = None,
     min_bar_px: float | None = None,
+    marked: Iterable[int] = (),
 ):
-    """Draw ``tl`` into ``ax`` (only ``window`` = (t0, t1) ns of it if given); returns the
-    cursor line (None without ``t``) so a caller can move it without redrawing the bars."""
+    """Draw ``tl`` into ``ax`` (only ``window`` = (t0, t1) ns of it if given), the bars of the
+    tasks in ``marked`` outlined; returns the cursor line (None without ``t``) so a caller can
+    move it without redrawing the bars."""
     if type(colour_by) is not str or colour_by not in (KIND, STREAM):
         raise ValueError(f"colour_by must be {KIND!r} or {STREAM!r}, not {describe(colour_by)}")
     n_rows = max(1, len(tl.rows))
@@ -137,7 +143,7 @@ def draw_gantt(
     ns_per_px = (span + 2 * pad) / axis_px
 
     codes, legend = _colour_codes(tl, colour_by)
-    any_failed = False
+    any_failed = any_marked = False
     if tl.bars:
         bars = tl.bars
         n = len(bars)
@@ -165,6 +171,7 @@ def draw_gantt(
                     verts, facecolors="none", edgecolors=style.FAILED, hatch="////", linewidths=0.8, zorder=3
                 )
             )
+        any_marked = _outline(ax, bars, start, end, row, frozenset(marked), least * ns_per_px)
         if n <= LABEL_LIMIT:
             _bar_labels(ax, tl, ns_per_px)
     _arrows(ax, tl)
@@ -175,6 +182,10 @@ def draw_gantt(
         handles.append(
             Patch(facecolor="none", edgecolor=style.FAILED, hatch="////", label=i18n.text("failed or discarded"))
         )
+    if any_marked:
+        handles.append(
+            Patch(facecolor="none", edgecolor=style.MARKED, linewidth=2.2, label=i18n.text("named by a ✘ criterion"))
+        )
     if tl.arrows:
         handles.append(Patch(facecolor="none", edgecolor="#333333", label=i18n.text("event record → wait")))
     if handles:
@@ -182,6 +193,19 @@ def draw_gantt(
     if t is None:
         return None
     return ax.axvline(t, color=style.CURSOR, lw=1.2, ls=(0, (4, 2)), zorder=5)
+
+
+def _outline(ax, bars, start, end, row, marked: frozenset, least: float) -> bool:
+    """Outline the bars of the ``marked`` tasks; whether there were any."""
+    if not marked:
+        return False
+    hit = np.fromiter((b.task in marked and b.task != 0 for b in bars), bool, len(bars))
+    if not hit.any():
+        return False
+    x0, x1 = start[hit], np.maximum(end[hit], start[hit] + least)
+    verts = _rectangles(x0, x1, row[hit], BAR_HEIGHT + 0.12)
+    ax.add_collection(PolyCollection(verts, facecolors="none", edgecolors=style.MARKED, linewidths=2.2, zorder=4))
+    return True
 
 
 def merge_bars(row, start, end, tol):

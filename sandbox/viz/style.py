@@ -48,6 +48,7 @@ KIND_COLOURS = {
     "host_callback": GREEN,
 }
 OTHER_KIND = "#6E6E6E"
+MARKED = "#CC3311"  # the outline of a task a grade's failing criterion names (Tol's red, thick: a shape too)
 FAILED = BLACK  # the hatching over a task that ended with an error or was discarded: a shape, not a colour
 KIND_LABELS = {
     "kernel": "kernel (compute)",

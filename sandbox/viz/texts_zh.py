@@ -33,6 +33,7 @@ WORDS = {
     "graph": "图",
     "event record → wait": "事件记录 → 等待",
     "failed or discarded": "失败或被丢弃",
+    "named by a ✘ criterion": "✘ 项所指的任务",
     # why a task waits (sandbox.viz.queues)
     "predecessor": "前序任务",
     "event": "事件",
