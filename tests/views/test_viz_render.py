@@ -270,3 +270,16 @@ def test_a_queue_box_breaks_a_long_waiting_reason_instead_of_cutting_it():
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert any("waits:\npredecessor" in t for t in texts), texts
     assert not any("…" in t for t in texts), texts
+
+
+def test_gantt_outlines_the_marked_tasks_in_one_collection_and_names_them_in_its_legend(log):
+    from sandbox.core import trace as tr
+
+    tasks = sorted(r.task for r in log.records if isinstance(r, tr.TaskSubmitted))[:2]
+    plain = gantt_figure(log)
+    marked = gantt_figure(log, marked=tasks)
+    outlines = [c for c in marked.axes[0].collections if isinstance(c, PolyCollection)]
+    assert len(outlines) == len(plain.axes[0].collections) + 1  # one more collection, whatever the count
+    assert len(outlines[-1].get_paths()) == len(tasks) and "named by a ✘ criterion" in _legend_texts(marked)
+    assert "named by a ✘ criterion" not in _legend_texts(plain)
+    assert "named by a ✘ criterion" not in _legend_texts(gantt_figure(log, marked=[10**9]))  # no such task
