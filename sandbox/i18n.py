@@ -172,9 +172,9 @@ def _load() -> tuple[dict, list]:
         from .teach import texts_zh
 
         patterns = [(re.compile(p, re.DOTALL), t) for p, t in texts_zh.PATTERNS]
-        fields = {p: t for p, t in texts_zh.TEMPLATES.items() if "{}" in p}
+        fields = {p: t for p, t in texts_zh.TEMPLATES.items() if "{}" in p or REPORT in p}
         # the most specific template first: the one with the most text of its own
-        ordered = sorted(fields.items(), key=lambda item: -len(item[0].replace("{}", "")))
+        ordered = sorted(fields.items(), key=lambda item: -len(item[0].replace("{}", "").replace(REPORT, "")))
         patterns += [(re.compile(_template_regex(p), re.DOTALL), t) for p, t in ordered]
         whole = {p: t for p, t in texts_zh.TEMPLATES.items() if p not in fields}
         _catalogue = ({**texts_zh.TEXTS, **whole}, patterns)
@@ -202,7 +202,8 @@ def _template_regex(template: str) -> str:
     that fits: "{} subscription{}" matches "1 subscription"), and not across a "; " unless the
     template has one (graders join sentences with "; ", each matched on its own)."""
     field = "(.*?)" if ";" in template else "((?:(?!; ).)*?)"
-    return field.join(re.escape(part) for part in template.split("{}"))
+    quoted = REPORT.join(field.join(re.escape(p) for p in part.split("{}")) for part in template.split(REPORT))
+    return quoted.replace(REPORT, "(?P<report>.*)")
 
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -263,6 +264,9 @@ def label(text: str) -> str:
     return _lookup(text, _load_views())
 
 
+REPORT = "{report}"  # a template's field that quotes a hazard or leak report: translated as one
+
+
 def _lookup(text: str, catalogue: tuple[dict, list]) -> str:
     texts, patterns = catalogue
     if text in texts:
@@ -270,7 +274,14 @@ def _lookup(text: str, catalogue: tuple[dict, list]) -> str:
     for pattern, template in patterns:
         m = pattern.fullmatch(text)
         if m:
-            return _fill(template, [_lookup(g, catalogue) if g is not None else "" for g in m.groups()])
+            quoted = pattern.groupindex.get("report", 0) - 1  # the field that quotes a report, if any
+            return _fill(
+                template,
+                [
+                    "" if g is None else report_text(g, "zh") if i == quoted else _lookup(g, catalogue)
+                    for i, g in enumerate(m.groups())
+                ],
+            )
     return text
 
 

@@ -2,6 +2,9 @@
 
     sandbox.teach.exercises()                  # every exercise in the notebooks
     sandbox.teach.check("02.1", solution)      # run a solution on a fresh machine, judge the run
+    sandbox.teach.check("02.1", solution, isolated=True)   # the same, in a fresh interpreter
+    grade.show()                               # the graded run, the tasks of its ✘ lines outlined
+    print(sandbox.teach.BOARD)                 # who opens the device: the grader, for every exercise
 
     from sandbox import teach
     teach.mark("start")              # a named moment of the calling thread's virtual time
@@ -21,7 +24,7 @@ from sandbox.core.trace import Note
 
 from .checks import *  # noqa: F403
 from .checks import Check, Checks, grade  # noqa: F401
-from .grading import Exercise, Grade, Run, check, exercises, register  # noqa: F401
+from .grading import BOARD, Exercise, Grade, Run, check, exercises, register  # noqa: F401
 
 
 def mark(text: str) -> int:

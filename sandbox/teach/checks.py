@@ -44,7 +44,8 @@ _ENGINES = {"DMA H2D": "H2D", "DMA D2H": "D2H", "DMA D2D": "D2D"}
 class Check:
     """One graded property: ``what`` was measured as ``detail``; ``hint`` says how to fix a failure.
 
-    ``value`` is the measured figure itself (ns, bytes, a count) for programs that want it.
+    ``value`` is the measured figure itself (ns, bytes, a count) for programs that want it;
+    ``tasks`` the numbers of the tasks it is about (a grade names and marks those of a ✘).
     ``bool(check)`` is whether it passed.
     """
 
@@ -53,6 +54,7 @@ class Check:
     detail: str
     hint: str = ""
     value: object = None
+    tasks: tuple = ()
 
     def __bool__(self) -> bool:
         return self.passed
@@ -574,7 +576,8 @@ def check_no_hazards(
     for r in found:
         kinds[r.kind] = kinds.get(r.kind, 0) + 1
     detail = "none" if ok else f"{len(found)} ({', '.join(f'{k} x{v}' for k, v in sorted(kinds.items()))})"
-    return Check("hazards", ok, detail, hint, len(found))
+    tasks = tuple(sorted({t for r in found for t in r.tasks}))
+    return Check("hazards", ok, detail, hint, len(found), tasks)
 
 
 def check_no_leaks(

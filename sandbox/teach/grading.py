@@ -33,14 +33,39 @@ from sandbox import i18n
 from sandbox.core import current_machine
 from sandbox.core import trace as tr
 from sandbox.core.errors import RunAborted
+from sandbox.core.hazards import HazardWarning
 from sandbox.core.machine import Machine, bound
 from sandbox.core.python_threads import _original_join
 from sandbox.core.host_turns import thread_finished
 
+from sandbox.viz.index import build_index
+from sandbox.viz.picture import Picture
+from sandbox.viz.plot_gantt import gantt_figure
+from sandbox.viz.summary import timeline_summary
+from sandbox.viz.timeline import LOGICAL
+
 from .checks import FAIL, PASS, Check, check_no_errors, check_no_hazards
 from .provenance import KERNEL, ORIGIN_WORDS, Recorder, kernel_key
+from .seal import Seal
 
 START, END = "solution start", "solution end"  # the grader's marks around the run
+
+BOARD = (
+    "The grader opens the board before it calls your function: acl.init() has run and device 0 is "
+    "set on your thread. Your function creates and releases what it uses (streams, events, memory, "
+    "other devices). An exercise whose subject is the whole program says so, and there your "
+    "function opens and closes the board itself."
+)
+
+BOARD_OPENED = "the grader has already called acl.init() and set device 0: leave both out of your function"
+
+
+def open_board() -> None:
+    """The grader's part of every exercise (``BOARD``): aclInit, and device 0 current."""
+    from sandbox import acl
+
+    acl.init()
+    acl.rt.set_device(0)
 
 
 @dataclass(frozen=True)
@@ -64,6 +89,7 @@ class Exercise:
     allow_errors: bool | str = False  # the exercise is about a failing call (a str: why)
     time_limit_s: float = 30.0
     kernels: tuple = ()  # the notebook's kernels the solution launches (Kernel objects): known by their code
+    whole_program: bool = False  # the solution opens and closes the board itself (see BOARD)
 
     @property
     def notebook(self) -> str:
@@ -129,12 +155,39 @@ def exercises() -> ExerciseList:
 class Grade:
     """The verdict on one check: ``passed``, and one ✔/✘ line per criterion with its hint."""
 
-    def __init__(self, exercise_id: str, title: str, checks: Iterable[Check], note: str = ""):
+    def __init__(self, exercise_id: str, title: str, checks: Iterable[Check], note: str = "", log: list | None = None):
         self.exercise_id = exercise_id
         self.title = title
         self.checks = tuple(checks)
         self.note = note
         self.passed = bool(self.checks) and all(c.passed for c in self.checks)
+        self.log = log  # the records of the graded run (None when the solution was not run)
+
+    @property
+    def marked(self) -> tuple[int, ...]:
+        """The tasks the failing criteria name, in order."""
+        return tuple(sorted({t for c in self.checks if not c.passed for t in c.tasks}))
+
+    def _named(self, c: Check) -> str:
+        """The tasks a failing criterion names, as the timeline labels them ("" if none)."""
+        if c.passed or not c.tasks or self.log is None:
+            return ""
+        names = {r.task: r.name or r.kind for r in self.log if isinstance(r, tr.TaskSubmitted)}
+        shown = [f"#{t} {names.get(t, '?')}" for t in c.tasks[:6]]
+        more = f" (+{len(c.tasks) - 6})" if len(c.tasks) > 6 else ""
+        return i18n.translate(f"tasks {', '.join(shown)}{more}: grade.show() marks them on the graded run")
+
+    def show(self, view: str = LOGICAL, width: float = 10.0) -> Picture:
+        """The grader's run of the solution as the notebooks' timeline, with the tasks of the failing
+        criteria outlined (the learner's own machine was not used: this is the graded run)."""
+        if self.log is None:
+            raise ValueError(i18n.translate("this grade has no run to show: the solution was not run"))
+        log = tr.TraceLog(self.log)
+        ix = build_index(log)
+        text = timeline_summary(ix, view)
+        if self.marked:
+            text += "\n" + i18n.translate(f"marked: tasks {', '.join(f'#{t}' for t in self.marked)}")
+        return Picture(gantt_figure(ix, view, width=width, marked=self.marked), text)
 
     def __bool__(self) -> bool:
         return self.passed
@@ -153,7 +206,12 @@ class Grade:
         return f"{PASS if self.passed else FAIL} {self.exercise_id} \u00b7 {t(self.title)}{colon}{t(verdict)}"
 
     def __str__(self) -> str:
-        lines = [self.headline] + ["  " + str(c) for c in self.checks]
+        lines = [self.headline]
+        for c in self.checks:
+            lines.append("  " + str(c))
+            named = self._named(c)
+            if named:
+                lines.append("      " + named)
         if self.note:
             lines.append("  " + i18n.translate(self.note))
         return "\n".join(lines)
@@ -171,6 +229,9 @@ class Grade:
                 if c.hint and not c.passed
                 else ""
             )
+            named = self._named(c)
+            if named:
+                hint += f"<br><span style='color:#555'>{html.escape(named)}</span>"
             return (
                 f"<li style='list-style:none'><span style='color:{colour}'>{PASS if c.passed else FAIL}</span> "
                 f"<b>{html.escape(t(c.what))}</b>{colon}{html.escape(t(c.detail))}{hint}</li>"
@@ -264,6 +325,7 @@ class Run:
         is not the notebook's)."""
         wanted = {name: kernel_key(k) for name, k in kernels.items()}
         other = sorted({name for name, key in self.recorder.kernels.values() if name in wanted and key != wanted[name]})
+        tasks = tuple(t for t, (name, _) in sorted(self.recorder.kernels.items()) if name in other)
         return Check(
             "the notebook's kernels",
             not other,
@@ -272,6 +334,7 @@ class Run:
             else f"every launch of {', '.join(repr(n) for n in sorted(wanted))} ran the notebook's kernel",
             "launch the notebook's kernels as they are: a kernel of your own under their name is not what "
             "the exercise measures",
+            tasks=tasks,
         )
 
     def computed(
@@ -301,6 +364,7 @@ class Run:
             "the runtime guarantees",
             "wait for the stream (or an event recorded after the copy, or the device) before you read "
             "the host buffer: a wait on another stream, or a sleep, does not order the copy",
+            tasks=(landing.task,),
         )
         flows = [f for _, _, f in landing.flows]
         problems = []
@@ -310,13 +374,13 @@ class Run:
             problems.append(f"some bytes were not computed by a kernel ({', '.join(not_computed)})")
         wanted = {name: kernel_key(k) for name, k in kernels.items()}
         ran = {pair for f in flows for pair in f.kernels}
-        for name, key in sorted(ran, key=lambda p: p[0]):
-            if wanted.get(name) != key:
-                problems.append(
-                    f"kernel {name!r} that computed them is not the notebook's {name}: its body or declared cost differs"
-                    if name in wanted
-                    else f"kernel {name!r} computed them, not {' or '.join(sorted(wanted))}"
-                )
+        foreign = {pair for pair in ran if wanted.get(pair[0]) != pair[1]}
+        for name, _ in sorted(foreign, key=lambda p: p[0]):
+            problems.append(
+                f"kernel {name!r} that computed them is not the notebook's {name}: its body or declared cost differs"
+                if name in wanted
+                else f"kernel {name!r} computed them, not {' or '.join(sorted(wanted))}"
+            )
         missing = [n for n in inputs if f"input {n}" not in leaves]
         if missing:
             problems.append(f"not from the grader's {', '.join(missing)}")
@@ -332,6 +396,7 @@ class Run:
             else f"{what} was not computed by {names} from {', '.join(inputs)} alone: " + "; ".join(problems),
             f"copy {', '.join(inputs)} as given to the device and let {names} compute {what} there: "
             "work done on the host (or by a kernel of your own) before the upload is not the device's",
+            tasks=tuple(t for t, pair in sorted(self.recorder.kernels.items()) if pair in foreign) or (landing.task,),
         )
 
     def from_device(self, array: np.ndarray, *, computed: bool = True, what: str = "the answer") -> Check:
@@ -355,7 +420,8 @@ class Run:
             if computed
             else "copy it back from the device and synchronise before you read it"
         )
-        return Check("the answer came from the device", ok, detail, hint, origin)
+        tasks = (landing.task,) if landing is not None and not ok else ()
+        return Check("the answer came from the device", ok, detail, hint, origin, tasks)
 
 
 # -- running a solution --------------------------------------------------------------------------
@@ -407,6 +473,8 @@ def _run(m: Machine, exercise: Exercise, solution, inputs: dict, outcome: _Outco
     """The body of the solution's host thread, on the grader's machine."""
     with bound(m):
         try:
+            if not exercise.whole_program:
+                open_board()
             if exercise.prepare is not None:
                 inputs.update(exercise.prepare(inputs) or {})
             with m.lock:
@@ -431,9 +499,13 @@ def _run(m: Machine, exercise: Exercise, solution, inputs: dict, outcome: _Outco
             outcome.finished = True
 
 
-def check(exercise_id: str, solution) -> Grade:
+def check(exercise_id: str, solution, isolated: bool = False) -> Grade:
     """Run ``solution`` on a fresh machine the exercise configures, with inputs the grader
-    generates, and judge the run.  The learner's machine and its trace are untouched."""
+    generates, and judge the run.  The learner's machine and its trace are untouched.
+
+    ``isolated=True`` runs the check in a fresh interpreter (isolated.py): what the notebook
+    did to its own process, such as replacing a judge, cannot change the grade.  It costs a
+    process start; the nbgrader hidden tests use it, the notebooks' own checks do not."""
     reg = _load()
     exercise = reg.get(exercise_id)
     if exercise is None:
@@ -456,6 +528,12 @@ def check(exercise_id: str, solution) -> Grade:
                 )
             ],
         )
+    if isolated:
+        from . import isolated as _isolated
+
+        call = _calls.get(exercise.id, 0)
+        _calls[exercise.id] = call + 1
+        return _isolated.run(exercise, solution, call)
     private = exercise.inputs(_rng(exercise.id))  # the grader's: what the learner does to theirs changes nothing
     inputs = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in private.items()}
     given = {k: v for k, v in inputs.items() if isinstance(v, np.ndarray)}
@@ -477,7 +555,8 @@ def check(exercise_id: str, solution) -> Grade:
             learner_hook(args)
 
     threading.excepthook = hook
-    with warnings.catch_warnings(record=True):  # hazards are graded below, not printed
+    seal = Seal()
+    with warnings.catch_warnings(record=True) as warned:  # hazards are graded below, not printed
         warnings.simplefilter("always")
         try:
             worker.start()
@@ -510,13 +589,21 @@ def check(exercise_id: str, solution) -> Grade:
     )
     with m.lock:
         m.log.append(tr.Note(run.end, outcome.tid, END))
+    records = list(run.log.records)
+    tampered = _tampered(seal, warned, records)
+    if tampered:
+        return Grade(exercise.id, exercise.title, tampered, "Nothing else is judged: the grader's means were changed.")
     lines = _run_lines(exercise, outcome, timed_out, configured, outcome.unjoined, crashed)
     lines += _aliases(outcome.result, given, recorder)
     if not all(lines):
         return Grade(
-            exercise.id, exercise.title, lines, "The other criteria are judged once the solution runs to its end."
+            exercise.id,
+            exercise.title,
+            lines,
+            "The other criteria are judged once the solution runs to its end.",
+            records,
         )
-    lines += [_errors(run), check_no_hazards(run.log)]
+    lines += [_errors(run), _hazards(run)]
     try:
         lines += list(exercise.judge(run))
         if exercise.kernels:
@@ -530,7 +617,36 @@ def check(exercise_id: str, solution) -> Grade:
                 "return what the exercise asks for",
             )
         )
-    return Grade(exercise.id, exercise.title, lines)
+    return Grade(exercise.id, exercise.title, lines, log=records)
+
+
+def _tampered(seal: Seal, warned: list, records: list) -> list[Check]:
+    """A ✘ for a run that rewrote the sandbox's code (put back at once) or took hazard reports
+    out of the graded trace (each was also warned, and the grader kept the warnings)."""
+    lines = []
+    changed = seal.broken()
+    if changed:
+        more = f" (+{len(changed) - 3})" if len(changed) > 3 else ""
+        lines.append(
+            Check(
+                "the grader's code",
+                False,
+                f"the solution replaced {', '.join(changed[:3])}{more} (put back now)",
+                "a solution computes its answer with the runtime; it leaves the sandbox's own code as it is",
+            )
+        )
+    reports = sum(issubclass(w.category, HazardWarning) for w in warned)
+    kept = sum(isinstance(r, tr.Hazard) for r in records)
+    if reports > kept:
+        lines.append(
+            Check(
+                "the graded trace",
+                False,
+                f"{reports - kept} of the run's {reports} hazard reports were taken out of the trace",
+                "the trace is the grader's record of the run: fix the hazard instead (sandbox.hazards() names it)",
+            )
+        )
+    return lines
 
 
 def _wait_for_threads(m: Machine, seconds: float = 2.0) -> None:
@@ -656,9 +772,21 @@ def _kind(value) -> str:
     return f"a {type(value).__name__}"
 
 
+def _hazards(run: Run) -> Check:
+    """No hazard in the graded run; a ✘ quotes the run's first report (the learner's own
+    ``sandbox.hazards()`` is of another machine) and names its tasks."""
+    found = [r for r in run.log if isinstance(r, tr.Hazard)]
+    if not found:
+        return check_no_hazards(run.log)
+    return check_no_hazards(run.log, hint=f"the graded run reported {len(found)}; the first: {found[0].message}")
+
+
 def _errors(run: Run) -> Check:
     if run.exercise.allow_errors:
         why = run.exercise.allow_errors
         why = why if isinstance(why, str) else "this exercise is about a failing call"
         return Check("runtime errors", True, f"judged below: {why}")
+    first = next((r for r in run.log if isinstance(r, tr.ErrorRaised)), None)
+    if first is not None and first.api == "aclInit" and not run.exercise.whole_program:
+        return check_no_errors(run.log, hint=BOARD_OPENED)
     return check_no_errors(run.log)

@@ -15,6 +15,17 @@ from __future__ import annotations
 # -- the frame of a verdict ----------------------------------------------------------------------
 FRAME = {
     "hint": "提示",
+    "this grade has no run to show: the solution was not run": "这个评分没有可显示的运行：解答没有运行",
+    "Nothing else is judged: the grader's means were changed.": "其余各项不再评判：评分器的手段被改动了。",
+    "the grader's code": "评分器的代码",
+    "the graded trace": "评分运行的 trace",
+    "a solution computes its answer with the runtime; it leaves the sandbox's own code as it is": "解答用运行时计算出答案；它不改动沙箱自己的代码",
+    "the trace is the grader's record of the run: fix the hazard instead (sandbox.hazards() names it)": "trace 是评分器对这次运行的记录：请改正数据竞争本身（sandbox.hazards() 会指出它）",
+    "an isolated check copies the function and what it uses from the notebook; open files, threads and locks cannot be copied: make them inside the function": "隔离检查会复制函数及它从 notebook 中用到的东西；打开的文件、线程和锁无法复制：请在函数内部创建它们",
+    "is the solution waiting for something that never happens?": "解答是否在等待一件永远不会发生的事？",
+    "did the solution end the process (os._exit, a signal)? a solution returns its result": "解答是否结束了进程（os._exit、信号）？解答应当返回它的结果",
+    "the grader has already called acl.init() and set device 0: leave both out of your function": "评分器已经调用过 acl.init() 并设置了 Device 0：你的函数里不要再做这两件事",
+    "The grader opens the board before it calls your function: acl.init() has run and device 0 is set on your thread. Your function creates and releases what it uses (streams, events, memory, other devices). An exercise whose subject is the whole program says so, and there your function opens and closes the board itself.": "评分器在调用你的函数之前先打开开发板：acl.init() 已经执行，Device 0 已在你的线程上设置好。你的函数自己创建并释放它用到的资源（Stream、Event、内存、其他 Device）。以整个程序为主题的练习会明确说明，那时由你的函数自己打开和关闭开发板。",
     "The other criteria are judged once the solution runs to its end.": "其余各项要等解答运行到结束后才评判。",
 }
 
@@ -416,6 +427,15 @@ PATTERNS = [
 # -- details with figures, as str.format templates: each {} matches some text, translated in
 # turn (the patterns above are tried first; "{0}", "{1}" reorder the fields) ----------------------
 TEMPLATES: dict[str, str] = {
+    # grading.Grade: the tasks a failing criterion names, and the graded run's hazards
+    "tasks {}: grade.show() marks them on the graded run": "任务 {}：grade.show() 会在评分运行的时间线上标出它们",
+    "marked: tasks {}": "已标出：任务 {}",
+    "the graded run reported {}; the first: {report}": "评分运行报告了 {} 个；第一个：{}",
+    "the solution replaced {} (put back now)": "解答替换了 {}（现已恢复）",
+    "{} of the run's {} hazard reports were taken out of the trace": "这次运行的 {1} 个数据竞争报告中有 {0} 个被从 trace 中删除",
+    "it could not be carried to a fresh interpreter: {}": "无法把它带到一个全新的解释器中：{}",
+    "the fresh interpreter did not answer within {} s": "全新的解释器在 {} 秒内没有应答",
+    "the fresh interpreter ended (code {}) without a grade: {}": "全新的解释器结束了（代码 {}），没有给出评分：{}",
     # grading.Run.computed: the data flow and the order of the answer
     "a wait of the host covers the copy that brought {} back (task {})": "Host 的一次等待覆盖了带回{}的拷贝（任务 {}）",
     "no synchronize, query or event wait of the host covers the copy that brought {} back (task {}): the bytes were there by chance of timing, not by the order the runtime guarantees": "Host 的同步、查询或 Event 等待都没有覆盖带回{}的拷贝（任务 {}）：这些字节只是碰巧已经到了，并不是运行时保证的先后顺序",

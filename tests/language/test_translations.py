@@ -284,6 +284,7 @@ _CODE = re.compile(
     r"|[\w.]+[(\[][^()\[\]]*[)\]]"  # a call or an index, with its arguments
     r"|\b(?:acl|ACL_)\w*|\w+(?:\.\w+)+\S*|\b\w*_\w*\b|\b\w+(?=[(\[])|\(\S*?\)"
     r"|\b(?:AI Cores?|peer access)\b"
+    r"|任务 \d+（[^）]*）"  # a report's task label: its number, kind and name, as the trace has them
 )
 _PHRASE = re.compile(r"[A-Za-z]{3,}[ ,:;]+[A-Za-z]{3,}")  # two English words in a row
 
@@ -356,6 +357,8 @@ def test_every_grader_verdict_of_the_exercise_cases_is_in_chinese_under_zh(nn):
 def test_every_grader_template_fills_every_field_it_is_given():
     from sandbox.teach.texts_zh import TEMPLATES
 
+    from sandbox.i18n import REPORT
+
     for english, chinese in TEMPLATES.items():
-        fields = [f"<{i}>" for i in range(english.count("{}"))]
+        fields = [f"<{i}>" for i in range(english.count("{}") + english.count(REPORT))]
         chinese.format(*fields)  # a mix of "{}" and "{0}" or a missing field raises here

@@ -4,6 +4,7 @@ own, owns the timing window, and turns every way a solution can go wrong into a 
 from __future__ import annotations
 
 import _thread
+import dataclasses
 import subprocess
 import sys
 import threading
@@ -13,6 +14,7 @@ import pytest
 
 import sandbox
 from sandbox import acl, teach
+from sandbox.core import trace as tr
 from sandbox.teach import grading
 from sandbox.teach.checks import Check, check_equal
 
@@ -52,9 +54,8 @@ def exercise():
 
 
 def doubled(x, kernel=None, wait=None):
-    """The reference solution (``kernel``: another kernel to launch; ``wait(stream)``: another wait)."""
-    acl.init()
-    acl.rt.set_device(0)
+    """The reference solution (``kernel``: another kernel to launch; ``wait(stream)``: another wait).
+    The grader has opened the board (grading.BOARD)."""
     s, _ = acl.rt.create_stream()
     h, _ = acl.rt.malloc_host(4 * N)
     d, _ = acl.rt.malloc(8 * N, acl.ACL_MEM_MALLOC_HUGE_FIRST)
@@ -186,7 +187,7 @@ def test_threads_the_solution_starts_and_joins_run_on_the_graders_machine(exerci
 
     def with_a_thread(x):
         out = {}
-        t = threading.Thread(target=lambda: out.setdefault("y", doubled(x)))
+        t = threading.Thread(target=lambda: acl.rt.set_device(0) or out.setdefault("y", doubled(x)))
         t.start()
         t.join()
         return out["y"]
@@ -201,7 +202,7 @@ def test_a_solution_that_never_returns_is_stopped_by_the_time_limit(exercise):
     never = threading.Event()
 
     def hangs(x):
-        acl.init()
+        acl.rt.get_device()
         never.wait()
         acl.rt.set_device(0)  # the grader gave up: this call unwinds the run
 
@@ -214,8 +215,6 @@ def test_a_solution_that_never_returns_is_stopped_by_the_time_limit(exercise):
 
 def test_a_wait_that_can_never_end_is_a_cross_not_a_hang(exercise):
     def waits_for_a_callback_nobody_processes(x):
-        acl.init()
-        acl.rt.set_device(0)
         s, _ = acl.rt.create_stream()
         acl.rt.launch_callback(lambda data: None, None, acl.ACL_CALLBACK_BLOCK, s)
         acl.rt.synchronize_stream(s)
@@ -230,7 +229,7 @@ def test_the_stop_button_during_a_check_interrupts_the_cell_and_the_machine_stay
     release, woke = threading.Event(), []
 
     def slow(x):
-        acl.init()
+        acl.rt.get_device()
         woke.append(release.wait(30))  # False: it waited the whole 30 s, the stop did not come through
         acl.rt.set_device(0)
 
@@ -348,3 +347,123 @@ def test_a_learners_mark_named_like_the_graders_does_not_end_the_window(exercise
     teach.check("99.1", marks_early)
     teach.check("99.1", doubled)
     assert spans[0][1] - spans[0][0] == spans[1][1] - spans[1][0] > 10_000  # the whole run, both times
+
+
+def test_the_grader_opens_the_board_so_a_second_acl_init_is_a_cross_naming_the_convention(exercise):
+    def opens_it_again(x):
+        acl.init()  # 100002: the grader has already called it
+        return doubled(x)
+
+    grade = teach.check("99.1", opens_it_again)
+    assert _failed(grade) == ["runtime errors"]
+    assert "ACL_ERROR_REPEAT_INITIALIZE (100002)" in str(grade) and grading.BOARD_OPENED in str(grade)
+
+
+def test_a_whole_program_exercise_leaves_the_board_to_the_solution(exercise):
+    whole = teach.register(dataclasses.replace(exercise, id="99.2", whole_program=True))
+    try:
+
+        def whole_program(x):
+            acl.init()
+            acl.rt.set_device(0)
+            y = doubled(x)
+            acl.rt.reset_device(0)
+            acl.finalize()
+            return y
+
+        assert teach.check(whole.id, whole_program).passed
+        assert "ACL_ERROR_RT_CONTEXT_NULL" in str(teach.check(whole.id, doubled))  # nothing opened for it
+    finally:
+        grading._REGISTRY.pop(whole.id, None)
+        grading._calls.pop(whole.id, None)
+
+
+def test_a_failing_criterion_names_its_tasks_and_the_grades_picture_marks_them(exercise):
+    import matplotlib.colors as mcolors
+    from matplotlib.collections import PolyCollection
+
+    from sandbox.viz import style
+
+    teach.register(dataclasses.replace(exercise, kernels=(double,)))
+
+    @sandbox.kernel(name="double", ns=1_000)  # the notebook's name, ten times cheaper
+    def cheaper(x: "int32*", y: "int32*", n: int):
+        y[:n] = 2 * x[:n]
+
+    grade = teach.check("99.1", lambda x: doubled(x, kernel=cheaper))
+    (launch,) = [r.task for r in grade.log if isinstance(r, tr.TaskSubmitted) and r.kind == "kernel"]
+    assert _failed(grade) == ["the notebook's kernels"] and grade.marked == (launch,)
+    assert f"tasks #{launch} double: grade.show() marks them" in str(grade)
+    picture = grade.show()
+    assert f"marked: tasks #{launch}" in picture.text
+    outlines = [
+        c
+        for c in picture.figure.axes[0].collections
+        if isinstance(c, PolyCollection)
+        and len(c.get_edgecolor())
+        and mcolors.same_color(c.get_edgecolor()[0], style.MARKED)
+    ]
+    assert len(outlines) == 1 and len(outlines[0].get_paths()) == 1
+    assert not teach.check("99.1", doubled).marked  # a pass marks nothing
+
+
+def test_the_hazard_hint_quotes_the_graded_runs_own_report(exercise):
+    grade = teach.check("99.1", lambda x: doubled(x, wait=lambda s: None))  # reads before the copy lands
+    (hazards,) = [c for c in grade.checks if c.what == "hazards"]
+    first = next(r for r in grade.log if isinstance(r, tr.Hazard))
+    assert not hazards.passed and hazards.hint.endswith(first.message) and "sandbox.hazards()" not in hazards.hint
+    assert set(first.tasks) <= set(grade.marked)
+    sandbox.set_language("zh")
+    try:
+        text = str(grade)
+    finally:
+        sandbox.set_language("en")
+    assert "评分运行报告了" in text and first.message not in text  # the report itself in Chinese too
+
+
+def test_a_solution_that_replaces_a_judge_gets_a_cross_and_the_judge_is_put_back(exercise):
+    from sandbox.teach import checks
+
+    original = grading.check_no_hazards
+
+    def always_passes(*args, **kwargs):
+        return Check("hazards", True, "none")
+
+    def rewrites_the_grader(x):
+        grading.check_no_hazards = checks.check_no_hazards = always_passes
+        return doubled(x, wait=lambda s: None)  # a race the real judge reports
+
+    grade = teach.check("99.1", rewrites_the_grader)
+    assert _failed(grade) == ["the grader's code"] and "sandbox.teach.grading.check_no_hazards" in str(grade)
+    assert grading.check_no_hazards is original and checks.check_no_hazards is original
+    assert teach.check("99.1", doubled).passed
+
+
+def test_a_solution_that_takes_its_hazard_reports_out_of_the_trace_gets_a_cross(exercise):
+    def hides_its_race(x):
+        y = doubled(x, wait=lambda s: None)
+        records = sandbox.trace().records  # the list itself
+        records[:] = [r for r in records if not isinstance(r, tr.Hazard)]
+        return y
+
+    grade = teach.check("99.1", hides_its_race)
+    assert _failed(grade) == ["the graded trace"] and "1 of the run's 1 hazard reports" in str(grade)
+
+
+def test_an_isolated_check_judges_in_a_fresh_interpreter_that_the_notebooks_changes_do_not_reach(exercise, monkeypatch):
+    racy = _Racy()  # a module-level function of the tests: carried over by reference
+    call = grading._calls.get("99.1", 0)
+    same = teach.check("99.1", doubled)
+    grading._calls["99.1"] = call
+    isolated = teach.check("99.1", doubled, isolated=True)
+    assert isolated.passed and str(isolated) == str(same)  # the same inputs, the same verdict
+    assert isolated.log is not None and isolated.show().text == same.show().text
+
+    monkeypatch.setattr(grading, "check_no_hazards", lambda *a, **k: Check("hazards", True, "none"))
+    assert "hazards" not in _failed(teach.check("99.1", racy))  # the notebook's process was changed ...
+    assert "hazards" in _failed(teach.check("99.1", racy, isolated=True))  # ... a fresh one was not
+
+
+class _Racy:
+    def __call__(self, x):
+        return doubled(x, wait=lambda s: None)

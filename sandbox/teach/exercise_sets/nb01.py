@@ -94,5 +94,6 @@ register(
         profile="ascend310b",
         inputs=vectors,
         judge=judge_five_steps,
+        whole_program=True,
     )
 )

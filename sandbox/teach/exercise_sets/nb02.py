@@ -27,15 +27,6 @@ def vectors(rng: np.random.Generator) -> dict:
     }
 
 
-def open_board(inputs: dict) -> None:
-    """What the grader does before the solution: acl initialised, device 0 set (1 s of set-up
-    that no exercise here is about)."""
-    from sandbox import acl
-
-    acl.init()
-    acl.rt.set_device(0)
-
-
 # -- small measurements of a run ---------------------------------------------------------------------
 def _ran(run, kinds=("kernel", "memcpy", "memset")):
     return [t for t in run.index.tasks.values() if t.kind in kinds and t.start is not None]
@@ -221,7 +212,6 @@ register(
         signature="solution(a, b) -> np.ndarray",
         profile="ascend310b",
         inputs=vectors,
-        prepare=open_board,
         judge=judge_host_overlap,
     )
 )
@@ -234,7 +224,6 @@ register(
         signature="solution(a, b) -> np.ndarray",
         profile="ascend310b",
         inputs=vectors,
-        prepare=open_board,
         judge=judge_pipeline,
     )
 )

@@ -12,7 +12,7 @@ from sandbox.teach.grading import Exercise, register
 from sandbox.viz.timeline import intersect, union
 from sandbox.viz.units import fmt_time
 
-from .nb02 import WAIT_CALLS, check_time_to_result, open_board
+from .nb02 import WAIT_CALLS, check_time_to_result
 
 OTHER_WORK = "host work: other work"  # the call other_work() makes
 
@@ -342,7 +342,6 @@ register(
         signature="solution(t) -> None",
         profile="ascend910b",
         inputs=kernel_time,
-        prepare=open_board,
         judge=judge_side_by_side,
     )
 )
@@ -356,7 +355,6 @@ register(
         signature="solution(x0) -> np.ndarray",
         profile="ascend910b",
         inputs=start_value,
-        prepare=open_board,
         judge=judge_event_order,
     )
 )
@@ -370,7 +368,6 @@ register(
         signature="solution(ns) -> float",
         profile="ascend910b",
         inputs=body_time,
-        prepare=open_board,
         judge=judge_event_timing,
     )
 )

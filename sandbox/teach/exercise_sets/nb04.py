@@ -28,14 +28,6 @@ from sandbox.viz.units import fmt_bytes
 MiB, KiB = 1 << 20, 1 << 10
 
 
-def open_device_0(inputs: dict) -> None:
-    """What every exercise of this notebook starts from: the runtime up, device 0 current."""
-    from sandbox import acl
-
-    acl.init()
-    acl.rt.set_device(0)
-
-
 # -- helpers the judges share ---------------------------------------------------------------------
 def _address(value) -> int | None:
     if isinstance(value, (bool, np.bool_)):
@@ -261,7 +253,6 @@ register(
         signature="solution(weights, table, flags) -> (weights_ptr, table_ptr, flags_ptr)",
         profile="ascend910b",
         devices=1,
-        prepare=open_device_0,
         inputs=budget_inputs,
         judge=judge_budget,
     )
@@ -341,7 +332,6 @@ register(
         signature="solution(data) -> device address holding data",
         profile="ascend910b",
         devices=1,
-        prepare=open_device_0,
         inputs=upload_inputs,
         judge=judge_copy_while_computing,
     )
@@ -427,7 +417,6 @@ register(
         signature="solution(chunks) -> np.ndarray",
         profile="ascend910b",
         devices=1,
-        prepare=open_device_0,
         inputs=steps_inputs,
         judge=judge_steps,
     )

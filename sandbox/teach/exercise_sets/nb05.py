@@ -1,11 +1,12 @@
 """Notebook 05 · several devices: ordering work across devices from the host, and peer-to-peer
 copies (a broadcast from one device, an exchange between two).
 
-The solutions start from a bare machine (the 8-device 910B server of the notebook) and call
-``acl.init()`` themselves, as the notebook's cells do.  Copies between devices are judged by
-where their bytes went: the recorder's ``writes`` (sandbox/teach/provenance.py) hold, for every
-byte of every buffer, the task that wrote it last and, for a copy, the buffer it read; the
-judges then read what each device buffer holds at the end on the grader's machine.
+The solutions run on the notebook's 8-device 910B server, on the board the grader opened
+(``grading.BOARD``: ``acl.init()`` done, device 0 set); they set the other devices they use
+themselves.  Copies between devices are judged by where their bytes went: the recorder's
+``writes`` (sandbox/teach/provenance.py) hold, for every byte of every buffer, the task that
+wrote it last and, for a copy, the buffer it read; the judges then read what each device
+buffer holds at the end on the grader's machine.
 """
 
 from __future__ import annotations

@@ -14,14 +14,14 @@ copy back (which reads what was there before: zeros).
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from sandbox.core import trace as tr
 from sandbox.core.machine import current
 from sandbox.teach.checks import Check, check_callbacks, check_equal, check_syncs
-from sandbox.teach.grading import Exercise, register
+from sandbox.teach.grading import BOARD_OPENED, Exercise, register
 from sandbox.teach.provenance import KERNEL
 
 BATCHES, N = 8, 64 * 1024  # 8 batches of 64 Ki float32 (256 KiB each)
@@ -289,7 +289,7 @@ def _errors_but_timeouts(run) -> Check:
         if ok
         else f"{len(errors)}, first: {errors[0].api} returned {errors[0].name} ({errors[0].code}): {errors[0].message}"
     )
-    return Check(
+    check = Check(
         "runtime errors besides report timeouts",
         ok,
         detail,
@@ -297,6 +297,9 @@ def _errors_but_timeouts(run) -> Check:
         "to its stream (aclrtSubscribeReport) before aclrtLaunchCallback",
         len(errors),
     )
+    if errors and errors[0].api == "aclInit":  # the solution opened the board the grader had opened
+        return replace(check, hint=BOARD_OPENED)
+    return check
 
 
 def _unsubscribed(run) -> Check:

@@ -67,10 +67,8 @@ def two_vectors(rng):
     return {"a": _ints(rng, N), "b": _ints(rng, N)}
 
 
-def open_board(inputs: dict) -> dict:
-    """The grader's part: acl initialised, device 0 set, a created stream for the solution."""
-    acl.init()
-    acl.rt.set_device(0)
+def hand_a_stream(inputs: dict) -> dict:
+    """The grader's part beyond opening the board: a created stream for the solution."""
     stream, _ = acl.rt.create_stream()
     return {"stream": stream}
 
@@ -351,7 +349,7 @@ register(
         signature="solution(x, stream) -> np.ndarray",
         profile="ascend910b",
         inputs=vector,
-        prepare=open_board,
+        prepare=hand_a_stream,
         judge=judge_replay,
     )
 )
@@ -365,7 +363,7 @@ register(
         signature="solution(x, stream) -> np.ndarray",
         profile="ascend910b",
         inputs=batches,
-        prepare=open_board,
+        prepare=hand_a_stream,
         judge=judge_batches,
     )
 )
@@ -379,7 +377,7 @@ register(
         signature="solution(a, b, stream) -> np.ndarray",
         profile="ascend910b",
         inputs=two_vectors,
-        prepare=open_board,
+        prepare=hand_a_stream,
         judge=judge_fork_join,
     )
 )

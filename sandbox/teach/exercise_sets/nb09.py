@@ -50,23 +50,15 @@ def four_batches(rng):
     return {"x": rng.standard_normal((BATCHES, N)).astype(np.float32)}
 
 
-def open_board(inputs: dict) -> dict:
-    acl.init()
-    acl.rt.set_device(0)
-    return {}
-
-
 def trapped_batch(x: np.ndarray) -> int:
     """The batch whose kernel the grader makes trap (0 .. BATCHES-1, from the inputs)."""
     return int(np.ascontiguousarray(x).view(np.uint32).reshape(-1)[0]) % BATCHES
 
 
 def faulty_board(inputs: dict) -> dict:
-    """Open the board, hand over a stream in stop-on-failure mode, and arm the kernel trap."""
+    """Hand over a stream in stop-on-failure mode, and arm the kernel trap (the board is open)."""
     import sandbox
 
-    acl.init()
-    acl.rt.set_device(0)
     stream, _ = acl.rt.create_stream()
     acl.rt.set_stream_failure_mode(stream, acl.ACL_STOP_ON_FAILURE)
     sandbox.inject_fault("kernel_trap", device=0, after=trapped_batch(inputs["x"]))
@@ -307,7 +299,6 @@ register(
         profile="ascend910b",
         devices=1,
         inputs=two_batches,
-        prepare=open_board,
         judge=judge_pipeline,
     )
 )
