@@ -409,14 +409,20 @@ walk
 # asks for. Each criterion prints `✔` or `✘` with a hint. Your own program above is left
 # untouched. The cells below hold stubs, so their verdict is `✘` until you write the code.
 #
+# Before it calls your function, the grader opens the board: `acl.init()` has run and device 0
+# is set on your function's thread. Your function creates and releases what it uses (streams,
+# events, memory, other devices). An exercise whose subject is the whole program says so, and
+# there your function opens and closes the board itself: here that is 01.2.
+#
 # ### Exercise 01.1 · make it correct
 #
 # *Practises:* reading a result only after the host knows it has arrived.
 #
-# `start_vector_add(a, b)` below is given: it opens the board, copies `a` and `b` in, and
-# queues the addition into `dev_c`. The solution then copies the sum back **asynchronously**
-# and reads `host_c` — too early: on real hardware that is a race; in the sandbox the copy's
-# bytes land at its simulated end, so the read sees the old bytes every time.
+# `start_vector_add(a, b)` below is given: on the board the grader opened, it creates a
+# stream, copies `a` and `b` in, and queues the addition into `dev_c`. The solution then
+# copies the sum back **asynchronously** and reads `host_c` — too early: on real hardware
+# that is a race; in the sandbox the copy's bytes land at its simulated end, so the read sees
+# the old bytes every time.
 
 # %% [markdown] lang="zh"
 # ## 练习
@@ -426,19 +432,22 @@ walk
 # 是否由设备算出，Host 是否在数据到达之后才读取，以及练习要求的其他内容。每一项打印 `✔` 或 `✘`
 # 并附提示。你上面自己的程序不受影响。下面的单元是空白模板（stub），所以在你写代码之前结论都是 `✘`。
 #
+# 调用你的函数之前，评分器先打开板卡：`acl.init()` 已经运行，设备 0 已在你的函数所在的线程上设置好。你的函数
+# 自己创建并释放它用到的东西（流、事件、内存、其他设备）。以整个程序为主题的练习会写明这一点，在那里由你的函数
+# 自己打开和关闭板卡：本 notebook 中就是 01.2。
+#
 # ### 练习 01.1 · 让它正确
 #
 # *练习内容：* 只有在 Host 知道结果已经到达之后才读取它。
 #
-# 下面给出了 `start_vector_add(a, b)`：它打开板卡，拷入 `a` 和 `b`，并把加法放入队列写到 `dev_c`。
-# 解答接着**异步**把和拷回并读取 `host_c`——太早了：在真实硬件上这是数据竞争；在沙箱中，拷贝的
+# 下面给出了 `start_vector_add(a, b)`：它在评分器打开的板卡上创建一条流，拷入 `a` 和 `b`，并把加法放入队列写到
+# `dev_c`。解答接着**异步**把和拷回并读取 `host_c`——太早了：在真实硬件上这是数据竞争；在沙箱中，拷贝的
 # 字节在它的模拟结束时刻才落地，所以每次读到的都是旧字节。
 
 # %%
 def start_vector_add(a, b):
-    """Open device 0, copy a and b in and queue c = a + b; returns the stream, host_c, dev_c."""
-    acl.init()
-    acl.rt.set_device(0)
+    """On device 0 (the grader opened it): a stream, copy a and b in and queue c = a + b;
+    returns the stream, host_c, dev_c."""
     s, _ = acl.rt.create_stream()
     ha, hb, hc = (acl.rt.malloc_host(NBYTES)[0] for _ in range(3))
     da, db, dc = (acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)[0] for _ in range(3))
@@ -463,7 +472,7 @@ def solution(a, b):
 
 # %% nbgrader={"grade": true, "grade_id": "ex01_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("01.1", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("01.1", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("01.1", solution)
 
@@ -472,10 +481,12 @@ sandbox.teach.check("01.1", solution)
 #
 # *Practises:* a whole runtime program on your own, with one wait.
 #
-# Write the vector addition from scratch: initialise, set device 0 and create a stream,
-# allocate the buffers, copy `a` and `b` in, launch `add`, copy the sum back, and return it.
-# A cautious programmer synchronises after every call (or uses the blocking `aclrtMemcpy`,
-# which waits too); each wait stops the host until the device catches up. The grader wants:
+# The subject of this exercise is the whole program, so the grader opens nothing for it: your
+# function opens the board and closes it again. Write the vector addition from scratch:
+# initialise, set device 0 and create a stream, allocate the buffers, copy `a` and `b` in,
+# launch `add`, copy the sum back, and return it. A cautious programmer synchronises after
+# every call (or uses the blocking `aclrtMemcpy`, which waits too); each wait stops the host
+# until the device catches up. The grader wants:
 #
 # * the right sum, computed on the device and read after it landed;
 # * 8 MiB copied in and 4 MiB copied out, with asynchronous copies;
@@ -487,9 +498,9 @@ sandbox.teach.check("01.1", solution)
 #
 # *练习内容：* 独立写出一个完整的运行时程序，只等待一次。
 #
-# 从头写出向量加法：初始化，设置设备 0 并创建流，申请缓冲区，拷入 `a` 和 `b`，下发 `add`，把和拷回
-# 并返回。谨慎的程序员会在每个调用之后都同步（或使用同样会等待的阻塞 `aclrtMemcpy`）；每次等待都让
-# Host 停下，直到设备赶上。评分器要求：
+# 这个练习的主题是整个程序，所以评分器不为它打开任何东西：由你的函数打开板卡，最后再关闭它。从头写出向量加法：
+# 初始化，设置设备 0 并创建流，申请缓冲区，拷入 `a` 和 `b`，下发 `add`，把和拷回并返回。谨慎的程序员会在每个调用
+# 之后都同步（或使用同样会等待的阻塞 `aclrtMemcpy`）；每次等待都让 Host 停下，直到设备赶上。评分器要求：
 #
 # * 和正确，由设备计算，并在落地之后读取；
 # * 拷入 8 MiB、拷出 4 MiB，使用异步拷贝；
@@ -527,7 +538,7 @@ def solution(a, b):
 
 # %% nbgrader={"grade": true, "grade_id": "ex01_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("01.2", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("01.2", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("01.2", solution)
 

@@ -458,7 +458,7 @@ def solution(a, b):
 
 # %% nbgrader={"grade": true, "grade_id": "ex02_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("02.1", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("02.1", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("02.1", solution)
 
@@ -543,7 +543,7 @@ def solution(a, b):
 
 # %% nbgrader={"grade": true, "grade_id": "ex02_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("02.2", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("02.2", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("02.2", solution)
 

@@ -546,7 +546,7 @@ def solution(t):
 
 # %% nbgrader={"grade": true, "grade_id": "ex03_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("03.1", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("03.1", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("03.1", solution)
 
@@ -612,7 +612,7 @@ def solution(x0):
 
 # %% nbgrader={"grade": true, "grade_id": "ex03_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("03.2", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("03.2", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("03.2", solution)
 
@@ -679,7 +679,7 @@ def solution(ns):
 
 # %% nbgrader={"grade": true, "grade_id": "ex03_3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("03.3", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("03.3", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("03.3", solution)
 

@@ -584,7 +584,7 @@ def solution(weights, table, flags):
 
 # %% nbgrader={"grade": true, "grade_id": "ex04_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("04.1", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("04.1", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("04.1", solution)
 
@@ -644,7 +644,7 @@ def solution(data):
 
 # %% nbgrader={"grade": true, "grade_id": "ex04_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("04.2", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("04.2", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("04.2", solution)
 
@@ -703,7 +703,7 @@ def solution(chunks):
 
 # %% nbgrader={"grade": true, "grade_id": "ex04_3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("04.3", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("04.3", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("04.3", solution)
 

@@ -556,8 +556,11 @@ for label, copy_stream in (("one stream ", compute_s), ("two streams", comm_s)):
 # the end. Each criterion prints `✔` or `✘` with a hint. Your own machine above is left
 # untouched. The cells below hold stubs, so their verdict is `✘` until you write the code.
 #
-# Start each solution with `acl.init()`, as the cells above do, but leave `sandbox.configure`
-# to the grader: it builds the machine.
+# Before it calls your function, the grader opens the board: `acl.init()` has run and device 0
+# is set on your function's thread. Your function creates and releases what it uses (streams,
+# events, memory, and the other devices it sets). So, unlike the cells above, a solution does
+# not call `acl.init()` (a second `aclInit` fails with 100002, `ACL_ERROR_REPEAT_INITIALIZE`),
+# and it leaves `sandbox.configure` to the grader too: the grader builds the machine.
 
 # %% [markdown] lang="zh"
 # ## 练习
@@ -566,7 +569,9 @@ for label, copy_stream in (("one stream ", compute_s), ("two streams", comm_s)):
 # 上运行**你的**函数，每次使用新生成的输入，并根据 trace 和最终设备内存中的内容评判整次运行。每一项打印 `✔` 或 `✘`
 # 并附提示。你上面自己的机器不受影响。下面的单元是空白模板，所以在你写代码之前结论都是 `✘`。
 #
-# 像上面的单元那样，每个解答以 `acl.init()` 开始，但把 `sandbox.configure` 留给评分器：机器由它来建。
+# 调用你的函数之前，评分器先打开板卡：`acl.init()` 已经运行，设备 0 已在你的函数所在的线程上设置好。你的函数自己
+# 创建并释放它用到的东西（流、事件、内存，以及它设置的其他设备）。所以与上面的单元不同，解答不调用 `acl.init()`
+# （第二次 `aclInit` 会以 100002 `ACL_ERROR_REPEAT_INITIALIZE` 失败），`sandbox.configure` 也留给评分器：机器由它来建。
 
 # %%
 import sandbox.teach                                                  # the grader
@@ -609,7 +614,6 @@ P2P = acl.ACL_MEM_MALLOC_HUGE_FIRST_P2P
 # %% nbgrader={"grade": false, "grade_id": "ex05_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution():
     """work on device 0, then work on device 1, ordered by the host."""
-    acl.init()
     # TODO: a stream, an event and a 4 KiB buffer on device 0; launch work there and record the
     # event; then switch to device 1 and launch work there only once device 0's kernel is done.
     # Hint: aclrtSynchronizeEvent works on another device's event; aclrtStreamWaitEvent does not.
@@ -630,7 +634,7 @@ def solution():
 
 # %% nbgrader={"grade": true, "grade_id": "ex05_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("05.1", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("05.1", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("05.1", solution)
 
@@ -668,7 +672,6 @@ sandbox.teach.check("05.1", solution)
 # %% nbgrader={"grade": false, "grade_id": "ex05_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(data):
     """Put data on device 0 and broadcast it to devices 1, 2, 3; return {device: address}."""
-    acl.init()
     targets = (1, 2, 3)
     # TODO: a P2P buffer on each target; on device 0 a P2P buffer with data in it, peer access to
     # each target and one stream per copy; queue the three copies, then wait for all of them.
@@ -693,7 +696,7 @@ def solution(data):
 
 # %% nbgrader={"grade": true, "grade_id": "ex05_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("05.2", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("05.2", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("05.2", solution)
 
@@ -732,7 +735,6 @@ sandbox.teach.check("05.2", solution)
 # %% nbgrader={"grade": false, "grade_id": "ex05_3", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(a, b):
     """Put a on device 0 and b on device 1, then swap them device to device; return {0: ptr, 1: ptr}."""
-    acl.init()
     # TODO: on each device a buffer for what it has and one for what it gets; upload; enable the
     # direction to the other device; copy each way on a stream of its own; wait for both.
     # Hint: a copy into the buffer the other copy is still reading is a race.
@@ -756,7 +758,7 @@ def solution(a, b):
 
 # %% nbgrader={"grade": true, "grade_id": "ex05_3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("05.3", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("05.3", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("05.3", solution)
 

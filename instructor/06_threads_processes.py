@@ -379,6 +379,13 @@ sandbox.gantt(view="physical", colour_by="stream")
 # them all before you return. The cells below hold stubs, so their verdict is `✘` until you
 # write the code.
 #
+# Before it calls your function, the grader opens the board: `acl.init()` has run and device 0
+# is set on your function's thread. Your function creates and releases what it uses (streams,
+# events, memory, other devices): a solution does not call `acl.init()` (a second `aclInit`
+# fails with 100002, `ACL_ERROR_REPEAT_INITIALIZE`). In 06.3 this holds for your function's
+# process only: each process it spawns is a process of its own, with a runtime the grader did
+# not open, so each one calls `acl.init()` and `acl.finalize()` itself.
+#
 # All three exercises square chunks of `N` float32 values with the `square` kernel below
 # (200 ms on the device, however many blocks it is launched with), one chunk per device.
 
@@ -392,6 +399,11 @@ sandbox.gantt(view="physical", colour_by="stream")
 # 设备，06.3 为一个）运行**你的**函数，每次使用新生成的输入数据块，并根据 trace 评判整次运行：每个答案是否正确、是否
 # 从它所属的设备拷回，哪些 Host 线程和进程下发了核函数，以及各设备是否同时工作。你的函数启动的线程和进程也在那台机器
 # 上运行；返回之前 join 它们全部。下面的单元是空白模板，所以在你写代码之前结论都是 `✘`。
+#
+# 调用你的函数之前，评分器先打开板卡：`acl.init()` 已经运行，设备 0 已在你的函数所在的线程上设置好。你的函数自己
+# 创建并释放它用到的东西（流、事件、内存、其他设备）：解答不调用 `acl.init()`（第二次 `aclInit` 会以 100002
+# `ACL_ERROR_REPEAT_INITIALIZE` 失败）。在 06.3 中，这只适用于你的函数所在的进程：它启动的每个进程都是一个独立的进程，
+# 其运行时评分器没有打开，所以每个进程自己调用 `acl.init()` 和 `acl.finalize()`。
 #
 # 三个练习都用下面的 `square` 核函数对 `N` 个 float32 值的数据块求平方（在设备上 200 ms，无论以多少个 block 下发），
 # 每个设备一块。
@@ -441,12 +453,11 @@ def square(x: "float32*", n: int):
 # %% nbgrader={"grade": false, "grade_id": "ex06_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(chunks):
     """Square chunks[d] on device d (d = 0..3) from this one thread; return the 4 squares."""
-    # TODO: acl.init(); for each device: set_device(d), a stream, a pinned and a device buffer,
-    # copy in, square[8, stream](dev, N), copy back. Only then, device by device: set_device(d),
-    # synchronize its stream, read the result (.copy()), free, reset_device(d). acl.finalize().
+    # TODO: for each device: set_device(d), a stream, a pinned and a device buffer, copy in,
+    # square[8, stream](dev, N), copy back. Only then, device by device: set_device(d),
+    # synchronize its stream, read the result (.copy()), free, reset_device(d).
     # Hint: a stream belongs to its device: make d current again before you synchronize it.
     ### BEGIN SOLUTION
-    acl.init()
     queued = []
     for d, x in zip(DEVICES, chunks):
         acl.rt.set_device(d)
@@ -467,13 +478,12 @@ def solution(chunks):
         acl.rt.free_host(host)
         acl.rt.destroy_stream(stream)
         acl.rt.reset_device(d)
-    acl.finalize()
     return squares
     ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "ex06_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("06.1", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("06.1", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("06.1", solution)
 
@@ -487,8 +497,8 @@ sandbox.teach.check("06.1", solution)
 # The same squares, now from four `threading.Thread`s that your function starts: thread `d`
 # does all of device `d`'s work (set_device, stream, buffers, copies, `square[8, stream]`,
 # synchronize, read, free, reset) and puts its square at index `d` of a list your function
-# made. Your function only calls `acl.init()`, starts the threads, joins them, calls
-# `acl.finalize()` and returns the list. The grader wants:
+# made. Your function only starts the threads, joins them and returns the list. The grader
+# wants:
 #
 # * each square right, computed on its device and copied back from there;
 # * kernels launched from exactly 4 threads of 1 process, each thread on one device, each
@@ -503,7 +513,7 @@ sandbox.teach.check("06.1", solution)
 #
 # 同样的平方，现在由你的函数启动的四个 `threading.Thread` 完成：线程 `d` 做设备 `d` 的全部工作（set_device、流、缓冲区、
 # 拷贝、`square[8, stream]`、同步、读取、释放、复位），并把它的平方结果放在你的函数创建的列表的第 `d` 个位置。你的函数
-# 只调用 `acl.init()`、启动线程、join 它们、调用 `acl.finalize()` 并返回列表。评分器要求：
+# 只启动线程、join 它们并返回列表。评分器要求：
 #
 # * 每个平方结果正确，在它的设备上计算，并从那里拷回；
 # * 核函数由 1 个进程的恰好 4 个线程下发，每个线程对应一个设备，每个设备由一个线程负责，解答自己的线程不下发；
@@ -535,20 +545,18 @@ def solution(chunks):
         acl.rt.destroy_stream(stream)
         acl.rt.reset_device(d)
 
-    acl.init()
     threads = [threading.Thread(target=one_device, args=(d, x), name=f"dev{d}")
                for d, x in zip(DEVICES, chunks)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    acl.finalize()
     return squares
     ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "ex06_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("06.2", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("06.2", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("06.2", solution)
 
@@ -560,10 +568,11 @@ sandbox.teach.check("06.2", solution)
 #
 # The grader's machine has **one** device. `chunks` holds two chunks; square each in a
 # process of its own on device 0: start both with `sandbox.spawn_process(fn, ...)`, then join
-# both. Each process does `acl.init()`, `set_device(0)`, its stream, buffers, copies, kernel,
-# synchronize and clean-up, `acl.finalize()`, and puts its square at its index of a list your
-# function made (simulated processes share the Python interpreter, so a list works as the way
-# back). The grader wants:
+# both. A spawned process has a runtime of its own, which the grader did not open: each
+# process does `acl.init()`, `set_device(0)`, its stream, buffers, copies, kernel, synchronize
+# and clean-up, `acl.finalize()`, and puts its square at its index of a list your function
+# made (simulated processes share the Python interpreter, so a list works as the way back).
+# Your function itself only spawns, joins and returns. The grader wants:
 #
 # * both squares right, computed on device 0 and copied back from there;
 # * the kernels launched by 2 spawned processes, one chunk each, none by your function's
@@ -577,9 +586,10 @@ sandbox.teach.check("06.2", solution)
 # *练习内容：* `sandbox.spawn_process`：各有自己运行时的进程，同时共享一个设备及其 AI Core。
 #
 # 评分器的机器只有**一个**设备。`chunks` 包含两块数据；在设备 0 上，每块在一个自己的进程中求平方：用
-# `sandbox.spawn_process(fn, ...)` 启动两个进程，然后 join 两者。每个进程执行 `acl.init()`、`set_device(0)`、它的流、
-# 缓冲区、拷贝、核函数、同步和清理、`acl.finalize()`，并把它的平方结果放到你的函数创建的列表中它的位置（模拟进程共享
-# Python 解释器，所以列表可以作为返回的途径）。评分器要求：
+# `sandbox.spawn_process(fn, ...)` 启动两个进程，然后 join 两者。新启动的进程有自己的运行时，评分器没有为它打开：每个
+# 进程执行 `acl.init()`、`set_device(0)`、它的流、缓冲区、拷贝、核函数、同步和清理、`acl.finalize()`，并把它的平方结果
+# 放到你的函数创建的列表中它的位置（模拟进程共享 Python 解释器，所以列表可以作为返回的途径）。你的函数本身只负责启动、
+# join 和返回。评分器要求：
 #
 # * 两个平方结果都正确，在设备 0 上计算，并从那里拷回；
 # * 核函数由 2 个新启动的进程下发，每个一块，你的函数自己的进程不下发；
@@ -589,7 +599,8 @@ sandbox.teach.check("06.2", solution)
 # %% nbgrader={"grade": false, "grade_id": "ex06_3", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(chunks):
     """Square each of the two chunks in a process of its own, both on device 0, side by side."""
-    # TODO: write the body of one process, spawn two of them, join both, return the list.
+    # TODO: write the body of one process (a process of its own: it calls acl.init() and
+    # acl.finalize() itself), spawn two of them, join both, return the list.
     # Hint: how many blocks can each kernel have so that two fit on 24 cores at once?
     ### BEGIN SOLUTION
     squares = [None] * len(chunks)
@@ -620,7 +631,7 @@ def solution(chunks):
 
 # %% nbgrader={"grade": true, "grade_id": "ex06_3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("06.3", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("06.3", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("06.3", solution)
 

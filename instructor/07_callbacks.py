@@ -438,13 +438,19 @@ print(acl.get_recent_err_msg())
 # machine too; join them before you return. The cells below hold stubs, so their verdict is
 # `✘` until you write the code.
 #
+# Before it calls your function, the grader opens the board: `acl.init()` has run and device 0
+# is set on your function's thread. Your function creates and releases what it uses (streams,
+# events, memory, other devices): a solution does not call `acl.init()` (a second `aclInit`
+# fails with 100002, `ACL_ERROR_REPEAT_INITIALIZE`).
+#
 # Both exercises run the same pipeline: 8 batches of `N` float32 values, each copied in,
 # doubled on the AI Core and copied back into its own slice of a pinned output buffer. Then
 # the host post-processes each batch with `summarise(i, x)`, which the grader hands to your
 # function: it returns the sum of batch `i`'s results `x` (a numpy array), and it notes
-# **where** it ran and **what** it was given. The helpers below open the board, queue one
-# batch and close the board; `out[i]` is a numpy view of batch `i`'s slice of the output
-# buffer, made once before any copy, so a callback can read it without a runtime call.
+# **where** it ran and **what** it was given. The helpers below set up the pipeline on the
+# open board (a stream, the pinned input and output buffers, one device buffer), queue one
+# batch, and clean up what `set_up` made; `out[i]` is a numpy view of batch `i`'s slice of the
+# output buffer, made once before any copy, so a callback can read it without a runtime call.
 
 # %% [markdown] lang="zh"
 # 修正方法：从另一个线程服务这条流（上面的上报线程模式），把回调设为 NO_BLOCK，或者在同步之前调用 `process_report`。
@@ -455,10 +461,15 @@ print(acl.get_recent_err_msg())
 # 函数，每次使用新生成的批次数据，并根据 trace 评判整次运行。你的函数启动的线程也在那台机器上运行；返回之前 join 它们。
 # 下面的单元是空白模板，所以在你写代码之前结论都是 `✘`。
 #
+# 调用你的函数之前，评分器先打开板卡：`acl.init()` 已经运行，设备 0 已在你的函数所在的线程上设置好。你的函数自己
+# 创建并释放它用到的东西（流、事件、内存、其他设备）：解答不调用 `acl.init()`（第二次 `aclInit` 会以 100002
+# `ACL_ERROR_REPEAT_INITIALIZE` 失败）。
+#
 # 两个练习运行同一条流水线：8 个批次，每批 `N` 个 float32 值，各自拷入，在 AI Core 上翻倍，再拷回到锁页输出缓冲区中
 # 属于它的那一段。然后 Host 用 `summarise(i, x)` 对每个批次做后处理，这个函数由评分器交给你的函数：它返回批次 `i` 的
-# 结果 `x`（一个 numpy 数组）之和，并记下它在**哪里**运行、得到了**什么**。下面的辅助函数打开板卡、放入一个批次、关闭
-# 板卡；`out[i]` 是输出缓冲区中批次 `i` 那一段的 numpy 视图，在任何拷贝之前就已创建，所以回调无需调用运行时就能读取它。
+# 结果 `x`（一个 numpy 数组）之和，并记下它在**哪里**运行、得到了**什么**。下面的辅助函数在已打开的板卡上搭建流水线
+# （一条流、锁页的输入和输出缓冲区、一块设备缓冲区）、放入一个批次，以及清理 `set_up` 创建的东西；`out[i]` 是输出缓冲区中
+# 批次 `i` 那一段的 numpy 视图，在任何拷贝之前就已创建，所以回调无需调用运行时就能读取它。
 
 # %%
 BATCHES, N = 8, 64 * 1024                       # 8 batches of 64 Ki float32 (256 KiB)
@@ -470,11 +481,9 @@ def double(x: "float32*", n: int):
     x[:n] *= 2
 
 
-def open_board(batches):
-    """acl.init, device 0, a stream, pinned input (holding the batches) and output buffers,
-    one device buffer, and out: a numpy view of the output, one row per batch."""
-    acl.init()
-    acl.rt.set_device(0)
+def set_up(batches):
+    """On device 0, already set: a stream, pinned input (holding the batches) and output
+    buffers, one device buffer, and out: a numpy view of the output, one row per batch."""
     stream, _ = acl.rt.create_stream()
     host_in, _ = acl.rt.malloc_host(BATCHES * NB)
     host_out, _ = acl.rt.malloc_host(BATCHES * NB)
@@ -491,37 +500,41 @@ def queue_batch(i, stream, host_in, host_out, dev):
     acl.rt.memcpy_async(host_out + i * NB, NB, dev, NB, D2H, stream)
 
 
-def close_board(stream, host_in, host_out, dev):
+def clean_up(stream, host_in, host_out, dev):
+    """Free and destroy what set_up made (the board stays open)."""
     acl.rt.free(dev)
     acl.rt.free_host(host_out)
     acl.rt.free_host(host_in)
     acl.rt.destroy_stream(stream)
-    acl.rt.reset_device(0)
-    acl.finalize()
 
 # %% [markdown]
 # The plain way waits for each batch with a synchronize and post-processes on the main
 # thread. It is correct, but the host stops eight times, and cannot queue batch *i + 1* while
-# it waits for batch *i*:
+# it waits for batch *i*. (It runs on your own machine, so the cell opens the board itself,
+# as the grader does before a solution, and closes it at the end.)
 
 # %% [markdown] lang="zh"
 # 朴素的做法用一次同步等待每个批次，并在主线程上做后处理。它是正确的，但 Host 停了八次，而且在等待批次 *i* 时无法放入
-# 批次 *i + 1*：
+# 批次 *i + 1*。（它运行在你自己的机器上，所以这个单元像评分器在调用解答之前那样自己打开板卡，并在最后关闭它。）
 
 # %%
 def sync_each(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = []
     for i in range(BATCHES):
         queue_batch(i, stream, host_in, host_out, dev)
         acl.rt.synchronize_stream(stream)              # the host waits for every batch
         sums.append(summarise(i, out[i]))
-    close_board(stream, host_in, host_out, dev)
+    clean_up(stream, host_in, host_out, dev)
     return sums
 
 
 sandbox.configure("ascend910b")
+acl.init()                                         # the board: what the grader opens for a solution
+acl.rt.set_device(0)
 sums = sync_each(np.ones((BATCHES, N), np.float32), lambda i, x: float(x.sum()))
+acl.rt.reset_device(0)
+acl.finalize()
 print(f"sums {sums[:3]} ...; synchronize calls: {teach.sync_calls()}")
 
 # %% [markdown]
@@ -558,12 +571,12 @@ print(f"sums {sums[:3]} ...; synchronize calls: {teach.sync_calls()}")
 # %% nbgrader={"grade": false, "grade_id": "ex07_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(batches, summarise):
     """Double the 8 batches on the device; summarise each in a host function; return the sums."""
-    # TODO: open_board(batches); for each batch: queue_batch, then acl.rt.launch_host_func(
-    # stream, fn, i) with an fn that stores summarise(i, out[i]); one synchronize; close_board.
+    # TODO: set_up(batches); for each batch: queue_batch, then acl.rt.launch_host_func(
+    # stream, fn, i) with an fn that stores summarise(i, out[i]); one synchronize; clean_up.
     # Hint: the host function runs on the runtime's thread: it may read out[i] but must not
     # call the runtime.
     ### BEGIN SOLUTION
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
 
     def post_process(i):                               # runs on the runtime's thread
@@ -573,13 +586,13 @@ def solution(batches, summarise):
         queue_batch(i, stream, host_in, host_out, dev)
         acl.rt.launch_host_func(stream, post_process, i)
     acl.rt.synchronize_stream(stream)
-    close_board(stream, host_in, host_out, dev)
+    clean_up(stream, host_in, host_out, dev)
     return sums
     ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "ex07_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("07.1", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("07.1", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("07.1", solution)
 
@@ -623,12 +636,12 @@ sandbox.teach.check("07.1", solution)
 # %% nbgrader={"grade": false, "grade_id": "ex07_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(batches, summarise):
     """Double the 8 batches on the device; summarise each in a callback; return the sums."""
-    # TODO: open_board; a report thread subscribed to the stream; for each batch: queue_batch,
+    # TODO: set_up; a report thread subscribed to the stream; for each batch: queue_batch,
     # then acl.rt.launch_callback(fn, i, block_type, stream); one synchronize; stop and join
-    # the thread; acl.rt.unsubscribe_report(thread.ident, stream); close_board.
+    # the thread; acl.rt.unsubscribe_report(thread.ident, stream); clean_up.
     # Hint: a callback needs a thread that calls aclrtProcessReport, or it never runs.
     ### BEGIN SOLUTION
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
 
     def post_process(i):                               # runs on the report thread
@@ -642,13 +655,13 @@ def solution(batches, summarise):
     acl.rt.synchronize_stream(stream)
     server.stop()
     acl.rt.unsubscribe_report(server.thread.ident, stream)
-    close_board(stream, host_in, host_out, dev)
+    clean_up(stream, host_in, host_out, dev)
     return sums
     ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "ex07_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("07.2", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("07.2", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("07.2", solution)
 

@@ -620,7 +620,7 @@ def solution(x, stream):
 
 # %% nbgrader={"grade": true, "grade_id": "ex08_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("08.1", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("08.1", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("08.1", solution)
 
@@ -692,7 +692,7 @@ def solution(x, stream):
 
 # %% nbgrader={"grade": true, "grade_id": "ex08_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("08.2", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("08.2", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("08.2", solution)
 
@@ -773,7 +773,7 @@ def solution(a, b, stream):
 
 # %% nbgrader={"grade": true, "grade_id": "ex08_3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("08.3", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("08.3", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("08.3", solution)
 

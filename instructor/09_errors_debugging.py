@@ -590,7 +590,7 @@ def solution(x, stream):
 
 # %% nbgrader={"grade": true, "grade_id": "ex09_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("09.1", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("09.1", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("09.1", solution)
 

@@ -351,7 +351,10 @@ for e in events:
 #
 # `racy(x)` below loads two batches (`x[0]`, `x[1]`, float32, `N` each) on a copy stream and
 # scales them on a compute stream, but nothing orders the two streams, and it reads the results
-# before waiting. The grader's verdict names the hazards and the wrong values. Write
+# before waiting. The grader's verdict names the hazards and the wrong values, and each `✘` line
+# the tasks it is about; `verdict.show()` draws the grader's own run of `racy` as a timeline
+# with those tasks outlined (your machine above was not used, so `sandbox.hazards()` there has
+# nothing of it). Write
 # `solution(x)` that returns `2 * x` (shape `(2, N)`) with the same shape of program. Graded:
 #
 # * no hazard, and the answer right, computed by kernels and copied back from the device;
@@ -375,7 +378,9 @@ for e in events:
 # *练习内容：* 读懂数据竞争报告，并用运行时保证的排序修正它：两条流之间的事件，以及 Host 读取之前的一次同步。
 #
 # 下面的 `racy(x)` 在拷贝流上加载两个批次（`x[0]`、`x[1]`，float32，各 `N` 个），在计算流上对它们做缩放，但没有任何东西为两条流
-# 排序，而且它在等待之前就读取了结果。评分器的结论指出了数据竞争和错误的值。写出 `solution(x)`，以同样结构的程序返回 `2 * x`
+# 排序，而且它在等待之前就读取了结果。评分器的结论指出了数据竞争和错误的值，每个 `✘` 行还列出它涉及的任务；`verdict.show()`
+# 把评分器自己运行 `racy` 的过程画成时间线，并框出这些任务（上面你自己的机器没有被使用，所以那里的 `sandbox.hazards()`
+# 里没有这次运行的内容）。写出 `solution(x)`，以同样结构的程序返回 `2 * x`
 # （形状 `(2, N)`）。评判内容：
 #
 # * 没有数据竞争，答案正确，由核函数计算并从设备拷回；
@@ -401,7 +406,9 @@ def racy(x):
     return out
 
 
-print(sandbox.teach.check("09b.1", racy))
+verdict = sandbox.teach.check("09b.1", racy)
+print(verdict)
+verdict.show()  # the grader's run of racy: the tasks of its ✘ lines outlined
 
 # %% nbgrader={"grade": false, "grade_id": "ex09b_1", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(x):
@@ -430,7 +437,7 @@ def solution(x):
 
 # %% nbgrader={"grade": true, "grade_id": "ex09b_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("09b.1", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("09b.1", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("09b.1", solution)
 

@@ -502,7 +502,7 @@ def solution(x):
 
 # %% nbgrader={"grade": true, "grade_id": "ex10_1_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("10.1", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("10.1", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("10.1", solution)
 
@@ -569,7 +569,7 @@ def solution(x):
 
 # %% nbgrader={"grade": true, "grade_id": "ex10_2_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("10.2", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("10.2", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("10.2", solution)
 
@@ -643,7 +643,7 @@ def solution(x):
 
 # %% nbgrader={"grade": true, "grade_id": "ex10_3_check", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 ### BEGIN HIDDEN TESTS
-assert (grade := sandbox.teach.check("10.3", solution)).passed, str(grade)
+assert (grade := sandbox.teach.check("10.3", solution, isolated=True)).passed, str(grade)
 ### END HIDDEN TESTS
 sandbox.teach.check("10.3", solution)
 

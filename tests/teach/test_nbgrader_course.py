@@ -64,6 +64,18 @@ HOST_COMPUTED = """def solution(a, b):
     return a + b
 """
 
+# the lazy answer, and a notebook-level patch that makes every judge of the notebook's process pass:
+# the hidden tests check in a fresh interpreter (isolated=True), which the patch does not reach
+TAMPERED = (
+    HOST_COMPUTED
+    + """
+import sandbox.teach.grading as _g
+from sandbox.teach.checks import Check as _Check
+_g.Run.computed = lambda self, *a, **k: iter([_Check("computed on the device from the inputs", True, "")])
+_g.Run.from_device = lambda self, *a, **k: _Check("the answer came from the device", True, "")
+"""
+)
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -75,6 +87,7 @@ def test_autograde_gives_the_reference_full_marks_and_wrong_work_none(tmp_path, 
     _submit(tmp_path, name, "reference", lambda gid, mine, ref: ref)
     _submit(tmp_path, name, "stub", lambda gid, mine, ref: mine)
     _submit(tmp_path, name, "lazy", lambda gid, mine, ref: HOST_COMPUTED if gid == "ex01_1" else ref)
+    _submit(tmp_path, name, "tampered", lambda gid, mine, ref: TAMPERED if gid == "ex01_1" else ref)
     done = subprocess.run(  # the README's route: files in submitted/, autograde (it adds the students)
         [sys.executable, "-m", "nbgrader", "autograde", name, "--force"],
         cwd=tmp_path,
@@ -84,10 +97,10 @@ def test_autograde_gives_the_reference_full_marks_and_wrong_work_none(tmp_path, 
     )
     assert done.returncode == 0, done.stderr[-3000:]
     with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gb:
-        scores = {s: gb.find_submission(name, s).score for s in ("reference", "stub", "lazy")}
+        scores = {s: gb.find_submission(name, s).score for s in ("reference", "stub", "lazy", "tampered")}
         full = gb.find_submission(name, "reference").max_score
     assert full == 2
-    assert scores == {"reference": 2, "stub": 0, "lazy": 1}
+    assert scores == {"reference": 2, "stub": 0, "lazy": 1, "tampered": 1}
     feedback = subprocess.run(
         [sys.executable, "-m", "nbgrader", "generate_feedback", name],
         cwd=tmp_path,

@@ -51,8 +51,6 @@ def solution(a, b):
 """,
         "event_recorded_before_the_kernel": """
 def solution(a, b):
-    acl.init()
-    acl.rt.set_device(0)
     s, _ = acl.rt.create_stream()
     ha, hb, hc = (acl.rt.malloc_host(NBYTES)[0] for _ in range(3))
     da, db, dc = (acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)[0] for _ in range(3))

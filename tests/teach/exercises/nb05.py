@@ -9,7 +9,6 @@ SOLUTIONS = solutions("05")
 # A broadcast's set-up, shared by several cases: device 0's buffer holds data; dsts[d] on device d.
 _BROADCAST_SETUP = """
 def setup(data, targets=(1, 2, 3)):
-    acl.init()
     dsts = {}
     for d in targets:
         acl.rt.set_device(d)
@@ -23,7 +22,6 @@ def setup(data, targets=(1, 2, 3)):
 # An exchange's set-up: mine[d] holds a (d = 0) or b (d = 1), theirs[d] is empty.
 _EXCHANGE_SETUP = """
 def setup(a, b, enable=(0, 1)):
-    acl.init()
     mine, theirs, streams = {}, {}, {}
     for d, x in ((0, a), (1, b)):
         acl.rt.set_device(d)
@@ -38,9 +36,24 @@ def setup(a, b, enable=(0, 1)):
 
 MISTAKES = {
     "05.1": {
+        "calls_acl_init_itself": """
+def solution():
+    acl.init()                                   # ✘ runtime errors: 100002, hint BOARD_OPENED (the grader's)
+    acl.rt.set_device(0)
+    s0, _ = acl.rt.create_stream()
+    e0, _ = acl.rt.create_event()
+    b0, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    work[8, s0](b0)
+    acl.rt.record_event(e0, s0)
+    acl.rt.set_device(1)
+    s1, _ = acl.rt.create_stream()
+    b1, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.rt.synchronize_event(e0)
+    work[8, s1](b1)
+    acl.rt.synchronize_stream(s1)
+""",
         "stream_waits_for_another_devices_event": """
 def solution():
-    acl.init()
     acl.rt.set_device(0)
     s0, _ = acl.rt.create_stream()
     e0, _ = acl.rt.create_event()
@@ -56,7 +69,6 @@ def solution():
 """,
         "synchronize_an_event_recorded_before_the_kernel": """
 def solution():
-    acl.init()
     acl.rt.set_device(0)
     s0, _ = acl.rt.create_stream()
     e0, _ = acl.rt.create_event()
@@ -74,7 +86,6 @@ def solution():
 """,
         "no_wait_devices_opened_first": """
 def solution():
-    acl.init()
     bufs, streams = {}, {}
     for d in (1, 0):
         acl.rt.set_device(d)
@@ -87,7 +98,6 @@ def solution():
 """,
         "no_wait_but_a_slow_set_device": """
 def solution():
-    acl.init()
     acl.rt.set_device(0)
     s0, _ = acl.rt.create_stream()
     b0, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
@@ -100,7 +110,6 @@ def solution():
 """,
         "fixed_delay_instead_of_a_wait": """
 def solution():
-    acl.init()
     bufs, streams = {}, {}
     for d in (1, 0):
         acl.rt.set_device(d)
@@ -114,7 +123,6 @@ def solution():
 """,
         "waits_on_device_1s_idle_stream": """
 def solution():
-    acl.init()
     bufs, streams = {}, {}
     for d in (1, 0):
         acl.rt.set_device(d)
@@ -128,7 +136,6 @@ def solution():
 """,
         "both_on_device_0": """
 def solution():
-    acl.init()
     acl.rt.set_device(0)
     s0, _ = acl.rt.create_stream()
     b0, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
@@ -139,7 +146,6 @@ def solution():
 """,
         "no_device_work": """
 def solution():
-    acl.init()
     acl.rt.set_device(0)
     acl.rt.set_device(1)
 """,
@@ -147,7 +153,6 @@ def solution():
     "05.2": {
         "gather_into_device_0": """
 def solution(data):
-    acl.init()
     srcs, streams = {}, {}
     acl.rt.set_device(0)
     dst0, _ = acl.rt.malloc(N, P2P)
@@ -167,7 +172,6 @@ def solution(data):
 """,
         "upload_to_every_device_from_the_host": """
 def solution(data):
-    acl.init()
     out = {}
     for d in (0, 1, 2, 3):
         acl.rt.set_device(d)
@@ -316,7 +320,6 @@ def solution(a, b):
 """,
         "swapped_on_the_host": """
 def solution(a, b):
-    acl.init()
     out = {}
     for d, x in ((0, b), (1, a)):
         acl.rt.set_device(d)
@@ -340,7 +343,6 @@ VARIANTS = {
     "05.1": {
         "synchronize_device_0s_stream": """
 def solution():
-    acl.init()
     acl.rt.set_device(0)
     s0, _ = acl.rt.create_stream()
     b0, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
@@ -354,7 +356,6 @@ def solution():
 """,
         "poll_the_event_from_device_1": """
 def solution():
-    acl.init()
     bufs, streams = {}, {}
     for d in (1, 0):
         acl.rt.set_device(d)
@@ -371,7 +372,6 @@ def solution():
 """,
         "device_1_in_a_thread_of_its_own": """
 def solution():
-    acl.init()
     acl.rt.set_device(0)
     s0, _ = acl.rt.create_stream()
     e0, _ = acl.rt.create_event()

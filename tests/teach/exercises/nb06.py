@@ -40,7 +40,6 @@ def square(x: "float32*", n: int):              # the notebook's name and cost, 
 
 
 def solution(chunks):
-    acl.init()
     queued = []
     for d, x in zip(DEVICES, chunks):
         acl.rt.set_device(d)
@@ -61,13 +60,11 @@ def solution(chunks):
         acl.rt.free_host(host)
         acl.rt.destroy_stream(stream)
         acl.rt.reset_device(d)
-    acl.finalize()
     return squares
 """,
         "host_computed_answer": _DEVICE_WORK
         + """
 def solution(chunks):
-    acl.init()
     work = [queue_square(d, np.zeros(N, np.float32)) for d in DEVICES]   # token device work
     for w in work:
         collect(*w)
@@ -80,20 +77,17 @@ def solution(chunks):
         "synchronize_before_switching": _DEVICE_WORK
         + """
 def solution(chunks):
-    acl.init()
     return [collect(*queue_square(d, x)) for d, x in zip(DEVICES, chunks)]
 """,
         "everything_on_device_0": _DEVICE_WORK
         + """
 def solution(chunks):
-    acl.init()
     work = [queue_square(0, x) for x in chunks]
     return [collect(*w) for w in work]
 """,
         "a_thread_per_device_instead": _DEVICE_WORK
         + """
 def solution(chunks):
-    acl.init()
     out = [None] * 4
     def body(d, x):
         out[d] = collect(*queue_square(d, x))
@@ -106,7 +100,6 @@ def solution(chunks):
 """,
         "missing_synchronize": """
 def solution(chunks):
-    acl.init()
     out = []
     for d, x in zip(DEVICES, chunks):
         acl.rt.set_device(d)
@@ -125,7 +118,6 @@ def solution(chunks):
         "threads_started_but_work_on_one_thread": _DEVICE_WORK
         + """
 def solution(chunks):
-    acl.init()
     def body(d):
         acl.rt.set_device(d)
     ts = [threading.Thread(target=body, args=(d,)) for d in DEVICES]
@@ -138,7 +130,6 @@ def solution(chunks):
 """,
         "set_device_not_in_the_thread": """
 def solution(chunks):
-    acl.init()
     out = [None] * 4
     def body(d, x):                          # the main thread set the device, not this one
         stream, _ = acl.rt.create_stream()
@@ -163,7 +154,6 @@ def solution(chunks):
         "threads_joined_one_by_one": _DEVICE_WORK
         + """
 def solution(chunks):
-    acl.init()
     out = [None] * 4
     def body(d, x):
         out[d] = collect(*queue_square(d, x))
@@ -176,7 +166,6 @@ def solution(chunks):
         "thread_left_running": _DEVICE_WORK
         + """
 def solution(chunks):
-    acl.init()
     out = [None] * 4
     def body(d, x):
         out[d] = collect(*queue_square(d, x))
@@ -190,7 +179,6 @@ def solution(chunks):
         "host_computed_answer": _DEVICE_WORK
         + """
 def solution(chunks):
-    acl.init()
     def body(d, x):
         collect(*queue_square(d, np.ones(N, np.float32)))                # token device work
     ts = [threading.Thread(target=body, args=(d, x)) for d, x in zip(DEVICES, chunks)]
@@ -215,7 +203,6 @@ def solution(chunks):
         "thread_started_with_missing_arguments": _DEVICE_WORK
         + """
 def solution(chunks):
-    acl.init()
     out = [None] * 4
     def body(d, x):
         out[d] = collect(*queue_square(d, x))
@@ -229,7 +216,6 @@ def solution(chunks):
         "two_threads_two_devices_each": _DEVICE_WORK
         + """
 def solution(chunks):
-    acl.init()
     out = [None] * 4
     def body(ds):
         work = [queue_square(d, chunks[d]) for d in ds]
@@ -245,7 +231,6 @@ def solution(chunks):
         "main_thread_drives_device_0": _DEVICE_WORK
         + """
 def solution(chunks):
-    acl.init()
     out = [None] * 4
     def body(d, x):
         out[d] = collect(*queue_square(d, x))
@@ -255,6 +240,21 @@ def solution(chunks):
     out[0] = collect(*queue_square(0, chunks[0]))
     for t in ts:
         t.join()
+    return out
+""",
+        "acl_init_and_finalize_around_the_threads": _DEVICE_WORK
+        + """
+def solution(chunks):
+    out = [None] * 4
+    def body(d, x):
+        out[d] = collect(*queue_square(d, x))
+    acl.init()                                   # ✘ runtime errors: 100002, hint BOARD_OPENED (the grader's)
+    ts = [threading.Thread(target=body, args=(d, x)) for d, x in zip(DEVICES, chunks)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    acl.finalize()
     return out
 """,
     },
@@ -275,7 +275,6 @@ def solution(chunks):
         "threads_not_processes": _DEVICE_WORK
         + """
 def solution(chunks):
-    acl.init()
     out = [None] * 2
     def body(i, x):
         out[i] = collect(*queue_square(0, x, block_dim=12))
@@ -379,7 +378,6 @@ VARIANTS = {
         "poll_each_device_with_stream_query": _DEVICE_WORK
         + """
 def solution(chunks):
-    acl.init()
     work = [queue_square(d, x) for d, x in zip(DEVICES, chunks)]
     out = []
     for d, stream, host, dev in work:
@@ -391,7 +389,6 @@ def solution(chunks):
 """,
         "default_stream_and_synchronize_device": """
 def solution(chunks):
-    acl.init()
     bufs = []
     for d, x in zip(DEVICES, chunks):
         acl.rt.set_device(d)
@@ -411,7 +408,6 @@ def solution(chunks):
 """,
         "devices_in_reverse_order_one_carved_host_buffer": """
 def solution(chunks):
-    acl.init()
     acl.rt.set_device(0)
     host, _ = acl.rt.malloc_host(4 * NBYTES)
     view = acl.util.ptr_to_numpy(host, (4, N), np.float32)
@@ -444,14 +440,12 @@ class DeviceThread(threading.Thread):
 
 
 def solution(chunks):
-    acl.init()
     out = [None] * 4
     ts = [DeviceThread(d, x, out) for d, x in zip(DEVICES, chunks)]
     for t in ts:
         t.start()
     for t in ts:
         t.join()
-    acl.finalize()
     return out
 """,
         "thread_pool_of_four": _DEVICE_WORK
@@ -460,7 +454,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 
 def solution(chunks):
-    acl.init()
     with ThreadPoolExecutor(max_workers=4) as pool:
         futures = [pool.submit(lambda d, x: collect(*queue_square(d, x)), d, x) for d, x in zip(DEVICES, chunks)]
         return [f.result() for f in futures]
@@ -468,7 +461,6 @@ def solution(chunks):
         "acl_util_start_thread": _DEVICE_WORK
         + """
 def solution(chunks):
-    acl.init()
     out = [None] * 4
     def body(args):
         d, x = args
@@ -480,7 +472,6 @@ def solution(chunks):
 """,
         "threads_poll_with_events": """
 def solution(chunks):
-    acl.init()
     out = [None] * 4
     def body(d, x):
         acl.rt.set_device(d)

@@ -8,9 +8,26 @@ SOLUTIONS = solutions("07")
 
 MISTAKES = {
     "07.1": {
+        "opens_and_closes_the_board_itself": """
+def solution(batches, summarise):
+    acl.init()                                   # ✘ runtime errors: 100002, hint BOARD_OPENED (the grader's)
+    acl.rt.set_device(0)
+    stream, host_in, host_out, dev, out = set_up(batches)
+    sums = [None] * BATCHES
+    def post(i):
+        sums[i] = summarise(i, out[i])
+    for i in range(BATCHES):
+        queue_batch(i, stream, host_in, host_out, dev)
+        acl.rt.launch_host_func(stream, post, i)
+    acl.rt.synchronize_stream(stream)
+    clean_up(stream, host_in, host_out, dev)
+    acl.rt.reset_device(0)
+    acl.finalize()
+    return sums
+""",
         "host_computed_argument": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
 
     def post_process(i):
@@ -20,12 +37,12 @@ def solution(batches, summarise):
         queue_batch(i, stream, host_in, host_out, dev)
         acl.rt.launch_host_func(stream, post_process, i)
     acl.rt.synchronize_stream(stream)
-    close_board(stream, host_in, host_out, dev)
+    clean_up(stream, host_in, host_out, dev)
     return sums
 """,
         "processing_on_the_host_after_synchronize": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     for i in range(BATCHES):
         queue_batch(i, stream, host_in, host_out, dev)
     acl.rt.synchronize_stream(stream)
@@ -33,7 +50,7 @@ def solution(batches, summarise):
 """,
         "host_func_before_the_copy_back": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(i):
         sums[i] = summarise(i, out[i])
@@ -47,7 +64,7 @@ def solution(batches, summarise):
 """,
         "one_host_func_for_all_batches": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(_):
         for i in range(BATCHES):
@@ -60,7 +77,7 @@ def solution(batches, summarise):
 """,
         "synchronize_after_every_batch": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(i):
         sums[i] = summarise(i, out[i])
@@ -72,7 +89,7 @@ def solution(batches, summarise):
 """,
         "host_func_raises": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(i):
         sums[i] = summarise(i, host_out + i * NB)      # a pointer, not the array
@@ -84,7 +101,7 @@ def solution(batches, summarise):
 """,
         "host_computed_answer": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     for i in range(BATCHES):
         queue_batch(i, stream, host_in, host_out, dev)
         acl.rt.launch_host_func(stream, lambda i: None, i)
@@ -97,7 +114,7 @@ def solution(batches, summarise):
 """,
         "read_the_input_not_the_output": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     inp = acl.util.ptr_to_numpy(host_in, (BATCHES, N), np.float32)
     sums = [None] * BATCHES
     def post(i):
@@ -110,9 +127,28 @@ def solution(batches, summarise):
 """,
     },
     "07.2": {
+        "opens_the_board_itself": """
+def solution(batches, summarise):
+    acl.init()                                   # ✘ runtime errors besides report timeouts: 100002, hint BOARD_OPENED
+    acl.rt.set_device(0)
+    stream, host_in, host_out, dev, out = set_up(batches)
+    sums = [None] * BATCHES
+    def post(i):
+        sums[i] = summarise(i, out[i])
+    server = ReportServer()
+    acl.rt.subscribe_report(server.thread.ident, stream)
+    for i in range(BATCHES):
+        queue_batch(i, stream, host_in, host_out, dev)
+        acl.rt.launch_callback(post, i, NO_BLOCK, stream)
+    acl.rt.synchronize_stream(stream)
+    server.stop()
+    acl.rt.unsubscribe_report(server.thread.ident, stream)
+    clean_up(stream, host_in, host_out, dev)
+    return sums
+""",
         "processing_on_the_host_after_synchronize": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     server = ReportServer()
     acl.rt.subscribe_report(server.thread.ident, stream)
     for i in range(BATCHES):
@@ -125,7 +161,7 @@ def solution(batches, summarise):
 """,
         "callbacks_before_the_copy_back": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(i):
         sums[i] = summarise(i, out[i])
@@ -143,7 +179,7 @@ def solution(batches, summarise):
 """,
         "no_report_thread": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(i):
         sums[i] = summarise(i, out[i])
@@ -155,7 +191,7 @@ def solution(batches, summarise):
 """,
         "subscribed_but_nobody_calls_process_report": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(i):
         sums[i] = summarise(i, out[i])
@@ -169,7 +205,7 @@ def solution(batches, summarise):
 """,
         "one_callback_for_all_batches": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(_):
         for i in range(BATCHES):
@@ -186,7 +222,7 @@ def solution(batches, summarise):
 """,
         "too_few_callbacks": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(i):
         sums[i] = summarise(i, out[i])
@@ -205,7 +241,7 @@ def solution(batches, summarise):
 """,
         "synchronize_after_every_batch": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(i):
         sums[i] = summarise(i, out[i])
@@ -221,7 +257,7 @@ def solution(batches, summarise):
 """,
         "callback_raises": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(data):
         i = data[0]                                     # the user data is i, not [i]
@@ -238,7 +274,7 @@ def solution(batches, summarise):
 """,
         "report_thread_never_stopped": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(i):
         sums[i] = summarise(i, out[i])
@@ -252,7 +288,7 @@ def solution(batches, summarise):
 """,
         "not_unsubscribed": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(i):
         sums[i] = summarise(i, out[i])
@@ -267,7 +303,7 @@ def solution(batches, summarise):
 """,
         "host_functions_instead": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(i):
         sums[i] = summarise(i, out[i])
@@ -284,8 +320,6 @@ VARIANTS = {
     "07.1": {
         "one_output_slot_and_a_tuple_argument": """
 def solution(batches, summarise):
-    acl.init()
-    acl.rt.set_device(0)
     stream, _ = acl.rt.create_stream()
     host_in, _ = acl.rt.malloc_host(BATCHES * NB)
     slot, _ = acl.rt.malloc_host(NB)                   # the host function runs before the next copy
@@ -306,7 +340,7 @@ def solution(batches, summarise):
 """,
         "two_streams_and_polling": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     other, _ = acl.rt.create_stream()
     dev2, _ = acl.rt.malloc(NB, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     sums = [None] * BATCHES
@@ -325,7 +359,7 @@ def solution(batches, summarise):
     "07.2": {
         "block_callbacks_and_list_user_data": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(data):
         sums[data[0]] = summarise(data[0], out[data[0]])
@@ -337,12 +371,12 @@ def solution(batches, summarise):
     acl.rt.synchronize_stream(stream)
     server.stop()
     acl.rt.unsubscribe_report(server.thread.ident, stream)
-    close_board(stream, host_in, host_out, dev)
+    clean_up(stream, host_in, host_out, dev)
     return sums
 """,
         "the_main_thread_serves_its_own_stream": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(i):
         sums[i] = summarise(i, out[i])
@@ -359,7 +393,7 @@ def solution(batches, summarise):
 """,
         "acl_util_thread_counting_its_callbacks": """
 def solution(batches, summarise):
-    stream, host_in, host_out, dev, out = open_board(batches)
+    stream, host_in, host_out, dev, out = set_up(batches)
     sums = [None] * BATCHES
     def post(i):
         sums[i] = summarise(i, out[i])
