@@ -533,7 +533,8 @@ def check(exercise_id: str, solution, isolated: bool = False) -> Grade:
 
         call = _calls.get(exercise.id, 0)
         _calls[exercise.id] = call + 1
-        return _isolated.run(exercise, solution, call)
+        graded = _isolated.run(exercise, solution, call)
+        return graded if isinstance(graded, Grade) else Grade(exercise.id, exercise.title, [graded])
     private = exercise.inputs(_rng(exercise.id))  # the grader's: what the learner does to theirs changes nothing
     inputs = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in private.items()}
     given = {k: v for k, v in inputs.items() if isinstance(v, np.ndarray)}

@@ -28,19 +28,18 @@ import tempfile
 
 from .checks import Check
 
-_CHILD = "sandbox.teach.isolated"
+_CHILD = "sandbox.teach.isolated_child"
 _START_S = 30.0  # real time a fresh interpreter may take to import the sandbox, beyond the exercise's limit
 
 
 def run(exercise, solution, call: int):
     """The grade of ``solution`` for ``exercise``, judged in a fresh interpreter as the
-    ``call``-th check of that exercise (so the inputs are the ones an in-process check gets)."""
+    ``call``-th check of that exercise (so the inputs are the ones an in-process check gets);
+    a run that gave no grade is the ✘ line saying why (a ``Check``)."""
     from sandbox import i18n
 
-    from .grading import Grade
-
-    def cross(detail: str, hint: str) -> Grade:
-        return Grade(exercise.id, exercise.title, [Check("the solution ran", False, detail, hint)])
+    def cross(detail: str, hint: str) -> Check:
+        return Check("the solution ran", False, detail, hint)
 
     try:
         import cloudpickle
@@ -96,22 +95,3 @@ def _package_exercise(exercise) -> bool:
     """Is ``exercise`` one of the package's own (a fresh interpreter knows it by its id)?"""
     module = getattr(exercise.judge, "__module__", "") or ""
     return module.startswith("sandbox.teach.exercise_sets.")
-
-
-def _main(out: str) -> None:
-    """The child: read the solution from stdin, check it, write the grade to ``out``."""
-    exercise, solution, call, language = pickle.loads(sys.stdin.buffer.read())
-    import sandbox
-    from sandbox.teach import grading
-
-    sandbox.set_language(language)
-    if not isinstance(exercise, str):  # an exercise of the teacher's own, carried over
-        exercise = grading.register(exercise).id
-    grading._calls[exercise] = call
-    grade = grading.check(exercise, solution)
-    with open(out, "wb") as f:
-        pickle.dump(grade, f)
-
-
-if __name__ == "__main__":
-    _main(sys.argv[1])
