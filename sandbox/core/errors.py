@@ -1,4 +1,4 @@
-"""Error codes of the real runtime (acl_base_rt.h, rt_error_codes.h) and the sandbox's error type.
+"""Error codes of the real runtime (acl_base_rt.h, rt_error_codes.h, ge_error_codes.h) and the sandbox's error type.
 
 The core raises ``AclError`` for every failure; the facade turns it into the returned
 int and the message of ``acl.get_recent_err_msg()`` (or re-raises it when the learner
@@ -51,6 +51,25 @@ VECTOR_CORE_TRAP_READ_OVERFLOW VECTOR_CORE_TRAP_WRITE_OVERFLOW STREAM_SYNC_TIMEO
 FFTS_PLUS_TIMEOUT FFTS_PLUS_EXCEPTION FFTS_PLUS_TRAP_EXCEPTION SEND_MSG COPY_DATA DEVICE_MEM_ERROR
 HBM_MULTI_BIT_ECC_ERROR SUSPECT_DEVICE_MEM_ERROR LINK_ERROR SUSPECT_REMOTE_ERROR"""
 
+# the graph engine's codes, which the model calls (aclmdl*) return: include/external/acl/error_codes/
+# ge_error_codes.h:34-71 (hicann/runtime), passed through by ACL_GET_ERRCODE_GE (hicann/ge
+# api/acl/common/error_codes_inner.h:17-28)
+_GE = {
+    145000: "PARAM_INVALID", 145001: "EXEC_NOT_INIT", 145002: "EXEC_MODEL_PATH_INVALID",
+    145003: "EXEC_MODEL_ID_INVALID", 145006: "EXEC_MODEL_DATA_SIZE_INVALID", 145007: "EXEC_MODEL_ADDR_INVALID",
+    145008: "EXEC_MODEL_QUEUE_ID_INVALID", 145009: "EXEC_LOAD_MODEL_REPEATED", 145011: "DYNAMIC_INPUT_ADDR_INVALID",
+    145012: "DYNAMIC_INPUT_LENGTH_INVALID", 145013: "DYNAMIC_BATCH_SIZE_INVALID", 145014: "AIPP_BATCH_EMPTY",
+    145015: "AIPP_NOT_EXIST", 145016: "AIPP_MODE_INVALID", 145017: "OP_TASK_TYPE_INVALID",
+    145018: "OP_KERNEL_TYPE_INVALID", 145019: "PLGMGR_PATH_INVALID", 145020: "FORMAT_INVALID",
+    145021: "SHAPE_INVALID", 145022: "DATATYPE_INVALID", 245000: "MEMORY_ALLOCATION",
+    245001: "MEMORY_OPERATE_FAILED", 245002: "DEVICE_MEMORY_OPERATE_FAILED", 345102: "SUBHEALTHY",
+    345103: "USER_RAISE_EXCEPTION", 345104: "DATA_NOT_ALIGNED", 545000: "INTERNAL_ERROR", 545001: "LOAD_MODEL",
+    545002: "EXEC_LOAD_MODEL_PARTITION_FAILED", 545003: "EXEC_LOAD_WEIGHT_PARTITION_FAILED",
+    545004: "EXEC_LOAD_TASK_PARTITION_FAILED", 545005: "EXEC_LOAD_KERNEL_PARTITION_FAILED",
+    545006: "EXEC_RELEASE_MODEL_DATA", 545007: "COMMAND_HANDLE", 545008: "GET_TENSOR_INFO", 545009: "UNLOAD_MODEL",
+    545601: "MODEL_EXECUTE_TIMEOUT", 545602: "REDEPLOYING",
+}
+
 _RT_5079 = {
     507899: "ACL_ERROR_RT_DRV_INTERNAL_ERROR", 507900: "ACL_ERROR_RT_AICPU_INTERNAL_ERROR",
     507901: "ACL_ERROR_RT_SOCKET_CLOSE", 507902: "ACL_ERROR_RT_AICPU_INFO_LOAD_RSP_ERR",
@@ -82,7 +101,8 @@ RT_CODES: dict[str, int] = {
     **_numbered(107000, _RT_107), **_numbered(207000, _RT_207), **_numbered(507000, _RT_507),
     **{name: code for code, name in _RT_5079.items()},
 }
-ALL_CODES: dict[str, int] = {**ACL_CODES, **RT_CODES}
+GE_CODES: dict[str, int] = {f"ACL_ERROR_GE_{word}": code for code, word in _GE.items()}
+ALL_CODES: dict[str, int] = {**ACL_CODES, **RT_CODES, **GE_CODES}
 CODE_NAMES: dict[int, str] = {}
 for _name, _code in ALL_CODES.items():
     CODE_NAMES.setdefault(_code, _name)   # first name wins: ACL_SUCCESS for 0

@@ -34,6 +34,7 @@ KINDS = {
     "notify_wait": "aclrtWaitAndResetNotify: holds its stream until the flag is set, then clears it (core/features/notifies.py)",
     "value_write": "aclrtValueWrite: writes a 64-bit device word, no engine (core/features/notifies.py)",
     "value_wait": "aclrtValueWait: holds its stream until the word satisfies the flag (core/features/notifies.py)",
+    "model": "an offline model's execution on the AI Core pool (core/features/models.py)",
 }
 
 

@@ -50,6 +50,9 @@ class HostCosts:
     query: int = 1 * US  # stream/event query (assumption)
     graph_launch: int = 10 * US  # aclmdlRIExecuteAsync: one submission for the whole graph (assumption)
     capture_call: int = 2 * US  # aclmdlRICapture*/ExchangeMode/Execute/Destroy/DebugJsonPrint (assumption)
+    model_load: int = 20 * MS  # aclmdlLoadFrom*: parsing and task building, before the weights' copy (assumption)
+    model_unload: int = 1 * MS  # aclmdlUnload (assumption)
+    model_execute: int = 10 * US  # aclmdlExecute(Async): one submission for the model's tasks (assumption)
 
 
 @dataclass(frozen=True)

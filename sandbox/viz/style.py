@@ -43,6 +43,7 @@ KIND_COLOURS = {
     "value_wait": "#8C8C8C",
     "callback": GREEN,
     "graph": "#332288",
+    "model": "#117733",  # green (Tol): an offline model's execution, compute like a kernel
     "api": "#C8C8C8",
     "blocked": BLACK,
     "host_callback": GREEN,
@@ -52,6 +53,7 @@ MARKED = "#CC3311"  # the outline of a task a grade's failing criterion names (T
 FAILED = BLACK  # the hatching over a task that ended with an error or was discarded: a shape, not a colour
 KIND_LABELS = {
     "kernel": "kernel (compute)",
+    "model": "model execution (compute)",
     "memcpy_h2d": "copy host → device",
     "memcpy_d2h": "copy device → host",
     "memcpy_d2d": "copy device → device",

@@ -19,6 +19,7 @@ WORDS = {
     "physical": "物理",
     # task kinds in the legend (sandbox.viz.style.KIND_LABELS)
     "kernel (compute)": "核函数（计算）",
+    "model execution (compute)": "模型执行（计算）",
     "copy host → device": "内存拷贝 Host → 设备",
     "copy device → host": "内存拷贝 设备 → Host",
     "copy device → device": "内存拷贝 设备 → 设备",

@@ -24,7 +24,7 @@ PHYSICAL = "physical"
 COPY_KINDS = ("memcpy", "memset")
 HOST_CALLBACK = "host_callback"  # a callback running on a host thread (the stream task
 # that triggers it has kind "callback")
-COMPUTE_KINDS = ("kernel",)
+COMPUTE_KINDS = ("kernel", "model")
 
 
 @dataclass(frozen=True, slots=True)

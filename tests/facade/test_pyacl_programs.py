@@ -86,6 +86,11 @@ class Model:
             self.desc = None
             return
         self.desc = acl.mdl.create_desc()
+        ret = acl.mdl.get_desc(self.desc, self.model_id)
+        print("model", self.model_id, "desc", ret, "inputs", acl.mdl.get_num_inputs(self.desc),
+              "outputs", acl.mdl.get_num_outputs(self.desc))
+        dims, ret = acl.mdl.get_input_dims(self.desc, 0)
+        print(acl.mdl.get_input_name_by_index(self.desc, 0), dims["dims"], acl.mdl.get_input_size_by_index(self.desc, 0))
 
 
 acl.init()
@@ -93,22 +98,23 @@ acl.rt.set_device(0)
 model = Model("./model/resnet50.om")
 if model.desc is None:
     print("message:", acl.get_recent_err_msg().splitlines()[0][:60])
-    dvpp, ret = acl.media.dvpp_malloc(1 << 20)
-    print("dvpp_malloc:", ret, dvpp != 0)
-    print("dvpp_free:", acl.media.dvpp_free(dvpp))
-    channel = acl.media.dvpp_create_channel_desc()
-    print("dvpp channel desc:", channel)
-    acl.rt.reset_device(0)
-    acl.finalize()
+dvpp, ret = acl.media.dvpp_malloc(1 << 20)
+print("dvpp_malloc:", ret, dvpp != 0)
+print("dvpp_free:", acl.media.dvpp_free(dvpp))
+channel = acl.media.dvpp_create_channel_desc()
+print("dvpp channel desc:", channel)
+acl.rt.reset_device(0)
+acl.finalize()
 """
+DVPP = ["dvpp_malloc: 0 True", "dvpp_free: 0", "dvpp channel desc: 0"]
 
 
-def _run(program: str) -> subprocess.CompletedProcess:
+def _run(program: str, cwd=ROOT) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", AS_ACL + textwrap.dedent(program)],
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=cwd,
         timeout=120,
     )
 
@@ -125,17 +131,40 @@ def test_a_memory_program_for_a_board_runs_unchanged_and_reads_its_results_throu
     assert "memory sample done" in done.stderr and "Traceback" not in done.stderr  # the app log's line
 
 
-def test_an_inference_program_stops_at_its_first_call_not_modelled_with_207000_in_pyacl_s_shape():
-    done = _run(INFERENCE)
+def test_an_inference_program_finds_no_model_file_as_on_a_board_and_goes_on_to_its_first_call_not_modelled(tmp_path):
+    done = _run(INFERENCE, tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
-        "load_from_file failed, ret = 207000 id = 0",
-        "message: aclmdlLoadFromFile failed: the sandbox does not model aclmdl",
-        "dvpp_malloc: 0 True",
-        "dvpp_free: 0",
-        "dvpp channel desc: 0",
+        "load_from_file failed, ret = 145002 id = 0",  # ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID
+        "message: aclmdlLoadFromFile failed: model path './model/resnet50.om' ",
+        *DVPP,
     ]
     assert done.stderr == ""
+
+
+def test_an_inference_program_given_a_compiled_om_is_told_how_to_make_a_stand_in(tmp_path):
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "resnet50.om").write_bytes(bytes(range(256)) * 4)  # not a stand-in
+    done = _run(INFERENCE, tmp_path)
+    assert done.stdout.splitlines()[0] == "load_from_file failed, ret = 207000 id = 0"
+    assert done.stdout.splitlines()[1:] == [
+        "message: aclmdlLoadFromFile failed: model file './model/resnet50.om' ",
+        *DVPP,
+    ]
+
+
+def test_an_inference_program_runs_a_stand_in_at_its_model_path_to_its_first_call_not_modelled(tmp_path):
+    from sandbox.models import zoo
+
+    (tmp_path / "model").mkdir()
+    zoo("resnet50").save(tmp_path / "model" / "resnet50.om")
+    done = _run(INFERENCE, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "model 1 desc 0 inputs 1 outputs 1",
+        "data [1, 3, 224, 224] 301056",  # the pyACL ResNet-50 sample's input: float16 NCHW
+        *DVPP,
+    ]
 
 
 @pytest.mark.parametrize("program", [MEMORY, INFERENCE], ids=["memory", "inference"])
