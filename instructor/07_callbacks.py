@@ -370,18 +370,30 @@ print("subscribing the same stream now:", acl.rt.subscribe_report(threading.get_
 # ## Callbacks must not call the runtime
 #
 # The documentation forbids runtime calls (allocation, release, synchronisation, launching)
-# from inside a callback or host function: on hardware they may fail or deadlock. The sandbox
-# makes every such call return **207000** (`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`) at once, with a
-# message, and lists it in the trace as an error. Reading host memory with `acl.util` is not
-# a runtime call and is fine. What a callback *raises* does not crash anything either: it is
-# recorded with the callback's run and in `acl.get_recent_err_msg()` of the report thread.
+# from inside a callback or host function (the runtime API reference, aclrtLaunchCallback and
+# aclrtLaunchHostFunc): a callback that waits for its own stream deadlocks it. The runtime does
+# not refuse them, though. A callback of `aclrtLaunchCallback` runs on **your** report thread,
+# inside its `aclrtProcessReport`, and a call made there works as on a board (the official
+# asynchronous ResNet-50 sample copies each result back in its callback); the sandbox lets it
+# through and reports each such call once as a hazard of kind `callback_call`, so that a grader
+# and you see the rule broken. A host function runs on the runtime's own thread: there the sandbox
+# makes every runtime call return **207000** (`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`) at once, with a
+# message (the sandbox's choice, to show the rule). Reading host memory with `acl.util`, or the
+# data buffers and datasets of a model (`acl.get_data_buffer_addr`, `acl.mdl.get_dataset_buffer`),
+# is not a runtime call and is fine. What a callback *raises* does not crash anything either: it
+# is recorded with the callback's run and in `acl.get_recent_err_msg()` of the report thread.
 
 # %% [markdown] lang="zh"
 # ## 回调不得调用运行时
 #
-# 文档禁止在回调或 Host 函数内部调用运行时（分配、释放、同步、下发）：在硬件上它们可能失败或死锁。沙箱让每个这样的
-# 调用立即返回 **207000**（`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`）并附一条消息，在 trace 中列为错误。用 `acl.util` 读取 Host
-# 内存不是运行时调用，可以使用。回调*抛出*的异常也不会让任何东西崩溃：它会记录在该回调的运行记录中，以及上报线程的
+# 文档禁止在回调或 Host 函数内部调用运行时（分配、释放、同步、下发）（运行时 API 参考中 aclrtLaunchCallback 与
+# aclrtLaunchHostFunc 的说明）：等待自己所在 Stream 的回调会让它死锁。不过运行时并不拒绝这些调用。`aclrtLaunchCallback`
+# 的回调运行在**你自己的**上报线程上，即它的 `aclrtProcessReport` 内部，在那里发出的调用和在开发板上一样能工作（官方的
+# 异步 ResNet-50 样例就在回调中把每个结果拷回）；沙箱放行它，并把每种这样的调用作为一个 `callback_call` 类的数据竞争
+# （hazard）报告一次，让评分器和你都看到规则被打破。Host 函数运行在运行时自己的线程上：在那里沙箱让每个运行时调用立即
+# 返回 **207000**（`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`）并附一条消息（这是沙箱的选择，用来展示这条规则）。用
+# `acl.util` 读取 Host 内存，或读取模型的数据缓冲区和数据集（`acl.get_data_buffer_addr`、`acl.mdl.get_dataset_buffer`），
+# 都不是运行时调用，可以使用。回调*抛出*的异常也不会让任何东西崩溃：它会记录在该回调的运行记录中，以及上报线程的
 # `acl.get_recent_err_msg()` 中。
 
 # %%
@@ -390,15 +402,23 @@ tried = []
 
 
 def greedy(data):
-    tried.append(("aclrtMalloc", acl.rt.malloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)[1]))
-    tried.append(("aclrtSynchronizeDevice", acl.rt.synchronize_device()))
+    ptr, ret = acl.rt.malloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    tried.append(("aclrtMalloc", ret))
+    tried.append(("aclrtFree", acl.rt.free(ptr)))
+
+
+def greedier(data):
+    tried.append(("aclrtMalloc in a host function", acl.rt.malloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)[1]))
 
 
 acl.rt.subscribe_report(threading.get_ident(), stream)
 acl.rt.launch_callback(greedy, None, BLOCK, stream)
 acl.rt.process_report(100)
-print("inside the callback:", tried)
-print(acl.get_recent_err_msg())
+other, _ = acl.rt.create_stream()        # a host function goes on a stream no report thread serves
+acl.rt.launch_host_func(other, greedier, None)
+acl.rt.synchronize_stream(other)
+print("inside the callback and the host function:", tried)
+print([h.kind for h in sandbox.hazards()])
 
 # %% [markdown]
 # ## A deadlock, shown safely

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numbers
 import threading
 
-from . import learner_code
+from . import hazards, learner_code
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, AclError, RunAborted, describe, fail
 from .machine import current
 from .trace import API_CALL, ErrorRaised
@@ -32,6 +32,10 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
         raise RunAborted(m.aborted)
     with m.lock:
         if m.user_code:                  # called from inside a kernel body, callback or host function
+            if learner_code.may_call(m):  # an aclrtLaunchCallback callback, on the program's own thread
+                hazards.callback_call(m, m.threads[threading.get_ident()], c_name)
+                with learner_code.calling(m):
+                    return call(c_name, body, cost=cost, defaults=defaults, needs_init=needs_init, args=args)
             return refuse(m, m.threads.get(threading.get_ident()), c_name, learner_code.nested_call(m, c_name), defaults)
         th = m.current_thread()
         m.scheduler.wait_turn(th)

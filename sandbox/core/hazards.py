@@ -44,6 +44,7 @@ of recent accesses per buffer: an access covered by a later ordered one is dropp
 from __future__ import annotations
 
 import os
+import re
 import sys
 import types
 import warnings
@@ -306,6 +307,25 @@ def stale(m, th, buf, who: str, tasks) -> None:
                f"on hardware). Fix: free device memory (aclrtFree) before resetting the device, and "
                f"allocate again after aclrtSetDevice.")
     report(m, th, "use_after_reset", message, tasks, (), key=("use_after_reset", buf.device, buf.ptr, resets))
+
+
+# the acl layer's own host records: reading or filling them from a callback is no runtime call
+_RECORD_CALL = re.compile(
+    r"acl(Create|Destroy|Update|Get)DataBuffer|aclmdl(Get|CreateDataset|AddDatasetBuffer|DestroyDataset|CreateDesc|DestroyDesc)"
+)
+
+
+def callback_call(m, th, c_name: str) -> None:
+    """A callback of aclrtLaunchCallback made runtime call ``c_name``: it works, as on a board (the
+    callback runs on the program's own report thread), but the documentation forbids runtime calls
+    in callbacks (RT-API 12: deadlock risk), so it is reported once per call and thread."""
+    if _RECORD_CALL.match(c_name):
+        return
+    report(m, th, "callback_call", f"{c_name} was called from inside a callback on host thread {th.name!r}: the "
+           "documentation forbids runtime calls in callbacks (allocation, release, synchronization, task "
+           "submission), since a callback that waits for its own stream deadlocks it. It works here, as on a "
+           "board; move the call to a thread of your own (after a synchronize, or in the loop that calls "
+           "aclrtProcessReport) to follow the rule.", (), (), key=("callback_call", c_name, th.tid))
 
 
 def peer_copy_denied(m, th, src: int, dst: int) -> None:

@@ -23,6 +23,7 @@ while it waits for its turn (the stop button) gets out at once, however long the
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 
@@ -83,12 +84,13 @@ class UserCodeBlocked(Exception):
     """Learner code run by the runtime waited for another host thread, which can never come."""
 
 
-def run(m, kind: str, tid: int, fn, *args) -> str:
+def run(m, kind: str, tid: int, fn, *args, calls: bool = False) -> str:
     """Run ``fn(*args)`` as user code of ``kind`` ("kernel", "callback", "host_func");
-    returns "" or the text of what went wrong."""
+    returns "" or the text of what went wrong.  ``calls``: the code may call the runtime (a
+    callback of aclrtLaunchCallback, on the program's own thread: ``may_call``)."""
     ident = threading.get_ident()
-    outer = (m.user_code, m.user_code_tid, _inside.get(ident))
-    m.user_code, m.user_code_tid = kind, tid
+    outer = (m.user_code, m.user_code_tid, _inside.get(ident), m.user_code_calls)
+    m.user_code, m.user_code_tid, m.user_code_calls = kind, tid, calls
     _inside[ident] = m
     lock = m.lock
     saved = None
@@ -110,9 +112,31 @@ def run(m, kind: str, tid: int, fn, *args) -> str:
             lock._acquire_restore(saved)
             lock.user = None
             lock.idle.notify_all()
-        m.user_code, m.user_code_tid = outer[0], outer[1]
+        m.user_code, m.user_code_tid, m.user_code_calls = outer[0], outer[1], outer[3]
         if outer[2] is None:
             _inside.pop(ident, None)
+
+
+def may_call(m) -> bool:
+    """May the user code now running call the runtime?  A callback of aclrtLaunchCallback runs on a
+    thread of the program's own, inside its aclrtProcessReport, and the official samples call the
+    runtime there (the ResNet-50 asynchronous sample copies each result back in its callback); kernel
+    bodies, host functions (the runtime's thread) and exception callbacks may not."""
+    if not m.user_code_calls:
+        return False
+    th = m.threads.get(threading.get_ident())
+    return th is not None and th.tid == m.user_code_tid
+
+
+@contextlib.contextmanager
+def calling(m):
+    """A callback's runtime call runs as the thread's own call, then the callback goes on."""
+    kind = m.user_code
+    m.user_code = ""
+    try:
+        yield
+    finally:
+        m.user_code = kind
 
 
 def nested_call(m, c_name: str) -> AclError:

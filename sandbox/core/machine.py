@@ -81,6 +81,7 @@ class Machine:
         self.aborted = ""                     # set by a grader that gave up on a run: calls stop at once
         self.user_code = ""                   # core/learner_code.py: "kernel"/"callback"/"host_func" while it runs
         self.user_code_tid = 0
+        self.user_code_calls = False          # the user code running may call the runtime (learner_code.may_call)
         self.pending_interrupts: dict[int, BaseException] = {}    # thread ident -> interrupt to raise
         p = self.profile
         self.log.append(T.MachineConfigured(0, p.name, p.soc_name, count, p.ai_cores, p.memory_bytes,

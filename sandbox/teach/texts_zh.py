@@ -757,6 +757,8 @@ TEMPLATES: dict[str, str] = {
 # stream, a span of bytes, a fix), each translated in turn; calls, codes, task, kernel and thread
 # names, addresses and figures stay as the core prints them.
 REPORTS: dict[str, str] = {
+    # a callback's runtime call (core/hazards.py, callback_call)
+    "{} was called from inside a callback on host thread {}: the documentation forbids runtime calls in callbacks (allocation, release, synchronization, task submission), since a callback that waits for its own stream deadlocks it. It works here, as on a board; move the call to a thread of your own (after a synchronize, or in the loop that calls aclrtProcessReport) to follow the rule.": "{} 在 Host 线程 {} 上的回调内部被调用：文档禁止在回调中调用运行时接口（分配、释放、同步、下发任务），因为等待自己所在 Stream 的回调会使它死锁。这里它能工作，和在开发板上一样；为遵守这条规则，请把这个调用移到你自己的线程中（在一次同步之后，或在调用 aclrtProcessReport 的循环里）。",
     # the pieces: tasks, streams, spans of bytes, buffers, who touches memory
     "task {} ({} {}) on {}": "{3}上的任务 {0}（{1} {2}）",
     "task {} ({} {})": "任务 {}（{} {}）",

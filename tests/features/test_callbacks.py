@@ -4,6 +4,7 @@ launch_host_func, with the rules of RT-API 12 and RT-DG 03-02 (see sandbox/core/
 from __future__ import annotations
 
 import threading
+import warnings
 
 import pytest
 
@@ -12,7 +13,9 @@ from sandbox import acl
 from callback_server import Server
 from sandbox.core import trace as T
 
-from conftest import tasks_by_id
+from conftest import dev_alloc, pinned, tasks_by_id
+
+D2H = acl.ACL_MEMCPY_DEVICE_TO_HOST
 
 
 @sandbox.kernel(ns=100_000)
@@ -194,22 +197,40 @@ def test_launch_callback_and_launch_host_func_do_not_mix_on_one_stream(device0):
     acl.rt.synchronize_stream(other)
 
 
-def test_runtime_calls_from_inside_a_callback_fail_with_207000(device0):
+def test_runtime_calls_from_a_host_function_fail_with_207000(device0):
     got = []
-    acl.rt.subscribe_report(me(), device0)
-    acl.rt.launch_callback(
-        lambda d: got.append((acl.rt.malloc(64, 0), acl.rt.synchronize_device())),
-        None,
-        acl.ACL_CALLBACK_NO_BLOCK,
-        device0,
-    )
-    acl.rt.launch_host_func(0, lambda a: got.append(acl.rt.create_stream()), None)
+    acl.rt.launch_host_func(0, lambda a: got.append((acl.rt.create_stream(), acl.rt.synchronize_device())), None)
     acl.rt.synchronize_device()
-    assert acl.rt.process_report(10) == 0
-    host_func, callback = got
-    assert host_func == (0, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
-    assert callback == ((0, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT), acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+    assert got == [((0, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT), acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)]
     assert "must not call runtime APIs" in acl.get_recent_err_msg()
+
+
+def test_runtime_calls_from_a_callback_work_as_on_a_board_and_each_is_reported_once_as_the_docs_forbid_them(device0):
+    got = []
+
+    def greedy(data):
+        ptr, ret = acl.rt.malloc(64, 0)
+        got.append((ret, acl.rt.memset(ptr, 64, 1, 64), acl.rt.free(ptr), acl.rt.malloc(64, 0)[1]))
+
+    acl.rt.subscribe_report(me(), device0)
+    acl.rt.launch_callback(greedy, None, acl.ACL_CALLBACK_BLOCK, device0)
+    with pytest.warns(sandbox.HazardWarning, match="aclrtMalloc was called from inside a callback"):
+        assert acl.rt.process_report(10) == 0
+    assert got == [(0, 0, 0, 0)]
+    assert sorted(h.message.split()[0] for h in sandbox.hazards()) == ["aclrtFree", "aclrtMalloc", "aclrtMemset"]
+    assert {h.kind for h in sandbox.hazards()} == {"callback_call"}
+
+
+def test_a_blocking_copy_inside_a_block_callback_is_ordered_before_the_streams_later_tasks(device0):
+    src, dst = dev_alloc(256), dev_alloc(256)
+    host, _ = pinned(256)
+    acl.rt.subscribe_report(me(), device0)
+    acl.rt.launch_callback(lambda d: acl.rt.memcpy(host, 256, dst, 256, D2H), None, acl.ACL_CALLBACK_BLOCK, device0)
+    acl.rt.memcpy_async(dst, 256, src, 256, acl.ACL_MEMCPY_DEVICE_TO_DEVICE, device0)  # after the callback
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert acl.rt.process_report(10) == 0
+    assert [h.kind for h in sandbox.hazards()] == ["callback_call"]  # no race: the stream waited for the callback
 
 
 def test_what_a_callback_raises_is_reported_not_raised(device0):

@@ -122,7 +122,7 @@ def f_raise(data):
 
 
 def f_calls(data):
-    acl.rt.malloc(64, 0)          # a runtime call from inside a callback: refused (207000)
+    acl.rt.malloc(64, 0)          # a runtime call from inside a callback (refused in a host function)
 
 
 @sandbox.kernel(ns=1_000, writes=())

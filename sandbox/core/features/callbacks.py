@@ -303,7 +303,11 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
     blocked = th.call_blocked_from, th.call_waited_for
     start = th.clock
     hazards.learn(m, th, (job.task,))                # the work before the callback is done, and th knows it
-    error = learner_code.run(m, "callback", th.tid, job.fn, job.data)
+    if job.block:        # the stream's later tasks come after all the callback does (its own calls included)
+        hazards.hold(m, job.task)
+    error = learner_code.run(m, "callback", th.tid, job.fn, job.data, calls=True)
+    if job.block:
+        hazards.released(m, job.task, _Knowledge(dict(hazards.checker(m).host_vc.get(th.tid, ()))))
     th.call_blocked_from, th.call_waited_for = blocked   # calls made inside the callback must not clobber them
     th.clock += m.profile.host_costs.default
     m.log.append(T.CallbackRun(start, th.clock, th.tid, job.task.id, job.kind, _name(job.fn), job.block, error))
@@ -311,6 +315,13 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
         th.err_msgs.append(f"callback {_name(job.fn)!r} raised {error}")
     if job.block:
         m.sim.reschedule([(job.task, th.clock)])    # the stream goes on when fn has returned
+
+
+class _Knowledge:
+    """What a callback's thread knew when the callback returned: the clock the stream's later tasks learn."""
+
+    def __init__(self, vc: dict):
+        self.vc = vc
 
 
 def deadlock_hint(m) -> str:
