@@ -220,10 +220,41 @@ class ErrorRaised:
 
 @dataclass(slots=True, unsafe_hash=True)
 class Note:
-    """Free-form marker from a program or a notebook step (e.g. 'step 3')."""
+    """Free-form marker from a program or a notebook step (e.g. 'step 3').
+
+    ``kind`` is "" for those; the profiling calls' markers name theirs (core/features/profiling.py):
+    "msproftx" (aclprofMark/MarkEx; with ``began``, the range that aclprofPush/RangeStart opened
+    then and aclprofPop/RangeStop closed at ``t``) or "step" (aclprofGetStepTimestamp)."""
     t: int
     tid: int
     text: str
+    kind: str = ""
+    began: int | None = None
+
+
+@dataclass(slots=True, unsafe_hash=True)
+class ProfilingStarted:
+    """aclprofStart: a collection began, to be written at its stop into the folder ``collection``
+    under ``path``; ``data_types`` are its ACL_PROF_* bits (as aclprofCreateConfig expands them),
+    ``devices`` the devices it collects (core/features/profiling.py)."""
+    t: int
+    tid: int
+    pid: int
+    path: str
+    collection: str
+    data_types: int
+    devices: tuple[int, ...]
+
+
+@dataclass(slots=True, unsafe_hash=True)
+class ProfilingStopped:
+    """aclprofStop (or aclprofFinalize): the collection that began at ``started`` ended; its files hold
+    the log's window [started, t]."""
+    t: int
+    tid: int
+    pid: int
+    collection: str
+    started: int
 
 
 # The four records written for every call and every task are appended as compact rows, plain tuples
