@@ -5,6 +5,15 @@ process per device with a "Stream N" row per stream and an "Engine: ..." row per
 lane, flow arrows from each API call to the tasks it submitted, and memory counters.
 The file opens in Perfetto (ui.perfetto.dev) and chrome://tracing.  Times are virtual:
 ``ts``/``dur`` are microseconds with nanosecond decimals, starting at 0.
+
+Notes are instants on their thread's row; the profiling calls' (``Note.kind``, core/features/profiling.py)
+are instants of that category (msproftx marks, step timestamps), and an msproftx range is an async
+``b``/``e`` pair on the row of the thread that closed it (async events may overlap, slices may not).
+
+``window=(t0, t1)`` keeps what lies wholly inside [t0, t1]: tasks that started and ended in it, API
+calls and callbacks that began and returned in it, instants and ranges in it, memory counters from
+t0 (what was allocated before counts from t0).  ``devices`` keeps those devices' rows and tasks only.
+Without them (every existing caller) the output is the whole log's, as it always was.
 """
 
 from __future__ import annotations
@@ -14,11 +23,12 @@ import gc
 import json
 import math
 import numbers
+from dataclasses import replace
 from operator import add, attrgetter, itemgetter, mod
 
 import numpy as np
 
-from sandbox.viz.index import build_index
+from sandbox.viz.index import Index, build_index
 from sandbox.viz.timeline import engine_lanes
 
 HOST_SORT = 7  # msprof's sort index for the CANN (host API) layer
@@ -61,9 +71,52 @@ DIRECTION = {"DMA H2D": "host to device", "DMA D2H": "device to host", "DMA D2D"
 MAX_SAFE_INT = 2**53  # larger ints are written as strings (JavaScript viewers round them)
 
 
-def to_chrome_trace(log) -> dict:
-    """The trace as a dict: ``{"traceEvents": [...], "displayTimeUnit": "ns", ...}``."""
+def windowed(ix: Index, window: tuple[int, int], devices=None) -> Index:
+    """The part of an index a window [t0, t1] (and ``devices``, if given) keeps: see the module docstring."""
+    t0, t1 = window
+    keep = set(devices) if devices is not None else None
+
+    def here(device: int) -> bool:
+        return keep is None or device < 0 or device in keep
+
+    def clip(b):
+        freed = b.freed if b.freed is not None and b.freed <= t1 else None
+        return replace(b, allocated=max(b.allocated, t0), freed=freed)
+
+    def alive(b) -> bool:
+        return here(b.device) and b.allocated <= t1 and (b.freed is None or b.freed > t0)
+
+    return replace(
+        ix,
+        spaces={d: replace(s, t=max(s.t, t0)) for d, s in ix.spaces.items() if here(d) and s.t <= t1},
+        streams={h: s for h, s in ix.streams.items() if here(s.device)},
+        tasks={
+            n: t
+            for n, t in ix.tasks.items()
+            if here(t.device) and t.start is not None and t.end is not None and t0 <= t.start and t.end <= t1
+        },
+        calls=[c for c in ix.calls if t0 <= c.start and c.end <= t1],
+        blocks=[clip(b) for b in ix.blocks if alive(b)],
+        pool_blocks=[clip(b) for b in ix.pool_blocks if alive(b)],
+        callbacks=[c for c in ix.callbacks if t0 <= c.start and c.end <= t1],
+        hazards=[h for h in ix.hazards if t0 <= h.t <= t1],
+        leaks=[r for r in ix.leaks if t0 <= r.t <= t1],
+        errors=[e for e in ix.errors if t0 <= e.t <= t1],
+        notes=[n for n in ix.notes if t0 <= (n.t if n.began is None else n.began) and n.t <= t1],
+        t_start=t0,
+        t_end=t1,
+        memo={},
+    )
+
+
+def _index(log, window, devices) -> Index:
     ix = build_index(log)
+    return ix if window is None else windowed(ix, window, devices)
+
+
+def to_chrome_trace(log, window=None, devices=None) -> dict:
+    """The trace as a dict: ``{"traceEvents": [...], "displayTimeUnit": "ns", ...}``."""
+    ix = _index(log, window, devices)
     meta: list[dict] = []
     events: list[dict] = []
     host_pid = _host_pids(ix)
@@ -78,7 +131,7 @@ def to_chrome_trace(log) -> dict:
     _api_slices(ix, host_pid, task_slice, events)
     _callbacks(ix, host_pid, meta, events)
     _instants(ix, host_pid, events)
-    _counters(ix, host_pid, dev_base, events)
+    _counters(ix, host_pid, dev_base, events, window[0] if window else 0)
 
     order = {"X": 0, "s": 1, "f": 2, "i": 3, "C": 4}
     keys = [(e["ts"], order.get(e["ph"], 9), e["pid"], e["tid"], n) for n, e in enumerate(events)]
@@ -90,7 +143,7 @@ def to_chrome_trace(log) -> dict:
     return {"traceEvents": meta + events, "displayTimeUnit": "ns", "otherData": other}
 
 
-def trace_json(log) -> str:
+def trace_json(log, window=None, devices=None) -> str:
     """The trace as JSON text, one event per line, byte-identical for the same log.
 
     Strict JSON (no NaN or Infinity): an event that still holds a value JSON cannot
@@ -98,14 +151,14 @@ def trace_json(log) -> str:
     events (task and engine slices, API calls, flow arrows) are written from templates and
     put in order by one sort on precomputed keys: the same text ``to_chrome_trace`` makes
     dumped event by event (``dict_json``), without a dict per event."""
-    return "".join(_fast_parts(log))
+    return "".join(_fast_parts(log, window, devices))
 
 
-def _fast_parts(log) -> list[str]:
-    ix = build_index(log)
+def _fast_parts(log, window=None, devices=None) -> list[str]:
+    ix = _index(log, window, devices)
     encode = _encoder()
     with _gc_paused():
-        events, doc = _fast_events(ix, encode)
+        events, doc = _fast_events(ix, encode, window[0] if window else 0)
         return _parts(events, doc, encode)
 
 
@@ -123,9 +176,9 @@ def _gc_paused():
             gc.enable()
 
 
-def dict_json(log) -> str:
+def dict_json(log, window=None, devices=None) -> str:
     """``trace_json`` the plain way: ``to_chrome_trace`` dumped event by event."""
-    doc = to_chrome_trace(log)
+    doc = to_chrome_trace(log, window, devices)
     encode = _encoder()
     return "".join(_parts(doc["traceEvents"], doc, encode))
 
@@ -161,16 +214,16 @@ def _encoder():
     return lambda o: join(enc(o, 0))
 
 
-def export_trace(log, path) -> str:
+def export_trace(log, path, window=None, devices=None) -> str:
     """Write the trace of ``log`` to ``path`` (open it in ui.perfetto.dev or
-    chrome://tracing); returns the path as a string.
+    chrome://tracing); returns the path as a string.  ``window``, ``devices``: see the module docstring.
 
     The text of ``trace_json``, written in pieces of a few thousand events: the whole text of a
     100k-task trace (70 MB) made at once, then encoded at once, costs twice as much."""
-    ix = build_index(log)
+    ix = _index(log, window, devices)
     encode = _encoder()
     with _gc_paused():
-        events, doc = _fast_events(ix, encode)
+        events, doc = _fast_events(ix, encode, window[0] if window else 0)
     head, _, tail = _parts([], doc, encode)
     with open(path, "w", encoding="ascii", newline="\n") as f:
         f.write(head)
@@ -439,24 +492,26 @@ def _instants(ix, host_pid, events) -> None:
                     "args": {"message": h.message, "tasks": list(h.tasks)},
                 }
             )
+    ranges = 0
     for n in ix.notes:
-        if n.tid in ix.threads:
+        if n.tid not in ix.threads:
+            continue
+        pid = host_pid[ix.threads[n.tid].pid]
+        if n.began is None:
             events.append(
-                {
-                    "ph": "i",
-                    "s": "t",
-                    "pid": host_pid[ix.threads[n.tid].pid],
-                    "tid": n.tid,
-                    "ts": _us(n.t),
-                    "name": n.text,
-                    "cat": "note",
-                }
+                {"ph": "i", "s": "t", "pid": pid, "tid": n.tid, "ts": _us(n.t), "name": n.text, "cat": n.kind or "note"}
+            )
+            continue
+        ranges += 1  # an async pair, numbered in log order
+        for ph, at in (("b", n.began), ("e", n.t)):
+            events.append(
+                {"ph": ph, "pid": pid, "tid": n.tid, "ts": _us(at), "name": n.text, "cat": n.kind, "id": ranges}
             )
 
 
-def _counters(ix, host_pid, dev_base, events) -> None:
+def _counters(ix, host_pid, dev_base, events, floor: int = 0) -> None:
     """Allocated (requested) and reserved bytes per device, and pinned host bytes, after
-    every change; one sample per distinct time."""
+    every change; one sample per distinct time, the first at ``floor`` or later."""
     changes: dict[int, list] = {}
     for b in ix.blocks:
         changes.setdefault(b.device, []).append((b.allocated, b.size, b.reserved))
@@ -466,7 +521,7 @@ def _counters(ix, host_pid, dev_base, events) -> None:
     for device in sorted(changes):
         pid = dev_base + device if device >= 0 else host
         name = "Device memory" if device >= 0 else "Host pinned memory"
-        start = ix.spaces[device].t if device in ix.spaces else 0
+        start = max(ix.spaces[device].t if device in ix.spaces else 0, floor)
         samples = {start: (0, 0)}
         alloc = res = 0
         for t, ds, dr in sorted(changes[device]):
@@ -537,7 +592,7 @@ _ORDER = {"X": 0, "s": 1, "f": 2, "i": 3, "C": 4}
 _US = (1000).__rtruediv__  # ns -> the float of _us
 
 
-def _fast_events(ix, encode):
+def _fast_events(ix, encode, floor: int = 0):
     """``to_chrome_trace(ix)`` as (meta and sorted events, each a dict or its JSON text; the
     document's other fields).  Each hot event is its text with its sort key beside it: ts,
     phase, pid, tid in four columns, its place among the events the last key."""
@@ -560,7 +615,7 @@ def _fast_events(ix, encode):
     rest: list[dict] = []
     _callbacks(ix, host_pid, meta, rest)
     _instants(ix, host_pid, rest)
-    _counters(ix, host_pid, dev_base, rest)
+    _counters(ix, host_pid, dev_base, rest, floor)
     for e in rest:
         text.append(_value_dict(e, encode))
         ts.append(e["ts"])

@@ -417,3 +417,62 @@ def test_a_flow_end_inside_a_slice_that_an_earlier_longer_slice_covers_is_found_
     assert [p for p in inside if "starts at 10.0 inside event" in p]  # the overlap itself is reported
     past = validate_chrome_trace({"traceEvents": meta + x[:1] + flow(150.0)[:1] + x[1:] + flow(150.0)[1:]})
     assert [p for p in past if "'f' at 150.0 is inside no X slice" in p]
+
+
+# -- a window of the trace (what an aclprofStart .. aclprofStop collection writes) ----------------
+
+
+def _events(text):
+    return [e for e in json.loads(text)["traceEvents"] if e["ph"] != "M"]
+
+
+def test_a_window_keeps_only_the_tasks_and_calls_that_lie_wholly_inside_it(rich_log):
+    ix = build_index(rich_log)
+    tasks = sorted((t for t in ix.tasks.values() if t.start is not None), key=lambda t: t.start)
+    t0, t1 = tasks[3].start, tasks[-4].end
+    events = _events(trace_json(rich_log, window=(t0, t1)))
+    assert events and all(t0 / 1000 <= e["ts"] for e in events)
+    assert all(e["ts"] + e["dur"] <= t1 / 1000 for e in events if e["ph"] == "X")
+    inside = {t.task for t in tasks if t0 <= t.start and t.end <= t1}
+    shown = {e["args"]["Task Id"] for e in events if e["ph"] == "X" and e["cat"] != "api"}
+    assert shown == inside and len(inside) < len(tasks)
+    assert validate_chrome_trace(json.loads(trace_json(rich_log, window=(t0, t1)))) == []
+
+
+def test_a_window_s_memory_counters_start_at_its_start_with_what_was_allocated_before(rich_log):
+    ix = build_index(rich_log)
+    t0 = max(b.allocated for b in ix.blocks if b.device == 0) + 1
+    counters = [e for e in _events(trace_json(rich_log, window=(t0, ix.t_end))) if e["ph"] == "C"]
+    first = next(e for e in counters if e["name"] == "Device memory" and e["pid"] == 100)
+    assert first["ts"] == t0 / 1000 and first["args"]["allocated"] > 0
+
+
+def test_a_window_on_some_devices_leaves_the_other_devices_out(rich_log):
+    ix = build_index(rich_log)
+    events = json.loads(trace_json(rich_log, window=(0, ix.t_end), devices=(1,)))["traceEvents"]
+    labels = {e["args"]["labels"] for e in events if e["name"] == "process_labels"}
+    assert labels == {"CPU", "NPU 1"}
+
+
+def test_without_a_window_the_export_is_the_whole_log_as_before(rich_log):
+    assert trace_json(rich_log, window=None, devices=None) == trace_json(rich_log)
+
+
+def test_profiling_notes_are_instants_of_their_kind_and_msproftx_ranges_async_pairs():
+    from sandbox.core import trace as T
+    from sandbox.export.chrome_trace import dict_json
+
+    log = two_stream_log()
+    log.append(T.Note(1000, 1, "mark", "msproftx"))
+    log.append(T.Note(5000, 1, "range", "msproftx", began=2000))
+    log.append(T.Note(6000, 1, "step 1 start", "step"))
+    doc = json.loads(trace_json(log))
+    assert validate_chrome_trace(doc) == []
+    mine = [(e["ph"], e["name"], e["cat"], e["ts"]) for e in doc["traceEvents"] if e.get("cat") in ("msproftx", "step")]
+    assert mine == [
+        ("i", "mark", "msproftx", 1.0),
+        ("b", "range", "msproftx", 2.0),
+        ("e", "range", "msproftx", 5.0),
+        ("i", "step 1 start", "step", 6.0),
+    ]
+    assert dict_json(log) == trace_json(log)
