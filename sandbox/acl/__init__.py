@@ -15,7 +15,7 @@ from ..core.constants import *  # noqa: F403  (the C enum names)
 from ..core.errors import ALL_CODES as _ALL_CODES
 from ..core.gate import local
 from ..core.machine import current as _current
-from . import _unmodelled, beyond_pyacl, mdl, media, rt, util
+from . import _unmodelled, beyond_pyacl, mdl, media, prof, rt, util
 from ._compat import (  # noqa: F401  (re-exported: acl.get_cann_attribute_list, acl.ACL_CANN_ATTR_BF16)
     ACL_CANN_ATTR_BF16,
     ACL_CANN_ATTR_INF_NAN,
@@ -147,7 +147,6 @@ op = _unmodelled.submodule(__name__, "op", "acl.op: single operators (not modell
 blas = _unmodelled.submodule(
     __name__, "blas", "acl.blas: matrix operators (not modelled: each call refuses with 207000)."
 )
-prof = _unmodelled.submodule(__name__, "prof", "acl.prof: profiling (not modelled: each call refuses with 207000).")
 himpi = _unmodelled.submodule(
     __name__, "himpi", "acl.himpi: hi_mpi media (not modelled: each call refuses with 207000)."
 )

@@ -3,7 +3,7 @@ pyACL lacks, refuse in one clear way.
 
 **The binding's functions** (``_binding.FACTS``): each one the facade does not declare is made
 here from its row, under its pyACL name and module (``acl.mdl.load_from_file``,
-``acl.media.vpc_resize_async``, ``acl.prof.init`` ...).  Called, it parses its arguments as the
+``acl.media.vpc_resize_async``, ``acl.prof.model_subscribe`` ...).  Called, it parses its arguments as the
 binding does (the same count, no keywords: else TypeError, as ``PyArg_ParseTuple``), then fails
 with 207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT and a recent-error message naming its C call and
 why, changes nothing, and returns the failure in the binding's shape (``(0, 207000)``,
@@ -52,10 +52,7 @@ WHY_MODULE: dict[str, str] = {
     "blas": "the acl.blas matrix operators (GEMV, GEMM) are not modelled; write them as a @sandbox.kernel function",
     "fv": "feature-vector retrieval (acl.fv) runs on the AI CPU, which the sandbox does not model",
     "util": "this acl.util helper is not modelled",
-    "prof": (
-        "profiling (msprof, aclprof) is not modelled; the sandbox's own trace is its profiler (sandbox.trace() "
-        "and the timeline views)"
-    ),
+    "prof": "this profiling call is not modelled",
 }
 
 # the C calls the facade does not model, by the reason: the official C samples' calls, and the
@@ -128,18 +125,13 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "aclmdlRICaptureTaskUpdateEnd",
     ),
     (
-        "profiling (msprof, msproftx) is not modelled; the sandbox's own trace is its profiler (sandbox.trace() "
-        "and the timeline views)"
+        "model subscription (aclprofModelSubscribe and the aclprofGetOp* readers of its records) is not modelled: "
+        "the runtime writes a binary record per operator of a running offline model into a pipe the program reads, "
+        "a record layout and a writer the sandbox does not have; the op_summary that aclprofStart/aclprofStop "
+        "write lists each kernel and model execution instead"
     ): (
-        "aclprofCreateConfig",
-        "aclprofCreateStamp",
-        "aclprofCreateStepInfo",
         "aclprofCreateSubscribeConfig",
-        "aclprofDestroyConfig",
-        "aclprofDestroyStamp",
-        "aclprofDestroyStepInfo",
         "aclprofDestroySubscribeConfig",
-        "aclprofFinalize",
         "aclprofGetModelId",
         "aclprofGetOpDescSize",
         "aclprofGetOpDuration",
@@ -150,19 +142,8 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "aclprofGetOpStart",
         "aclprofGetOpType",
         "aclprofGetOpTypeLen",
-        "aclprofGetStepTimestamp",
-        "aclprofInit",
-        "aclprofMark",
         "aclprofModelSubscribe",
         "aclprofModelUnSubscribe",
-        "aclprofPop",
-        "aclprofPush",
-        "aclprofRangeStart",
-        "aclprofRangeStop",
-        "aclprofSetConfig",
-        "aclprofSetStampTraceMessage",
-        "aclprofStart",
-        "aclprofStop",
     ),
     (
         "the sandbox's kernels are Python functions (@sandbox.kernel): there is no device binary to load, "

@@ -8,6 +8,8 @@ stream queues and clocks are still consistent.
 
 from __future__ import annotations
 
+import os
+import tempfile
 import threading
 import warnings
 
@@ -908,6 +910,30 @@ class FacadeMachine(RuleBasedStateMachine):
         handle, ret = self.facade(acl.rt.create_event_ex_with_flag, flag, values=1)
         if ret == 0:
             self.pools["event"].append(handle)
+
+    # -- profiling (core/features/profiling.py) --------------------------------------------------------------
+    @rule(
+        data_types=st.sampled_from([acl.ACL_PROF_TASK_TIME | acl.ACL_PROF_MSPROFTX, acl.ACL_PROF_ACL_API, 0, 0x401]),
+        stream=INDEX,
+        wrong=WRONG,
+    )
+    def profile_a_synchronize(self, data_types, stream, wrong):
+        """A collection around a synchronize: every profiling call keeps its codes, and a started
+        collection is written once, into one folder (in a directory of its own, removed afterwards)."""
+        with tempfile.TemporaryDirectory() as out:
+            assert self.facade(acl.prof.init, out) == 0
+            config = acl.prof.create_config([0], 0, 0, data_types)  # pyACL returns the handle alone
+            assert type(config) is int and config != 0 and acl.get_recent_err_msg() == ""
+            started = self.facade(acl.prof.start, config, wrong=wrong)
+            self.facade(acl.rt.synchronize_stream, self.pick("stream", stream))
+            stopped = self.facade(acl.prof.stop, config)
+            assert self.facade(acl.prof.finalize) == 0
+            assert self.facade(acl.prof.destroy_config, config) == 0
+            written = [name for name in os.listdir(out) if name.startswith("PROF_")]
+            assert len(written) == (started == 0)  # by the stop, or else by the finalize
+            assert stopped in (0, acl.ACL_ERROR_PROF_MODULES_UNSUPPORTED, acl.ACL_ERROR_INVALID_PROFILING_CONFIG)
+            if data_types == 0x401:  # a bit outside the supported set
+                assert started in (acl.ACL_ERROR_PROF_MODULES_UNSUPPORTED, acl.ACL_ERROR_INVALID_PARAM)
 
     # -- invariants -----------------------------------------------------------------------------
     @invariant()

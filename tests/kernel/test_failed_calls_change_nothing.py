@@ -272,3 +272,30 @@ def test_refused_vmm_releases_change_nothing(on_device0):
     assert acl.rt.unmap_mem(va + 4096) == 107000
     assert acl.rt.free_physical(handle + 1) == 107017
     assert tables() == before
+
+
+def test_refused_profiling_releases_change_nothing(on_device0, tmp_path):
+    from sandbox.core.features.profiling import Profiling
+
+    out = tmp_path / "out"
+    assert acl.prof.init(str(out)) == 0
+    config = acl.prof.create_config([0], 0, 0, acl.ACL_PROF_TASK_TIME | acl.ACL_PROF_MSPROFTX)
+    assert acl.prof.start(config) == 0
+    stamp, step = acl.prof.create_stamp(), acl.prof.create_step_info()
+    held = current().feature(Profiling).processes[1]
+
+    def profiling_state():
+        return (held.path, held.started, held.tx, dict(held.configs), dict(held.stamps), dict(held.steps))
+
+    before = profiling_state()
+    assert acl.prof.destroy_config(0) == acl.ACL_ERROR_INVALID_PARAM
+    assert acl.prof.destroy_stamp(config) is None  # a config is no stamp
+    assert acl.prof.destroy_step_info(stamp) is None
+    out.rmdir()
+    out.write_text("the result path is a file now: the collection cannot be written")
+    assert acl.prof.finalize() == acl.ACL_ERROR_PROFILING_FAILURE  # writes the running collection first
+    assert profiling_state() == before
+    assert not list(sandbox.trace().of(T.ProfilingStopped))
+    out.unlink()
+    assert acl.prof.finalize() == 0
+    assert acl.prof.destroy_config(config) == 0 and acl.prof.destroy_step_info(step) is None

@@ -23,5 +23,6 @@
 ``builtin_tasks.py``     the runtime's built-in tasks: aclrtReduceAsync, aclrtRandomNumAsync
 ``overflow.py``          floating-point overflow: saturation mode, a stream's switch, the overflow status
 ``sysparams.py``         system parameter options (aclrtSetSysParamOpt and its context forms)
+``profiling.py``         aclprof*: configs, collections from start to stop, msproftx marks and ranges
 =======================  ===================================================================================
 """
