@@ -71,13 +71,23 @@ def code_key(fn) -> tuple | None:
     return key(code) if isinstance(code, types.CodeType) else None
 
 
+COMPUTES = ("kernel", "model")  # tasks that compute their outputs from what they read (a model like a kernel)
+
+
 def kernel_key(kernel) -> tuple:
     """What makes a kernel the notebook's: its body's code, its declared costs (the functions' code, or
-    the figures) and the kinds and writes of its parameters -- not its name."""
+    the figures) and the kinds and writes of its parameters -- not its name.  A model (a stand-in,
+    sandbox/models) is known the same way: a zoo model by its zoo name and description, another by
+    its function's code, its cost and its description."""
 
     def figure(value):
         return code_key(value) if callable(value) else value
 
+    if hasattr(kernel, "described_inputs"):  # a model
+        described = (tuple(kernel.inputs), tuple(kernel.outputs), kernel.dynamic_batch, kernel.dynamic_hw)
+        if kernel.zoo:
+            return ("zoo", kernel.zoo, described)
+        return ("model", code_key(kernel.fn), figure(kernel.ns), described)
     return (
         code_key(kernel.fn),
         tuple(figure(v) for v in (kernel.ns, kernel.bytes, kernel.flops)),
@@ -87,12 +97,16 @@ def kernel_key(kernel) -> tuple:
 
 
 def kernel_of(task):
-    """The Kernel a launch task runs: the one its effect closes over (core/features/kernels.py)."""
+    """The Kernel a launch task runs, or the model an execution runs: the one its effect closes over
+    (core/features/kernels.py, models.py)."""
     from sandbox.core.features.kernels import Kernel
+    from sandbox.core.features.models import Loaded
 
     for cell in getattr(task.effect, "__closure__", None) or ():
         if isinstance(cell.cell_contents, Kernel):
             return cell.cell_contents
+        if isinstance(cell.cell_contents, Loaded):
+            return cell.cell_contents.model
     return None
 
 
@@ -251,7 +265,7 @@ class Recorder:
         self.clocks[task.id] = (stream.handle, dict(task.vc or ()))  # what is ordered before it (hazards.py)
         if task.access:
             self.pending[task.id] = tuple(task.access)
-        if task.kind == "kernel":  # (now: its effect, which names the kernel, is dropped once it ran)
+        if task.kind in COMPUTES:  # (now: its effect, which names the kernel, is dropped once it ran)
             kernel = kernel_of(task)
             self.kernels[task.id] = (task.name, kernel_key(kernel) if kernel is not None else None)
 
@@ -298,7 +312,7 @@ class Recorder:
                 dst.read_into(doff, data)
                 pieces = self._host_bytes(data.tobytes())
             return [(dst, doff, pieces)]
-        if task.kind == "kernel":
+        if task.kind in COMPUTES:
             name, key = self.kernels.get(task.id, (task.name, None))
             sources: set = set()
             kernels: set = {(name, key)}
@@ -323,7 +337,7 @@ class Recorder:
                 target.set(off + s, off + e, f)
         self.writes.record(task, access)
         writes = [a for a in access if a[3] and a[2] > 0]
-        if task.kind == "kernel":
+        if task.kind in COMPUTES:
             for buf, off, n, _ in writes:
                 self._of(buf).set(off, off + n, KERNEL)
                 self.kernel_writes += n

@@ -31,6 +31,8 @@ FRAME = {
 
 # -- exercise titles -------------------------------------------------------------------------------
 TITLES = {
+    "classify a batch": "为一个批次分类",
+    "batches of two, the next pair copied while the model runs": "每批两张，模型运行时拷贝下一对",
     "make it correct": "让它正确",
     "the five steps, waiting once": "五个步骤，只等待一次",
     "let the host work meanwhile": "让 Host 同时工作",
@@ -61,6 +63,9 @@ TITLES = {
 
 # -- what a criterion measures ---------------------------------------------------------------------
 WHAT = {
+    "the probabilities": "概率",
+    "the executions": "模型执行",
+    "copy and compute streams": "拷贝 Stream 与计算 Stream",
     "what came back": "返回了什么",
     "the solution ran": "解答运行",
     "the kernels": "核函数",
@@ -206,6 +211,11 @@ DETAILS = {
 
 # -- the exercises' hints and fixed details (sandbox/teach/exercise_sets) --------------------------
 HINTS = {
+    "return the model's output as it came back, in the images' order": "按图片顺序，原样返回拷回的模型输出",
+    "set the batch on each input dataset (acl.mdl.set_dynamic_batch_size) and execute once per batch": "在每个输入数据集上设置 Batch（acl.mdl.set_dynamic_batch_size），每个批次执行一次",
+    "execute the model once on the dataset holding all the images": "在包含全部图片的数据集上执行一次模型",
+    "after each input copy, acl.rt.record_event(loaded, copy_s); before its execution, acl.rt.stream_wait_event(compute_s, loaded): the device orders them, the host does not wait": "每次输入拷贝之后 acl.rt.record_event(loaded, copy_s)；在它的执行之前 acl.rt.stream_wait_event(compute_s, loaded)：由 Device 为它们排序，Host 不等待",
+    "copy the next pair's images on the copy stream while the compute stream executes the current pair": "在计算 Stream 执行当前这一对时，在拷贝 Stream 上拷贝下一对图片",
     "launch the notebook's add kernel on every chunk: add[1, stream](da, db, dc, elements)": "对每一块数据下发 notebook 中的 add 核函数：add[1, stream](da, db, dc, elements)",
     "no copy or kernel ran on the device": "设备上没有运行任何拷贝或核函数",
     "the work has to run on the device: copies in, add, copy back": "任务必须在设备上运行：拷入、add、拷回",
@@ -348,6 +358,8 @@ HINTS = {
 
 # -- what each exercise practises (sandbox.teach.exercises()) ---------------------------------------
 PRACTISES = {
+    "loading a model, describing it, building the datasets, a blocking execution": "加载模型、查询描述、构建数据集、一次阻塞执行",
+    "a dynamic-batch model at a chosen gear; the next batch's input copy on a copy stream while the model executes the current one, ordered by events": "以选定档位运行动态 Batch 模型；模型执行当前批次时，在拷贝 Stream 上拷贝下一批的输入，两者用 Event 排序",
     "reading a result only after the host has learnt the copy finished": "只在 Host 得知拷贝已完成之后才读取结果",
     "a whole runtime program: initialise, device and stream, memory and copies, launch, one synchronize, clean-up in reverse order": "一个完整的运行时程序：初始化、设备和流、内存和内存拷贝、下发、一次同步、按相反顺序清理",
     "asynchronous calls return at once, so the host can do its own work while the device runs": "异步调用立即返回，因此设备运行时 Host 可以做自己的工作",
@@ -427,6 +439,14 @@ PATTERNS = [
 # -- details with figures, as str.format templates: each {} matches some text, translated in
 # turn (the patterns above are tried first; "{0}", "{1}" reorder the fields) ----------------------
 TEMPLATES: dict[str, str] = {
+    # nb12: the model's executions and the two streams
+    "the model executed {} time(s)": "模型执行了 {} 次",
+    "the model executed {} time(s) at batch {}": "模型以 Batch {1} 执行了 {0} 次",
+    "the model executed {} time(s) (batches: {}), want {} at batch {}": "模型执行了 {0} 次（Batch：{1}），应为以 Batch {3} 执行 {2} 次",
+    "the model executed {} time(s), want {}": "模型执行了 {} 次，应为 {} 次",
+    "copies on one stream, executions on another, which waited {} time(s) for its events": "拷贝在一条 Stream 上，执行在另一条 Stream 上，后者等待了它的 Event {} 次",
+    "input copies on {} stream(s) and executions on {}, sharing one: want one copy stream and one other": "输入拷贝在 {} 条 Stream 上，执行在 {} 条上，而且共用一条：应为一条拷贝 Stream 和另一条 Stream",
+    "input copies on {} stream(s) and executions on {}, apart: want one copy stream and one other": "输入拷贝在 {} 条 Stream 上，执行在 {} 条上：应为一条拷贝 Stream 和另一条 Stream",
     # grading.Grade: the tasks a failing criterion names, and the graded run's hazards
     "tasks {}: grade.show() marks them on the graded run": "任务 {}：grade.show() 会在评分运行的时间线上标出它们",
     "marked: tasks {}": "已标出：任务 {}",
