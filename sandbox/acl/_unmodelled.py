@@ -36,9 +36,9 @@ WHY_MODULE: dict[str, str] = {
     ),
     "rt": "this runtime call is not modelled by the sandbox",
     "mdl": (
-        "offline .om models (aclmdlLoadFromFile, aclmdlExecute, model descriptions and datasets) are not "
-        "modelled: the sandbox has no model compiler or operator library; write the computation as "
-        "@sandbox.kernel functions, or capture kernels into a model run instance (acl.mdl.ri_capture_begin)"
+        "the sandbox runs stand-in models (sandbox.models: load, describe, datasets, execute, dynamic batch "
+        "and image size) but not this part of the model interface (AIPP, dynamic dims, dumps, op "
+        "descriptions, configuration handles, bundles, queues)"
     ),
     "media": (
         "the media processing of DVPP (VPC resize and crop, JPEG and PNG codecs, video encode and decode) is "
@@ -86,9 +86,6 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "aclmdlSetDump",
         "aclopStartDumpArgs",
         "aclopStopDumpArgs",
-    ),
-    ("offline .om models are not modelled; a captured model run instance replays with aclmdlRIExecuteAsync"): (
-        "aclmdlExecute",
     ),
     ("conditional sub-graphs chosen on the device (condition handles, aclmdlRIAddCondTask) are not modelled"): (
         "aclmdlRIAddCondTask",

@@ -105,16 +105,16 @@ def test_every_function_returns_the_binding_s_shape(fact):
 
 
 def test_a_function_not_modelled_refuses_with_207000_in_the_binding_s_shape_and_says_why(device0):
-    assert acl.mdl.load_from_file("resnet50.om") == (0, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+    assert acl.mdl.get_aipp_type(1, 0) == (0, 0, acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
     message = acl.get_recent_err_msg()
-    assert "aclmdlLoadFromFile" in message and "offline .om models" in message
+    assert "aclmdlGetAippType" in message and "AIPP" in message
     assert acl.op.create_attr() == 0  # a bare handle, as the binding returns it: null
     assert "aclopCreateAttr" in acl.get_recent_err_msg()
     assert acl.prof.model_subscribe(1, 0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    with pytest.raises(TypeError, match="takes 1 positional arguments"):
-        acl.mdl.load_from_file()
+    with pytest.raises(TypeError, match="takes 2 positional arguments"):
+        acl.mdl.get_aipp_type()
     with pytest.raises(TypeError, match="no keyword arguments"):
-        acl.mdl.load_from_file(model_path="resnet50.om")
+        acl.mdl.get_aipp_type(model_id=1, index=0)
 
 
 def test_names_that_misspelled_the_binding_s_take_its_names():

@@ -11,6 +11,7 @@
 ``callbacks.py``         host callbacks and host functions, the report threads that run them
 ``notifies.py``          notifies and value waits: tasks that wait for a flag or a memory word
 ``capture.py``           ACL Graph: capture into a model run instance, and its replay
+``models.py``            offline models (stand-ins): a load's device memory, an execution's AI Core task
 ``pools.py``             stream-ordered memory pools
 ``peer.py``              peer access between devices and the links copies share
 ``vmm.py``               virtual memory management and shareable handles
