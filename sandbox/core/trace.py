@@ -379,7 +379,9 @@ class Hazard:
     (the host overwrites bytes queued work still uses), "stream_race" (two streams touch the
     same bytes, one writing, with no event ordering them), "free_in_use" (memory freed while
     queued work still uses it), "peer_access" (a peer copy without peer access),
-    "use_after_reset" (device memory allocated before its device's last full reset, used after it).
+    "use_after_reset" (device memory allocated before its device's last full reset, used after it),
+    "callback_call" (a runtime call from inside an aclrtLaunchCallback callback: it works, as on a board,
+    but the documentation forbids it).
     ``tasks`` and ``streams`` are the task numbers and stream handles involved.
     """
     t: int

@@ -96,12 +96,18 @@ def validate_chrome_trace(doc) -> list[str]:
     for row in sorted(used_rows - named_rows):
         problems.append(f"row pid {row[0]} tid {row[1]} has no thread_name")
     for row, xs in sorted(slices.items()):
-        xs.sort()
-        for (s0, e0, i0), (s1, _e1, i1) in zip(xs, xs[1:]):
-            if s1 < e0 - EPS:
+        xs.sort(key=lambda x: (x[0], -x[1]))
+        open_: list = []  # the events enclosing the current one: a row's X events nest or follow
+        for s1, e1, i1 in xs:
+            while open_ and open_[-1][1] <= s1 + EPS:
+                open_.pop()
+            if open_ and e1 > open_[-1][1] + EPS:
+                s0, e0, i0 = open_[-1]
                 problems.append(
-                    f"row pid {row[0]} tid {row[1]}: X event {i1} starts at {s1} inside event {i0} ({s0}..{e0})"
+                    f"row pid {row[0]} tid {row[1]}: X event {i1} starts at {s1} inside event {i0} ({s0}..{e0}) "
+                    "and ends after it"
                 )
+            open_.append((s1, e1, i1))
     spans = {row: _span_index(xs) for row, xs in slices.items()}
     for flow, pair in sorted(flows.items(), key=lambda kv: str(kv[0])):
         problems += _flow_pair(flow, pair, spans)

@@ -45,7 +45,9 @@ def _answer(run, model, shape, what: str):
     if array is None:
         return
     expected = model.run([run.inputs["images"]], shape[0], None)[0]
-    yield check_equal(array, expected, what=what, hint="return the model's output as it came back, in the images' order")
+    yield check_equal(
+        array, expected, what=what, hint="return the model's output as it came back, in the images' order"
+    )
     yield from run.computed(array, kernels={"resnet50": model}, inputs=("images",), what=what)
 
 

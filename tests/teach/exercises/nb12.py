@@ -25,7 +25,9 @@ def _pairs(slots=2, wait_free=True, compute="acl.rt.create_stream()[0]", batch=2
     """A 12.2 attempt (the reference's loop), with knobs for the mistakes and variants."""
     free = "        if b >= SLOTS:\n            acl.rt.stream_wait_event(copy_s, free[k])\n" if wait_free else ""
     if order == "events":
-        ordered = "        acl.rt.record_event(loaded[k], copy_s)\n        acl.rt.stream_wait_event(compute_s, loaded[k])\n"
+        ordered = (
+            "        acl.rt.record_event(loaded[k], copy_s)\n        acl.rt.stream_wait_event(compute_s, loaded[k])\n"
+        )
     else:  # the host waits for the copy instead of an event
         ordered = "        acl.rt.synchronize_stream(copy_s)\n"
     return f"""
