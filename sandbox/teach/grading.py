@@ -305,6 +305,19 @@ class Run:
             ), None
         return Check("what came back", True, f"{what}: {want}"), r
 
+    def waits_for(self, waiting: set, recording: set) -> list:
+        """The event waits queued on a stream of ``waiting`` for an event recorded on a stream of
+        ``recording`` (the device ordering them, not the host)."""
+        ix = self.index
+        return [
+            t
+            for t in ix.tasks.values()
+            if t.kind == "event_wait"
+            and t.stream in waiting
+            and t.waits_on in ix.tasks
+            and ix.tasks[t.waits_on].stream in recording
+        ]
+
     def knew(self, task_ids) -> bool:
         """Had the solution's thread learnt, by waits the trace shows cover them (a synchronize of
         their stream, event or device, a query that answered "complete", a join of a thread that

@@ -114,15 +114,7 @@ def _split_streams(run) -> tuple[Check, set, set]:
 
 
 def _event_waits(run, load_streams: set, kernel_streams: set) -> Check:
-    ix = run.index
-    waits = [
-        t
-        for t in ix.tasks.values()
-        if t.kind == "event_wait"
-        and t.stream in kernel_streams
-        and t.waits_on in ix.tasks
-        and ix.tasks[t.waits_on].stream in load_streams
-    ]
+    waits = run.waits_for(kernel_streams, load_streams)
     ok = bool(waits) and bool(load_streams) and bool(kernel_streams)
     detail = (
         f"the compute stream waited {len(waits)} time(s) for an event recorded on the copy stream"

@@ -87,15 +87,7 @@ def _streams(run) -> Check:
     loads = [t for t in run.tasks("memcpy") if dict(t.detail).get("direction") == "host to device"]
     models = run.tasks("model")
     load_streams, model_streams = {t.stream for t in loads}, {t.stream for t in models}
-    ix = run.index
-    waits = [
-        t
-        for t in ix.tasks.values()
-        if t.kind == "event_wait"
-        and t.stream in model_streams
-        and t.waits_on in ix.tasks
-        and ix.tasks[t.waits_on].stream in load_streams
-    ]
+    waits = run.waits_for(model_streams, load_streams)
     apart = len(load_streams) == 1 and len(model_streams) == 1 and not load_streams & model_streams
     ok = apart and bool(waits)
     if ok:
