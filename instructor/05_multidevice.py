@@ -530,11 +530,14 @@ for label, copy_stream in (("one stream ", compute_s), ("two streams", comm_s)):
 #
 # Peer access is a matter of one process: the documentation sends programs that share device
 # memory **between processes** to its inter-process communication section (memory one process
-# exports and another opens, and events created with `ACL_EVENT_IPC`). The sandbox does not
-# model inter-process memory: its simulated processes (`sandbox.spawn_process`, notebook 06)
-# share the devices, each with its own contexts, but it offers no call to hand a buffer from
-# one to another, so this course cannot show one running. To move data between two of its
-# processes, copy it through the host.
+# exports and another opens, and events created with `ACL_EVENT_IPC`). The sandbox models it: its
+# simulated processes (`sandbox.spawn_process`, notebook 06) share the devices, each with its own
+# contexts. Below, process A fills a buffer on device 0, synchronizes and exports it
+# (`aclrtIpcMemGetExportKey`, flag 1: any process may import it); process B imports the key
+# (`aclrtIpcMemImportByKey`) and copies the bytes back through its own address. The key travels
+# by `sandbox.write_shared` / `read_shared`, the sandbox's stand-in for the files the official
+# samples pass it through (`examples/1_basic_features/memory/10_ipc_memory_withpid.py` and `11_...`
+# port them in full).
 
 # %% [markdown] lang="zh"
 # 一条流上：1.2 ms 拷贝，然后 1.5 ms 核函数。两条流上：只有核函数的 1.5 ms，拷贝隐藏在它旁边。集合通信库（HCCL）
@@ -543,9 +546,46 @@ for label, copy_stream in (("one stream ", compute_s), ("two streams", comm_s)):
 # ### 进程之间
 #
 # 设备间访问是一个进程之内的事：对于在**进程之间**共享设备内存的程序，文档指向它的“进程间通信”一节（一个进程导出、
-# 另一个进程打开的内存，以及用 `ACL_EVENT_IPC` 创建的事件）。沙箱没有模拟进程间内存：它的模拟进程
-# （`sandbox.spawn_process`，notebook 06）共享设备，各有自己的上下文，但没有提供把缓冲区从一个进程交给另一个进程的
-# 调用，所以本课程无法展示它的运行。要在它的两个进程之间传递数据，请经由 Host 拷贝。
+# 另一个进程打开的内存，以及用 `ACL_EVENT_IPC` 创建的事件）。沙箱对此有模拟：它的模拟进程（`sandbox.spawn_process`，
+# notebook 06）共享设备，各有自己的 Context。下面，进程 A 在 Device 0 上填充一块缓冲区、同步并导出它
+# （`aclrtIpcMemGetExportKey`，标志 1：任何进程都可导入）；进程 B 导入这个 key（`aclrtIpcMemImportByKey`），并通过自己的
+# 地址把字节拷回。key 通过 `sandbox.write_shared` / `read_shared` 传递，这是沙箱对官方样例用来传递它的文件的替代
+# （`examples/1_basic_features/memory/10_ipc_memory_withpid.py` 和 `11_...` 完整移植了这些样例）。
+
+# %%
+sandbox.configure("ascend910b", device_count=2)
+
+
+def exporter():
+    acl.init()
+    acl.rt.set_device(0)
+    buf, _ = acl.rt.malloc(1024, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.rt.memset(buf, 1024, 7, 1024)                          # done when it returns
+    key, ret = acl.rt.ipc_mem_get_export_key(buf, 1024, 65, 1)
+    sandbox.write_shared("key", key)
+    while sandbox.read_shared("done") is None:                 # keep the memory until B has read it
+        sandbox.host_work(100_000, "wait for B")
+    acl.rt.ipc_mem_close(key)
+    acl.rt.free(buf)
+
+
+def importer():
+    acl.init()
+    acl.rt.set_device(0)
+    while (key := sandbox.read_shared("key")) is None:
+        sandbox.host_work(100_000, "wait for A")
+    ptr, ret = acl.rt.ipc_mem_import_by_key(key, 0)
+    host, _ = acl.rt.malloc_host(1024)
+    acl.rt.memcpy(host, 1024, ptr, 1024, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    print("process B read through its import:", acl.util.ptr_to_numpy(host, (4,), np.uint8).tolist(), "ret", ret)
+    acl.rt.free_host(host)
+    acl.rt.ipc_mem_close(key)
+    sandbox.write_shared("done", True)
+
+
+a, b = sandbox.spawn_process(exporter), sandbox.spawn_process(importer)
+a.join()
+b.join()
 
 # %% [markdown]
 # ## Exercises

@@ -252,7 +252,7 @@ for name, (first, span), end in (("1 thread, 4 devices", one_thread_span, one_th
 # |---|---|---|
 # | 1 · one thread, several devices | a few devices, little host work per device, and you want the simplest program | everything the host does for each device is done by one thread in turn; a synchronize before switching devices stops the others (exercise 06.1); the devices are opened one after another |
 # | 2 · a thread per device | each device needs host work of its own (preparing batches, callbacks) and the devices share data in host memory (weights read once) | `aclrtSetDevice` in every thread (the current device belongs to the thread); shared host data needs locking |
-# | 3 · a process per device | the devices' work must be isolated: a crash or a device fault in one process leaves the others running; this is how distributed-training launchers usually start one worker per device | each process pays the runtime start-up and holds its own copy of everything; data between processes goes through the host (inter-process device memory is not modelled here, notebook 05) |
+# | 3 · a process per device | the devices' work must be isolated: a crash or a device fault in one process leaves the others running; this is how distributed-training launchers usually start one worker per device | each process pays the runtime start-up and holds its own copy of everything; data between processes goes through the host, or through inter-process memory one process exports and another imports (notebook 05) |
 # | 4 · processes of several threads | a process per group of devices (per server, say) with a thread per device inside | both sets of rules at once |
 #
 # The timeline above shows the costs that differ: how long the host takes to get every device
@@ -280,7 +280,7 @@ for name, (first, span), end in (("1 thread, 4 devices", one_thread_span, one_th
 # |---|---|---|
 # | 1 · 一个线程，多个设备 | 设备不多，每个设备的 Host 工作很少，希望程序最简单 | Host 为每个设备做的事都由一个线程轮流完成；切换设备之前的同步会让其他设备停下（练习 06.1）；设备是一个接一个打开的 |
 # | 2 · 每个设备一个线程 | 每个设备都需要自己的 Host 工作（准备批次、回调），且设备共享 Host 内存中的数据（权重只读一次） | 每个线程都要调用 `aclrtSetDevice`（当前设备属于线程）；共享的 Host 数据需要加锁 |
-# | 3 · 每个设备一个进程 | 各设备的工作必须相互隔离：一个进程崩溃或出现设备故障，其他进程照常运行；分布式训练的启动器通常就是这样为每个设备启动一个工作进程 | 每个进程都要付出运行时启动的代价，并持有所有东西的一份副本；进程之间的数据经由 Host 传递（这里没有模拟进程间设备内存，见 notebook 05） |
+# | 3 · 每个设备一个进程 | 各设备的工作必须相互隔离：一个进程崩溃或出现设备故障，其他进程照常运行；分布式训练的启动器通常就是这样为每个设备启动一个工作进程 | 每个进程都要付出运行时启动的代价，并持有所有东西的一份副本；进程之间的数据经由 Host 传递，或经由一个进程导出、另一个进程导入的进程间内存（见 notebook 05） |
 # | 4 · 多线程的多个进程 | 每组设备一个进程（例如每台服务器一个），进程内每个设备一个线程 | 两套规则同时适用 |
 #
 # 上面的时间线显示了不同之处的代价：Host 要花多长时间才能让每个设备都运转起来。一旦运行起来，四种模式都让四个设备同样忙碌。

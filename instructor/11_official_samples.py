@@ -804,10 +804,11 @@ print(acl.get_recent_err_msg())
 # event orders two streams on the device and times work with device timestamps; a stream's
 # failure mode decides whether work after a fault runs; callbacks and host functions let the
 # stream run host code in order; a captured instance replays many tasks for one call; a pool
-# frees in stream order; a peer copy needs peer access enabled both ways. Each port in
+# frees in stream order; a peer copy needs peer access enabled, one direction per enable (the
+# sample enables both; notebook 05 shows one is enough). Each port in
 # `examples/` runs the whole sample; examples/README.md says which samples the sandbox does not
 # model and why, and where a port adds an ordering the sample leaves out (the blocking copies of
-# `memory/5_d2d_sync_memory_copy`). This is the last notebook; go back to any topic notebook
+# `memory/5_d2d_sync_memory_copy`). Notebook 12 (inference) comes after it; go back to any topic notebook
 # from its "Official samples for this topic" cell.
 
 # %% [markdown] lang="zh"
@@ -816,7 +817,8 @@ print(acl.get_recent_err_msg())
 # 官方示例都很短，因为每个只展示一个要点：下发只是把任务放入队列（快速入门）；失败的调用留下只能读取一次的
 # 错误码和错误信息（错误处理）；事件在设备上为两条流排序，并用设备时间戳为任务计时；流的失败模式决定故障之后的
 # 任务是否运行；回调和 Host 函数让流按顺序运行 Host 代码；捕获的实例用一次调用重放许多任务；内存池按流顺序
-# 释放；设备间拷贝需要在两个方向上启用设备间访问。`examples/` 中的每个移植版本运行完整的示例；
+# 释放；设备间拷贝需要启用设备间访问，每次启用只开一个方向（示例启用了两个方向；notebook 05 说明一个方向就够）。
+# `examples/` 中的每个移植版本运行完整的示例；
 # examples/README.md 说明沙箱不模拟哪些示例及其原因，以及移植版本在哪里补上了示例遗漏的顺序
-# （`memory/5_d2d_sync_memory_copy` 的阻塞拷贝）。这是最后一个 notebook；可以从任何专题 notebook 的
+# （`memory/5_d2d_sync_memory_copy` 的阻塞拷贝）。之后是 notebook 12（推理）；可以从任何专题 notebook 的
 # “本专题的官方示例”单元回到它。

@@ -224,12 +224,15 @@ class Note:
 
     ``kind`` is "" for those; the profiling calls' markers name theirs (core/features/profiling.py):
     "msproftx" (aclprofMark/MarkEx; with ``began``, the range that aclprofPush/RangeStart opened
-    then and aclprofPop/RangeStop closed at ``t``) or "step" (aclprofGetStepTimestamp)."""
+    then and aclprofPop/RangeStop closed at ``t``) or "step" (aclprofGetStepTimestamp).  The mstx calls'
+    marks and ranges are "msproftx" notes too, with their ``domain`` ("default" or the name mstxDomainCreateA
+    gave it; core/features/mstx.py): "" for every other note."""
     t: int
     tid: int
     text: str
     kind: str = ""
     began: int | None = None
+    domain: str = ""
 
 
 @dataclass(slots=True, unsafe_hash=True)

@@ -8,7 +8,9 @@ The file opens in Perfetto (ui.perfetto.dev) and chrome://tracing.  Times are vi
 
 Notes are instants on their thread's row; the profiling calls' (``Note.kind``, core/features/profiling.py)
 are instants of that category (msproftx marks, step timestamps), and an msproftx range is an async
-``b``/``e`` pair on the row of the thread that closed it (async events may overlap, slices may not).
+``b``/``e`` pair on the row of the thread that closed it (async events may overlap, slices may not); an
+mstx mark or range (core/features/mstx.py: a range on the row of the thread that started it) names its
+domain in ``args``.
 
 ``window=(t0, t1)`` keeps what lies wholly inside [t0, t1]: tasks that started and ended in it, API
 calls and callbacks that began and returned in it, instants and ranges in it, memory counters from
@@ -497,15 +499,18 @@ def _instants(ix, host_pid, events) -> None:
         if n.tid not in ix.threads:
             continue
         pid = host_pid[ix.threads[n.tid].pid]
+        domain = {"args": {"domain": n.domain}} if n.domain else {}  # an mstx mark's or range's
         if n.began is None:
             events.append(
                 {"ph": "i", "s": "t", "pid": pid, "tid": n.tid, "ts": _us(n.t), "name": n.text, "cat": n.kind or "note"}
+                | domain
             )
             continue
         ranges += 1  # an async pair, numbered in log order
         for ph, at in (("b", n.began), ("e", n.t)):
             events.append(
                 {"ph": ph, "pid": pid, "tid": n.tid, "ts": _us(at), "name": n.text, "cat": n.kind, "id": ranges}
+                | domain
             )
 
 

@@ -484,3 +484,23 @@ def test_profiling_notes_are_instants_of_their_kind_and_msproftx_ranges_async_pa
         ("i", "step 1 start", "step", 6.0),
     ]
     assert dict_json(log) == trace_json(log)
+
+
+def test_an_mstx_mark_or_range_names_its_domain_in_args_and_other_notes_name_none():
+    from sandbox.core import trace as T
+    from sandbox.export.chrome_trace import dict_json
+
+    log = two_stream_log()
+    log.append(T.Note(1000, 1, "mark", "msproftx", domain="default"))
+    log.append(T.Note(5000, 1, "range", "msproftx", began=2000, domain="DoAclAdd_Inner"))
+    log.append(T.Note(6000, 1, "aclprofMark", "msproftx"))
+    doc = json.loads(trace_json(log))
+    assert validate_chrome_trace(doc) == []
+    mine = [(e["ph"], e["name"], e.get("args")) for e in doc["traceEvents"] if e.get("cat") == "msproftx"]
+    assert mine == [
+        ("i", "mark", {"domain": "default"}),
+        ("b", "range", {"domain": "DoAclAdd_Inner"}),
+        ("e", "range", {"domain": "DoAclAdd_Inner"}),
+        ("i", "aclprofMark", None),
+    ]
+    assert dict_json(log) == trace_json(log)
