@@ -9,7 +9,8 @@ the OS scheduler.
 
 A thread blocked in a synchronize is *parked*: it is not runnable, and the device side is
 simulated only up to the smallest clock of the runnable threads, so no later submission
-can change the past.  When its condition holds at device time t, it wakes with clock t.
+can change the past.  When its condition holds at device time t, it wakes with clock t (a condition
+another thread's call makes true, at that call's time: ``wake_ready``).
 If no thread can run and no device work is left, the parked threads fail with a clear
 message instead of hanging.
 
@@ -180,6 +181,14 @@ class Scheduler:
                 horizon = self.horizon()
         if horizon is not None and sim.now < horizon and sim.next_time is None:
             sim.now = horizon
+        self.changed()
+
+    def wake_ready(self, t: int) -> None:
+        """A call changed host-side state a parked wait waits for (a pipe's write end closed: core/features/
+        subscription.py): each parked thread whose condition now holds goes on, at ``t`` at the earliest."""
+        for th in self.threads:
+            if th.parked and th.wake_when is not None and th.wake_when():
+                th.parked, th.clock = False, max(th.clock, t)
         self.changed()
 
     def _deadlock(self, parked) -> None:

@@ -116,6 +116,22 @@ def test_a_thread_that_wakes_lowers_the_horizon_so_later_device_events_wait_for_
     assert other.clock == 10_000
 
 
+def test_a_wait_another_thread_s_call_makes_true_wakes_at_that_call_s_time():
+    """wake_ready(t): a parked thread whose condition a host call made true (no device event) goes on at t,
+    never before its own clock; one whose condition still fails stays parked."""
+    m = FakeMachine()
+    flag: list = []
+    early, late, other = m.thread("early", 100), m.thread("late", 9000), m.thread("other", 0)
+    parked(early, lambda: bool(flag))
+    parked(late, lambda: bool(flag))
+    parked(other, lambda: False)
+    m.scheduler.wake_ready(5000)
+    assert early.parked and late.parked
+    flag.append(1)
+    m.scheduler.wake_ready(5000)
+    assert (early.parked, early.clock, late.parked, late.clock, other.parked) == (False, 5000, False, 9000, True)
+
+
 def test_a_deadline_wakes_a_parked_thread_timed_out_at_the_deadline():
     """With a deadline before the condition holds, park returns "timeout" at the deadline."""
     m = FakeMachine()
