@@ -3,7 +3,7 @@ pyACL lacks, refuse in one clear way.
 
 **The binding's functions** (``_binding.FACTS``): each one the facade does not declare is made
 here from its row, under its pyACL name and module (``acl.mdl.load_from_file``,
-``acl.media.vpc_resize_async``, ``acl.prof.model_subscribe`` ...).  Called, it parses its arguments as the
+``acl.media.vpc_resize_async``, ``acl.op.create_attr`` ...).  Called, it parses its arguments as the
 binding does (the same count, no keywords: else TypeError, as ``PyArg_ParseTuple``), then fails
 with 207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT and a recent-error message naming its C call and
 why, changes nothing, and returns the failure in the binding's shape (``(0, 207000)``,
@@ -120,27 +120,6 @@ NOT_MODELLED: dict[str, tuple[str, ...]] = {
         "aclmdlRICaptureTaskGrpEnd",
         "aclmdlRICaptureTaskUpdateBegin",
         "aclmdlRICaptureTaskUpdateEnd",
-    ),
-    (
-        "model subscription (aclprofModelSubscribe and the aclprofGetOp* readers of its records) is not modelled: "
-        "the runtime writes a binary record per operator of a running offline model into a pipe the program reads, "
-        "a record layout and a writer the sandbox does not have; the op_summary that aclprofStart/aclprofStop "
-        "write lists each kernel and model execution instead"
-    ): (
-        "aclprofCreateSubscribeConfig",
-        "aclprofDestroySubscribeConfig",
-        "aclprofGetModelId",
-        "aclprofGetOpDescSize",
-        "aclprofGetOpDuration",
-        "aclprofGetOpEnd",
-        "aclprofGetOpName",
-        "aclprofGetOpNameLen",
-        "aclprofGetOpNum",
-        "aclprofGetOpStart",
-        "aclprofGetOpType",
-        "aclprofGetOpTypeLen",
-        "aclprofModelSubscribe",
-        "aclprofModelUnSubscribe",
     ),
     (
         "the sandbox's kernels are Python functions (@sandbox.kernel): there is no device binary to load, "

@@ -20,16 +20,46 @@ SUBSCRIPTION = {
 } | {f.name for f in PROF if f.name.startswith("get_op_")}
 
 
-def test_every_profiling_call_of_the_binding_is_modelled_but_model_subscription():
+def test_every_profiling_call_of_the_binding_is_modelled():
     modelled = {f.name for f in PROF if getattr(acl.prof, f.name).__module__ == "sandbox.acl.prof"}
-    assert modelled == {f.name for f in PROF} - SUBSCRIPTION
-    assert len(modelled) == 19
+    assert modelled == {f.name for f in PROF} and len(SUBSCRIPTION) == 17
+    assert len(modelled) == 36
+    assert not [name for name in _unmodelled.WHY if name.startswith("aclprof")]
 
 
-def test_model_subscription_refuses_with_207000_saying_why(device0):
-    assert acl.prof.model_subscribe(1, 0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    assert "binary record per operator" in acl.get_recent_err_msg()
-    assert acl.prof.get_op_num.__module__ == _unmodelled.__name__
+def test_the_subscription_calls_return_the_binding_s_shapes(machine):
+    config = acl.prof.create_subscribe_config(1, acl.ACL_AICORE_NONE, 1)
+    assert type(config) is int and config != 0
+    assert acl.prof.create_subscribe_config(3, acl.ACL_AICORE_NONE, 1) == 0  # a bare NULL handle
+    assert acl.prof.get_op_desc_size() == (80, 0)
+    assert acl.prof.get_op_num(0, 80) == (0, acl.ACL_ERROR_INVALID_PARAM)
+    assert acl.prof.get_op_type(0, 80, 0, 10) == ("", acl.ACL_ERROR_INVALID_PARAM)
+    assert acl.prof.get_op_name_v2(0, 80, 0) == (None, acl.ACL_ERROR_INVALID_PARAM)
+    assert acl.prof.get_op_type_len(0, 80, 0) == (0, acl.ACL_ERROR_INVALID_PARAM)
+    assert [acl.prof.get_op_start(0, 80, 0), acl.prof.get_op_end(0, 80, 0), acl.prof.get_op_duration(0, 80, 0)] == [
+        0,
+        0,
+        0,
+    ]
+    assert acl.prof.get_model_id(0, 80, 0) == acl.ACL_ERROR_INVALID_PARAM  # the code, in place of the id
+    assert acl.prof.model_subscribe(1, config) == acl.ACL_ERROR_INVALID_MODEL_ID
+    assert acl.prof.model_unsubscribe(1) == acl.prof.model_un_subscribe(1) == acl.ACL_ERROR_INVALID_MODEL_ID
+    assert acl.prof.destroy_subscribe_config(config) == 0
+
+
+@pytest.mark.parametrize(
+    "call, args",
+    [
+        ("get_op_num", (None, 80)),
+        ("get_model_id", (None, 80, 0)),
+        ("get_op_start", (None, 80, 0)),
+        ("model_subscribe", (1, None)),
+        ("destroy_subscribe_config", (None,)),
+    ],
+)
+def test_none_for_an_address_or_a_handle_of_the_subscription_calls_raises_type_error(machine, call, args):
+    with pytest.raises(TypeError, match=f"acl.prof.{call}"):
+        getattr(acl.prof, call)(*args)
 
 
 def test_the_creating_calls_return_the_handle_alone_and_0_on_failure(machine):
@@ -83,6 +113,18 @@ def test_the_calls_take_the_binding_s_parameters_by_name():
     ]
     assert list(inspect.signature(acl.prof.set_stamp_trace_message).parameters) == ["stamp", "msg", "msg_len"]
     assert list(inspect.signature(acl.prof.get_step_timestamp).parameters) == ["step_info", "tag", "stream"]
+    assert list(inspect.signature(acl.prof.create_subscribe_config).parameters) == [
+        "time_info_switch",
+        "aicore_metrics",
+        "fd",
+    ]
+    assert list(inspect.signature(acl.prof.get_op_type).parameters) == [
+        "op_info",
+        "op_info_len",
+        "index",
+        "op_type_len",
+    ]
+    assert list(inspect.signature(acl.prof.get_model_id).parameters) == ["op_info", "op_info_len", "index"]
 
 
 def test_the_profiling_enums_have_their_header_s_values():

@@ -110,7 +110,7 @@ def test_a_function_not_modelled_refuses_with_207000_in_the_binding_s_shape_and_
     assert "aclmdlGetAippType" in message and "AIPP" in message
     assert acl.op.create_attr() == 0  # a bare handle, as the binding returns it: null
     assert "aclopCreateAttr" in acl.get_recent_err_msg()
-    assert acl.prof.model_subscribe(1, 0) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert acl.mdl.destroy_aipp(1) == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     with pytest.raises(TypeError, match="takes 2 positional arguments"):
         acl.mdl.get_aipp_type()
     with pytest.raises(TypeError, match="no keyword arguments"):

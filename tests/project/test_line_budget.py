@@ -3,8 +3,11 @@
 The kernel (``sandbox/core`` without ``features/``) is what a newcomer reads in one sitting: every
 call goes through it.  It held 4,056 lines when the runtime's areas moved out to
 ``sandbox/core/features`` (4,475 lines then); its budget is 5,000.  The features are budgeted
-apart: 5,500, room for the areas still to come.  Before the split the whole of ``sandbox/core``
-had one budget (8,450 at the end: 7,000 at first, raised with each documented feature)."""
+apart: 5,500 at first, room for the areas still to come; 6,000 since model subscription
+(``subscription.py``, 442 lines: the record writer, a pipe's reader waiting in virtual time and the
+readers of msprof's record parser) took them from 5,118 to 5,580 (5,765 with ``mstx.py``).  Before the split
+the whole of ``sandbox/core`` had one budget (8,450 at the end: 7,000 at first, raised with each
+documented feature)."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from pathlib import Path
 
 CORE = Path(__file__).resolve().parents[2] / "sandbox" / "core"
 FEATURES = CORE / "features"
-BUDGETS = {"kernel": 5_000, "features": 5_500}
+BUDGETS = {"kernel": 5_000, "features": 6_000}
 
 
 def lines_of(folder: Path, *, without: Path | None = None) -> int:

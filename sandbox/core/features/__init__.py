@@ -25,5 +25,6 @@
 ``overflow.py``          floating-point overflow: saturation mode, a stream's switch, the overflow status
 ``sysparams.py``         system parameter options (aclrtSetSysParamOpt and its context forms)
 ``profiling.py``         aclprof*: configs, collections from start to stop, msproftx marks and ranges
+``subscription.py``      aclprofModelSubscribe: a record per operator of each execution, into a pipe
 =======================  ===================================================================================
 """

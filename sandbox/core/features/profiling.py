@@ -49,6 +49,9 @@ and the source wins.  The state is per simulated process, as the runtime's manag
   -1 (:158-169).  The push stack is the process's (one, not one per thread).  A handle that is no live stamp
   counts as NULL.  Marks and ranges are ``Note`` records of kind "msproftx" on the calling thread's row
   (a range: the thread that closed it, ``began`` when it opened).
+* **Model subscription** (core/features/subscription.py) and this API exclude each other: while a model is
+  subscribed, aclprofInit, aclprofStart (after the 200007 check), aclprofStop of a config and aclprofFinalize are
+  148047 ACL_ERROR_PROF_API_CONFLICT (prof_acl_mgr.cpp:525-566, 580-596; the docs' 19-03:24).
 * **Step info**: aclprofGetStepTimestamp with NULL info, a second START or a second END: 100000; a tag other
   than START counts as END (prof_acl_core.cpp:48-77); a stream the runtime refuses: 500002 (:70-74), and the
   sandbox checks the stream before it marks the info started or ended.  It works with or without a
@@ -70,8 +73,9 @@ from typing import TYPE_CHECKING, NoReturn
 
 from .. import constants as C
 from ..errors import (ACL_ERROR_GE_FAILURE, ACL_ERROR_INVALID_FILE, ACL_ERROR_INVALID_PARAM,
-                      ACL_ERROR_INVALID_PROFILING_CONFIG, ACL_ERROR_PROF_MODULES_UNSUPPORTED,
-                      ACL_ERROR_PROFILING_FAILURE, ACL_ERROR_REPEAT_INITIALIZE, AclError, describe, fail)
+                      ACL_ERROR_INVALID_PROFILING_CONFIG, ACL_ERROR_PROF_API_CONFLICT,
+                      ACL_ERROR_PROF_MODULES_UNSUPPORTED, ACL_ERROR_PROFILING_FAILURE, ACL_ERROR_REPEAT_INITIALIZE,
+                      AclError, describe, fail)
 from ..trace import Note, ProfilingStarted, ProfilingStopped
 
 if TYPE_CHECKING:
@@ -118,6 +122,7 @@ class Process:
     stack: list = field(default_factory=list)       # (stamp, when pushed)
     steps: dict = field(default_factory=dict)       # handle -> [index, started, ended]
     next_step: int = 1
+    subscriptions: int = 0            # models subscribed (core/features/subscription.py): this API is off meanwhile
 
 
 class Profiling:
@@ -129,6 +134,13 @@ class Profiling:
 
 def _state(m: Machine, th: HostThread) -> Process:
     return m.feature(Profiling).processes.setdefault(th.process.pid, Process())
+
+
+
+def _not_subscribed(p: Process) -> None:
+    if p.subscriptions:
+        fail(ACL_ERROR_PROF_API_CONFLICT, "a model is subscribed (aclprofModelSubscribe), and model subscription and "
+             "aclprofInit/Start/Stop/Finalize exclude each other: aclprofModelUnSubscribe first")
 
 
 def expand(data_types: int) -> int:
@@ -171,6 +183,7 @@ def init(m: Machine, th: HostThread, path: str) -> None:
     p = _state(m, th)
     if not path or len(path.encode()) >= 4096:
         fail(ACL_ERROR_INVALID_PARAM, f"the result path must be 1 to 4095 bytes long, got {len(path.encode())}")
+    _not_subscribed(p)
     if p.path is not None:
         fail(ACL_ERROR_REPEAT_INITIALIZE, f"profiling is already initialised (result path {p.path}): "
              "call aclprofFinalize first")
@@ -179,6 +192,7 @@ def init(m: Machine, th: HostThread, path: str) -> None:
 
 def finalize(m: Machine, th: HostThread, write) -> None:
     p = _state(m, th)
+    _not_subscribed(p)
     if p.path is None:
         return
     if p.started is not None:
@@ -241,6 +255,7 @@ def start(m: Machine, th: HostThread, handle: int) -> None:
         devices = tuple(sorted(d for d, refs in th.process.device_refs.items() if refs > 0))
         config = Config(devices, C.ACL_AICORE_PIPE_UTILIZATION, DEFAULT)
     _check(config)
+    _not_subscribed(p)
     if p.started is not None:
         if p.started.data_types != config.data_types:
             fail(ACL_ERROR_INVALID_PROFILING_CONFIG, f"a collection with data types {p.started.data_types:#x} is "
@@ -264,6 +279,9 @@ def start(m: Machine, th: HostThread, handle: int) -> None:
 
 def stop(m: Machine, th: HostThread, handle: int, write) -> None:
     p = _state(m, th)
+    if p.subscriptions and handle:
+        _check(_config(p, handle))
+        _not_subscribed(p)
     if p.path is None or (not handle and p.started is None):
         return
     if handle:
