@@ -20,9 +20,9 @@ model_manager.cc:1508, 952-954).  The state is per simulated process, as the run
   (mgr:1631-1658, 3342-3354).
 * **aclprofModelUnSubscribe(modelId)**: a model not loaded, 100011 (adapter:671-680); 148047 as above; a model not
   subscribed, 100011 (mgr:3401-3407).  The runtime closes the fd unless another subscription writes into it
-  (mgr:2759-2818, 3448-3453), and the reader reads to the end of the pipe.  After aclmdlUnload the unsubscribe is
-  100011 and the fd stays open: unsubscribe first.  While a model is subscribed, aclprofInit, aclprofStart,
-  aclprofStop with a config and aclprofFinalize are 148047 (mgr:525-566; core/features/profiling.py).
+  (mgr:2759-2818, 3448-3453), and the reader reads to the end of the pipe; an execution that ends after the
+  unsubscribe writes nothing (synchronize first).  After aclmdlUnload the unsubscribe is 100011 and the fd stays
+  open: unsubscribe first.  Subscribed, aclprofInit/Start/Stop/Finalize are 148047 (core/features/profiling.py).
 * **The records**: when an execution of a subscribed model completes (its task's end, in virtual time) one record
   per operator goes into the fd; a stand-in model is one operator, named and typed by the model's name (as
   op_summary lists its executions).  A record is the runtime's ProfOpDesc (analyze/inc/data_struct.h:202-215), 80
@@ -43,8 +43,8 @@ model_manager.cc:1508, 952-954).  The state is per simulated process, as the run
   records of msprof's subscribe uploader (adapter:553; more are dropped, with a ``Note``), and goes in as the reader
   makes room.  A write that fails (a closed fd) drops the records, with a ``Note``.  A thread of the program that
   reads such a pipe with ``os.read`` (the fd blocking) and finds it empty waits in virtual time, as a synchronize
-  does, until a record or the end comes; a wait that can never end raises OSError(EDEADLK) instead of hanging.  An unsubscribe with
-  records still queued closes the fd once they are written.
+  does, until a record or the end comes (a file object's read blocks as the OS's); a wait that can never end
+  raises OSError(EDEADLK) instead of hanging.  An unsubscribe with records queued closes the fd once they are in.
 """
 from __future__ import annotations
 
