@@ -23,6 +23,7 @@ from .core.features.host_work import host_work
 from .core.features.processes import SimProcess, spawn_process
 from .core.trace import TraceLog
 from .acl.beyond_pyacl import check as not_in_pyacl
+from .command_line import msprof
 from .shared import read_shared, write_shared
 from .i18n import install_report_texts as _install_report_texts
 from .i18n import set_language
@@ -49,6 +50,7 @@ __all__ = [
     "write_shared",
     "read_shared",
     "not_in_pyacl",
+    "msprof",
 ]
 __all__ += ["hazards", "leak_report", "HazardWarning", "LeakWarning", "set_language"]
 

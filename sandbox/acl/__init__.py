@@ -15,7 +15,7 @@ from ..core.constants import *  # noqa: F403  (the C enum names)
 from ..core.errors import ALL_CODES as _ALL_CODES
 from ..core.gate import local
 from ..core.machine import current as _current
-from . import _unmodelled, beyond_pyacl, mdl, media, prof, rt, util
+from . import _unmodelled, beyond_pyacl, mdl, media, mstx, prof, rt, util
 from ._compat import (  # noqa: F401  (re-exported: acl.get_cann_attribute_list, acl.ACL_CANN_ATTR_BF16)
     ACL_CANN_ATTR_BF16,
     ACL_CANN_ATTR_INF_NAN,
@@ -166,6 +166,7 @@ _MODULES = {
     "prof": prof,
     "himpi": himpi,
     "fv": fv,
+    "mstx": mstx,  # beyond pyACL: CANN's mstx calls (acl/mstx.py)
 }
 _unmodelled.install(_MODULES)
 beyond_pyacl.declare(_MODULES)  # the calls beyond pyACL say so (acl/beyond_pyacl.py)

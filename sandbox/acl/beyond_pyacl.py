@@ -67,7 +67,20 @@ MODELLED: dict[str, str] = {
     "mdl.ri_execute": "aclmdlRIExecute",
     "mdl.ri_destroy": "aclmdlRIDestroy",
     "mdl.ri_debug_json_print": "aclmdlRIDebugJsonPrint",
+    # mstx (CANN's mstx/ms_tools_ext.h): marks and ranges in domains, while msproftx collects
+    "mstx.mark_a": "mstxMarkA",
+    "mstx.range_start_a": "mstxRangeStartA",
+    "mstx.range_end": "mstxRangeEnd",
+    "mstx.domain_create_a": "mstxDomainCreateA",
+    "mstx.domain_destroy": "mstxDomainDestroy",
+    "mstx.domain_mark_a": "mstxDomainMarkA",
+    "mstx.domain_range_start_a": "mstxDomainRangeStartA",
+    "mstx.domain_range_end": "mstxDomainRangeEnd",
 }
+
+# the facade's submodules pyACL lacks: a C library beside acl, its prefix the submodule's name as pyACL
+# names its own (aclprof -> acl.prof): mstx -> acl.mstx
+SUBMODULES = ("mstx",)
 
 
 def _refused_sample_calls() -> dict[str, str]:
@@ -111,6 +124,8 @@ def _why(key: str, value) -> str | None:
         return None
     if key in BEYOND_PYACL:
         return f"not in pyACL: the sandbox's {BEYOND_PYACL[key]}, offered to port the C samples"
+    if key in SUBMODULES:
+        return f"not in pyACL: the sandbox's {key}* C calls, offered to port the C samples"
     name = key.rpartition(".")[2]
     if re.fullmatch(r"ACL_[A-Z0-9_]+", name) and isinstance(value, int):
         return f"not in pyACL, which defines no constants: write {name} = {value} in the program"
@@ -140,10 +155,11 @@ def _arguments(node: ast.Call):
 def _names(source: str):
     """(line, key) of each ``acl.x`` / ``acl.<submodule>.x`` the source reads, and (line, name,
     why) of each argument pyACL would refuse."""
+    named: set[int] = set()  # the submodule nodes of acl.<submodule>.x, named with x
     for node in ast.walk(ast.parse(textwrap.dedent(source))):
         if isinstance(node, ast.Call):
             yield from _arguments(node)
-        if not isinstance(node, ast.Attribute):
+        if not isinstance(node, ast.Attribute) or id(node) in named:
             continue
         chain: list[str] = []
         inner: ast.expr = node
@@ -153,7 +169,9 @@ def _names(source: str):
         chain.reverse()
         if not (isinstance(inner, ast.Name) and inner.id == "acl"):
             continue
-        if len(chain) == 1 or (len(chain) == 2 and chain[0] in _binding.SUBMODULES):
+        if len(chain) == 2 and chain[0] in SUBMODULES:
+            named.add(id(node.value))  # acl.mstx.mark_a is one finding, not two
+        if len(chain) == 1 or (len(chain) == 2 and chain[0] in (*_binding.SUBMODULES, *SUBMODULES)):
             yield node.lineno, ".".join(chain)  # (line, key)
 
 

@@ -16,8 +16,9 @@ time of the stop, ``YYYYMMDDhhmmss`` from the sandbox's epoch: virtual time 0 is
 
 * **The JSON** is ``sandbox.export_trace``'s Chrome trace (sandbox/export/chrome_trace.py, the msprof
   timeline's layout) of the window, on the collection's devices: tasks that started and ended in it, API
-  calls made in it, msproftx marks (instants) and ranges (async pairs) on their host thread's row.  It is
-  the object form (``{"traceEvents": [...]}``), where msprof writes a bare array; both tools read both.
+  calls made in it, msproftx marks (instants) and ranges (async pairs) on their host thread's row, the mstx
+  calls' with their domain (``args.domain``, core/features/mstx.py).  It is the object form
+  (``{"traceEvents": [...]}``), where msprof writes a bare array; both tools read both.
 * **op_summary** has msprof's columns (docs :277-296, without HF32 Eligible and Mix Block Num, which
   describe hardware the sandbox has not).  A row per compute task (a kernel, a model's execution, any
   task on an AI Core engine) of the window on the collection's devices, by start time.  The sandbox fills

@@ -25,6 +25,7 @@
 ``overflow.py``          floating-point overflow: saturation mode, a stream's switch, the overflow status
 ``sysparams.py``         system parameter options (aclrtSetSysParamOpt and its context forms)
 ``profiling.py``         aclprof*: configs, collections from start to stop, msproftx marks and ranges
+``mstx.py``              mstx*: marks and ranges in domains while msproftx collects; msprof's command line
 ``subscription.py``      aclprofModelSubscribe: a record per operator of each execution, into a pipe
 =======================  ===================================================================================
 """
