@@ -4,6 +4,7 @@ collection's JSON, the exported trace)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -11,6 +12,8 @@ import subprocess
 import sys
 import textwrap
 import threading
+from contextlib import redirect_stdout
+from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,7 @@ from sandbox.core import trace as T
 from sandbox.export.validate import validate_chrome_trace
 
 ROOT = Path(__file__).resolve().parents[2]
+PORT = ROOT / "examples" / "5_performance" / "profiling" / "3_mstx_with_domain.py"
 MSPROFTX = acl.ACL_PROF_ACL_API | acl.ACL_PROF_TASK_TIME | acl.ACL_PROF_MSPROFTX
 
 
@@ -367,3 +371,36 @@ def test_the_same_program_keeps_the_same_notes_and_writes_byte_identical_files_i
         assert done.stdout.count("domain='inner'") == 4 and done.stdout.count("domain='default'") == 1
         runs.append((done.stdout, {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}))
     assert len(runs[0][1]) == 3 and runs[0] == runs[1]
+
+
+# -- the sample ----------------------------------------------------------------------------------
+def load_port():
+    spec = importlib.util.spec_from_file_location("mstx_with_domain_port", PORT)
+    port = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(port)
+    return port
+
+
+@pytest.mark.parametrize(
+    "options, kept",
+    [
+        ({}, {"default", "DoAclAdd_Inner"}),
+        ({"mstx_domain_include": "default"}, {"default"}),
+        ({"mstx_domain_exclude": "default"}, {"DoAclAdd_Inner"}),
+    ],
+)
+def test_the_sample_under_the_readme_s_three_msprof_commands_keeps_the_readme_s_domains(tmp_path, options, kept):
+    sandbox.configure()  # the program opens the board itself
+    port = load_port()
+    with sandbox.msprof(str(tmp_path), msproftx="on", **options), redirect_stdout(StringIO()) as out:
+        assert port.main() == 0
+    assert out.getvalue() == (PORT.with_suffix(".expected.txt")).read_text()
+    every = [
+        ("b", "TestMstxWithDomain", "default"),
+        ("i", "DoAclAdd Start", "default"),
+        ("i", "Create alpha aclScalar", "DoAclAdd_Inner"),
+        ("b", "After aclnnAdd", "DoAclAdd_Inner"),
+        ("e", "After aclnnAdd", "DoAclAdd_Inner"),
+        ("e", "TestMstxWithDomain", "default"),
+    ]
+    assert mstx_events(timeline(tmp_path)) == [e for e in every if e[2] in kept]
