@@ -15,7 +15,7 @@ batch 1: 1503.92 images/s ... batch 64: 3940.45, device compute time only; the t
 is b / throughput, interpolated between the published batches and at batch 64's rate beyond.
 The sandbox uses that curve on every profile (no public figure exists for the other chips).
 What it computes is the stand-in's own, not ResNet-50's: a fixed projection of the image's
-7x7 average-pooled colours, and a softmax; the classes it picks mean nothing.
+7x7 average-pooled colours (standardised per image), and a softmax; the classes it picks mean nothing.
 
 **tiny_mlp** is small enough to read in full: x (batch, 16) float32 -> relu(x W1 + b1) W2 + b2
 -> y (batch, 4), with fixed weights; 12 us per execution plus 0.25 us per sample (an assumption:
@@ -59,7 +59,9 @@ def _resnet50_stand_in() -> Callable:
 
     def classify(data: np.ndarray) -> np.ndarray:
         pooled = data.astype(np.float32).reshape(data.shape[0], 3, 7, 32, 7, 32).mean(axis=(3, 5))
-        logits = pooled.reshape(data.shape[0], -1) @ projection
+        features = pooled.reshape(data.shape[0], -1)
+        features = (features - features.mean(axis=1, keepdims=True)) / (features.std(axis=1, keepdims=True) + 1e-6)
+        logits = features @ projection  # whatever the input's scale (0..1, 0..255, normalised)
         logits -= logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
         return e / e.sum(axis=1, keepdims=True)
