@@ -396,3 +396,20 @@ def test_start_thread_calls_func_without_an_argument_for_none_and_stop_thread_ra
     tid, _ = acl.util.start_thread(fails, [1])
     with pytest.raises(RuntimeError, match="exception=ValueError,msg=bad batch"):
         acl.util.stop_thread(tid)
+
+
+def test_a_block_callback_that_synchronizes_its_own_stream_gets_the_sync_timeout_at_once_instead_of_hanging(device0):
+    got = []
+
+    def waits_for_itself(data):
+        got.append(acl.rt.synchronize_stream(device0))
+        got.append(acl.rt.synchronize_device())
+
+    acl.rt.subscribe_report(me(), device0)
+    acl.rt.launch_callback(waits_for_itself, None, acl.ACL_CALLBACK_BLOCK, device0)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert acl.rt.process_report(10) == 0
+    assert got == [acl.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT] * 2
+    assert "holds stream" in acl.get_recent_err_msg()
+    assert acl.rt.synchronize_stream(device0) == 0  # the stream went on once the callback returned

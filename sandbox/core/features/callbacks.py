@@ -60,7 +60,7 @@ from .. import constants as C, hazards, trace as T, learner_code
 from ..current_machine import current
 from ..engines import Engine
 from ..errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_REPORT_TIMEOUT,
-                     ACL_ERROR_RT_STREAM_NO_CB_REG, ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                     ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ACL_ERROR_RT_STREAM_NO_CB_REG, ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_THREAD_SUBSCRIBE,
                      AclError, describe, fail)
 from ..tasks import Task
 
@@ -121,6 +121,25 @@ class CallbackState:
         self.jobs: dict[int, Job] = {}              # task id -> job, until it completes
         self.engines: dict[int, CallbackEngine] = {}
         self.runtime_threads: dict[tuple[int, int], int] = {}   # (pid, device) -> trace tid
+        self.running: dict[int, Job] = {}           # thread tid -> the BLOCK callback it runs now
+        m.hooks.add("before_sync", self.before_sync)
+
+    def before_sync(self, th, sync) -> None:
+        """A BLOCK callback that synchronizes its own stream (or its device, or an event recorded on
+        the stream after it) waits for itself: on a board the program hangs.  The sandbox returns
+        the code of a synchronize that can never end at once, saying why (its choice)."""
+        job = self.running.get(th.tid)
+        if job is None:
+            return
+        stream = job.stream
+        recorded = sync.event.record_task if sync.event is not None else None
+        mine = (sync.stream is stream or (sync.stream is None and sync.event is None and sync.device == stream.device)
+                or (recorded is not None and recorded.stream is stream and recorded.id > job.task.id))
+        if mine:
+            code = ACL_ERROR_RT_EVENT_SYNC_TIMEOUT if sync.event is not None else ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+            fail(code, f"{sync.what} can never finish: the BLOCK callback {_name(job.fn)!r} running on this thread "
+                 f"holds stream {stream.stream_id} until it returns (on a board the program hangs here); "
+                 "synchronize after the callback, on the thread that calls aclrtProcessReport")
 
     def engine(self, device: int) -> CallbackEngine:
         return self.engines.setdefault(device, CallbackEngine(device, self))
@@ -305,7 +324,11 @@ def _run_callback(m, th, st: CallbackState, job: Job) -> None:
     hazards.learn(m, th, (job.task,))                # the work before the callback is done, and th knows it
     if job.block:        # the stream's later tasks come after all the callback does (its own calls included)
         hazards.hold(m, job.task)
-    error = learner_code.run(m, "callback", th.tid, job.fn, job.data, calls=True)
+        st.running[th.tid] = job
+    try:
+        error = learner_code.run(m, "callback", th.tid, job.fn, job.data, calls=True)
+    finally:
+        st.running.pop(th.tid, None)
     if job.block:
         hazards.released(m, job.task, _Knowledge(dict(hazards.checker(m).host_vc.get(th.tid, ()))))
     th.call_blocked_from, th.call_waited_for = blocked   # calls made inside the callback must not clobber them
