@@ -328,21 +328,31 @@ print(f"100 steps: {ec / gc:.0f}x fewer host calls, {et / gt:.2f}x shorter")
 # %% [markdown]
 # ## The rules, and what breaking them returns
 #
-# **Synchronising during capture** (stream, event, device) is illegal in every mode: 107041
-# (`ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC`). It also *invalidates* the capture, and ending it
-# then fails with 507903: nothing was kept.
+# **Synchronising during capture** is refused in every mode. A synchronize or query of the
+# capturing stream returns 107027 (`ACL_ERROR_RT_STREAM_CAPTURED`), one of an event recorded in the
+# capture 107028 (`ACL_ERROR_RT_EVENT_CAPTURED`): the runtime checks that first and leaves the
+# capture as it is (hicann/runtime `src/runtime/api/impl/api_error.cc`, `StreamSynchronize` and
+# `EventSynchronize`), so the capture goes on. A device synchronize is refused with 107041
+# (`ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC`) and *invalidates* the capture, so ending it then fails
+# with 507903 and nothing is kept: the runtime's device synchronize has no such check, and this is
+# the sandbox's choice (the wait would include the capturing stream, which never completes).
 
 # %% [markdown] lang="zh"
 # ## 规则，以及违反它们时返回什么
 #
-# **在捕获期间同步**（流、事件、设备）在任何模式下都是非法的：107041（`ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC`）。它还会使
-# 捕获*失效*，之后结束捕获会以 507903 失败：什么都没有保留。
+# **在捕获期间同步**在任何模式下都会被拒绝。对正在捕获的 Stream 做同步或查询返回 107027（`ACL_ERROR_RT_STREAM_CAPTURED`），
+# 对捕获中记录的 Event 做同步返回 107028（`ACL_ERROR_RT_EVENT_CAPTURED`）：运行时首先检查这一点，并保持捕获不变
+# （hicann/runtime `src/runtime/api/impl/api_error.cc` 中的 `StreamSynchronize` 与 `EventSynchronize`），所以捕获会继续。
+# Device 同步以 107041（`ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC`）被拒绝，并使捕获*失效*，之后结束捕获会以 507903 失败，
+# 什么都没有保留：运行时的 Device 同步并没有这项检查，这是沙箱的选择（这次等待包含正在捕获、永远不会完成的 Stream）。
 
 # %%
 stream, buf = board()
 acl.mdl.ri_capture_begin(stream, GLOBAL)
 step[1, stream](buf, N)
 print("aclrtSynchronizeStream during capture ->", acl.rt.synchronize_stream(stream))
+print("status now:", STATUS[acl.mdl.ri_capture_get_info(stream)[0]])
+print("aclrtSynchronizeDevice during capture ->", acl.rt.synchronize_device())
 print("status now:", STATUS[acl.mdl.ri_capture_get_info(stream)[0]])
 print("aclmdlRICaptureEnd ->", acl.mdl.ri_capture_end(stream)[1])
 print(acl.get_recent_err_msg())

@@ -239,39 +239,41 @@ def test_end_from_another_thread_is_107038_unless_the_capture_is_relaxed(device0
     assert ret == 0 and ri != 0
 
 
-def test_stream_synchronize_during_capture_is_107041_and_invalidates_the_capture(device0):
+def test_stream_synchronize_during_capture_is_107027_and_the_capture_goes_on(device0):
     buf = zeroed()
-    assert acl.mdl.ri_capture_begin(device0, RELAXED) == 0  # illegal in every mode
+    assert acl.mdl.ri_capture_begin(device0, RELAXED) == 0  # refused in every mode
     inc[1, device0](buf, 4)
-    assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC == 107041
-    status, ri, ret = acl.mdl.ri_capture_get_info(device0)
-    assert (status, ret) == (acl.ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED, 0) and ri != 0
-    assert inc[1, device0](buf, 4) == acl.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED
-    assert acl.mdl.ri_capture_end(device0) == (0, acl.ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED)
-    assert acl.mdl.ri_capture_get_info(device0)[:2] == (acl.ACL_MODEL_RI_CAPTURE_STATUS_NONE, 0)
+    assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_STREAM_CAPTURED == 107027
+    assert "the capture goes on" in acl.get_recent_err_msg()
+    assert acl.mdl.ri_capture_get_info(device0)[0] == acl.ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE
+    inc[1, device0](buf, 4)
+    ri, ret = acl.mdl.ri_capture_end(device0)
+    assert ret == 0 and acl.mdl.ri_execute_async(ri, device0) == 0
     assert acl.rt.synchronize_stream(device0) == 0  # the stream is an ordinary stream again
-    assert read(buf).tolist() == [0, 0, 0, 0]
+    assert read(buf).tolist() == [2, 2, 2, 2]  # both captured launches ran once, in the replay
 
 
-def test_stream_query_during_capture_is_107041(device0):
+def test_stream_query_during_capture_is_107027(device0):
     assert acl.mdl.ri_capture_begin(device0, GLOBAL) == 0
-    assert acl.rt.stream_query(device0)[1] == 107041
+    assert acl.rt.stream_query(device0)[1] == 107027
+    assert acl.mdl.ri_capture_get_info(device0)[0] == acl.ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE
 
 
-def test_device_synchronize_during_capture_is_107041(device0):
+def test_device_synchronize_during_capture_is_107041_and_invalidates_the_capture(device0):
     assert acl.mdl.ri_capture_begin(device0, GLOBAL) == 0
     assert acl.rt.synchronize_device() == 107041
     assert acl.mdl.ri_capture_get_info(device0)[0] == acl.ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED
 
 
-def test_synchronizing_a_captured_event_is_107041_querying_or_timing_it_is_107028(device0):
+def test_synchronizing_querying_or_timing_a_captured_event_is_107028_and_the_capture_goes_on(device0):
     ev, other = sync_event(), sync_event()
     acl.rt.record_event(other, device0)
     assert acl.mdl.ri_capture_begin(device0, GLOBAL) == 0
     acl.rt.record_event(ev, device0)
     assert acl.rt.query_event_status(ev)[1] == acl.ACL_ERROR_RT_EVENT_CAPTURED == 107028
     assert acl.rt.event_elapsed_time(other, ev)[1] == 107028
-    assert acl.rt.synchronize_event(ev) == 107041
+    assert acl.rt.synchronize_event(ev) == 107028
+    assert acl.mdl.ri_capture_get_info(device0)[0] == acl.ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE
 
 
 def test_blocking_memcpy_and_memset_in_a_global_capture_are_refused_unless_the_thread_switches_to_relaxed(device0):

@@ -139,6 +139,6 @@ def test_features_register_their_hooks_on_first_use_and_capture_only_while_activ
     assert ret == 0 and len(m.hooks.after_sync) == 1 and len(m.hooks.process_ending) == 1
     assert acl.mdl.ri_capture_begin(device0, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) == 0
     assert len(m.hooks.intercept) == 1 and len(m.hooks.before_sync) == 1
-    assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC  # refused by the hook
+    assert acl.rt.synchronize_stream(device0) == acl.ACL_ERROR_RT_STREAM_CAPTURED  # refused by the hook
     acl.mdl.ri_capture_end(device0)
     assert m.hooks.intercept == [] and m.hooks.before_sync == []

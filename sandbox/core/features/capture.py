@@ -310,7 +310,8 @@ class Graphs:
         fail(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, message)
 
     def before_sync(self, th, sync) -> None:
-        """The ``before_sync`` hook: a synchronize of what a capture holds is refused (107041)."""
+        """The ``before_sync`` hook: a synchronize of what a capture holds is refused (stream 107027,
+        event 107028, both leaving the capture as it is; device 107041, invalidating it)."""
         if sync.stream is not None:
             self.refuse_stream_sync(sync.stream, sync.api)
         elif sync.event is not None:
@@ -319,13 +320,20 @@ class Graphs:
             self.refuse_device_sync(sync.context, sync.api)
 
     def refuse_stream_sync(self, stream, api: str) -> None:
-        """Synchronize/query of a stream that is capturing."""
+        """Synchronize/query of a stream that is capturing: 107027 ACL_ERROR_RT_STREAM_CAPTURED, checked
+        before anything else and leaving the capture as it is (hicann/runtime src/runtime/api/impl/
+        api_error.cc:1446-1449 StreamSynchronize, 1484 StreamQuery)."""
         ri = stream.capture
         if ri is not None:
-            self._refuse(ri, api, f"stream {stream.stream_id} is capturing")
+            fail(ACL_ERROR_RT_STREAM_CAPTURED, f"{api}: stream {stream.stream_id} is capturing, which a synchronize "
+                 "or query does not support; the capture goes on. Synchronize before aclmdlRICaptureBegin or "
+                 "after aclmdlRICaptureEnd")
 
     def refuse_device_sync(self, context, api: str) -> None:
-        """Synchronize of a device or context while one of its streams is capturing."""
+        """Synchronize of a device or context while one of its streams is capturing.  The runtime's
+        DeviceSynchronize checks no capture itself (api_error.cc:3477-3484); the sandbox refuses it as the
+        capture's unsafe calls are refused, 107041, and invalidates the capture (its choice: the wait
+        would include the capturing stream, which a capture never lets complete)."""
         captures = [ri for ri in self.active if ri.device == context.device and ri.context.process is context.process]
         for ri in captures[1:]:
             self.invalidate(ri, f"{api} during capture")
@@ -334,16 +342,15 @@ class Graphs:
                                            "capturing")
 
     def refuse_event(self, ev, api: str, *, query: bool) -> None:
-        """Synchronize (107041), query or elapsed time (107028) of an event recorded inside a capture."""
+        """Synchronize, query or elapsed time of an event recorded inside a capture: 107028
+        ACL_ERROR_RT_EVENT_CAPTURED, the capture left as it is (api_error.cc:1779-1781 EventSynchronize)."""
         r = ev.record_task
         ri = r.capture if r is not None else None
         if ri is None:
             return
-        if query:
-            fail(ACL_ERROR_RT_EVENT_CAPTURED,
-                 f"{api}: the event was recorded inside the capture on stream {ri.origin.stream_id}; it has no "
-                 "completion until the model run instance is executed")
-        self._refuse(ri, api, f"the event was recorded inside the capture on stream {ri.origin.stream_id}")
+        fail(ACL_ERROR_RT_EVENT_CAPTURED,
+             f"{api}: the event was recorded inside the capture on stream {ri.origin.stream_id}; it has no "
+             "completion until the model run instance is executed")
 
     def _refuse(self, ri: ModelRI, api: str, why: str) -> None:
         self.invalidate(ri, f"{api} during capture")
