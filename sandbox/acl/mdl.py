@@ -172,12 +172,16 @@ def _host_bytes(m, address: int, size: int, what: str) -> bytes:
     (hicann/ge api/acl/acl_model/model/acl_model_router.cpp:52-56)."""
     from ..core.errors import ACL_ERROR_INVALID_PARAM, fail
 
+    import numpy as np
+
+    from .util import _host_span
+
     if not address or not size:
         fail(ACL_ERROR_INVALID_PARAM, f"{what}: the model's address and size must not be 0")
-    buf = m.buffer(address)
-    if buf is None or buf.kind == "device" or address + size > buf.ptr + buf.size:
-        fail(ACL_ERROR_INVALID_PARAM, f"{what}: [{address:#x}, +{size}) is not host memory the program holds")
-    return bytes(buf.dense_view(address - buf.ptr, size))
+    buf, offset = _host_span(m, address, size, what)
+    out = np.empty(size, np.uint8)
+    buf.read_into(offset, out)
+    return out.tobytes()
 
 
 def _load(m, th, model) -> int:

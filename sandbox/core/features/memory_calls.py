@@ -27,6 +27,7 @@ import functools
 
 from .. import constants as C, hazards, trace as T
 from . import peer
+from .synchronize import report_blocking
 from ..errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_ADDR_UNALIGNED, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                      ACL_ERROR_RT_MEMORY_FREE, ACL_ERROR_RT_PARAM_INVALID, describe, fail)
 from ..allocator import PAGE_SIZES, check_span
@@ -220,7 +221,7 @@ def memcpy(m: Machine, th: HostThread, dst, dest_max, src, count, kind) -> None:
     th.clock += m.profile.host_costs.memcpy_sync_setup
     task = m.submit(th, m.sync_stream(plan.device), _copy_task(m, plan, "MEMCPY", kind))  # type: ignore[arg-type]
     m.block_until(th, lambda: task.done, "aclrtMemcpy", learns=(task,), on=("task", task.id))
-    _report_blocking(task)
+    report_blocking(task)
 
 
 def memcpy_async(m: Machine, th: HostThread, dst, dest_max, src, count, kind, stream_handle) -> None:
@@ -325,7 +326,7 @@ def memcpy2d(m: Machine, th: HostThread, dst, dpitch, src, spitch, width, height
     th.clock += m.profile.host_costs.memcpy_sync_setup
     task = m.submit(th, m.sync_stream(plan.device), _copy2d_task(m, plan, "MEMCPY2D"))  # type: ignore[arg-type]
     m.block_until(th, lambda: task.done, "aclrtMemcpy2d", learns=(task,), on=("task", task.id))
-    _report_blocking(task)
+    report_blocking(task)
 
 
 def memcpy2d_async(m: Machine, th: HostThread, dst, dpitch, src, spitch, width, height, kind, stream_handle) -> None:
@@ -394,16 +395,7 @@ def memset(m: Machine, th: HostThread, ptr, max_count, value, count) -> None:
     th.clock += m.profile.host_costs.memcpy_sync_setup
     task = m.submit(th, m.sync_stream(device), _memset_task(m, "MEMSET", device, buf, ptr, count, fill))
     m.block_until(th, lambda: task.done, "aclrtMemset", learns=(task,), on=("task", task.id))
-    _report_blocking(task)
-
-
-def _report_blocking(task) -> None:
-    """A blocking copy or memset that failed on the device returns its error itself."""
-    if task.status:
-        stream = task.stream
-        message = stream.pending_message or f"task {task.id} failed"
-        stream.pending_error, stream.pending_message = 0, ""
-        fail(task.status, message)
+    report_blocking(task)
 
 
 def memset_async(m: Machine, th: HostThread, ptr, max_count, value, count, stream_handle) -> None:

@@ -36,6 +36,7 @@ from ..errors import (ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, ACL_ERROR_GE_EXEC
                       ACL_ERROR_GE_FAILURE, ACL_ERROR_RT_MODEL_EXECUTE, ACL_ERROR_RT_STREAM_CONTEXT, fail)
 from ..tasks import Task
 from . import device_resources
+from .synchronize import report_blocking
 
 if TYPE_CHECKING:
     from ..machine import Machine
@@ -148,11 +149,7 @@ def execute(m: Machine, th: HostThread, model_id: int, inputs: list, outputs: li
         return
     task = m.submit(th, m.sync_stream(device), task)
     m.block_until(th, lambda: task.done, "aclmdlExecute", learns=(task,), on=("task", task.id))
-    if task.status:
-        sync = task.stream
-        message = sync.pending_message or f"task {task.id} failed"
-        sync.pending_error, sync.pending_message = 0, ""
-        fail(task.status, message)
+    report_blocking(task)
 
 
 def _access(m, address: int, nbytes: int, writes: bool) -> list:

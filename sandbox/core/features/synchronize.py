@@ -56,3 +56,13 @@ def report_stream_error(stream: Stream) -> None:
         message = stream.pending_message or stream.context.failure_message
         stream.pending_error, stream.pending_message = 0, ""
         fail(code, message)
+
+
+def report_blocking(task) -> None:
+    """A blocking call's own task (a copy, a memset, a model's execution) that failed on the
+    device: the call returns its error itself, and the stream keeps no pending error for it."""
+    if task.status:
+        stream = task.stream
+        message = stream.pending_message or f"task {task.id} failed"
+        stream.pending_error, stream.pending_message = 0, ""
+        fail(task.status, message)
