@@ -14,6 +14,16 @@ code cell calls ``sandbox.set_language("zh")``).  A markdown cell without ``lang
 The English notebook goes to ``notebooks/NN_topic.ipynb``, the Chinese one to
 ``notebooks/zh/NN_topic.ipynb``; a source has a Chinese edition once it has a ``zh`` cell,
 and then tests/language/test_translations.py requires every markdown cell to have its twin.
+
+**Code cells in Chinese, from the same code.**  Comments, docstrings, the exercises' hints and
+the labels a cell prints are text, not code: the Chinese edition shows them in Chinese while
+the code stays one.  A source ends with one cell of *code strings*,
+``# %% [markdown] lang="zh" translates="code"``, whose lines pair an English text with its
+Chinese (``en: # int32 elements per vector`` then ``zh: # 每个向量的 int32 元素个数``); the
+Chinese edition's shared code cells get each pair replaced, in order, and the cell itself is
+not shown.  A ``keep:`` line names an English text that stays English (a name the runtime
+prints, say).  tests/language/test_translations.py requires every pair to be used and no
+English prose left in a Chinese code cell.
 """
 
 from __future__ import annotations
@@ -45,6 +55,46 @@ def cell_language(cell) -> str | None:
     return lang
 
 
+def is_code_strings(cell) -> bool:
+    """The cell that holds the Chinese of the code cells' texts (not shown in either edition)."""
+    return cell.metadata.get("translates") == "code"
+
+
+def code_strings(nb) -> tuple[list[tuple[str, str]], list[str]]:
+    """The (English, Chinese) pairs of a source's code-strings cells, and its ``keep:`` texts."""
+    pairs: list[tuple[str, str]] = []
+    keep: list[str] = []
+    english: str | None = None
+    for cell in nb.cells:
+        if not is_code_strings(cell):
+            continue
+        for number, line in enumerate(cell.source.splitlines(), 1):
+            head, sep, text = line.partition(": ")
+            if not line.strip():
+                continue
+            if not sep and line.rstrip(":") in ("en", "zh", "keep"):
+                head, text = line.rstrip(":"), ""
+            if head == "en" and english is None:
+                english = text
+            elif head == "zh" and english is not None:
+                pairs.append((english, text))
+                english = None
+            elif head == "keep" and english is None:
+                keep.append(text)
+            else:
+                raise ValueError(f"code strings, line {number}: expected 'en: ', then 'zh: ' (or 'keep: '): {line!r}")
+    if english is not None:
+        raise ValueError(f"code strings: {english!r} has no 'zh: ' line")
+    return pairs, keep
+
+
+def translate_code(text: str, pairs: list[tuple[str, str]]) -> str:
+    """A shared code cell's text in the Chinese edition."""
+    for english, chinese in pairs:
+        text = text.replace(english, chinese)
+    return text
+
+
 def editions(source: Path) -> list[str]:
     """The editions a source makes: English, and Chinese once it has a ``zh`` cell."""
     nb = jupytext.read(source, fmt="py:percent")
@@ -62,7 +112,12 @@ def instructor_notebook(source: Path, lang: str = "en") -> nbformat.NotebookNode
     if lang not in LANGUAGES:
         raise ValueError(f"lang must be one of {LANGUAGES}")
     nb = jupytext.read(source, fmt="py:percent")
-    nb.cells = [c for c in nb.cells if cell_language(c) in (None, lang)]
+    pairs, _ = code_strings(nb)
+    nb.cells = [c for c in nb.cells if cell_language(c) in (None, lang) and not is_code_strings(c)]
+    if lang == "zh":
+        for cell in nb.cells:
+            if cell.cell_type == "code" and cell_language(cell) is None:
+                cell.source = translate_code(cell.source, pairs)
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},

@@ -3,6 +3,8 @@
     sandbox.teach.exercises()                  # every exercise in the notebooks
     sandbox.teach.check("02.1", solution)      # run a solution on a fresh machine, judge the run
     sandbox.teach.check("02.1", solution, isolated=True)   # the same, in a fresh interpreter
+    sandbox.teach.questions("02.concepts")     # a notebook's concept check: questions to answer
+    sandbox.teach.check("02.concepts", answers)   # answers() returns {1: "b", 2: "a", ...}
     grade.show()                               # the graded run, the tasks of its ✘ lines outlined
     print(sandbox.teach.BOARD)                 # who opens the device: the grader, for every exercise
 
@@ -24,6 +26,7 @@ from sandbox.core.trace import Note
 
 from .checks import *  # noqa: F403
 from .checks import Check, Checks, grade  # noqa: F401
+from .concepts import Question, Quiz, questions, register_quiz  # noqa: F401
 from .grading import BOARD, Exercise, Grade, Run, check, exercises, register  # noqa: F401
 
 

@@ -44,6 +44,7 @@ from sandbox.viz.plot_gantt import gantt_figure
 from sandbox.viz.summary import timeline_summary
 from sandbox.viz.timeline import LOGICAL
 
+from . import concepts as _concepts
 from .checks import FAIL, PASS, Check, check_no_errors, check_no_hazards
 from .provenance import KERNEL, ORIGIN_WORDS, Recorder, kernel_key
 from .seal import Seal
@@ -191,6 +192,11 @@ class Grade:
 
     def __bool__(self) -> bool:
         return self.passed
+
+    @property
+    def score(self) -> float:
+        """The share of criteria met, 0.0 to 1.0 (nbgrader's partial credit when a hidden test ends with it)."""
+        return sum(c.passed for c in self.checks) / len(self.checks) if self.checks else 0.0
 
     @property
     def headline(self) -> str:
@@ -519,6 +525,14 @@ def check(exercise_id: str, solution, isolated: bool = False) -> Grade:
     ``isolated=True`` runs the check in a fresh interpreter (isolated.py): what the notebook
     did to its own process, such as replacing a judge, cannot change the grade.  It costs a
     process start; the nbgrader hidden tests use it, the notebooks' own checks do not."""
+    quiz = _concepts.quizzes().get(exercise_id)
+    if quiz is not None:  # a concept check: answers, not a program (concepts.py)
+        if isolated:
+            from . import isolated as _isolated
+
+            graded = _isolated.run(quiz, solution, 0)
+            return graded if isinstance(graded, Grade) else Grade(quiz.id, quiz.heading(), [graded])
+        return _concepts.grade_answers(quiz, solution)
     reg = _load()
     exercise = reg.get(exercise_id)
     if exercise is None:

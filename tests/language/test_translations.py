@@ -15,7 +15,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from notebook_sources import cell_language, editions, learner_notebook, sources, target  # noqa: E402
+from notebook_sources import (  # noqa: E402
+    cell_language,
+    code_strings,
+    editions,
+    is_code_strings,
+    learner_notebook,
+    sources,
+    target,
+    translate_code,
+)
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # Sources without a Chinese edition yet: this list may only shrink.
@@ -33,7 +42,7 @@ def test_every_source_not_listed_as_untranslated_has_a_chinese_edition():
 @pytest.mark.parametrize("source", BILINGUAL, ids=lambda s: s.stem)
 def test_every_markdown_cell_is_followed_by_its_chinese_twin(source):
     cells = jupytext.read(source, fmt="py:percent").cells
-    markdown = [(i, c) for i, c in enumerate(cells) if c.cell_type == "markdown"]
+    markdown = [(i, c) for i, c in enumerate(cells) if c.cell_type == "markdown" and not is_code_strings(c)]
     for i, cell in markdown:
         lang = cell_language(cell)
         assert lang in ("en", "zh"), f"{source.name} cell {i}: lang must be en or zh"
@@ -56,8 +65,68 @@ def test_the_editions_share_their_code_and_the_chinese_one_sets_the_language_fir
     code_en = [c.source for c in en.cells if c.cell_type == "code"]
     code_zh = [c.source for c in zh.cells if c.cell_type == "code"]
     assert code_zh[0].strip().endswith('sandbox.set_language("zh")          # 中文版：评分反馈使用中文')
-    assert code_zh[1:] == code_en, "the editions' code cells differ beyond the first one"
+    pairs, _ = code_strings(jupytext.read(source, fmt="py:percent"))
+    assert code_zh[1:] == [translate_code(c, pairs) for c in code_en], (
+        "the editions' code cells differ beyond the first one and the texts of the code strings"
+    )
     assert sum(c.cell_type == "markdown" for c in en.cells) == sum(c.cell_type == "markdown" for c in zh.cells)
+
+
+@pytest.mark.parametrize("source", BILINGUAL, ids=lambda s: s.stem)
+def test_every_code_string_of_a_source_is_used_by_its_code_cells(source):
+    nb = jupytext.read(source, fmt="py:percent")
+    pairs, keep = code_strings(nb)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code" and cell_language(c) is None)
+    for english, _ in pairs:
+        assert english in code, f"{source.name}: the code string {english!r} is in no code cell"
+        code = code.replace(english, "")
+    for english in keep:
+        assert english in code, f"{source.name}: the kept text {english!r} is in no code cell"
+
+
+_WORD = re.compile(r"\b[A-Za-z][a-z]{2,}\b")
+_NOT_PROSE = re.compile(r"noqa|type: ignore|YOUR CODE HERE|### (BEGIN|END)|https?://|^\s*[%!]")
+
+
+def english_prose(code: str, keep: list[str]) -> list[str]:
+    """The comments and string texts of a code cell that are English prose (three English words
+    or more and no Chinese), but for the source's ``keep:`` texts."""
+    import io
+    import tokenize
+
+    found = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return found
+    fstring_parts = {getattr(tokenize, "FSTRING_MIDDLE", -1)}
+    for tok in tokens:
+        if tok.type == tokenize.COMMENT or tok.type == tokenize.STRING or tok.type in fstring_parts:
+            text = tok.string
+            if CJK.search(text) or _NOT_PROSE.search(text) or any(k in text for k in keep):
+                continue
+            plain = re.sub(r"\{[^{}]*\}", " ", text)  # an f-string's fields are code
+            plain = re.sub(r"`[^`]*`|\b\w+\(\S*?\)|\b\w*_\w*\b|\b\w+(?:\.\w+)+", " ", plain)
+            if len(_WORD.findall(plain)) >= 3:
+                found.append(text.strip()[:70])
+    return found
+
+
+def test_the_english_prose_finder_finds_comments_and_labels_and_lets_code_through():
+    assert english_prose("x = 1  # int32 elements per vector", []) == ["# int32 elements per vector"]
+    assert english_prose('print(f"copies took {t} ms in all")', []) != []
+    assert english_prose("x = 1  # 每个向量的元素个数 per vector", []) == []
+    assert english_prose("acl.rt.memcpy(d, n, h, n, H2D)  # noqa: E501 long line here", []) == []
+    assert english_prose('print(f"{p.soc_name}: {p.ai_cores}")', []) == []
+    assert english_prose('print("ACL_ERROR_RT_STREAM_NO_CB_REG for this stream")', ["for this stream"]) == []
+
+
+@pytest.mark.parametrize("source", BILINGUAL, ids=lambda s: s.stem)
+def test_no_english_prose_is_left_in_the_chinese_edition_s_code(source):
+    _, keep = code_strings(jupytext.read(source, fmt="py:percent"))
+    zh = learner_notebook(source, "zh")
+    left = [(i, p) for i, c in enumerate(zh.cells) if c.cell_type == "code" for p in english_prose(c.source, keep)]
+    assert not left, f"{source.name}: English in the Chinese edition's code (add a code string): {left[:8]}"
 
 
 @pytest.mark.parametrize("source", BILINGUAL, ids=lambda s: s.stem)
