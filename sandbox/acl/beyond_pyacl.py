@@ -44,6 +44,7 @@ MODELLED: dict[str, str] = {
     "rt.ipc_get_event_handle": "aclrtIpcGetEventHandle",
     "rt.ipc_open_event_handle": "aclrtIpcOpenEventHandle",
     # memory
+    "rt.free_with_dev_sync": "aclrtFreeWithDevSync",
     "rt.mem_pool_create": "aclrtMemPoolCreate",
     "rt.mem_pool_destroy": "aclrtMemPoolDestroy",
     "rt.mem_pool_malloc_async": "aclrtMemPoolMallocAsync",

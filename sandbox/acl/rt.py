@@ -439,6 +439,18 @@ def free(m, th, dev_ptr: ptr) -> None:
     return memory_calls.free(m, th, dev_ptr)
 
 
+@api("aclrtFreeWithDevSync", cost="free")
+def free_with_dev_sync(m, th, dev_ptr: ptr) -> None:
+    """Free device memory after waiting for the current device: the tasks still using it finish first.
+
+    rtFreeWithDevSync is rtDeviceSynchronize, then rtFree (src/runtime/api/api_c_memory.cc:174-183);
+    the acl layer refuses a null pointer before either (src/acl/aclrt_impl/memory.cpp:632) with 100000.
+    A failed call frees nothing (core/features/memory_calls.py ``free_with_dev_sync``)."""
+    if dev_ptr == 0:  # the acl layer (src/acl/aclrt_impl/memory.cpp:632)
+        fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeWithDevSync(nullptr)")
+    return memory_calls.free_with_dev_sync(m, th, dev_ptr)
+
+
 @api("aclrtFreeHost", cost="free_host")
 def free_host(m, th, host_ptr: ptr) -> None:
     if host_ptr == 0:  # the acl layer (memory.cpp:621)

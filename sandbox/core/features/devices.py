@@ -179,11 +179,12 @@ def get_device(m: Machine, th: HostThread) -> int:
     return m.current_context(th).device
 
 
-def synchronize_device(m: Machine, th: HostThread) -> None:
-    """Wait for every stream of the current context, then report the first device error."""
+def synchronize_device(m: Machine, th: HostThread, api: str = "aclrtSynchronizeDevice") -> None:
+    """Wait for every stream of the current context, then report the first device error (``api``: the
+    call that waits, aclrtFreeWithDevSync's own synchronize included)."""
     ctx = m.current_context(th)
     streams = [ctx.default_stream, *ctx.streams.values()]
-    sync = Sync("aclrtSynchronizeDevice", f"synchronizing device {ctx.device}", ctx.device, context=ctx)
+    sync = Sync(api, f"synchronizing device {ctx.device}", ctx.device, context=ctx)
     synchronize_on(m, th, sync, lambda: all(s.idle for s in streams), learns=streams,
                    report=sorted(streams, key=lambda s: s.stream_id))
 

@@ -63,20 +63,36 @@ def malloc(m: Machine, th: HostThread, size: int, policy: int, padding: bool = T
     return alloc.ptr
 
 
-def free(m: Machine, th: HostThread, ptr: int) -> None:
+def free(m: Machine, th: HostThread, ptr: int, api: str = "aclrtFree") -> None:
     buf = m.buffer(ptr)
     if buf is None or buf.kind != "device":
-        fail(ACL_ERROR_INVALID_PARAM, f"aclrtFree: {ptr:#x} is not device memory from aclrtMalloc"
+        fail(ACL_ERROR_INVALID_PARAM, f"{api}: {ptr:#x} is not device memory from aclrtMalloc"
              + (" (use aclrtFreeHost for aclrtMallocHost memory)" if buf is not None and buf.kind == "pinned" else ""))
     why = ("a memory pool (aclrtMemPoolMallocAsync); give it back with aclrtMemPoolFreeAsync"
            if buf.policy.startswith("pool ") else "aclrtMapMem: aclrtUnmapMem it" if buf.policy == "aclrtMapMem"
            else "aclrtIpcMemImportByKey: aclrtIpcMemClose it" if buf.policy.startswith("IPC import") else "")
     if why:
-        fail(ACL_ERROR_RT_MEMORY_FREE, f"aclrtFree: {ptr:#x} comes from {why}")
+        fail(ACL_ERROR_RT_MEMORY_FREE, f"{api}: {ptr:#x} comes from {why}")
     if buf.ptr == ptr:
-        hazards.freeing(m, th, buf, "aclrtFree")
+        hazards.freeing(m, th, buf, api)
     alloc = m.devices[buf.device].memory.release(ptr)
     m.log.append(T.MemFreed(th.clock, alloc.device, ptr, th.call_seq))
+
+
+def free_with_dev_sync(m: Machine, th: HostThread, ptr: int) -> None:
+    """aclrtFreeWithDevSync: wait for the current device, then free as aclrtFree does.
+
+    The runtime's rtFreeWithDevSync is exactly that, rtDeviceSynchronize and then rtFree
+    (src/runtime/api/api_c_memory.cc:174-183); the API reference says the call synchronizes the
+    device implicitly and waits for the tasks that use the memory, where aclrtFree frees at once
+    and waits for nothing (docs/zh/api_ref/11-01_device_memory_malloc_and_free.md, "aclrtFree",
+    "aclrtFreeWithDevSync").  A failed synchronize (a task that failed on the device) returns its
+    code and frees nothing; a pointer aclrtFree refuses is refused after the wait, with
+    aclrtFree's code, and nothing is freed either."""
+    from .devices import synchronize_device  # devices imports the event and leak modules, not this one
+
+    synchronize_device(m, th, "aclrtFreeWithDevSync")
+    free(m, th, ptr, "aclrtFreeWithDevSync")
 
 
 def malloc_host(m: Machine, th: HostThread, size: int) -> int:
