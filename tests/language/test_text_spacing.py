@@ -1,5 +1,5 @@
 """The Chinese catalogues keep one spacing rule, the one most of their text already kept: a space
-between a Chinese character and a Latin letter or digit ("在 Host 函数中", "设备 0 的流 1"),
+between a Chinese character and a Latin letter or digit ("在 Host 函数中", "在 Device 0 上"),
 none next to Chinese punctuation.  The rule holds in the catalogues' own text, and where a
 field is filled in (a field's text is only known then: "在它自己的{}中" with "Host 函数")."""
 
@@ -51,7 +51,7 @@ def test_a_latin_field_next_to_chinese_text_gets_a_space(zh):
 
 
 def test_a_chinese_field_next_to_chinese_text_gets_no_space(zh):
-    assert i18n.text("{} recorded by task {} on {}", "e1", 3, "流 1") == "e1，由流 1 上的任务 3 记录"
+    assert i18n.text("{} recorded by task {} on {}", "e1", 3, "拷贝队列") == "e1，由拷贝队列上的任务 3 记录"
     assert i18n.translate("each of the 4 batches was summarised in a callback (aclrtLaunchCallback) of its own") == (
         "4 个批次中的每一个都在它自己的回调（aclrtLaunchCallback）中汇总"
     )

@@ -451,10 +451,10 @@ def test_the_browser_dashboard_speaks_chinese_and_its_queue_text_is_the_kernels(
             page.wait_for_selector("canvas.sbx-gantt-canvas")
             page.wait_for_function("document.querySelector('.sbx-dash').dataset.frames >= 1")
             assert page.locator(".sbx-play").inner_text().strip() == "▶ 播放"
-            assert page.locator(".sbx-view-logical").inner_text().strip() == "每条流一行"
+            assert page.locator(".sbx-view-logical").inner_text().strip() == "每条 Stream 一行"
             queues = page.locator("pre.sandbox-queues")
-            assert "时的流队列" in queues.inner_text().splitlines()[0]
-            assert page.locator(".sbx-mem-title").inner_text().endswith("时的设备内存")
+            assert "时的 Stream 队列" in queues.inner_text().splitlines()[0]
+            assert page.locator(".sbx-mem-title").inner_text().endswith("时的 Device 内存")
             _latency(page, "End")
             sync_api.expect(page.locator(".sbx-why")).to_have_text("trace 末尾")
             browser_queues, clock = queues.inner_text(), page.locator(".sbx-clock").inner_text()
@@ -465,7 +465,7 @@ def test_the_browser_dashboard_speaks_chinese_and_its_queue_text_is_the_kernels(
             ask.locator(".jp-InputArea-editor").click()
             page.keyboard.press("Control+Enter")
             answer = ask.locator(".jp-OutputArea-output")
-            sync_api.expect(answer).to_contain_text("时的流队列")
+            sync_api.expect(answer).to_contain_text("时的 Stream 队列")
             assert answer.inner_text().strip() == f"{clock}\n{browser_queues}".strip()
         finally:
             browser.close()
