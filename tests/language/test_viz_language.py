@@ -191,7 +191,8 @@ def test_every_label_shape_the_views_translate_matches_its_own_template():
         assert i18n.label("NPU 0 Peer link #1") == "NPU 0 Device 间链路 #1"
         assert i18n.label("pool 1 block 2") == "内存池 1 块 2"
         assert (
-            i18n.label("event 2 on NPU 0 recorded by task 4 on Stream 2") == "NPU 0 上的 Event 2，由 Stream 2 上的任务 4 记录"
+            i18n.label("event 2 on NPU 0 recorded by task 4 on Stream 2")
+            == "NPU 0 上的 Event 2，由 Stream 2 上的任务 4 记录"
         )
         assert i18n.label("a name the catalogue does not know") == "a name the catalogue does not know"
     finally:
