@@ -21,9 +21,11 @@ sys.path.insert(0, str(ROOT / "tools"))
 from notebook_sources import SOURCES, instructor_notebook  # noqa: E402
 
 
-def _source(nn: str) -> Path:
+def _sources(nn: str) -> list[Path]:
+    """Notebook ``nn``'s instructor source, then its optional deep dives (``NNx_*.py``): an exercise
+    that moved to a deep dive keeps its id, and runs in the namespace of the notebook and the dive."""
     (path,) = SOURCES.glob(f"{nn}_*.py")
-    return path
+    return [path, *sorted(SOURCES.glob(f"{nn}x_*.py"))]
 
 
 def exercise_id(grade_id: str) -> str:
@@ -40,7 +42,7 @@ def _run_notebook(nn: str) -> tuple[dict, dict]:
     matplotlib.use("Agg")
     ns: dict = {"__name__": f"notebook_{nn}"}
     found: dict = {}
-    for cell in instructor_notebook(_source(nn)).cells:
+    for cell in (c for source in _sources(nn) for c in instructor_notebook(source).cells):
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type != "code" or meta.get("grade"):
             continue  # check cells grade; the tests do that themselves
