@@ -16,6 +16,7 @@ import sandbox
 from sandbox import acl
 from sandbox.core import trace as tr
 from sandbox.core.errors import code_name
+from sandbox.teach.concepts import Question, Quiz, register_quiz
 from sandbox.teach.checks import SYNC_CALLS, Check, check_equal, check_no_leaks, check_syncs
 from sandbox.teach.grading import Exercise, register
 from sandbox.teach.exercise_sets.nb08 import _rows_from_device
@@ -309,5 +310,266 @@ register(
         prepare=faulty_board,
         judge=judge_recovery,
         allow_errors=True,
+    )
+)
+
+
+# -- concept checks: notebook 09 (errors) and notebook 09b (hazards and the trace) ------------------------
+register_quiz(
+    Quiz(
+        "09.concepts",
+        "Concept check: errors, failure modes and recovery",
+        "概念检查：错误、任务调度模式与恢复",
+        (
+            Question(
+                "A kernel launched on a stream will fault on the device. Which call returns its error code?",
+                (
+                    "the launch: the runtime checks the kernel before it queues it",
+                    "the first synchronize of that stream after the fault",
+                    "every synchronize of that stream from then on, until the device is reset",
+                ),
+                "b",
+                (
+                    "a launch only queues the kernel and returns 0; the fault happens later, on the device",
+                    "right: the device reports the fault, and the next synchronize returns it",
+                    "an error is reported once: the second synchronize returned 0",
+                ),
+                "the cell under '5 · Asynchronous device errors surface at the next synchronize'",
+                {
+                    "text": "某个 Stream 上下发的核函数会在 Device 上出错。哪个调用返回它的错误码？",
+                    "choices": (
+                        "下发本身：运行时在入队之前会检查核函数",
+                        "故障之后该 Stream 的第一次同步",
+                        "从此以后该 Stream 的每一次同步，直到复位 Device",
+                    ),
+                    "why": (
+                        "下发只是把核函数放进队列并返回 0；故障稍后才在 Device 上发生",
+                        "对：Device 报告故障，下一次同步把它返回给程序",
+                        "一个错误只报告一次：第二次同步返回了 0",
+                    ),
+                    "shown_by": "“5 · 异步的 Device 错误在下一次同步时才暴露”下的单元格",
+                },
+            ),
+            Question(
+                "Stream A is set to ACL_STOP_ON_FAILURE; stream B, in the same context, is not. A kernel on B "
+                "faults. What happens to the tasks still queued on A?",
+                (
+                    "they run: only a stream set to stop on failure stops, and the fault was on B",
+                    "they run, but the runtime skips their copies back to the host",
+                    "they are discarded, and new tasks are refused until the device is reset",
+                ),
+                "c",
+                (
+                    "stop-on-failure covers the context: set on one stream, every stream of its context stops",
+                    "no task of A runs after the stop: none of the three batches arrived",
+                    "right: the first failure stopped every stream of the context, A's queued tasks included",
+                ),
+                "the cell under '6 · Failure modes: what happens to the tasks after a failure'",
+                {
+                    "text": "Stream A 设置了 ACL_STOP_ON_FAILURE；同一 Context 中的 Stream B 没有设置。B 上的一个核函数出错。"
+                    "A 上仍在排队的任务会怎样？",
+                    "choices": (
+                        "照常执行：只有设置了遇错即停的 Stream 才会停，而故障发生在 B 上",
+                        "照常执行，但运行时跳过它们拷回 Host 的拷贝",
+                        "被丢弃，而且在复位 Device 之前不再接受新任务",
+                    ),
+                    "why": (
+                        "遇错即停作用于整个 Context：一条 Stream 设置了，同一 Context 的所有 Stream 都会停",
+                        "停止之后 A 上没有任务执行：三个批次一个都没回来",
+                        "对：首个失败让 Context 中所有 Stream 停止，A 上排队的任务也被丢弃",
+                    ),
+                    "shown_by": "“6 · 任务调度模式：失败之后的任务会怎样”下的单元格",
+                },
+            ),
+            Question(
+                "A worker thread makes a call that fails. The main thread then calls aclGetRecentErrMsg. What does "
+                "it get?",
+                (
+                    "nothing of the worker's failure: the messages belong to the thread that failed",
+                    "the worker's message: the messages are kept for the whole process",
+                    "the worker's message, which is then cleared for the worker too",
+                ),
+                "a",
+                (
+                    "right: the main thread's messages hold only the main thread's failures",
+                    "the messages are per thread: the worker's failure was not among the main thread's",
+                    "the main thread never sees the worker's message at all",
+                ),
+                "the cell under '2 · The messages: newest first, then cleared'",
+                {
+                    "text": "一个工作线程的某次调用失败了。随后主线程调用 aclGetRecentErrMsg，会得到什么？",
+                    "choices": (
+                        "没有工作线程那次失败的信息：错误信息属于出错的线程",
+                        "工作线程的错误信息：错误信息是整个进程共享的",
+                        "工作线程的错误信息，并且工作线程那边也随之清空",
+                    ),
+                    "why": (
+                        "对：主线程的错误信息只包含主线程自己的失败",
+                        "错误信息按线程保存：工作线程的失败不在主线程的信息里",
+                        "主线程根本看不到工作线程的错误信息",
+                    ),
+                    "shown_by": "“2 · 错误信息：最新的在前，读后清空”下的单元格",
+                },
+            ),
+            Question(
+                "A context stopped on a failure. How does the program get the device working again?",
+                (
+                    "synchronize once more: the error is reported once, then the stream takes work again",
+                    "reset the device, set it again, and go on with the buffers allocated before",
+                    "free memory, destroy events and streams, reset the device, set it again, then allocate "
+                    "and upload anew",
+                ),
+                "c",
+                (
+                    "the context stays stopped: a new copy was refused with the failure's code",
+                    "a pointer from before the reset must not be used after it (the sandbox reports use_after_reset)",
+                    "right: release first, then reset, then start again with new buffers",
+                ),
+                "the cell under 'Recovering: reset the device'",
+                {
+                    "text": "一个 Context 因失败而停止。程序怎样让 Device 重新工作？",
+                    "choices": (
+                        "再同步一次：错误只报告一次，之后 Stream 又能接受任务",
+                        "复位 Device、重新设置，然后继续使用之前申请的缓冲区",
+                        "释放内存、销毁 Event 和 Stream、复位 Device、重新设置，然后重新申请、重新上传",
+                    ),
+                    "why": (
+                        "Context 一直停着：新的拷贝被以那次失败的错误码拒绝",
+                        "复位之前的指针在复位之后不能再用（沙箱会报告 use_after_reset）",
+                        "对：先释放，再复位，然后用新的缓冲区重新开始",
+                    ),
+                    "shown_by": "“恢复：复位 Device”下的单元格",
+                },
+            ),
+        ),
+    )
+)
+
+register_quiz(
+    Quiz(
+        "09b.concepts",
+        "Concept check: hazards and the trace",
+        "概念检查：隐患与 trace",
+        (
+            Question(
+                "A program reads a host buffer that an asynchronous copy writes, before it synchronizes, and prints "
+                "the right value every time in the sandbox. Is it correct?",
+                (
+                    "yes: the value was right every time",
+                    "no: it reads before synchronising; only a synchronize (or a wait that saw completion) "
+                    "guarantees the copy is done",
+                    "yes: the copy is on the same stream as the kernel that produced the data",
+                ),
+                "b",
+                (
+                    "a lucky schedule is not a guarantee: on a busier machine the read comes first",
+                    "right: the hazard report names the read and the copy it did not wait for",
+                    "stream order orders the tasks with each other, not the host's read with them",
+                ),
+                "the cells under '1.1 · Reading a host buffer before the copy into it is known complete'",
+                {
+                    "text": "程序在同步之前读取一个由异步拷贝写入的 Host 缓冲区，在沙箱里每次都打印出正确的值。这个程序对吗？",
+                    "choices": (
+                        "对：每次的值都正确",
+                        "不对：这是同步前读取；只有同步（或确认已完成的等待）才能保证拷贝已经完成",
+                        "对：拷贝与产生数据的核函数在同一条 Stream 上",
+                    ),
+                    "why": (
+                        "碰巧的调度不是保证：换一台更忙的机器，读取就可能抢在前面",
+                        "对：隐患报告指出了这次读取和它没有等待的那次拷贝",
+                        "Stream 的顺序只约束任务之间，不约束 Host 的读取",
+                    ),
+                    "shown_by": "“1.1 · 在确认拷贝完成之前读取 Host 缓冲区”下的单元格",
+                },
+            ),
+            Question(
+                "aclrtFree(dy) right after launching, on one stream, a kernel that writes dy. What is the hazard?",
+                (
+                    "a data race between two streams",
+                    "none: aclrtFree waits for the work queued on the stream",
+                    "a use after free: aclrtFree does not wait for the stream, so the kernel writes freed memory",
+                ),
+                "c",
+                (
+                    "there is one stream here; the free is a host call, not a second stream's task",
+                    "aclrtFree does not wait: the kernel ran after the free and faulted",
+                    "right: not every hazard is a data race; this one is a use after free",
+                ),
+                "the cells under '1.3 · Freeing memory that queued work still uses'",
+                {
+                    "text": "在一条 Stream 上下发一个写 dy 的核函数后立即调用 aclrtFree(dy)。这是什么隐患？",
+                    "choices": (
+                        "两条 Stream 之间的数据竞争",
+                        "没有隐患：aclrtFree 会等待 Stream 上排队的任务",
+                        "释放后使用：aclrtFree 不等待 Stream，核函数写入了已释放的内存",
+                    ),
+                    "why": (
+                        "这里只有一条 Stream；释放是 Host 调用，不是另一条 Stream 上的任务",
+                        "aclrtFree 不等待：核函数在释放之后才运行，并且出错了",
+                        "对：隐患不都是数据竞争；这一个是释放后使用",
+                    ),
+                    "shown_by": "“1.3 · 释放排队任务仍在使用的内存”下的单元格",
+                },
+            ),
+            Question(
+                "One thread launches a copy into dx on stream 1, then a kernel reading dx on stream 2. What orders "
+                "the kernel after the copy?",
+                (
+                    "nothing: record an event on stream 1 after the copy and make stream 2 wait for it",
+                    "the order of the calls: the kernel was launched after the copy",
+                    "the device: it runs one stream at a time",
+                ),
+                "a",
+                (
+                    "right: without the event the two tasks are unordered, a data race",
+                    "launch order orders the tasks of one stream only; two streams run independently",
+                    "streams run concurrently; that is what they are for",
+                ),
+                "the cells under '1.2 · Two streams on one buffer without an event'",
+                {
+                    "text": "一个线程先在 Stream 1 上下发写入 dx 的拷贝，再在 Stream 2 上下发读取 dx 的核函数。是什么让核函数排在拷贝之后？",
+                    "choices": (
+                        "什么也没有：要在拷贝之后于 Stream 1 上记录一个 Event，并让 Stream 2 等待它",
+                        "调用的先后：核函数是在拷贝之后下发的",
+                        "Device：它一次只运行一条 Stream",
+                    ),
+                    "why": (
+                        "对：没有 Event，两个任务之间没有顺序，这才是数据竞争",
+                        "下发顺序只约束同一条 Stream 上的任务；两条 Stream 各自独立执行",
+                        "多条 Stream 会并发执行，这正是 Stream 的用途",
+                    ),
+                    "shown_by": "“1.2 · 两条 Stream 访问同一个缓冲区而没有 Event”下的单元格",
+                },
+            ),
+            Question(
+                "In the exported trace, how do you find the host call that queued a given kernel?",
+                (
+                    "by time: the call starts at the same ts as the kernel",
+                    "by name: the host row has a slice named after the kernel",
+                    "by the flow arrow: it starts at the aclrtLaunchKernel call and ends on the kernel's slice",
+                ),
+                "c",
+                (
+                    "a launch only queues: the kernel starts later, often much later",
+                    "the host row holds API calls (aclrtLaunchKernel), not kernels",
+                    "right: the flow's id links the call on the host thread to the task on the stream row",
+                ),
+                "the cell under '2 · The trace in Perfetto' that reads the exported file",
+                {
+                    "text": "在导出的 trace 中，怎样找到下发某个核函数的那次 Host 调用？",
+                    "choices": (
+                        "按时间：调用与核函数的 ts 相同",
+                        "按名字：Host 行上有一个以核函数命名的切片",
+                        "按流箭头：它从 aclrtLaunchKernel 调用开始，到核函数的切片结束",
+                    ),
+                    "why": (
+                        "下发只是入队：核函数开始得更晚，常常晚很多",
+                        "Host 行上是 API 调用（aclrtLaunchKernel），不是核函数",
+                        "对：流箭头的 id 把 Host 线程上的调用和 Stream 行上的任务连在一起",
+                    ),
+                    "shown_by": "“2 · Perfetto 中的 trace”里读取导出文件的单元格",
+                },
+            ),
+        ),
     )
 )
