@@ -1,6 +1,9 @@
 # %% [markdown]
 # # 11 · The official samples, step by step
 #
+# **Time:** about 45 minutes · **Optional** (a review after the topic notebooks) · **Assumes**
+# notebooks 01 to 08.
+#
 # The CANN runtime repository (`hicann/runtime`, folder `example/`) teaches its API with small
 # numbered C++ samples. The sandbox has a Python port of each sample it can run, call for call,
 # in `examples/` (the list, with the status of all 61: [examples/README.md](../examples/README.md)).
@@ -21,31 +24,32 @@
 #
 # **After this notebook** you can read an official runtime sample and say what each call does
 # and what the device does meanwhile, run the same program in the sandbox, and spot where a
-# sample relies on an ordering it does not state. **It assumes** notebooks 01 to 08; each
-# section names the topic notebook that goes deeper.
+# sample relies on an ordering it does not state. Each section names the topic notebook that
+# goes deeper.
 
 # %% [markdown] lang="zh"
-# # 11 · 官方示例，一步一步
+# # 11 · 官方样例逐步讲解
 #
-# CANN 运行时仓库（`hicann/runtime`，目录 `example/`）用一组带编号的小型 C++ 示例讲解它的 API。沙箱为每个它能
-# 运行的示例提供一个逐个调用对应的 Python 移植版本，放在 `examples/` 中（全部 61 个示例及其状态见
-# [examples/README.md](../../examples/README.md)）。本 notebook 逐一讲解其中一部分：每个示例演示什么、为什么在
-# 真实硬件上重要；几行示例风格的 C 代码（为本 notebook 所写，并非照抄）；同样的步骤用 Python 一个单元一个单元
-# 地执行；重要步骤之后给出一个视图。
+# **时间**：约 45 分钟 · **选学**（学完各专题 notebook 后的复习）· **前提**：notebook 01 到 08。
 #
-# | 章节 | 官方示例（`example/…`） | 移植版本 |
+# CANN runtime 仓库（`hicann/runtime`，目录 `example/`）用一组带编号的 C++ 小样例讲解它的接口。沙箱为其中能运行的每个样例提供了
+# 逐个调用对应的 Python 移植版本，放在 `examples/` 中（全部 61 个样例及其状态见 [examples/README.md](../../examples/README.md)）。
+# 本 notebook 挑选其中一部分逐一讲解：样例演示什么、在真实硬件上为什么重要；几行样例风格的 C 代码（为本 notebook 而写，
+# 并非照抄）；同样的步骤用 Python 一个单元格一个单元格地运行；关键步骤之后给出一张视图。
+#
+# | 章节 | 官方样例（`example/…`） | 移植版本 |
 # |---|---|---|
 # | 1 · 快速入门 | `0_quickstart/4_custom_kernel_launch` | [4_custom_kernel_launch.py](../../examples/0_quickstart/4_custom_kernel_launch.py) |
 # | 2 · 错误处理 | `0_quickstart/1_error_handling` | [1_error_handling.py](../../examples/0_quickstart/1_error_handling.py) |
-# | 3 · 两条流和一个事件 | `1_basic_features/stream/2_multi_stream`（事件部分）、`1_basic_features/event/1_event_timestamp` | [2_multi_stream.py](../../examples/1_basic_features/stream/2_multi_stream.py)、[1_event_timestamp.py](../../examples/1_basic_features/event/1_event_timestamp.py) |
-# | 4 · 失败模式 | `1_basic_features/stream/0_simple_stream`、`1_basic_features/event/0_event_status` | [0_simple_stream.py](../../examples/1_basic_features/stream/0_simple_stream.py)、[0_event_status.py](../../examples/1_basic_features/event/0_event_status.py) |
+# | 3 · 两条 Stream 和一个 Event | `1_basic_features/stream/2_multi_stream`（Event 部分）、`1_basic_features/event/1_event_timestamp` | [2_multi_stream.py](../../examples/1_basic_features/stream/2_multi_stream.py)、[1_event_timestamp.py](../../examples/1_basic_features/event/1_event_timestamp.py) |
+# | 4 · 任务调度模式 | `1_basic_features/stream/0_simple_stream`、`1_basic_features/event/0_event_status` | [0_simple_stream.py](../../examples/1_basic_features/stream/0_simple_stream.py)、[0_event_status.py](../../examples/1_basic_features/event/0_event_status.py) |
 # | 5 · 回调 | `2_advanced_features/callback/0_simple_callback`、`1_callback_hostfunc`、`2_callback_exception` | [0](../../examples/2_advanced_features/callback/0_simple_callback.py)、[1](../../examples/2_advanced_features/callback/1_callback_hostfunc.py)、[2](../../examples/2_advanced_features/callback/2_callback_exception.py) |
-# | 6 · 捕获与重放 | `2_advanced_features/model_ri/0_simple_model` | [0_simple_model.py](../../examples/2_advanced_features/model_ri/0_simple_model.py)（它的 aclnn 算子换成两个 `@sandbox.kernel` 函数） |
-# | 7 · 内存池 | `3_memory_advanced/memory_pool`（专题页） | 无：该专题没有示例代码 |
-# | 8 · 两个设备 | `1_basic_features/device/2_device_P2P` | [2_device_P2P.py](../../examples/1_basic_features/device/2_device_P2P.py) |
+# | 6 · 捕获与重放 | `2_advanced_features/model_ri/0_simple_model` | [0_simple_model.py](../../examples/2_advanced_features/model_ri/0_simple_model.py)（其中的 aclnn 算子换成两个 `@sandbox.kernel` 函数） |
+# | 7 · 内存池 | `3_memory_advanced/memory_pool`（专题页） | 无：该专题没有样例代码 |
+# | 8 · 两个 Device | `1_basic_features/device/2_device_P2P` | [2_device_P2P.py](../../examples/1_basic_features/device/2_device_P2P.py) |
 #
-# **学完本 notebook**，你能读懂一个官方运行时示例，说出每个调用做什么、设备在此期间做什么，在沙箱中运行同样的
-# 程序，并找出示例依赖了哪些它没有写明的顺序。**前提**：notebook 01 到 08；每一节都会指出讲得更深入的专题 notebook。
+# **学完本 notebook**，你能读懂一个官方 runtime 样例，说出每个调用做什么、Device（设备）在此期间做什么，在沙箱中运行同样的程序，
+# 并找出样例依赖了哪些它没有写明的顺序。每一节都会指出讲得更深入的专题 notebook。
 
 # %% lang="zh"
 import sandbox
@@ -58,7 +62,7 @@ import threading
 import numpy as np
 
 import sandbox
-from sandbox import acl
+from sandbox import acl, teach
 from sandbox.core import trace as T     # record types of sandbox.trace()
 
 HUGE = acl.ACL_MEM_MALLOC_HUGE_FIRST
@@ -141,10 +145,10 @@ def error_op():
 # `vector_add[block_dim, stream](...)` is the launch. First the buffers and the copies in:
 
 # %% [markdown] lang="zh"
-# ## 1 · 快速入门：在流上下发自定义核函数（`0_quickstart/4_custom_kernel_launch`）
+# ## 1 · 快速入门：在 Stream 上下发自定义核函数（`0_quickstart/4_custom_kernel_launch`）
 #
-# 该示例用它自己的 Ascend C 核函数把两个 8 元素的 float 向量相加。这是最小的完整运行时程序：初始化、选择设备、
-# 创建流、分配内存、拷入、下发、同步、拷出、释放。在真实硬件上最容易出错的一步是下发：`<<<>>>` 只是把核函数
+# 该样例用它自己的 Ascend C 核函数把两个 8 元素的 float 向量相加。这是最小的完整运行时程序：初始化、选择 Device、
+# 创建 Stream、分配内存、拷入、下发、同步、拷出、释放。在真实硬件上最容易出错的一步是下发：`<<<>>>` 只是把核函数
 # *放入队列*并立即返回，所以 Host 必须先同步再读取结果。C 代码如下（下发的中间参数是 L2 控制，这里为空）：
 #
 # ```c
@@ -175,7 +179,7 @@ sandbox.memory_map()
 # still holds nothing.
 
 # %% [markdown] lang="zh"
-# 下发立即返回 0：核函数在流的队列中，输出缓冲区里还什么都没有。
+# 下发立即返回 0：核函数在 Stream 的队列中，输出缓冲区里还什么都没有。
 
 # %%
 t0 = sandbox.now()
@@ -195,7 +199,7 @@ sandbox.gantt()
 # before the synchronize returns.
 
 # %% [markdown] lang="zh"
-# 甘特图显示两次阻塞的拷入（Host 等待每一次，黑色部分）、Host 在同步中等待时流 1 上的核函数，以及拷出。notebook 01 一块一块地搭建这个程序；notebook 02 展示在
+# 甘特图显示两次阻塞的拷入（Host 等待每一次，黑色部分）、Host 在同步中等待时 Stream 1 上的核函数，以及拷出。notebook 01 一块一块地搭建这个程序；notebook 02 展示在
 # 同步之前读取会得到什么。
 
 # %% [markdown]
@@ -206,8 +210,8 @@ sandbox.gantt()
 # `aclrtGetLastError` reads and clears it) and the message (`aclGetRecentErrMsg`, cleared when
 # read). On hardware this is how a program finds out *why* a call failed: the code names the
 # kind of mistake, the message names the argument. The C sample passes a null output pointer
-# to `aclrtGetRunMode`; pyACL returns outputs instead of taking pointers, so the port (and this
-# cell) makes another invalid-parameter mistake, `aclrtMalloc` of 0 bytes:
+# to `aclrtGetRunMode`, a mistake Python cannot make (pyACL returns outputs), so this cell makes
+# another invalid-parameter mistake, `aclrtMalloc` of 0 bytes:
 #
 # ```c
 # void *p = nullptr;
@@ -220,11 +224,11 @@ sandbox.gantt()
 # %% [markdown] lang="zh"
 # ## 2 · 错误处理（`0_quickstart/1_error_handling`）
 #
-# 每个运行时调用都返回一个 `aclError`；该示例故意让一个调用失败，然后读取运行时为它保存的信息：线程的最近错误
+# 每个运行时调用都返回一个 `aclError`；该样例故意让一个调用失败，然后读取运行时为它保存的信息：线程的最近错误
 # （`aclrtPeekAtLastError` 读取，`aclrtGetLastError` 读取并清除）和错误信息（`aclGetRecentErrMsg`，读取后清除）。
-# 在硬件上，程序就是这样得知调用*为什么*失败的：错误码说明错误的种类，错误信息指出是哪个参数。C 示例给
-# `aclrtGetRunMode` 传入空的输出指针；pyACL 返回输出而不接收指针，所以移植版本（以及下面的单元）犯了另一个
-# 参数错误：`aclrtMalloc` 0 字节：
+# 在硬件上，程序就是这样得知调用*为什么*失败的：错误码说明错误的种类，错误信息指出是哪个参数。C 样例给
+# `aclrtGetRunMode` 传入空的输出指针，这种错误在 Python 里犯不了（pyACL 直接返回输出），所以下面的单元格
+# 换了一个参数错误：`aclrtMalloc` 0 字节：
 #
 # ```c
 # void *p = nullptr;
@@ -260,8 +264,14 @@ print("read again: peek ->", acl.rt.peek_at_last_error(acl.ACL_RT_THREAD_LEVEL),
 # event on stream 1 after the long kernel and makes stream 2 wait for it; then it resets the
 # event on stream 2, records it again after the short kernel and the host waits for that.
 # On hardware the wait is done by the device: the host queues everything and never stops
-# between the launches. (The sample's third part orders the streams with a notify; the port
-# runs all three parts.)
+# between the launches.
+#
+# The sample creates its event with `aclrtCreateEvent` and resets it. The API reference
+# supports `aclrtResetEvent` only on an event made by `aclrtCreateEventWithFlag` with
+# `ACL_EVENT_SYNC` (*aclrtResetEvent*, `docs/zh/api_ref/07_event_management.md`), so this cell
+# creates it that way. (The sandbox resets an `aclrtCreateEvent` event too, without an error, as
+# the runtime's source does: its default flags include the sync bit; that is the sandbox's
+# choice where the reference says "not supported".)
 #
 # ```c
 # long_op<<<1, nullptr, stream1>>>(x);
@@ -274,17 +284,22 @@ print("read again: peek ->", acl.rt.peek_at_last_error(acl.ACL_RT_THREAD_LEVEL),
 # ```
 
 # %% [markdown] lang="zh"
-# ## 3 · 两条流和一个事件（`stream/2_multi_stream`、`event/1_event_timestamp`）
+# ## 3 · 两条 Stream 和一个 Event（`stream/2_multi_stream`、`event/1_event_timestamp`）
 #
-# `2_multi_stream` 在同一个数上，在流 1 上运行一个长核函数（`x += 1`），在流 2 上运行一个短核函数（`x *= 2`），
-# 期望得到 2：先加，再翻倍。它的事件部分在长核函数之后在流 1 上记录一个事件，并让流 2 等待它；然后在流 2 上
-# 复位该事件，在短核函数之后再次记录，由 Host 等待它。在硬件上，这个等待由设备完成：Host 把所有任务放入队列，
-# 在两次下发之间从不停下。（该示例的第三部分用 notify 为两条流排序；移植版本运行全部三个部分。）
+# `2_multi_stream` 在同一个数上，在 Stream 1 上运行一个长核函数（`x += 1`），在 Stream 2 上运行一个短核函数（`x *= 2`），
+# 期望得到 2：先加，再翻倍。它的 Event 部分在长核函数之后在 Stream 1 上记录一个 Event，并让 Stream 2 等待它；然后在 Stream 2 上
+# 复位该 Event，在短核函数之后再次记录，由 Host 等待它。在硬件上，这个等待由 Device 完成：Host 把所有任务放入队列，
+# 在两次下发之间从不停下。
+#
+# 样例用 `aclrtCreateEvent` 创建 Event 后又复位它。API 参考规定 `aclrtResetEvent` 仅支持复位由 `aclrtCreateEventWithFlag` 创建、
+# 带有 `ACL_EVENT_SYNC` 标志的 Event（`docs/zh/api_ref/07_event_management.md` 中的 aclrtResetEvent），所以下面的单元格按这种方式
+# 创建 Event。（沙箱对 `aclrtCreateEvent` 创建的 Event 也照样复位、不报错，与运行时源码一致：其默认标志包含 sync 位；
+# 在参考文档写明“不支持”的地方这样处理，是沙箱的选择。）
 #
 # ```c
 # long_op<<<1, nullptr, stream1>>>(x);
 # aclrtRecordEvent(event, stream1);
-# aclrtStreamWaitEvent(stream2, event);   // 流 2 等待，Host 不等待
+# aclrtStreamWaitEvent(stream2, event);   // Stream 2 等待，Host 不等待
 # aclrtResetEvent(event, stream2);
 # short_op<<<1, nullptr, stream2>>>(x);
 # aclrtRecordEvent(event, stream2);
@@ -295,7 +310,7 @@ print("read again: peek ->", acl.rt.peek_at_last_error(acl.ACL_RT_THREAD_LEVEL),
 fresh()
 s1, _ = acl.rt.create_stream()
 s2, _ = acl.rt.create_stream()
-event, _ = acl.rt.create_event()
+event, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_SYNC)   # C: aclrtCreateEventWithFlag(&event, ACL_EVENT_SYNC);
 x = upload([0], np.uint32)
 long_op[1, s1](x)
 print("record on stream 1 ->", acl.rt.record_event(event, s1))
@@ -324,8 +339,8 @@ sandbox.gantt()
 # ```
 
 # %% [markdown] lang="zh"
-# 箭头从流 1 上的记录指向它所放行的流 2 上的等待。计时示例 `event/1_event_timestamp` 用两个事件把一个任务夹在
-# 中间，读取它们的设备时间戳以及两者之间的时间：
+# 箭头从 Stream 1 上的记录指向它所放行的 Stream 2 上的等待。计时样例 `event/1_event_timestamp` 用两个 Event 把一个任务夹在
+# 中间，读取它们的 Device 时间戳以及两者之间的时间：
 #
 # ```c
 # aclrtRecordEvent(start, stream);
@@ -352,7 +367,7 @@ print(f"timestamps {t0} and {t1} (µs); elapsed {ms:.4f} ms for a kernel declare
 # everything the stream did between them, the kernel's start on the device included. Notebook 03 covers events, timing and priorities in depth.
 
 # %% [markdown] lang="zh"
-# 耗时略多于核函数声明的 2 ms：两个事件夹住了流在它们之间所做的一切，包括核函数在设备上的启动。notebook 03 深入讲解事件、计时和优先级。
+# 耗时略多于核函数声明的 2 ms：两个 Event 夹住了 Stream 在它们之间所做的一切，包括核函数在 Device 上的启动。notebook 03 深入讲解 Event、计时和优先级。
 
 # %% [markdown]
 # ## 4 · Failure modes (`stream/0_simple_stream`, `event/0_event_status`)
@@ -360,10 +375,11 @@ print(f"timestamps {t0} and {t1} (µs); elapsed {ms:.4f} ms for a kernel declare
 # Both samples set `ACL_STOP_ON_FAILURE` on their stream before launching, and both runs go
 # well, so the README never shows what it does. It decides what happens to the tasks after a
 # failed one: by default (`ACL_CONTINUE_ON_FAILURE`) the failed task is skipped and later tasks
-# run; with stop-on-failure the stream, and on A2/A3 every stream of its context, stops. On
-# hardware that is the difference between a wrong result computed from a half-done step and a
-# clean stop with an error code. Here the sample's steps with a failing kernel between two good
-# ones:
+# run; with stop-on-failure the stream stops, and so does every stream of its context (the API
+# reference says so for every product that has the call: *aclrtSetStreamFailureMode*,
+# `docs/zh/api_ref/06_stream_management.md`). On hardware that is the difference between a
+# wrong result computed from a half-done step and a clean stop with an error code. Here the
+# sample's steps with a failing kernel between two good ones:
 #
 # ```c
 # aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE);   // once per stream
@@ -374,24 +390,30 @@ print(f"timestamps {t0} and {t1} (µs); elapsed {ms:.4f} ms for a kernel declare
 # aclrtQueryEventStatus(event, &status);                    // the sample's event check
 # aclError ret = aclrtSynchronizeStream(stream);            // the fault is reported here
 # ```
+#
+# **Predict, then run.** The cell runs these steps once in each mode on a fresh `x = 0`. What
+# is `x` after each run, and what does each synchronize return?
 
 # %% [markdown] lang="zh"
-# ## 4 · 失败模式（`stream/0_simple_stream`、`event/0_event_status`）
+# ## 4 · 任务调度模式（`stream/0_simple_stream`、`event/0_event_status`）
 #
-# 这两个示例都在下发之前给它们的流设置了 `ACL_STOP_ON_FAILURE`，而两次运行都很顺利，所以 README 从未展示它的
+# 这两个样例都在下发之前给它们的 Stream 设置了 `ACL_STOP_ON_FAILURE`，而两次运行都很顺利，所以 README 从未展示它的
 # 作用。它决定失败任务之后的任务怎么办：默认（`ACL_CONTINUE_ON_FAILURE`）跳过失败的任务，后续任务照常运行；
-# 设置为遇错停止后，这条流（在 A2/A3 上还有它所在上下文的每条流）都会停止。在硬件上，这就是“用做了一半的步骤
-# 算出错误结果”与“带着错误码干净地停下”之间的区别。下面是示例的步骤，在两个正常核函数之间放一个会失败的核函数：
+# 设置为遇错即停后，这条 Stream 以及它所在 Context 的每条 Stream 都会停止（API 参考对所有支持该接口的产品都这样写：
+# `docs/zh/api_ref/06_stream_management.md` 中的 aclrtSetStreamFailureMode）。在硬件上，这就是“用做了一半的步骤
+# 算出错误结果”与“带着错误码干净地停下”之间的区别。下面是样例的步骤，在两个正常核函数之间放一个会失败的核函数：
 #
 # ```c
-# aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE);   // 每条流只能设置一次
+# aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE);   // 每条 Stream 只能设置一次
 # easy_op<<<1, nullptr, stream>>>(x);
-# error_op<<<1, nullptr, stream>>>();                       // 在设备上出错
+# error_op<<<1, nullptr, stream>>>();                       // 在 Device 上出错
 # easy_op<<<1, nullptr, stream>>>(x);                       // 运行还是不运行？
 # aclrtRecordEvent(event, stream);
-# aclrtQueryEventStatus(event, &status);                    // 示例中的事件检查
+# aclrtQueryEventStatus(event, &status);                    // 样例中的 Event 检查
 # aclError ret = aclrtSynchronizeStream(stream);            // 故障在这里报告
 # ```
+#
+# **先预测，再运行。** 下面的单元格在 `x = 0` 上把这些步骤按两种模式各运行一次。每次运行后 `x` 是多少？每次同步返回什么？
 
 # %%
 def with_a_failing_kernel(mode):
@@ -425,8 +447,8 @@ sandbox.gantt()
 # recovery (`aclrtResetDevice`) and injected faults.
 
 # %% [markdown] lang="zh"
-# 两次同步都返回 507015（AI Core 异常）。遇错继续时第二个 `easy_op` 照常运行（x = 2）；遇错停止时它不运行
-# （x = 1）：流在故障处停了下来，图中可以看到第二个 `easy_op` 从未开始。同步之前读取的事件状态两次都是 0（尚未到达），与
+# 两次同步都返回 507015（AI Core 异常）。遇错继续时第二个 `easy_op` 照常运行（x = 2）；遇错即停时它不运行
+# （x = 1）：Stream 在故障处停了下来，图中可以看到第二个 `easy_op` 从未开始。同步之前读取的 Event 状态两次都是 0（尚未到达），与
 # `0_event_status` 一样。notebook 09 展示如何恢复（`aclrtResetDevice`）以及注入故障。
 
 # %% [markdown]
@@ -437,9 +459,7 @@ sandbox.gantt()
 # a host thread of yours subscribed to the stream and looping on `aclrtProcessReport`;
 # `aclrtLaunchHostFunc` runs on a thread the runtime makes. On hardware this is how a program
 # learns, without polling, that a step is done (to free a buffer, to hand a result on). Sample
-# 0 in short, with sample 1's host function on a second stream (the sandbox refuses a host
-# function on a stream subscribed for callbacks unless a thread subscribed for host functions
-# too, as sample 0 does with `aclrtSubscribeHostFunc`):
+# 0 in short, with sample 1's host function on a second stream:
 #
 # ```c
 # // a thread of yours:  while (running) aclrtProcessReport(100);
@@ -450,18 +470,17 @@ sandbox.gantt()
 # aclrtSynchronizeStream(stream);
 # ```
 #
-# Of these calls pyACL binds the callback ones (`subscribe_report`, `launch_callback`,
-# `process_report`); `acl.rt.launch_host_func` and `subscribe_host_func` are the sandbox's, for the
-# C samples, and not in `import acl` on a board.
+# pyACL binds the callback calls (`subscribe_report`, `launch_callback`, `process_report`);
+# `acl.rt.launch_host_func` is the sandbox's, named by pyACL's rule, and not in `import acl` on a
+# board.
 
 # %% [markdown] lang="zh"
 # ## 5 · 回调（`callback/0_simple_callback`、`1_callback_hostfunc`、`2_callback_exception`）
 #
-# 回调是由*流*来运行的 Host 代码：它像核函数一样入队，在流执行到它时运行；使用 `ACL_CALLBACK_BLOCK` 时流会等待
-# 它完成。`aclrtLaunchCallback` 需要你自己的一个 Host 线程订阅该流并循环调用 `aclrtProcessReport`；
+# 回调是由 *Stream* 来运行的 Host 代码：它像核函数一样入队，在 Stream 执行到它时运行；使用 `ACL_CALLBACK_BLOCK` 时 Stream 会等待
+# 它完成。`aclrtLaunchCallback` 需要你自己的一个 Host 线程订阅该 Stream 并循环调用 `aclrtProcessReport`；
 # `aclrtLaunchHostFunc` 则在运行时创建的线程上运行。在硬件上，程序就是这样不经轮询地得知某一步已经完成（以便
-# 释放缓冲区、把结果传下去）。下面是示例 0 的要点，示例 1 的 Host 函数放在第二条流上（对于已为回调订阅的流，
-# 除非另有线程为 Host 函数订阅——示例 0 用 `aclrtSubscribeHostFunc` 这样做——沙箱会拒绝在其上下发 Host 函数）：
+# 释放缓冲区、把结果传下去）。下面是样例 0 的要点，样例 1 的 Host 函数放在第二条 Stream 上：
 #
 # ```c
 # // 你自己的线程：  while (running) aclrtProcessReport(100);
@@ -472,8 +491,8 @@ sandbox.gantt()
 # aclrtSynchronizeStream(stream);
 # ```
 #
-# 这些调用中，pyACL 绑定了回调相关的调用（`subscribe_report`、`launch_callback`、`process_report`）；
-# `acl.rt.launch_host_func` 和 `subscribe_host_func` 是沙箱为 C 示例提供的，板卡上的 `import acl` 里没有。
+# pyACL 绑定了回调相关的调用（`subscribe_report`、`launch_callback`、`process_report`）；`acl.rt.launch_host_func` 是沙箱按
+# pyACL 的命名规则提供的，板卡上的 `import acl` 里没有。
 
 # %%
 fresh()
@@ -524,9 +543,9 @@ sandbox.gantt()
 # ```
 
 # %% [markdown] lang="zh"
-# 回调在 2 ms 的核函数完成后运行在上报线程上；Host 函数所在的流上它之前没有任务，所以它立即在运行时一侧运行
+# 回调在 2 ms 的核函数完成后运行在上报线程上；Host 函数所在的 Stream 上它之前没有任务，所以它立即在运行时一侧运行
 # （图中有它自己的一行）。
-# `2_callback_exception` 注册一个异常信息回调：当任务在设备上失败时，运行时会在同步返回错误码之前，从它自己的
+# `2_callback_exception` 注册一个异常信息回调：当任务在 Device 上失败时，运行时会在同步返回错误码之前，从它自己的
 # 线程调用这个回调：
 #
 # ```c
@@ -560,7 +579,7 @@ print("the exception callback saw:", reports)
 # host functions.
 
 # %% [markdown] lang="zh"
-# notebook 07 专门讲解回调：阻塞与非阻塞、慢回调让流付出什么代价，以及 Host 函数。
+# notebook 07 专门讲解回调：阻塞与非阻塞、慢回调让 Stream 付出什么代价，以及 Host 函数。
 
 # %% [markdown]
 # ## 6 · Capture and replay (`model_ri/0_simple_model`)
@@ -584,13 +603,16 @@ print("the exception callback saw:", reports)
 # ```
 #
 # pyACL has no binding of the capture calls: `acl.mdl.ri_*` are the sandbox's, named by pyACL's rule.
+#
+# **Predict, then run.** The cell captures a copy and a kernel, then ends the capture. What
+# does `out` hold right after `aclmdlRICaptureEnd`?
 
 # %% [markdown] lang="zh"
 # ## 6 · 捕获与重放（`model_ri/0_simple_model`）
 #
-# `0_simple_model` 在 `aclmdlRICaptureBegin` 与 `aclmdlRICaptureEnd` 之间把一条流的任务记录进一个模型运行实例
+# `0_simple_model` 在 `aclmdlRICaptureBegin` 与 `aclmdlRICaptureEnd` 之间把一条 Stream 的任务记录进一个模型运行实例
 # （`aclmdlRI`），把它打印为 JSON，再用 `aclmdlRIExecuteAsync` 重放若干次。它捕获的是算子库中的两个算子
-# aclnnAdd 和 aclnnMul，沙箱没有这些算子：本节用一个 `@sandbox.kernel` 代替它们，捕获相关的调用与示例相同。
+# aclnnAdd 和 aclnnMul，沙箱没有这些算子：本节用一个 `@sandbox.kernel` 代替它们，捕获相关的调用与样例相同。
 # 在硬件上，一次重放用一次 Host 调用提交全部记录的任务，这正是图在大量小核函数时值得使用的原因。
 #
 # ```c
@@ -604,6 +626,8 @@ print("the exception callback saw:", reports)
 # ```
 #
 # pyACL 没有绑定捕获相关的调用：`acl.mdl.ri_*` 是沙箱按 pyACL 的命名规则提供的。
+#
+# **先预测，再运行。** 下面的单元格捕获一次拷贝和一个核函数，然后结束捕获。刚调用完 `aclmdlRICaptureEnd` 时，`out` 里是什么？
 
 # %%
 import json
@@ -669,9 +693,9 @@ sandbox.gantt()
 # %% [markdown] lang="zh"
 # ## 7 · 内存池（`3_memory_advanced/memory_pool`）
 #
-# 该专题页没有示例代码；它列出需要理解的内容：内存池的阈值、保留内存与已用内存，以及异步分配和释放与流顺序的
+# 该专题页没有样例代码；它列出需要理解的内容：内存池的阈值、保留内存与已用内存，以及异步分配和释放与 Stream 顺序的
 # 关系，并与 `aclrtMalloc`/`aclrtFree` 比较。沙箱提供这些调用。在硬件上，关键在于 `aclrtFree` 不会等待仍在使用
-# 缓冲区的任务，所以每步都用新缓冲区的循环必须在每次释放之前同步；内存池的释放被放入流中，只有在它之前的任务
+# 缓冲区的任务，所以每步都用新缓冲区的循环必须在每次释放之前同步；内存池的释放被放入 Stream 中，只有在它之前的任务
 # 完成后才归还内存块，所以 Host 从不等待：
 #
 # ```c
@@ -679,7 +703,7 @@ sandbox.gantt()
 # for (int step = 0; step < 4; ++step) {
 #     aclrtMemPoolMallocAsync(&buf, bytes, pool, stream);
 #     aclrtMemcpyAsync(buf, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE, stream);
-#     aclrtMemPoolFreeAsync(buf, stream);            // 按流顺序，在拷贝之后
+#     aclrtMemPoolFreeAsync(buf, stream);            // 按 Stream 顺序，在拷贝之后
 # }
 # aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH, &high);
 # ```
@@ -721,7 +745,7 @@ sandbox.show(t=t_queued)
 
 # %% [markdown] lang="zh"
 # 四个步骤重复使用同一个内存块，而且 Host 在第一次拷贝结束之前就把它们全部放入了队列：仪表盘在那一刻显示拷贝仍
-# 在流的队列中等待。notebook 04 把这个循环与普通的 `aclrtMalloc`/`aclrtFree` 进行比较。
+# 在 Stream 的队列中等待。notebook 04 把这个循环与普通的 `aclrtMalloc`/`aclrtFree` 进行比较。
 
 # %% [markdown]
 # ## 8 · Two devices (`device/2_device_P2P`)
@@ -729,8 +753,8 @@ sandbox.show(t=t_queued)
 # The sample checks that device 0 can reach device 1 (`aclrtDeviceCanAccessPeer`), enables
 # peer access in both directions (each from its own device), fills a buffer on device 0, copies
 # it straight to device 1 and verifies it on the host. On hardware a peer copy goes over the
-# link between the two chips instead of through host memory; without peer access enabled it is
-# refused. The buffers use the `_P2P` allocation policy:
+# link between the two chips instead of through host memory; without peer access from the
+# source device to the destination it is refused. The buffers use the `_P2P` allocation policy:
 #
 # ```c
 # aclrtSetDevice(0);  aclrtDeviceCanAccessPeer(&can, 0, 1);  aclrtDeviceEnablePeerAccess(1, 0);
@@ -742,18 +766,18 @@ sandbox.show(t=t_queued)
 # ```
 
 # %% [markdown] lang="zh"
-# ## 8 · 两个设备（`device/2_device_P2P`）
+# ## 8 · 两个 Device（`device/2_device_P2P`）
 #
-# 该示例检查设备 0 能否访问设备 1（`aclrtDeviceCanAccessPeer`），在两个方向上启用设备间访问（各自在自己的设备上
-# 启用），在设备 0 上填充一个缓冲区，把它直接拷贝到设备 1，并在 Host 上验证。在硬件上，设备间拷贝走两颗芯片之间
-# 的链路，而不经过 Host 内存；没有启用设备间访问时，拷贝会被拒绝。缓冲区使用 `_P2P` 分配策略：
+# 该样例检查 Device 0 能否访问 Device 1（`aclrtDeviceCanAccessPeer`），在两个方向上启用 Device 间数据交互（各自在自己的 Device 上
+# 启用），在 Device 0 上填充一个缓冲区，把它直接拷贝到 Device 1，并在 Host 上验证。在硬件上，Device 间拷贝走两颗芯片之间
+# 的链路，而不经过 Host 内存；源 Device 没有开启到目的 Device 的数据交互时，拷贝会被拒绝。缓冲区使用 `_P2P` 分配策略：
 #
 # ```c
 # aclrtSetDevice(0);  aclrtDeviceCanAccessPeer(&can, 0, 1);  aclrtDeviceEnablePeerAccess(1, 0);
 # aclrtMalloc(&dev0, n, ACL_MEM_MALLOC_HUGE_FIRST_P2P);  aclrtMemset(dev0, n, value, n);
 # aclrtSetDevice(1);  aclrtDeviceEnablePeerAccess(0, 0);
 # aclrtMalloc(&dev1, n, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
-# aclrtMemcpy(dev1, n, dev0, n, ACL_MEMCPY_DEVICE_TO_DEVICE);     // 设备 0 -> 设备 1
+# aclrtMemcpy(dev1, n, dev0, n, ACL_MEMCPY_DEVICE_TO_DEVICE);     // Device 0 -> Device 1
 # aclrtMemcpy(host, n, dev1, n, ACL_MEMCPY_DEVICE_TO_HOST);
 # ```
 
@@ -776,25 +800,60 @@ print("bytes read back on the host:", list(acl.util.ptr_to_bytes(host, n)))
 sandbox.gantt()
 
 # %% [markdown]
-# Without the two enables the same copy is refused. The sample enables both directions; here
-# a fresh machine copies with none:
+# **Predict, then run.** The sample enables both directions. Is one enable enough for this
+# copy from device 0 to device 1, and if so which one? The cell tries the enable on device 0
+# alone (`aclrtDeviceEnablePeerAccess(1, 0)` with device 0 current), then none.
 
 # %% [markdown] lang="zh"
-# 没有这两次启用，同样的拷贝会被拒绝。示例启用了两个方向；下面在一台新机器上不启用任何方向就拷贝：
+# **先预测，再运行。** 样例开启了两个方向。这次从 Device 0 到 Device 1 的拷贝，只开一个方向够不够？如果够，是哪一个？
+# 下面的单元格先只在 Device 0 上开启（当前 Device 为 0 时调用 `aclrtDeviceEnablePeerAccess(1, 0)`），再一个都不开。
 
 # %%
-fresh(device_count=2)
-dev0, _ = acl.rt.malloc(n, P2P)
-acl.rt.set_device(1)
-dev1, _ = acl.rt.malloc(n, P2P)
-print("copy without peer access ->", acl.rt.memcpy(dev1, n, dev0, n, acl.ACL_MEMCPY_DEVICE_TO_DEVICE))
+for enable_0_to_1 in (True, False):
+    fresh(device_count=2)
+    if enable_0_to_1:
+        acl.rt.device_enable_peer_access(1, 0)   # on device 0: access to device 1
+    dev0, _ = acl.rt.malloc(n, P2P)
+    acl.rt.set_device(1)
+    dev1, _ = acl.rt.malloc(n, P2P)
+    ret = acl.rt.memcpy(dev1, n, dev0, n, acl.ACL_MEMCPY_DEVICE_TO_DEVICE)
+    print(f"enable 0 -> 1 only: {enable_0_to_1}; copy device 0 -> device 1 -> {ret}")
 print(acl.get_recent_err_msg())
 
 # %% [markdown]
-# Notebook 05 covers devices, the per-thread current device, peer links and their bandwidth.
+# One enable is enough: access from device 0 to device 1 lets device 0's memory be copied to
+# device 1. The sample's second enable would serve a copy the other way. Notebook 05 covers
+# devices, the per-thread current device, peer links and their bandwidth.
 
 # %% [markdown] lang="zh"
-# notebook 05 讲解设备、按线程的当前设备、设备间链路及其带宽。
+# 开一个方向就够了：开启 Device 0 到 Device 1 的访问后，Device 0 的内存就能拷到 Device 1。样例的第二次开启服务的是反方向的拷贝。
+# notebook 05 讲解 Device、按线程的当前 Device、Device 间链路及其带宽。
+
+# %% [markdown]
+# ## Concept check
+#
+# Five questions on what the samples show; each wrong choice is a mistake programs really make.
+
+# %% [markdown] lang="zh"
+# ## 概念检查
+#
+# 五道题，考查这些样例演示的要点；每个错误选项都是程序里真实会犯的错。
+
+# %%
+teach.questions("11.concepts")
+
+# %% nbgrader={"grade": false, "grade_id": "concepts", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def concepts():
+    """Your answers: {question number: letter}."""
+    ### BEGIN SOLUTION
+    return {1: "b", 2: "a", 3: "c", 4: "b", 5: "a"}
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "concepts_check", "locked": true, "points": 5, "schema_version": 3, "solution": false, "task": false}
+teach.check("11.concepts", concepts)
+### BEGIN HIDDEN TESTS
+teach.check("11.concepts", concepts, isolated=True).score * 5
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Summary
@@ -802,23 +861,94 @@ print(acl.get_recent_err_msg())
 # The official samples are short because each shows one idea: a launch only queues work
 # (quickstart); a failed call leaves a code and a message to read once (error handling); an
 # event orders two streams on the device and times work with device timestamps; a stream's
-# failure mode decides whether work after a fault runs; callbacks and host functions let the
-# stream run host code in order; a captured instance replays many tasks for one call; a pool
-# frees in stream order; a peer copy needs peer access enabled, one direction per enable (the
-# sample enables both; notebook 05 shows one is enough). Each port in
-# `examples/` runs the whole sample; examples/README.md says which samples the sandbox does not
-# model and why, and where a port adds an ordering the sample leaves out (the blocking copies of
-# `memory/5_d2d_sync_memory_copy`). Notebook 12 (inference) comes after it; go back to any topic notebook
-# from its "Official samples for this topic" cell.
+# failure mode decides whether work after a fault runs, and stop-on-failure covers the whole
+# context; callbacks and host functions let the stream run host code in order; a captured
+# instance replays many tasks for one call; a pool frees in stream order; a peer copy needs
+# access enabled from its source device, one direction per enable. Each port in `examples/`
+# runs the whole sample, and examples/README.md lists the samples and their status. Notebook 12
+# (inference) comes next; go back to any topic notebook from its "Official samples for this
+# topic" cell.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# 官方示例都很短，因为每个只展示一个要点：下发只是把任务放入队列（快速入门）；失败的调用留下只能读取一次的
-# 错误码和错误信息（错误处理）；事件在设备上为两条流排序，并用设备时间戳为任务计时；流的失败模式决定故障之后的
-# 任务是否运行；回调和 Host 函数让流按顺序运行 Host 代码；捕获的实例用一次调用重放许多任务；内存池按流顺序
-# 释放；设备间拷贝需要启用设备间访问，每次启用只开一个方向（示例启用了两个方向；notebook 05 说明一个方向就够）。
-# `examples/` 中的每个移植版本运行完整的示例；
-# examples/README.md 说明沙箱不模拟哪些示例及其原因，以及移植版本在哪里补上了示例遗漏的顺序
-# （`memory/5_d2d_sync_memory_copy` 的阻塞拷贝）。之后是 notebook 12（推理）；可以从任何专题 notebook 的
-# “本专题的官方示例”单元回到它。
+# 官方样例都很短，因为每个只讲一个要点：下发只是把任务放进队列（快速入门）；失败的调用留下只能读一次的错误码和错误信息
+# （错误处理）；Event 在 Device 上为两条 Stream 排序，并用 Device 时间戳为任务计时；Stream 的任务调度模式决定故障之后的任务
+# 是否执行，而遇错即停作用于整个 Context；回调和 Host 函数让 Stream 按顺序执行 Host 代码；捕获得到的实例用一次调用重放许多
+# 任务；内存池按 Stream 顺序释放；Device 间拷贝需要源 Device 开启数据交互，每次开启只开一个方向。`examples/` 中的每个移植版本
+# 运行完整的样例，examples/README.md 列出了全部样例及其状态。下一个是 notebook 12（推理）；也可以从任何专题 notebook 的
+# “本专题的官方示例”单元格回到这里。
+
+# %% [markdown] lang="zh" translates="code"
+# en: # record types of sandbox.trace()
+# zh: # sandbox.trace() 的记录类型
+# en: """A fresh 910B server with acl initialised and device 0 set on this thread."""
+# zh: """一台全新的 910B 服务器：acl 已初始化，本线程已设置 Device 0。"""
+# en: """The names of the tasks of a kind that finished without error so far, from the trace."""
+# zh: """从 trace 中找出到目前为止某类任务里无错完成的那些任务的名字。"""
+# en: """A device buffer holding ``values`` (a blocking copy from ordinary host memory)."""
+# zh: """一个存放 ``values`` 的 Device 缓冲区（从普通 Host 内存阻塞拷贝）。"""
+# en: """``n`` values copied back from a device buffer (a blocking copy)."""
+# zh: """从 Device 缓冲区拷回的 ``n`` 个值（阻塞拷贝）。"""
+# en: # 2 ms, as the samples' long kernel
+# zh: # 2 ms，与样例中的长核函数一样
+# en: # a fault on the device: an AI Core exception
+# zh: # Device 上的故障：AI Core 异常
+# en: # aclrtMalloc + aclrtMemcpy H2D, twice
+# zh: # aclrtMalloc + aclrtMemcpy H2D，各两次
+# en: f"launch -> {ret} after {(sandbox.now() - t0) / 1e3:.1f} µs of host time; "
+# zh: f"launch -> {ret}，用时 {(sandbox.now() - t0) / 1e3:.1f} µs Host 时间；"
+# en: f"kernels finished so far: {finished_tasks()}"
+# zh: f"目前已完成的核函数：{finished_tasks()}"
+# en: "result:", result, "matches the host's sum:"
+# zh: "结果：", result, "与 Host 算出的和一致："
+# en: "message:"
+# zh: "错误信息："
+# en: "read again: peek ->"
+# zh: "再读一次：peek ->"
+# en: f"x = {download(x, 1, np.uint32)[0]} (expected 2); the host waited "
+# zh: f"x = {download(x, 1, np.uint32)[0]}（期望 2）；Host 在全部入队之后只等待了一次，"
+# en: f"{(sandbox.now() - t_queued) / 1e6:.3f} ms, once, after queueing everything"
+# zh: f"共 {(sandbox.now() - t_queued) / 1e6:.3f} ms"
+# en: f"timestamps {t0} and {t1} (µs); elapsed {ms:.4f} ms for a kernel declared as 2 ms"
+# zh: f"时间戳 {t0} 和 {t1}（µs）；声明为 2 ms 的核函数耗时 {ms:.4f} ms"
+# en: # read (and clear) the failure's message
+# zh: # 读取（并清除）这次失败的错误信息
+# en: f"{'stop' if mode else 'continue':>8}: event status before the sync {status}, sync -> {sync}, "
+# zh: f"{'遇错即停' if mode else '遇错继续'}：同步前的 Event 状态 {status}，同步 -> {sync}，"
+# en: f"kernels that ran {ran}, x = {value[0]}"
+# zh: f"执行过的核函数 {ran}，x = {value[0]}"
+# en: f"callback on {threading.current_thread().name}: user data {data[0]}, "
+# zh: f"回调运行在 {threading.current_thread().name} 上：用户数据 {data[0]}，"
+# en: f"kernels done by then: {finished_tasks()}"
+# zh: f"那时已完成的核函数：{finished_tasks()}"
+# en: f"host function: user data {data[0]}"
+# zh: f"Host 函数：用户数据 {data[0]}"
+# en: # 1_callback_hostfunc: a stream nobody subscribed to
+# zh: # 1_callback_hostfunc：一条没有任何线程订阅的 Stream
+# en: "the exception callback saw:"
+# zh: "异常回调看到的："
+# en: "; out after the capture:"
+# zh: "；捕获之后的 out："
+# en: "tasks in the instance:"
+# zh: "实例中的任务："
+# en: # new input each time
+# zh: # 每次都是新的输入
+# en: f"replay {i + 1}: out = {download(out, 8)}"
+# zh: f"第 {i + 1} 次重放：out = {download(out, 8)}"
+# en: f"four steps queued in {(t_queued - t0) / 1e3:.1f} µs of host time; the blocks: {blocks}"
+# zh: f"四个步骤用 {(t_queued - t0) / 1e3:.1f} µs Host 时间全部入队；内存块：{blocks}"
+# en: "after the synchronize, used now:"
+# zh: "同步之后，当前已用："
+# en: "bytes")
+# zh: "字节")
+# en: "device 0 can access device 1:"
+# zh: "Device 0 能否访问 Device 1："
+# en: "copy device 0 -> device 1 ->"
+# zh: "拷贝 Device 0 -> Device 1 ->"
+# en: "bytes read back on the host:"
+# zh: "Host 上读回的字节："
+# en: # on device 0: access to device 1
+# zh: # 在 Device 0 上开启到 Device 1 的访问
+# en: f"enable 0 -> 1 only: {enable_0_to_1}; copy device 0 -> device 1 -> {ret}"
+# zh: f"只开启 0 -> 1：{enable_0_to_1}；拷贝 Device 0 -> Device 1 -> {ret}"

@@ -84,7 +84,7 @@ class Context:
         self.streams: dict[int, Stream] = {}           # explicit streams, by handle
         self.events: dict[int, Event] = {}
         self.alive = True
-        # stop-on-failure is context-wide (RT-API aclrtSetStreamFailureMode, A2/A3): once one
+        # stop-on-failure is context-wide (RT-API aclrtSetStreamFailureMode, all products): once one
         # stream asks for it, a failure on any stream of the context stops them all
         self.stop_on_failure = False
         self.failure = 0                  # code of the failure that stopped the context

@@ -114,7 +114,7 @@ def set_failure_mode(m: Machine, th: HostThread, handle, mode: int) -> None:
     """aclrtSetStreamFailureMode (RT-API 06): once per stream; stop-on-failure covers the context.
 
     The docs say the mode may be set only once per stream; the code of a second call is not
-    documented, we answer 107000 ACL_ERROR_RT_PARAM_INVALID.  On A2/A3, setting
+    documented, we answer 107000 ACL_ERROR_RT_PARAM_INVALID.  On every product with the call,
     ACL_STOP_ON_FAILURE on one stream makes every stream of its context stop on failure.
     """
     stream = m.stream(th, handle, check_context=False)
