@@ -21,6 +21,7 @@ import numpy as np
 from sandbox.core import trace as tr
 from sandbox.core.machine import current
 from sandbox.teach.checks import Check, check_callbacks, check_equal, check_syncs
+from sandbox.teach.concepts import Question, Quiz, register_quiz
 from sandbox.teach.grading import BOARD_OPENED, Exercise, register
 from sandbox.teach.provenance import KERNEL
 
@@ -345,5 +346,147 @@ register(
         prepare=prepare,
         judge=judge_callback,
         allow_errors="a report loop ends on an aclrtProcessReport timeout, which is no error here",
+    )
+)
+
+register_quiz(
+    Quiz(
+        "07.concepts",
+        "Concept check: host callbacks",
+        "概念检查：Host 回调",
+        (
+            Question(
+                "A callback is launched with ACL_CALLBACK_BLOCK, and its thread is busy for a while. What waits "
+                "for the callback to run?",
+                (
+                    "The host thread that called aclrtLaunchCallback: the call returns once the callback has run.",
+                    "The later tasks of the same stream; the host thread goes on at once.",
+                    "Nothing: BLOCK only makes the callbacks of one stream run one at a time.",
+                ),
+                "b",
+                (
+                    "aclrtLaunchCallback is asynchronous in both modes: it took the host 1 µs in the BLOCK run, "
+                    "and the main thread went on to its copy",
+                    "right: BLOCK blocks the stream, not the host: the second kernel started 410 µs late, behind "
+                    "the callback task, while the host was busy elsewhere",
+                    "BLOCK is about the stream's later tasks: with NO_BLOCK the second kernel started at once, "
+                    "with BLOCK it waited for the callback",
+                ),
+                "the cell under 'BLOCK vs NO_BLOCK'",
+                {
+                    "text": "用 ACL_CALLBACK_BLOCK 下发了一个回调，而执行它的线程正忙了一阵。谁在等这个回调执行？",
+                    "choices": (
+                        "调用 aclrtLaunchCallback 的 Host 线程：回调执行完，这个调用才返回。",
+                        "同一条 Stream 上后续的任务；Host 线程立即继续往下走。",
+                        "谁都不等：BLOCK 只是让同一条 Stream 的回调一个一个地执行。",
+                    ),
+                    "why": (
+                        "aclrtLaunchCallback 在两种模式下都是异步的：BLOCK 那次运行中它只花了 Host 1 µs，主线程接着去做拷贝",
+                        "对：BLOCK 阻塞的是 Stream 而不是 Host：第二个核函数排在回调任务后面，晚了 410 µs 才开始，而 Host 在忙别的",
+                        "BLOCK 管的是 Stream 上后续的任务：NO_BLOCK 时第二个核函数立即开始，BLOCK 时它要等回调",
+                    ),
+                    "shown_by": "“BLOCK 与 NO_BLOCK”下的单元格",
+                },
+            ),
+            Question(
+                "Which thread runs a callback queued with aclrtLaunchCallback?",
+                (
+                    "The thread subscribed to its stream with aclrtSubscribeReport, inside one of its "
+                    "aclrtProcessReport calls.",
+                    "A thread the runtime creates for the stream.",
+                    "The thread that called aclrtLaunchCallback, when it next synchronizes the stream.",
+                ),
+                "a",
+                (
+                    "right: the callback ran on 'report thread', in its first aclrtProcessReport, which returned 0",
+                    "that is aclrtLaunchHostFunc: its function ran on the runtime's thread 'host func (device 0)'; "
+                    "a callback needs a thread of yours, or its launch fails with 107015",
+                    "a synchronize runs no callback: when the waiting thread is the subscribed one, a BLOCK "
+                    "callback is never run and the synchronize can never finish",
+                ),
+                "the cell under 'The thread that serves reports'",
+                {
+                    "text": "用 aclrtLaunchCallback 下发的回调由哪个线程执行？",
+                    "choices": (
+                        "用 aclrtSubscribeReport 绑定到该 Stream 的线程，在它的某一次 aclrtProcessReport 调用中执行。",
+                        "运行时为这条 Stream 创建的线程。",
+                        "调用 aclrtLaunchCallback 的线程，在它下一次同步这条 Stream 时执行。",
+                    ),
+                    "why": (
+                        "对：回调在 'report thread' 上、在它第一次调用 aclrtProcessReport 时执行，那次调用返回 0",
+                        "这是 aclrtLaunchHostFunc：它的函数在运行时的线程 'host func (device 0)' 上执行；回调则需要你自己的线程，"
+                        "否则下发就以 107015 失败",
+                        "同步不会执行任何回调：如果等待的正是绑定的线程，BLOCK 回调永远不会执行，同步也永远完不成",
+                    ),
+                    "shown_by": "“服务上报的线程”下的单元格",
+                },
+            ),
+            Question(
+                "A report thread loops on aclrtProcessReport(10). The last callback has run. What does its next "
+                "call do?",
+                (
+                    "It returns 0 at once, since all the work is done.",
+                    "It runs every callback still queued on any stream of the device.",
+                    "It waits 10 ms and returns 507012 (ACL_ERROR_RT_REPORT_TIMEOUT); the loop then checks its "
+                    "stop flag.",
+                ),
+                "c",
+                (
+                    "0 means a callback was run; with nothing to run, the call waits for its timeout",
+                    "one call runs at most one callback, and only of the streams its thread is subscribed to",
+                    "right: the report thread's returns were [0, 507012]; a timeout is how a report loop learns "
+                    "that nothing more came, not a failure",
+                ),
+                "the cells under 'The thread that serves reports' and 'What the report calls return'",
+                {
+                    "text": "一个上报线程循环调用 aclrtProcessReport(10)。最后一个回调已经执行完。它的下一次调用会怎样？",
+                    "choices": (
+                        "立即返回 0，因为工作都做完了。",
+                        "执行该 Device 上所有 Stream 中还在排队的回调。",
+                        "等 10 ms，返回 507012（ACL_ERROR_RT_REPORT_TIMEOUT）；随后循环检查停止标志。",
+                    ),
+                    "why": (
+                        "返回 0 表示执行了一个回调；没有可执行的回调时，调用会等到超时",
+                        "一次调用至多执行一个回调，而且只执行它的线程所绑定的 Stream 上的回调",
+                        "对：上报线程的返回值是 [0, 507012]；超时是上报循环得知不会再有回调的方式，不是失败",
+                    ),
+                    "shown_by": "“服务上报的线程”和“上报相关调用的返回值”下的单元格",
+                },
+            ),
+            Question(
+                "Why does the API reference say a callback must not allocate, free, synchronize or launch?",
+                (
+                    "Such calls are only slower inside a callback.",
+                    "A callback shares resources such as locks with the runtime, and one that waits for its own "
+                    "stream deadlocks it: the stream cannot move on until the callback returns.",
+                    "The runtime refuses every call made inside a callback with an error code.",
+                ),
+                "b",
+                (
+                    "speed is not the problem: a callback that synchronizes its own stream never returns",
+                    "right: the callback holds its stream (BLOCK) while it runs, so waiting on that stream from "
+                    "inside it can never finish",
+                    "the runtime does not refuse them: aclrtMalloc and aclrtFree in the callback returned 0, and "
+                    "the sandbox only reported them as callback_call hazards (its 207000 in a host function is "
+                    "the sandbox's choice)",
+                ),
+                "the cell under 'Callbacks must not call the runtime'",
+                {
+                    "text": "为什么 API 参考规定回调里不能申请、释放资源，不能同步或下发任务？",
+                    "choices": (
+                        "这些调用在回调里只是更慢一些。",
+                        "回调与运行时共享锁之类的资源，等待自己所在 Stream 的回调会让它死锁：回调不返回，Stream 就走不下去。",
+                        "运行时会以错误码拒绝回调里发出的每一个调用。",
+                    ),
+                    "why": (
+                        "问题不在速度：同步自己所在 Stream 的回调永远不会返回",
+                        "对：回调执行期间占着它的 Stream（BLOCK），在回调里等这条 Stream 永远等不完",
+                        "运行时并不拒绝：回调里的 aclrtMalloc 和 aclrtFree 都返回 0，沙箱只把它们报告为 callback_call 隐患"
+                        "（Host 函数里返回 207000 是沙箱的选择）",
+                    ),
+                    "shown_by": "“回调里不能调用运行时接口”下的单元格",
+                },
+            ),
+        ),
     )
 )

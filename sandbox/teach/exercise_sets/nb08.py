@@ -1,4 +1,5 @@
-"""Notebook 08 · ACL Graph: capture a step once, replay it; copies in the graph; two streams in one graph.
+"""Notebook 08 · ACL Graph: capture a step once, replay it (08.1); its deep dive 08x: copies in the
+graph (08.2), two streams in one graph (08.3); the concept check of notebook 08.
 
 The grader opens the board for each check (acl initialised, device 0 of the 910B set, a created
 stream handed to the solution), so the whole run of the solution is the timed window.  The
@@ -16,6 +17,7 @@ import sandbox
 from sandbox import acl
 from sandbox.core import trace as tr
 from sandbox.teach.checks import Check, check_equal, check_time
+from sandbox.teach.concepts import Question, Quiz, register_quiz
 from sandbox.teach.grading import END, START, Exercise, register
 from sandbox.teach.provenance import KERNEL
 from sandbox.viz.timeline import intersect, union
@@ -28,7 +30,7 @@ BATCHES = 6  # batches in exercise 08.2
 KERNEL_NAME = "tick"
 
 
-# The notebook's kernel (instructor/08_acl_graph.py), as it declares it: known by its code and cost.
+# The notebooks' kernel (instructor/08_acl_graph.py and 08x_graph_patterns.py), as they declare it: known by its code and cost.
 @sandbox.kernel(ns=1_000)
 def tick(x: sandbox.ptr("int32", "n"), n: int, j: int):  # type: ignore[valid-type]  # a pointer kind, read by @sandbox.kernel
     x[:n] = x[:n] * 3 + j
@@ -379,5 +381,138 @@ register(
         inputs=two_vectors,
         prepare=hand_a_stream,
         judge=judge_fork_join,
+    )
+)
+
+register_quiz(
+    Quiz(
+        "08.concepts",
+        "Concept check: capture and replay",
+        "概念检查：捕获与重放",
+        (
+            Question(
+                "Between aclmdlRICaptureBegin and aclmdlRICaptureEnd, a kernel launch on the capturing stream "
+                "returns 0. What has happened?",
+                (
+                    "The kernel ran on the device; the graph also remembers it, for later replays.",
+                    "The launch was recorded into the model run instance; nothing runs until aclmdlRIExecuteAsync.",
+                    "The kernel was queued, and it runs when aclmdlRICaptureEnd is called.",
+                ),
+                "b",
+                (
+                    "during a capture a launch reaches no queue: the device ran no kernel and the buffer stayed zeros",
+                    "right: 0 means 'recorded'; the trace has a TaskCaptured record per launch and the data is "
+                    "unchanged until a replay",
+                    "ending a capture runs nothing either: the data after the end is still zeros, and only "
+                    "aclmdlRIExecuteAsync puts the tasks on the device",
+                ),
+                "the cell under 'Capture: recorded, not run'",
+                {
+                    "text": "在 aclmdlRICaptureBegin 与 aclmdlRICaptureEnd 之间，向正在捕获的 Stream 下发核函数返回了 0。"
+                    "发生了什么？",
+                    "choices": (
+                        "核函数已在 Device 上执行；图同时记下了它，供以后重放。",
+                        "这次下发被记录进模型运行实例；在 aclmdlRIExecuteAsync 之前什么都不会执行。",
+                        "核函数已进入队列，会在调用 aclmdlRICaptureEnd 时执行。",
+                    ),
+                    "why": (
+                        "捕获期间的下发不进入任何队列：Device 没有执行核函数，缓冲区仍然是零",
+                        "对：0 表示“已记录”；trace 中每次下发有一条 TaskCaptured 记录，重放之前数据不变",
+                        "结束捕获也不执行任何任务：结束之后数据仍然是零，只有 aclmdlRIExecuteAsync 才把任务交给 Device",
+                    ),
+                    "shown_by": "“捕获：只记录，不执行”下的单元格",
+                },
+            ),
+            Question(
+                "In the middle of a capture the program calls aclrtSynchronizeStream on the capturing stream. "
+                "What happens (in the runtime's source and in the sandbox)?",
+                (
+                    "The call waits until the kernels captured so far have run, then returns 0.",
+                    "The call ends the capture and hands back the graph captured so far.",
+                    "The call returns 107027 (ACL_ERROR_RT_STREAM_CAPTURED) and the capture goes on.",
+                ),
+                "c",
+                (
+                    "nothing captured has run, so there is nothing to wait for: synchronizing or querying during a "
+                    "capture is illegal in every mode",
+                    "only aclmdlRICaptureEnd ends a capture; a synchronize does not",
+                    "right: the runtime checks a capturing stream first and leaves the capture as it is; the status "
+                    "afterwards is still ACTIVE (a device synchronize, by the sandbox's choice, invalidates it)",
+                ),
+                "the cell under 'The rules, and what breaking them returns'",
+                {
+                    "text": "捕获进行到一半，程序对正在捕获的 Stream 调用了 aclrtSynchronizeStream。会发生什么（按运行时源码，"
+                    "沙箱也一样）？",
+                    "choices": (
+                        "调用等到目前已捕获的核函数都执行完，然后返回 0。",
+                        "调用结束捕获，交回到目前为止捕获的图。",
+                        "调用返回 107027（ACL_ERROR_RT_STREAM_CAPTURED），捕获继续进行。",
+                    ),
+                    "why": (
+                        "已捕获的任务一个都没有执行，没有什么可等的：捕获期间同步或查询，在任何模式下都是非法的",
+                        "只有 aclmdlRICaptureEnd 才结束捕获，同步不会",
+                        "对：运行时最先检查 Stream 是否正在捕获，并保持捕获不变；之后的状态仍是 ACTIVE（同步 Device 则按沙箱的"
+                        "选择使捕获失效）",
+                    ),
+                    "shown_by": "“规则，以及违反规则时返回什么”下的单元格",
+                },
+            ),
+            Question(
+                "A step of 32 kernels is captured once, then replayed 100 times with aclmdlRIExecuteAsync, and "
+                "the stream is synchronized once. How many host calls do the replays and the synchronize make?",
+                ("101", "3,201", "132"),
+                "a",
+                (
+                    "right: one call per replay, whatever the graph holds, and one synchronize; the 32 launches "
+                    "were paid once, at capture",
+                    "that is the eager loop: 32 launches per step, 100 steps, and the synchronize",
+                    "a replay does not launch the graph's kernels one by one from the host: it is one call for all 32",
+                ),
+                "the cell under 'Replaying many times'",
+                {
+                    "text": "一步 32 个核函数被捕获一次，然后用 aclmdlRIExecuteAsync 重放 100 次，最后同步一次 Stream。"
+                    "重放和同步一共要多少次 Host 调用？",
+                    "choices": ("101", "3,201", "132"),
+                    "why": (
+                        "对：不管图里有什么，每次重放都是一次调用，再加一次同步；32 次下发只在捕获时付过一次",
+                        "这是逐个下发的循环：每步 32 次下发，共 100 步，再加一次同步",
+                        "重放不会由 Host 把图里的核函数逐个下发：32 个核函数只需一次调用",
+                    ),
+                    "shown_by": "“多次重放”下的单元格",
+                },
+            ),
+            Question(
+                "When does capturing a step into a graph pay off most?",
+                (
+                    "A step of a few long kernels that runs once.",
+                    "A step of many small kernels that runs many times.",
+                    "Any step: a replayed kernel runs faster on the device than a launched one.",
+                ),
+                "b",
+                (
+                    "long kernels hide the launch cost already, and a step run once pays the capture without "
+                    "getting it back",
+                    "right: the host's launches were the bottleneck, so one call per replay closes the gaps "
+                    "between kernels, and the capture is paid back over many replays",
+                    "the device's work is the same in a replay: 32 steps took about half the time, not 1/16, "
+                    "because the 128 µs of kernels stay",
+                ),
+                "the cells under 'Eager vs replayed'",
+                {
+                    "text": "把一步捕获成图，什么情况下最划算？",
+                    "choices": (
+                        "由少数几个长核函数组成、只运行一次的一步。",
+                        "由许多小核函数组成、要运行很多次的一步。",
+                        "任何一步都划算：重放的核函数在 Device 上比逐个下发的跑得快。",
+                    ),
+                    "why": (
+                        "长核函数本来就掩盖了下发开销，而只运行一次的一步付了捕获的代价却赚不回来",
+                        "对：瓶颈是 Host 的下发，每次重放一次调用就消除了核函数之间的空隙，捕获的代价也在多次重放中赚回来",
+                        "重放时 Device 的工作量不变：32 步只缩短到约一半而不是 1/16，因为 128 µs 的核函数还在",
+                    ),
+                    "shown_by": "“逐个下发与重放”下的单元格",
+                },
+            ),
+        ),
     )
 )
