@@ -1,5 +1,6 @@
-"""Notebook 05 · several devices: ordering work across devices from the host, and peer-to-peer
-copies (a broadcast from one device, an exchange between two).
+"""Notebook 05 · several devices: ordering work across devices from the host (05.1, in the
+notebook), peer-to-peer copies (a broadcast from one device, an exchange between two: 05.2 and
+05.3, in the deep dive 05x_peer_links); and the notebook's concept check (05.concepts).
 
 The solutions run on the notebook's 8-device 910B server, on the board the grader opened
 (``grading.BOARD``: ``acl.init()`` done, device 0 set); they set the other devices they use
@@ -17,6 +18,7 @@ import sandbox
 
 from sandbox.core import trace as tr
 from sandbox.teach.checks import Check, check_bytes, check_device_order
+from sandbox.teach.concepts import Question, Quiz, register_quiz
 from sandbox.teach.grading import Exercise, register
 from sandbox.teach.provenance import Writer
 from sandbox.viz.units import fmt_time
@@ -322,5 +324,135 @@ register(
         profile="ascend910b",
         inputs=two_payloads,
         judge=judge_exchange,
+    )
+)
+
+
+# -- 05.concepts · the concept check ----------------------------------------------------------------------
+register_quiz(
+    Quiz(
+        "05.concepts",
+        "Concept check: several devices",
+        "概念检查：多 Device",
+        (
+            Question(
+                "The main thread calls aclrtSetDevice(0), then starts a worker thread. Before the worker "
+                "calls aclrtSetDevice itself, what is its current device?",
+                (
+                    "device 0: a new thread inherits the device of the thread that started it",
+                    "none: its calls that need a context fail with 107002 ACL_ERROR_RT_CONTEXT_NULL",
+                    "device 0 while the main thread is still running, none after it ends",
+                ),
+                "b",
+                (
+                    "the current device belongs to the thread that set it; a new thread inherits nothing",
+                    "right: SetDevice is per thread, so every thread sets its own device (or context) first",
+                    "the main thread's life does not matter: the worker never had a current device",
+                ),
+                "the cell under '2 · SetDevice is per thread'",
+                {
+                    "text": "主线程调用 aclrtSetDevice(0) 后启动一个工作线程。工作线程在自己调用 aclrtSetDevice 之前，"
+                    "它的当前 Device 是什么？",
+                    "choices": (
+                        "Device 0：新线程继承启动它的线程的 Device",
+                        "没有：它需要 Context 的调用会返回 107002 ACL_ERROR_RT_CONTEXT_NULL",
+                        "主线程还在运行时是 Device 0，主线程结束后就没有了",
+                    ),
+                    "why": (
+                        "当前 Device 属于设置它的线程，新线程什么也不继承",
+                        "对：SetDevice 按线程生效，每个线程都要先指定自己的 Device（或 Context）",
+                        "与主线程是否还在运行无关：工作线程从来没有当前 Device",
+                    ),
+                    "shown_by": "“2 · SetDevice 按线程生效”下的单元格",
+                },
+            ),
+            Question(
+                "A thread called aclrtSetDevice(0) three times. What does one aclrtResetDevice(0) do?",
+                (
+                    "releases device 0's default context and its streams at once",
+                    "only counts down from 3 to 2; aclrtResetDeviceForce(0) would release at once",
+                    "fails, because the count is not 1",
+                ),
+                "b",
+                (
+                    "that is aclrtResetDeviceForce; aclrtResetDevice releases only when the count reaches zero",
+                    "right: ResetDevice counts references, ResetDeviceForce releases whatever the count",
+                    "a reset with references left succeeds; only one with none left fails (507007)",
+                ),
+                "the cells under '3 · Giving a device back'",
+                {
+                    "text": "某线程调用了三次 aclrtSetDevice(0)。此时调用一次 aclrtResetDevice(0) 会怎样？",
+                    "choices": (
+                        "立即释放 Device 0 的默认 Context 及其 Stream",
+                        "只把引用计数从 3 减到 2；换成 aclrtResetDeviceForce(0) 才会立即释放",
+                        "失败，因为计数不是 1",
+                    ),
+                    "why": (
+                        "那是 aclrtResetDeviceForce 的行为；aclrtResetDevice 只在计数减到零时才释放",
+                        "对：ResetDevice 按引用计数，ResetDeviceForce 不论计数一次释放",
+                        "还有引用时复位会成功；只有一个引用都不剩时才失败（507007）",
+                    ),
+                    "shown_by": "“3 · 复位 Device”下的单元格",
+                },
+            ),
+            Question(
+                "With device 1 current you call aclrtDeviceEnablePeerAccess(0, 0). Which direction does that open?",
+                (
+                    "both directions between devices 0 and 1",
+                    "only 1 -> 0 (current device to peer); 0 -> 1 needs its own call with device 0 current",
+                    "only 0 -> 1 (the peer to the current device)",
+                ),
+                "b",
+                (
+                    "enabling is one-directional: the sample calls it once per direction",
+                    "right: the current device to the peer, one call per direction",
+                    "the direction goes from the current device to the peer named in the call",
+                ),
+                "the cell after 'Predict, then run' in '5 · Peer access'",
+                {
+                    "text": "以 Device 1 为当前 Device 调用 aclrtDeviceEnablePeerAccess(0, 0)，开启的是哪个方向？",
+                    "choices": (
+                        "Device 0 与 1 之间的两个方向",
+                        "只有 1 -> 0（当前 Device 到 peer）；0 -> 1 要以 Device 0 为当前 Device 另行调用",
+                        "只有 0 -> 1（peer 到当前 Device）",
+                    ),
+                    "why": (
+                        "数据交互是单向开启的：示例中每个方向各调用一次",
+                        "对：从当前 Device 到 peer，每个方向一次调用",
+                        "方向是从当前 Device 到调用中指定的 peer",
+                    ),
+                    "shown_by": "“5 · Device 间数据交互”中“先预测，再运行”之后的单元格",
+                },
+            ),
+            Question(
+                "Device 1 is current; e0 is an event recorded on a stream of device 0. Which call succeeds?",
+                (
+                    "aclrtStreamWaitEvent(s1, e0), so that device 1's stream waits for device 0",
+                    "aclrtRecordEvent(e0, s1), to record e0 again on device 1's stream",
+                    "aclrtSynchronizeEvent(e0): the host waits for device 0's event",
+                ),
+                "c",
+                (
+                    "a stream cannot wait for another device's event: 107003 ACL_ERROR_RT_STREAM_CONTEXT",
+                    "an event is recorded only on a stream of its own device: 107003",
+                    "right: synchronizing on (or querying) another device's event succeeds, so the host orders devices",
+                ),
+                "the cell under '4 · Affinity: which calls may cross devices'",
+                {
+                    "text": "当前 Device 是 1；e0 是在 Device 0 的 Stream 上记录的 Event。下面哪个调用会成功？",
+                    "choices": (
+                        "aclrtStreamWaitEvent(s1, e0)，让 Device 1 的 Stream 等待 Device 0",
+                        "aclrtRecordEvent(e0, s1)，在 Device 1 的 Stream 上再次记录 e0",
+                        "aclrtSynchronizeEvent(e0)：Host 等待 Device 0 的 Event",
+                    ),
+                    "why": (
+                        "Stream 不能等待其他 Device 的 Event：107003 ACL_ERROR_RT_STREAM_CONTEXT",
+                        "Event 只能记录在本 Device 的 Stream 上：107003",
+                        "对：同步（或查询）其他 Device 的 Event 会成功，所以由 Host 给 Device 排序",
+                    ),
+                    "shown_by": "“4 · 亲和性：哪些调用可以跨 Device”下的单元格",
+                },
+            ),
+        ),
     )
 )
