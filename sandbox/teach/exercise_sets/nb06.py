@@ -1,5 +1,6 @@
-"""Notebook 06 · threads and processes: one thread driving four devices, one thread per
-device, and two processes sharing one device.
+"""Notebook 06 · threads and processes: one thread per device (06.2, in the notebook), one
+thread driving four devices and two processes sharing one device (06.1 and 06.3, in the deep
+dive 06x_patterns_in_depth); and the notebook's concept check (06.concepts).
 
 Every exercise squares float32 chunks with the notebook's ``square`` kernel (a fixed 200 ms
 however many blocks it has), one chunk per device (or per process), and returns the squares.
@@ -16,6 +17,7 @@ import sandbox
 
 from sandbox.core import trace as tr
 from sandbox.teach.checks import Check, check_devices_together, check_equal, check_launchers, check_shared_device
+from sandbox.teach.concepts import Question, Quiz, register_quiz
 from sandbox.teach.grading import START, Exercise, register
 from sandbox.teach.provenance import KERNEL
 
@@ -302,5 +304,143 @@ register(
         devices=1,
         inputs=chunks(2),
         judge=judge_shared_device,
+    )
+)
+
+
+# -- 06.concepts · the concept check ----------------------------------------------------------------------
+register_quiz(
+    Quiz(
+        "06.concepts",
+        "Concept check: threads and processes",
+        "概念检查：线程与进程",
+        (
+            Question(
+                "Thread A creates a context with aclrtCreateContext and stores the handle in a shared "
+                "variable. Thread B calls aclrtCreateStream without any set call. What happens?",
+                (
+                    "the stream is made in A's context: the newest context is current for the whole process",
+                    "it fails with 107002: the current context belongs to each thread; B must call "
+                    "aclrtSetCurrentContext(ctx) (or aclrtSetDevice) first",
+                    "the stream is made in device 0's default context",
+                ),
+                "b",
+                (
+                    "a context is current per thread, never for the whole process",
+                    "right: holding a handle is not having a current context; aclrtSetCurrentContext makes it current",
+                    "no thread gets a default context without aclrtSetDevice: B has none at all",
+                ),
+                "the cell under '5 · Threads and contexts'",
+                {
+                    "text": "线程 A 用 aclrtCreateContext 创建了一个 Context，并把句柄存进一个共享变量。线程 B 没有调用任何"
+                    "设置接口就调用 aclrtCreateStream，结果如何？",
+                    "choices": (
+                        "Stream 创建在 A 的 Context 中：最新创建的 Context 对整个进程都是当前 Context",
+                        "返回 107002：当前 Context 属于各个线程；B 必须先调用 aclrtSetCurrentContext(ctx)（或 aclrtSetDevice）",
+                        "Stream 创建在 Device 0 的默认 Context 中",
+                    ),
+                    "why": (
+                        "当前 Context 按线程区分，从来不是整个进程共用的",
+                        "对：手里有句柄不等于有当前 Context；aclrtSetCurrentContext 才把它设为当前 Context",
+                        "不调用 aclrtSetDevice，线程不会有默认 Context：B 根本没有当前 Context",
+                    ),
+                    "shown_by": "“5 · 线程与 Context”下的单元格",
+                },
+            ),
+            Question(
+                "Two threads share one context and one stream; each launches one 100 ms kernel on that stream "
+                "at about the same moment. When are both kernels done?",
+                (
+                    "after about 100 ms: two host threads make the kernels run in parallel",
+                    "after about 200 ms: a stream is one queue, whichever thread launches on it",
+                    "never: the second launch fails, a stream belongs to the thread that created it",
+                ),
+                "b",
+                (
+                    "parallel host threads do not make one stream parallel: its tasks run in launch order",
+                    "right: the stream runs them one after the other; their order is the order of the launches",
+                    "any thread whose current context is the stream's may launch on it",
+                ),
+                "the cell after 'Predict, then run' in '6 · Two threads, one stream'",
+                {
+                    "text": "两个线程共享一个 Context 和一个 Stream，几乎同时各在这个 Stream 上下发一个 100 ms 的核函数。"
+                    "两个核函数何时全部完成？",
+                    "choices": (
+                        "约 100 ms 后：两个 Host 线程让核函数并行执行",
+                        "约 200 ms 后：不管由哪个线程下发，一个 Stream 就是一个队列",
+                        "永远不会：第二次下发会失败，Stream 属于创建它的线程",
+                    ),
+                    "why": (
+                        "Host 线程并行不会让同一个 Stream 并行：它的任务按下发顺序执行",
+                        "对：Stream 把它们一个接一个地执行，顺序就是下发的顺序",
+                        "当前 Context 是该 Stream 所属 Context 的任何线程都可以在它上面下发",
+                    ),
+                    "shown_by": "“6 · 两个线程，一个 Stream”中“先预测，再运行”之后的单元格",
+                },
+            ),
+            Question(
+                "A process's first aclrtSetDevice took seconds. What do its later aclrtSetDevice calls cost?",
+                (
+                    "seconds each time: every call sets the device up again",
+                    "nothing at all: after the first call the runtime skips SetDevice",
+                    "far less: the seconds went to one-time work (operator packages moved to the device, the "
+                    "process's aicpu_scheduler started), so a switch back to an open device is cheap",
+                ),
+                "c",
+                (
+                    "the FAQ says later calls take milliseconds: the expensive part is done once per process",
+                    "a later call still does work (it makes the device's context current, counts a reference)",
+                    "right: warm up with an early first call, off the critical path",
+                ),
+                "the cell after 'Predict, then run' in '1 · What the first aclrtSetDevice costs'",
+                {
+                    "text": "某进程首次调用 aclrtSetDevice 用了秒级时间。它之后的 aclrtSetDevice 调用开销如何？",
+                    "choices": (
+                        "每次都要秒级：每次调用都重新准备 Device",
+                        "完全没有开销：首次调用之后运行时会跳过 SetDevice",
+                        "小得多：秒级时间花在一次性的工作上（把算子包搬移到 Device 侧、拉起本进程的 aicpu_scheduler），"
+                        "切回已打开的 Device 开销很小",
+                    ),
+                    "why": (
+                        "FAQ 说之后的调用是毫秒级：代价高的部分每个进程只做一次",
+                        "之后的调用仍有工作要做（把该 Device 的 Context 设为当前 Context、增加引用计数）",
+                        "对：在非关键路径上提前做首次调用来预热",
+                    ),
+                    "shown_by": "“1 · 首次 aclrtSetDevice 的开销”中“先预测，再运行”之后的单元格",
+                },
+            ),
+            Question(
+                "Process A allocates device memory on device 0 and sends the address to process B, also on "
+                "device 0. How does B read that memory?",
+                (
+                    "through the address itself: both processes use device 0",
+                    "A exports a key (aclrtIpcMemGetExportKey), B imports it (aclrtIpcMemImportByKey) and gets "
+                    "an address of its own for the same bytes",
+                    "B enables peer access to device 0 and then uses the address",
+                ),
+                "b",
+                (
+                    "pointers and handles are invalid outside their process, even on the same device",
+                    "right: device memory crosses processes only by IPC export and import",
+                    "peer access is between devices within one process; it does not open another process's memory",
+                ),
+                "the cell under '7 · Processes do not share device memory without IPC'",
+                {
+                    "text": "进程 A 在 Device 0 上申请了内存，并把地址发给同样使用 Device 0 的进程 B。B 怎样读这块内存？",
+                    "choices": (
+                        "直接用这个地址：两个进程用的都是 Device 0",
+                        "A 导出 key（aclrtIpcMemGetExportKey），B 导入它（aclrtIpcMemImportByKey），得到自己的地址，"
+                        "指向同一段数据",
+                        "B 开启到 Device 0 的数据交互，然后使用这个地址",
+                    ),
+                    "why": (
+                        "指针和句柄在进程之外无效，即使在同一个 Device 上",
+                        "对：Device 内存只能通过 IPC 导出和导入跨进程共享",
+                        "Device 间数据交互是一个进程内 Device 之间的事，不能打开另一个进程的内存",
+                    ),
+                    "shown_by": "“7 · 没有 IPC，进程之间不共享 Device 内存”下的单元格",
+                },
+            ),
+        ),
     )
 )
