@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import solutions
 
-SOLUTIONS = solutions("12")
+SOLUTIONS = {**solutions("12"), **solutions("12x")}  # 12.2 is in the deep dive 12x
 
 # the lines every 12.1 attempt starts with: the model, its description, its buffers and datasets
 _LOADED = """
