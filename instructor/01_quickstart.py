@@ -1,10 +1,11 @@
 # %% [markdown]
 # # 01 · Quick start: the five steps of a runtime program
 #
+# **Time:** about 45 minutes · **Required** · **Assumes** Python and numpy; no NPU and no C.
+#
 # Every program that runs work on an Ascend NPU through the runtime (AscendCL) has the same
-# skeleton. This notebook writes it once, on the vector addition from the asynchronous-execution
-# article (seed 003): two vectors of 1 Mi `int32` go to the device, an `AddKernel` adds them,
-# the sum comes back.
+# skeleton. This notebook writes it once, on a vector addition: two vectors of 1 Mi `int32` go
+# to the device, an `add` kernel sums them, the sum comes back.
 #
 # | step | what it does | C (AscendCL) | Python (this sandbox, pyACL style) |
 # |---|---|---|---|
@@ -12,41 +13,30 @@
 # | 2 | pick a device, make a stream | `aclrtSetDevice(0)`, `aclrtCreateStream(&stream)` | `acl.rt.set_device(0)`, `stream, ret = acl.rt.create_stream()` |
 # | 3 | memory and copies in | `aclrtMalloc`, `aclrtMallocHost`, `aclrtMemcpyAsync(..., ACL_MEMCPY_HOST_TO_DEVICE, stream)` | `acl.rt.malloc`, `acl.rt.malloc_host`, `acl.rt.memcpy_async(...)` |
 # | 4 | launch the kernel | Ascend C: `add_kernel<<<blockDim, nullptr, stream>>>(devA, devB, devC, size)` | `add[block_dim, stream](dev_a, dev_b, dev_c, size)` |
-# | 5 | copy back, synchronise, clean up | `aclrtSynchronizeStream(stream)`, `aclrtFree`, `aclrtDestroyStream`, `aclrtResetDevice`, `aclFinalize()` | the same names in snake case |
+# | 5 | copy back, synchronise, clean up | `aclrtSynchronizeStream(stream)`, `aclrtFree`, `aclrtDestroyStream`, `aclrtResetDeviceForce`, `aclFinalize()` | the same names in snake case |
 #
-# Names, arguments, return shapes and codes are pyACL's, the real binding's (`hicann/runtime`,
-# `python/pyACL/`): a call that only reports success returns an `int` (0 is `ACL_SUCCESS`); a
-# call that produces something returns a tuple with the code last. A program for a board
-# writes `import acl`, and defines the constants it uses (`ACL_MEMCPY_HOST_TO_DEVICE = 1`, as
-# the official samples' `constants.py` does): pyACL has none, the sandbox offers them to keep
-# the cells short. The last cell lists what this notebook uses that a board's `acl` lacks.
-#
-# **After this notebook** you can write the five steps yourself, say which layer of the
-# software stack each call reaches, and read the Gantt chart, memory map and queue panel.
-# **It assumes** Python and numpy; no NPU and no C are needed.
+# The calls are those of pyACL, the real Python binding (`python/pyACL/` in the CANN runtime
+# repository). **After this notebook** you can write the five steps yourself, say which layer
+# each call reaches, and read the Gantt chart, memory map and queue panel.
 
 # %% [markdown] lang="zh"
 # # 01 · 快速入门：运行时程序的五个步骤
 #
-# 每个通过运行时（AscendCL）在昇腾 NPU 上运行任务的程序都有相同的骨架。本 notebook 以异步执行
-# 文章（种子 003）中的向量加法为例把它完整写一遍：两个各含 1 Mi 个 `int32` 的向量拷贝到设备，
-# 由 `AddKernel` 相加，再把和拷贝回来。
+# **时间**：约 45 分钟 · **必修** · **前提**：会 Python 和 numpy；不需要 NPU，也不需要会 C。
+#
+# 凡是通过运行时（AscendCL）在昇腾 NPU 上执行任务的程序，骨架都一样。本 notebook 用一个向量加法把它
+# 完整写一遍：两个各含 1 Mi 个 `int32` 的向量拷贝到 Device（设备），由核函数 `add` 相加，再把和拷贝回来。
 #
 # | 步骤 | 做什么 | C（AscendCL） | Python（本沙箱，pyACL 风格） |
 # |---|---|---|---|
 # | 1 | 初始化运行时 | `aclInit(NULL)` | `acl.init()` |
-# | 2 | 选择设备、创建流 | `aclrtSetDevice(0)`、`aclrtCreateStream(&stream)` | `acl.rt.set_device(0)`、`stream, ret = acl.rt.create_stream()` |
-# | 3 | 申请内存并拷入数据 | `aclrtMalloc`、`aclrtMallocHost`、`aclrtMemcpyAsync(..., ACL_MEMCPY_HOST_TO_DEVICE, stream)` | `acl.rt.malloc`、`acl.rt.malloc_host`、`acl.rt.memcpy_async(...)` |
+# | 2 | 指定 Device，创建 Stream | `aclrtSetDevice(0)`、`aclrtCreateStream(&stream)` | `acl.rt.set_device(0)`、`stream, ret = acl.rt.create_stream()` |
+# | 3 | 申请内存，拷入数据 | `aclrtMalloc`、`aclrtMallocHost`、`aclrtMemcpyAsync(..., ACL_MEMCPY_HOST_TO_DEVICE, stream)` | `acl.rt.malloc`、`acl.rt.malloc_host`、`acl.rt.memcpy_async(...)` |
 # | 4 | 下发核函数 | Ascend C：`add_kernel<<<blockDim, nullptr, stream>>>(devA, devB, devC, size)` | `add[block_dim, stream](dev_a, dev_b, dev_c, size)` |
-# | 5 | 拷回、同步、清理 | `aclrtSynchronizeStream(stream)`、`aclrtFree`、`aclrtDestroyStream`、`aclrtResetDevice`、`aclFinalize()` | 同名的 snake_case 写法 |
+# | 5 | 拷回、同步、清理 | `aclrtSynchronizeStream(stream)`、`aclrtFree`、`aclrtDestroyStream`、`aclrtResetDeviceForce`、`aclFinalize()` | 同名的 snake_case 写法 |
 #
-# 名称、参数、返回形式和错误码都与 pyACL（真实的绑定：`hicann/runtime` 的 `python/pyACL/`）相同：只报告成败的
-# 调用返回一个 `int`（0 即 `ACL_SUCCESS`）；产生结果的调用返回一个元组，错误码在最后。板卡上的程序写
-# `import acl`，并自己定义用到的常量（如 `ACL_MEMCPY_HOST_TO_DEVICE = 1`，官方示例的 `constants.py` 就是这样做的）：
-# pyACL 没有常量，沙箱提供它们是为了让代码单元简短。最后一个代码单元列出本 notebook 用到、而板卡上的 `acl` 没有的名称。
-#
-# **学完本 notebook**，你能自己写出这五个步骤，说出每个调用到达软件栈的哪一层，并读懂甘特图、
-# 内存图和队列面板。**前提**：会 Python 和 numpy；不需要 NPU，也不需要会 C。
+# 这些调用与真实的 Python 绑定 pyACL（CANN runtime 仓库的 `python/pyACL/`）一致。**学完本 notebook**，
+# 你能独立写出这五步，说出每个调用落在哪一层，并看懂甘特图、内存图和队列面板。
 
 # %% lang="zh"
 import sandbox
@@ -56,32 +46,29 @@ sandbox.set_language("zh")          # 中文版：评分反馈使用中文
 # %% [markdown]
 # ## Three layers between your code and the chip
 #
-# The runtime overview (seed 004) describes three layers. What each does, and where it sits in
-# this sandbox:
-#
 # | layer | what it does | on a real machine | here |
 # |---|---|---|---|
-# | application | your program: frameworks (PyTorch, MindSpore...) or your own code call the API | your process, `libascendcl` / pyACL | your cells, `sandbox.acl` (the facade: names, arguments, return codes) |
-# | runtime | contexts, streams, events, device memory; turns each call into tasks queued on a stream; reports errors | `libruntime` (the `hicann/runtime` repository) | `sandbox/core`: every call charged host time, checked, recorded |
-# | driver and device | hands the queued tasks to the device, where the **Task Scheduler** takes them off each stream in order and dispatches them to the AI Cores and DMA engines; reports faults back | kernel driver, device firmware | `sandbox/core/device_loop.py` and `engines.py`: the device side in virtual time |
+# | application | your program calls the API | your process, pyACL / `libacl_rt` | your cells, `sandbox.acl` (names, arguments, return codes) |
+# | runtime | contexts, streams, events, device memory; turns each call into tasks on a stream; reports errors | the CANN runtime (`hicann/runtime`) | `sandbox/core`: every call charged host time, checked, recorded |
+# | driver and device | the device's task scheduler takes each stream's tasks in order and dispatches them to the AI Cores and DMA engines | driver, device firmware | `sandbox/core/device_loop.py`, `engines.py`, in virtual time |
 #
-# An asynchronous call returns once the runtime has queued its task; the device side runs it
-# later. The Gantt chart at the end draws both sides: the host thread's calls (application and
-# runtime) on top, the tasks the device ran below.
+# A stream is "a queue of tasks that the host submits and the device executes", and tasks in one
+# stream run in the order they were queued (the Runtime programming guide, *Stream management*,
+# `docs/zh/dev_guide/03-02_stream_management.md` in the CANN runtime repository). An
+# asynchronous call returns once its task is queued; the device runs it later.
 
 # %% [markdown] lang="zh"
-# ## 你的代码与芯片之间的三层
+# ## 代码与芯片之间的三层
 #
-# 运行时概览（种子 004）描述了三层。每层做什么，在本沙箱中对应哪里：
-#
-# | 层 | 做什么 | 在真实机器上 | 在这里 |
+# | 层 | 做什么 | 真实机器上 | 本沙箱中 |
 # |---|---|---|---|
-# | 应用层 | 你的程序：框架（PyTorch、MindSpore……）或你自己的代码调用 API | 你的进程，`libascendcl` / pyACL | 你的代码单元，`sandbox.acl`（外观层：名称、参数、返回码） |
-# | 运行时层 | 上下文、流、事件、设备内存；把每个调用变成放入流中的任务；报告错误 | `libruntime`（`hicann/runtime` 仓库） | `sandbox/core`：每个调用计入 Host 时间、被检查、被记录 |
-# | 驱动与设备 | 把排队的任务交给设备，设备上的**任务调度器（Task Scheduler）**按顺序从每条流取出任务，分派给 AI Core 和 DMA 引擎；把故障报告回来 | 内核驱动、设备固件 | `sandbox/core/device_loop.py` 和 `engines.py`：以虚拟时间运行的设备侧 |
+# | 应用层 | 你的程序调用 API | 你的进程，pyACL / `libacl_rt` | 你的代码单元，`sandbox.acl`（接口名、参数、返回码） |
+# | 运行时层 | 管理 Context（上下文）、Stream（流）、Event（事件）和 Device 内存；把每个调用变成 Stream 上的任务；报告错误 | CANN runtime（`hicann/runtime`） | `sandbox/core`：每个调用都计入 Host 时间、经过检查并记录下来 |
+# | 驱动与 Device | Device 上的任务调度器按顺序从各条 Stream 取出任务，分派给 AI Core 和 DMA 引擎 | 驱动、Device 固件 | `sandbox/core/device_loop.py`、`engines.py`，以虚拟时间运行 |
 #
-# 异步调用在运行时把任务放入队列后就返回；设备侧稍后才执行它。末尾的甘特图画出两侧：上方是
-# Host 线程的调用（应用层和运行时层），下方是设备执行的任务。
+# 《Runtime编程指南》“Stream管理”（CANN runtime 仓库 `docs/zh/dev_guide/03-02_stream_management.md`）
+# 说，Stream 是“一个在 Host 下发并在 Device 上执行的任务队列”，同一 Stream 中的任务按入队顺序依次执行。
+# 异步调用把任务放进队列就返回，Device 稍后才执行它。
 
 # %%
 import numpy as np
@@ -89,53 +76,23 @@ import numpy as np
 import sandbox
 from sandbox import acl, teach
 
-sandbox.configure("ascend310b")     # the seed's board: an Ascend 310B with one AI Core
+sandbox.configure("ascend310b")     # an Ascend 310B board with one AI Core
 print(sandbox.profile().soc_name, "-", sandbox.profile().ai_cores, "AI Core")
-
-# %% [markdown]
-# ## How the official quick-start sample goes
-#
-# The runtime repository (`hicann/runtime`, folder `example/0_quickstart`) opens with a
-# "hello CANN" sample and a custom-kernel sample. Their flow, in short:
-#
-# 1. initialise, set device 0, create one stream; every call's return code is checked by a
-#    macro that logs the failing call and stops;
-# 2. allocate three device buffers with the huge-page-first policy and copy the two input
-#    vectors in with the **blocking** copy (`aclrtMemcpy`);
-# 3. launch the vector-add on the stream, then **synchronise the stream** before reading;
-# 4. copy the result back (blocking), compare each element with the expected sum within a
-#    tolerance, and print both;
-# 5. free the buffers, destroy the stream, reset the device, finalise — the reverse order of
-#    creation.
-#
-# We follow the same five steps, but with the seed's asynchronous copies on the stream, so
-# that the whole program is queued first and waited for once.
-
-# %% [markdown] lang="zh"
-# ## 官方快速入门示例的流程
-#
-# 运行时仓库（`hicann/runtime`，目录 `example/0_quickstart`）以一个 "hello CANN" 示例和一个自定义
-# 核函数示例开篇。它们的流程简述如下：
-#
-# 1. 初始化，设置设备 0，创建一条流；每个调用的返回码都由一个宏检查，失败时记录出错的调用并停止；
-# 2. 以大页优先策略申请三块设备缓冲区，用**阻塞**拷贝（`aclrtMemcpy`）拷入两个输入向量；
-# 3. 在流上下发向量加法，读取之前先**同步这条流**；
-# 4. 把结果拷回（阻塞），在容差内逐元素与期望的和比较，并打印两者；
-# 5. 释放缓冲区、销毁流、复位设备、去初始化——与创建相反的顺序。
-#
-# 我们按同样的五个步骤来做，但使用种子文章中放在流上的异步拷贝，这样整个程序先全部入队，只等待一次。
 
 # %% [markdown]
 # ## Step 1 · initialise
 #
-# `aclInit` must be the first call of a process. In the sandbox every call costs virtual time
-# on the calling host thread; `sandbox.now()` reads that clock in integer nanoseconds.
+# `aclInit` is the first call of a process. Every call costs virtual time on the calling host
+# thread; `sandbox.now()` reads that clock in nanoseconds. In pyACL a call that only succeeds or
+# fails returns an `int` (0 is `ACL_SUCCESS`); one that produces something returns a tuple,
+# the code last.
 
 # %% [markdown] lang="zh"
 # ## 第 1 步 · 初始化
 #
-# `aclInit` 必须是进程的第一个调用。在沙箱中，每个调用都会在调用它的 Host 线程上花费虚拟时间；
-# `sandbox.now()` 以整数纳秒读取这个时钟。
+# `aclInit` 是进程的第一个调用。每个调用都在调用它的 Host（主机）线程上花费虚拟时间；`sandbox.now()`
+# 以纳秒读出这个时钟。在 pyACL 中，只报告成败的调用返回一个 `int`（0 即 `ACL_SUCCESS`）；产生结果的调用
+# 返回一个元组，错误码在最后。
 
 # %%
 ret = acl.init()                    # C: aclInit(NULL);
@@ -144,19 +101,16 @@ print("aclInit ->", ret, "| host clock:", sandbox.now() / 1e6, "ms")
 # %% [markdown]
 # ## Step 2 · device and stream
 #
-# `aclrtSetDevice` opens the device and gives the thread a default context. The first open of
-# a process is slow (about a second on real hardware, and here). A **stream** is an in-order
-# queue of device work; calls ending in `Async` put a task on it and return at once.
-# (The seed's C code creates an explicit context with `aclrtCreateContext(&context, 0)`; the
-# official samples rely on the default context that `aclrtSetDevice` makes. Both work.)
+# `aclrtSetDevice` opens the device and gives the thread a default context; only after it may
+# other `aclrt` calls run (the Runtime programming guide, *Initialization*,
+# `docs/zh/dev_guide/01_initialization.md`). The first open is slow (about a second on a
+# board, and here).
 
 # %% [markdown] lang="zh"
-# ## 第 2 步 · 设备和流
+# ## 第 2 步 · Device 和 Stream
 #
-# `aclrtSetDevice` 打开设备，并给线程一个默认上下文。进程第一次打开设备很慢（在真实硬件上约一秒，
-# 这里也是）。**流（stream）**是设备任务的按序队列；以 `Async` 结尾的调用把一个任务放到流上并立即返回。
-# （种子的 C 代码用 `aclrtCreateContext(&context, 0)` 创建了一个显式上下文；官方示例依赖
-# `aclrtSetDevice` 创建的默认上下文。两种都可以。）
+# `aclrtSetDevice` 打开 Device，并给线程一个默认 Context；此后才能调用其他 `aclrt` 接口（《Runtime编程指南》
+# “初始化”，`docs/zh/dev_guide/01_initialization.md`）。第一次打开 Device 很慢（板卡上约一秒，这里也是）。
 
 # %%
 ret = acl.rt.set_device(0)          # C: aclrtSetDevice(0);
@@ -167,16 +121,16 @@ print("host clock after opening the device:", sandbox.now() / 1e6, "ms")
 # %% [markdown]
 # ## Step 3 · memory and copies in
 #
-# Device memory comes from `aclrtMalloc`; host memory that the DMA engines can read directly
-# (*pinned*) from `aclrtMallocHost`. `acl.util.ptr_to_numpy` gives a numpy view of host memory
-# so we can fill it. Then two asynchronous host-to-device copies go on the stream.
+# Device memory comes from `aclrtMalloc`; host memory that the DMA engines read directly
+# (*pinned*) from `aclrtMallocHost`. Each returns `(pointer, ret)`. `acl.util.ptr_to_numpy`
+# gives a numpy view of host memory to fill. Then two asynchronous copies go on the stream.
 
 # %% [markdown] lang="zh"
-# ## 第 3 步 · 申请内存并拷入数据
+# ## 第 3 步 · 申请内存，拷入数据
 #
-# 设备内存来自 `aclrtMalloc`；DMA 引擎可以直接读取的 Host 内存（*锁页内存*）来自 `aclrtMallocHost`。
-# `acl.util.ptr_to_numpy` 给出 Host 内存的 numpy 视图，以便填入数据。然后两个异步的 Host 到设备
-# 拷贝放到流上。
+# Device 内存由 `aclrtMalloc` 申请；DMA 引擎能直接读取的 Host 内存（*锁页内存*）由 `aclrtMallocHost` 申请。
+# 两者都返回 `(指针, ret)`。`acl.util.ptr_to_numpy` 给出 Host 内存的 numpy 视图，用来填数据。随后两个
+# 异步拷贝放到 Stream 上。
 
 # %%
 N = 1024 * 1024                     # elements per vector
@@ -186,9 +140,10 @@ H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST
 host_a, _ = acl.rt.malloc_host(NBYTES)      # C: aclrtMallocHost(&hostA, byteSize);
 host_b, _ = acl.rt.malloc_host(NBYTES)
 host_c, _ = acl.rt.malloc_host(NBYTES)
-dev_a, _ = acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)   # C: aclrtMalloc(&devA, byteSize, ACL_MEM_MALLOC_HUGE_FIRST);
+dev_a, ret = acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)   # C: aclrtMalloc(&devA, byteSize, ACL_MEM_MALLOC_HUGE_FIRST);
 dev_b, _ = acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)
 dev_c, _ = acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+print(f"aclrtMalloc -> (0x{dev_a:x}, {ret})")
 
 a = acl.util.ptr_to_numpy(host_a, (N,), np.int32)
 b = acl.util.ptr_to_numpy(host_b, (N,), np.int32)
@@ -205,7 +160,7 @@ print("two aclrtMemcpyAsync ->", rets, "| host clock:", sandbox.now() / 1e6, "ms
 # rounded up to 2 MiB huge pages) and the three pinned host buffers.
 
 # %% [markdown] lang="zh"
-# 内存图显示三块设备缓冲区（每块 4 MiB 加上运行时的 32 字节填充，向上取整到 2 MiB 大页）和三块
+# 内存图里是三块 Device 缓冲区（每块 4 MiB，加上运行时的 32 字节填充，向上取整到 2 MiB 大页）和三块
 # 锁页 Host 缓冲区。
 
 # %%
@@ -214,34 +169,22 @@ sandbox.memory_map()
 # %% [markdown]
 # ## Step 4 · launch
 #
-# A kernel is a Python function made into a device kernel with `@sandbox.kernel`. Pointer
-# parameters are annotated with their element type (`"int32*"`) and arrive as numpy views of
-# device memory. Its cost is declared: here `ns=3_500_000`, the 3.5 ms the seed measured for
-# `AddKernel` on the 310B. `add[block_dim, stream](...)` is Ascend C's launch
-# `add_kernel<<<blockDim, nullptr, stream>>>(...)`: `blockDim` is the number of cores (blocks)
-# the kernel runs on, the second argument (`l2ctrl`) is reserved and passed as `nullptr`, the
-# third the stream.
+# `@sandbox.kernel` makes a Python function a device kernel whose pointer parameters
+# (`"int32*"`) arrive as numpy views of device memory; its cost is declared (3.5 ms for 1 Mi
+# elements). `add[block_dim, stream](...)` is Ascend C's
+# `add_kernel<<<blockDim, nullptr, stream>>>(...)`: `blockDim` cores run it; the 310B has one.
 #
-# The seed's program is written in **CUDA**, not Ascend C: `AddKernel<<<gridDim, blockDim, 0,
-# stream>>>` with a `__global__` kernel indexed by `threadIdx`, and `(N + 255) / 256` blocks of
-# 256 threads. Ascend C has no thread index: a kernel learns which core it is on
-# (`GetBlockIdx()`) and each core works through its share of the data in tiles. The 310B has
-# one AI Core, so `blockDim` 1 uses all of it; more blocks than cores run in waves.
+# **Predict, then run.** The kernel takes 3.5 ms and the two copies before it about 5.5 ms. How
+# far will the host clock move between the line before the launch and the line after it?
 
 # %% [markdown] lang="zh"
 # ## 第 4 步 · 下发核函数
 #
-# 核函数是用 `@sandbox.kernel` 变成设备核函数的 Python 函数。指针参数标注元素类型（`"int32*"`），
-# 以设备内存的 numpy 视图传入。它的耗时是声明的：这里 `ns=3_500_000`，即种子在 310B 上为
-# `AddKernel` 测得的 3.5 ms。`add[block_dim, stream](...)` 对应 Ascend C 的下发语法
-# `add_kernel<<<blockDim, nullptr, stream>>>(...)`：`blockDim` 是核函数运行的核（block）数，第二个
-# 参数（`l2ctrl`）保留，传 `nullptr`，第三个是流。
+# `@sandbox.kernel` 把 Python 函数变成 Device 核函数，指针参数（`"int32*"`）以 Device 内存的 numpy 视图传入；
+# 耗时是声明的（1 Mi 个元素 3.5 ms）。`add[block_dim, stream](...)` 对应 Ascend C 的
+# `add_kernel<<<blockDim, nullptr, stream>>>(...)`：由 `blockDim` 个核执行；310B 只有一个。
 #
-# 种子的程序是用 **CUDA** 写的，不是 Ascend C：`AddKernel<<<gridDim, blockDim, 0, stream>>>`，
-# 一个用 `threadIdx` 索引的 `__global__` 核函数，以及 `(N + 255) / 256` 个每块 256 线程的 block。
-# Ascend C 没有线程索引：核函数获知自己在哪个核上（`GetBlockIdx()`），每个核按分块（tile）处理
-# 自己那份数据。310B 只有一个 AI Core，所以 `blockDim` 为 1 就用满了它；block 数多于核数时分批
-# （wave）运行。
+# **先预测，再运行。** 核函数要 3.5 ms，它前面的两个拷贝约 5.5 ms。下发这一行前后，Host 时钟会走多远？
 
 # %%
 @sandbox.kernel(ns=lambda a, b, c, size: 3_500_000 * size // N)   # 3.5 ms for the full 1 Mi
@@ -250,17 +193,18 @@ def add(a: "int32*", b: "int32*", c: "int32*", size: int):
 
 
 # Ascend C: add_kernel<<<1, nullptr, stream>>>(devA, devB, devC, size);
+before = sandbox.now()
 ret = add[1, stream](dev_a, dev_b, dev_c, N)
-print("launch ->", ret, "| host clock:", sandbox.now() / 1e6, "ms (the launch returned at once)")
+print(f"launch -> {ret}, the host clock moved {(sandbox.now() - before) / 1e3:.0f} µs")
 
 # %% [markdown]
-# Nothing has finished yet: the host is only microseconds past the first copy. The queue panel
-# shows what the stream holds right now — one copy running on the DMA engine, the rest waiting
-# for their turn in the stream.
+# Microseconds, not milliseconds: the launch only queued the task. Nothing has finished yet; the
+# queue panel shows one copy running on the DMA engine and the rest waiting in the stream. A
+# return code of 0 from an `Async` call means "queued", not "done".
 
 # %% [markdown] lang="zh"
-# 还什么都没完成：Host 只比第一次拷贝晚了几微秒。队列面板显示流此刻持有的内容——一个拷贝正在
-# DMA 引擎上运行，其余的在流中排队等待。
+# 是微秒，不是毫秒：下发只是把任务放进了队列。此刻什么都还没完成；队列面板显示一个拷贝正在 DMA 引擎上
+# 运行，其余的在 Stream 中排队。`Async` 调用返回 0 的意思是“已入队”，不是“已完成”。
 
 # %%
 sandbox.queues()
@@ -268,15 +212,20 @@ sandbox.queues()
 # %% [markdown]
 # ## Step 5 · copy back, synchronise, clean up
 #
-# The result copy goes on the same stream, so it starts only after the kernel. The host then
-# waits once, with `aclrtSynchronizeStream`, and only then reads `host_c`. Clean-up releases
-# everything in the reverse order of creation.
+# The result copy goes on the same stream, after the kernel. The host waits once
+# (`aclrtSynchronizeStream`), then reads `host_c`. Clean-up goes in the reverse order of
+# creation and ends with `aclrtResetDeviceForce`, which the Runtime programming guide
+# recommends over `aclrtResetDevice` (*Multi-device programming*,
+# `docs/zh/dev_guide/05_multi_device_programming.md`): it releases the device's default
+# context and its streams in one call, however often the device was set.
 
 # %% [markdown] lang="zh"
 # ## 第 5 步 · 拷回、同步、清理
 #
-# 结果拷贝放在同一条流上，所以它只在核函数之后开始。然后 Host 用 `aclrtSynchronizeStream` 等待
-# 一次，之后才读取 `host_c`。清理按与创建相反的顺序释放一切。
+# 结果拷贝放在同一条 Stream 上，排在核函数之后。Host 等一次（`aclrtSynchronizeStream`），然后读 `host_c`。
+# 清理按与创建相反的顺序进行，最后调用 `aclrtResetDeviceForce`。《Runtime编程指南》“多设备编程”
+# （`docs/zh/dev_guide/05_multi_device_programming.md`）推荐用它而不是 `aclrtResetDevice`：无论 Device 被指定过
+# 几次，它都一次释放默认 Context 及其下的 Stream。
 
 # %%
 # C: aclrtMemcpyAsync(hostC, byteSize, devC, byteSize, ACL_MEMCPY_DEVICE_TO_HOST, stream);
@@ -293,74 +242,103 @@ synced = teach.mark("synchronized")      # a named moment in the trace, for the 
 rets = [acl.rt.free(p) for p in (dev_a, dev_b, dev_c)]           # C: aclrtFree(devA); ...
 rets += [acl.rt.free_host(p) for p in (host_a, host_b, host_c)]  # C: aclrtFreeHost(hostA); ...
 rets += [acl.rt.destroy_stream(stream),                          # C: aclrtDestroyStream(stream);
-         acl.rt.reset_device(0),                                 # C: aclrtResetDevice(0);
+         acl.rt.reset_device_force(0),                           # C: aclrtResetDeviceForce(0);
          acl.finalize()]                                         # C: aclFinalize();
 print("clean-up return codes:", rets)
 
 # %% [markdown]
 # ## What happened
 #
-# The Gantt chart draws the trace: the host thread's calls on top (the dark part of the
-# synchronize is the time it was blocked), then the stream's tasks. Copies (H2D 2 × 4 MiB,
-# D2H 4 MiB) took 8.2 ms and the kernel 3.5 ms. These are the seed's figures, not a measurement
-# made here: the 310B profile (`sandbox/profiles`) sets its copy bandwidth to ~1.5 GB/s per
-# direction so that 12 MiB take 8.2 ms (tagged `SEED003`), and the kernel's 3.5 ms is declared
-# above. The seed article is partly generated text; treat its numbers as a calibration target
-# for the lesson, not as the board's data sheet. On one stream the tasks run one after another —
-# notebook 02 is about overlapping them.
+# The Gantt chart draws the trace: the host's calls on top (the dark part of the synchronize
+# is the time it was blocked), then the stream's tasks, one after another. Copies 8.2 ms, kernel
+# 3.5 ms: figures from a community article on CANN asynchronous execution (CANN 训练营 2025;
+# not official documentation) that ran this addition on a 310B. The sandbox's 310B profile is
+# calibrated on them (see its `sources` in `sandbox/profiles/__init__.py`): a target, not a
+# data sheet.
 
 # %% [markdown] lang="zh"
 # ## 发生了什么
 #
-# 甘特图画出了 trace：上方是 Host 线程的调用（同步调用中深色的部分是它被阻塞的时间），下方是流的
-# 任务。拷贝（H2D 2 × 4 MiB，D2H 4 MiB）用了 8.2 ms，核函数 3.5 ms。这些是种子给出的数字，不是
-# 这里测得的：310B 的配置（`sandbox/profiles`）把拷贝带宽设为每个方向约 1.5 GB/s，使 12 MiB 正好
-# 需要 8.2 ms（标记为 `SEED003`），核函数的 3.5 ms 则在上面声明。种子文章部分由生成式工具写成；
-# 请把其中的数字当作本课的校准目标，而不是板卡的数据手册。在一条流上，任务一个接一个地运行——
-# notebook 02 讲如何让它们重叠。
+# 甘特图画出了 trace：上方是 Host 的调用（同步调用中颜色较深的部分是被阻塞的时间），下方是 Stream 上
+# 一个接一个执行的任务。拷贝 8.2 ms、核函数 3.5 ms：这两个数字出自一篇关于 CANN 异步执行的社区文章
+# （CANN 训练营 2025，非官方文档），文中在 310B 上运行了这个加法。沙箱的 310B 配置以它们为校准目标
+# （见 `sandbox/profiles/__init__.py` 中该配置的 `sources`）：是目标，不是数据手册。
 
 # %%
 sandbox.gantt()
 
 # %% [markdown]
-# `sandbox.show()` is the dashboard: the same Gantt chart, the memory map and the queues, with
-# a time slider to scrub through the run (in JupyterLab; the saved notebook shows a snapshot).
-# Here it opens at the moment the synchronize returned. The host's next call, the clean-up's
-# first `aclrtFree`, began at that same nanosecond, so block 1 is already hatched ("free
-# pending": the host has asked to free it), while blocks 2 and 3 are still allocated.
+# `sandbox.show()` is the dashboard: Gantt chart, memory map and queues with a time slider
+# (live in JupyterLab). It opens at the moment the synchronize returned, when the first
+# `aclrtFree` began: block 1 is hatched ("free pending"), blocks 2 and 3 still allocated.
 
 # %% [markdown] lang="zh"
-# `sandbox.show()` 是仪表盘：同样的甘特图、内存图和队列，外加一个时间滑块来回查看这次运行
-# （在 JupyterLab 中；保存的 notebook 显示的是快照）。这里它停在同步返回的时刻。Host 的下一个调用——清理中的第一个
-# `aclrtFree`——在同一纳秒开始，所以块 1 已经画上了斜线（“free pending”：Host 已要求释放它），而块 2 和块 3 仍在分配中。
+# `sandbox.show()` 是仪表盘：甘特图、内存图和队列，外加时间滑块（在 JupyterLab 中可以拖动）。它停在同步返回的
+# 那一刻，也就是第一个 `aclrtFree` 开始的时刻：块 1 画上了斜线（“free pending”，等待释放），块 2 和块 3 仍在分配中。
 
 # %%
 sandbox.show(t=synced)
 
 # %% [markdown]
+# ## Releasing the device
+#
+# `aclrtResetDevice` counts: every `aclrtSetDevice` adds one, every reset takes one away, and
+# the device's resources go only when the count reaches 0 (API reference,
+# `docs/zh/api_ref/04_device_management.md`). `aclrtResetDeviceForce` releases them in one call.
+#
+# **Predict, then run.** Two parts of a program each call `aclrtSetDevice(0)`; at the end one
+# `aclrtResetDevice(0)` runs. Is device 0 still set on the thread? And what does an
+# `aclrtMalloc` return once no device is set?
+
+# %% [markdown] lang="zh"
+# ## 释放 Device
+#
+# `aclrtResetDevice` 有引用计数：每次 `aclrtSetDevice` 加一，每次复位减一，计数减到 0 时才真正释放 Device
+# 上的资源（API 参考 `docs/zh/api_ref/04_device_management.md`）。`aclrtResetDeviceForce` 一次就能释放。
+#
+# **先预测，再运行。** 程序的两个部分各调用了一次 `aclrtSetDevice(0)`，最后只执行一次 `aclrtResetDevice(0)`。
+# 线程上还指定着 Device 0 吗？不再指定任何 Device 之后，`aclrtMalloc` 会返回什么？
+
+# %%
+sandbox.configure("ascend310b")     # a fresh board
+acl.init()
+acl.rt.set_device(0)                # one part of the program opens device 0...
+acl.rt.set_device(0)                # ...and another part opens it again
+print("aclrtResetDevice(0) ->", acl.rt.reset_device(0), "| aclrtGetDevice ->", acl.rt.get_device())
+print("aclrtResetDeviceForce(0) ->", acl.rt.reset_device_force(0), "| aclrtGetDevice ->", acl.rt.get_device())
+print("aclrtMalloc ->", acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST))
+ret = acl.finalize()
+
+# %% [markdown]
+# After one `aclrtResetDevice` device 0 is still set (`(0, 0)`). After `aclrtResetDeviceForce`
+# none is, and `aclrtMalloc` fails with 107002, `ACL_ERROR_RT_CONTEXT_NULL`
+# (`include/external/acl/error_codes/rt_error_codes.h`): no device, no context, no memory (the
+# FAQ `docs/zh/FAQ/如何理解默认Device和默认Stream机制.md` shows this mistake in C). A failed
+# call still returns its tuple; pyACL raises nothing, so a program checks `ret`.
+
+# %% [markdown] lang="zh"
+# 执行一次 `aclrtResetDevice` 后，Device 0 仍处于指定状态（`(0, 0)`）。执行 `aclrtResetDeviceForce` 后就没有了，
+# `aclrtMalloc` 随之失败，返回 107002，即 `ACL_ERROR_RT_CONTEXT_NULL`（`include/external/acl/error_codes/rt_error_codes.h`）：
+# 没有 Device 就没有 Context，也申请不到内存（官方 FAQ《如何理解默认Device和默认Stream机制》用 C 代码展示了
+# 这个错误）。失败的调用照样返回元组；pyACL 不抛异常，所以程序要检查 `ret`。
+
+# %% [markdown]
 # ## Step through it
 #
-# `sandbox.step_through(program)` runs a program one step per click of **next step**, the
-# dashboard following. The program is a generator that yields the name of each step once it is
-# done. The cell below takes the first three steps itself (initialise, device and stream,
-# memory and copies in), so the dashboard opens with the two copies queued and the buffers in
-# the memory map. Click **next step** for the launch, and again for the clean-up; or run
-# `walk.step()` in a new cell, which returns the step's name as the three lines below show
-# (`walk.run()` runs every step left). The dashboard redraws after each step.
+# `sandbox.step_through(program)` runs a generator that yields each step's name, one step per
+# click of **next step**, the dashboard following. The cell takes the first three steps itself;
+# click on for the launch and the clean-up, or run `walk.step()` (`walk.run()` runs the rest).
 
 # %% [markdown] lang="zh"
 # ## 单步执行
 #
-# `sandbox.step_through(program)` 每点击一次 **下一步** 运行程序的一步，仪表盘随之更新。程序是一个
-# 生成器，每完成一步就 yield 该步的名字。下面的单元自己先走前三步（初始化、设备和流、内存和拷入），所以仪表盘打开时
-# 两个拷贝已在队列中，内存图里有各块缓冲区。点击 **下一步** 下发核函数，再点击一次完成清理；也可以在新的单元里运行
-# `walk.step()`，它返回该步的名字，如下面的三行输出所示（`walk.run()` 运行剩下的全部步骤）。每一步之后仪表盘都会重绘。
+# `sandbox.step_through(program)` 运行一个每完成一步就 yield 步骤名的生成器，每点击一次 **下一步** 走一步，
+# 仪表盘随之更新。下面的单元先自己走完前三步；继续点击即可下发核函数、完成清理，也可以运行 `walk.step()`
+# （`walk.run()` 走完剩下的步骤）。
 
 # %%
-STEPS = {  # the steps' names, in the edition's language
-    "en": ("1 initialise", "2 device and stream", "3 memory and copies in", "4 launch", "5 synchronise and clean up"),
-    "zh": ("1 初始化", "2 设备和流", "3 内存和拷入", "4 下发", "5 同步与清理"),
-}[sandbox.i18n.language()]
+STEPS = ("1 initialise", "2 device and stream", "3 memory and copies in", "4 launch",
+         "5 synchronise and clean up")
 
 
 def five_steps():
@@ -387,7 +365,7 @@ def five_steps():
     for p in (ha, hb, hc):
         acl.rt.free_host(p)
     acl.rt.destroy_stream(s)
-    acl.rt.reset_device(0)
+    acl.rt.reset_device_force(0)
     acl.finalize()
     yield STEPS[4]
 
@@ -403,46 +381,42 @@ walk
 # ## Exercises
 #
 # Each exercise is a function for you to complete. `sandbox.teach.check("01.1", solution)`
-# runs **your** function on a fresh simulated board of its own, with input vectors it makes up
-# each time, and judges the whole run from the trace: whether the answer is right, whether the
-# device computed it and the host read it only after it had landed, and what the exercise
-# asks for. Each criterion prints `✔` or `✘` with a hint. Your own program above is left
-# untouched. The cells below hold stubs, so their verdict is `✘` until you write the code.
+# runs **your** function on a fresh simulated board of its own, with new input vectors each
+# time, and judges the whole run from its trace: is the answer right, did the device compute
+# it, did the host read it only after it had landed, and what else the exercise asks. Each
+# criterion prints `✔` or `✘` with a hint; the stubs below are `✘` until you write the code.
 #
-# Before it calls your function, the grader opens the board: `acl.init()` has run and device 0
-# is set on your function's thread. Your function creates and releases what it uses (streams,
-# events, memory, other devices). An exercise whose subject is the whole program says so, and
-# there your function opens and closes the board itself: here that is 01.2.
+# Before calling your function the grader runs `acl.init()` and sets device 0 on your
+# function's thread; your function creates and releases what it uses. In 01.2, whose subject
+# is the whole program, your function opens and closes the board itself.
 #
 # ### Exercise 01.1 · make it correct
 #
 # *Practises:* reading a result only after the host knows it has arrived.
 #
-# `start_vector_add(a, b)` below is given: on the board the grader opened, it creates a
-# stream, copies `a` and `b` in, and queues the addition into `dev_c`. The solution then
-# copies the sum back **asynchronously** and reads `host_c` — too early: on real hardware
-# that is a race; in the sandbox the copy's bytes land at its simulated end, so the read sees
-# the old bytes every time.
+# `start_vector_add(a, b)` below creates a stream, copies `a` and `b` in and queues the
+# addition into `dev_c`. The solution then copies the sum back **asynchronously** and reads
+# `host_c` too early: on a board what it reads depends on timing; in the sandbox a copy's
+# bytes land at its simulated end, so the read sees the old bytes every time.
 
 # %% [markdown] lang="zh"
 # ## 练习
 #
-# 每个练习都是一个由你补全的函数。`sandbox.teach.check("01.1", solution)` 会在一块属于它自己的全新
-# 模拟板卡上运行**你的**函数，每次使用新生成的输入向量，并根据 trace 评判整次运行：答案是否正确，
-# 是否由设备算出，Host 是否在数据到达之后才读取，以及练习要求的其他内容。每一项打印 `✔` 或 `✘`
-# 并附提示。你上面自己的程序不受影响。下面的单元是空白模板（stub），所以在你写代码之前结论都是 `✘`。
+# 每个练习都是一个等你补全的函数。`sandbox.teach.check("01.1", solution)` 会在一块专属的全新模拟板卡上
+# 运行**你的**函数，每次都换新的输入向量，并根据整次运行的 trace 评判：答案对不对，是不是 Device 算的，
+# Host 是否在数据落地之后才读取，以及练习的其他要求。每一项打印 `✔` 或 `✘` 并附提示；下面的单元都是
+# 空白模板（stub），在你写好代码之前结论都是 `✘`。
 #
-# 调用你的函数之前，评分器先打开板卡：`acl.init()` 已经运行，设备 0 已在你的函数所在的线程上设置好。你的函数
-# 自己创建并释放它用到的东西（流、事件、内存、其他设备）。以整个程序为主题的练习会写明这一点，在那里由你的函数
-# 自己打开和关闭板卡：本 notebook 中就是 01.2。
+# 调用你的函数之前，评分器会先运行 `acl.init()`，并在你的函数所在的线程上指定 Device 0；你的函数自己创建、
+# 自己释放用到的资源。01.2 考的是整个程序，所以由你的函数自己打开、关闭板卡。
 #
 # ### 练习 01.1 · 让它正确
 #
-# *练习内容：* 只有在 Host 知道结果已经到达之后才读取它。
+# *练习内容：* Host 确知结果已经到达之后才读取。
 #
-# 下面给出了 `start_vector_add(a, b)`：它在评分器打开的板卡上创建一条流，拷入 `a` 和 `b`，并把加法放入队列写到
-# `dev_c`。解答接着**异步**把和拷回并读取 `host_c`——太早了：在真实硬件上这是数据竞争；在沙箱中，拷贝的
-# 字节在它的模拟结束时刻才落地，所以每次读到的都是旧字节。
+# 下面给出的 `start_vector_add(a, b)` 创建一条 Stream，拷入 `a` 和 `b`，并把结果写到 `dev_c` 的加法放进队列。
+# 解答接着**异步**拷回结果，然后读 `host_c`，读得太早了：在板卡上读到什么取决于时序；在沙箱中，拷贝的字节在
+# 它的模拟结束时刻才落地，所以每次读到的都是旧字节。
 
 # %%
 def start_vector_add(a, b):
@@ -481,12 +455,10 @@ sandbox.teach.check("01.1", solution)
 #
 # *Practises:* a whole runtime program on your own, with one wait.
 #
-# The subject of this exercise is the whole program, so the grader opens nothing for it: your
-# function opens the board and closes it again. Write the vector addition from scratch:
-# initialise, set device 0 and create a stream, allocate the buffers, copy `a` and `b` in,
-# launch `add`, copy the sum back, and return it. A cautious programmer synchronises after
-# every call (or uses the blocking `aclrtMemcpy`, which waits too); each wait stops the host
-# until the device catches up. The grader wants:
+# Write the vector addition from scratch: initialise, set device 0 and create a stream,
+# allocate the buffers, copy `a` and `b` in, launch `add`, copy the sum back, return it. A
+# cautious programmer synchronises after every call (or uses the blocking `aclrtMemcpy`, which
+# waits too); each wait stops the host until the device catches up. The grader wants:
 #
 # * the right sum, computed on the device and read after it landed;
 # * 8 MiB copied in and 4 MiB copied out, with asynchronous copies;
@@ -494,18 +466,18 @@ sandbox.teach.check("01.1", solution)
 # * everything released before `aclFinalize` (the leak report is empty).
 
 # %% [markdown] lang="zh"
-# ### 练习 01.2 · 五个步骤，只等待一次
+# ### 练习 01.2 · 五个步骤，只等一次
 #
 # *练习内容：* 独立写出一个完整的运行时程序，只等待一次。
 #
-# 这个练习的主题是整个程序，所以评分器不为它打开任何东西：由你的函数打开板卡，最后再关闭它。从头写出向量加法：
-# 初始化，设置设备 0 并创建流，申请缓冲区，拷入 `a` 和 `b`，下发 `add`，把和拷回并返回。谨慎的程序员会在每个调用
-# 之后都同步（或使用同样会等待的阻塞 `aclrtMemcpy`）；每次等待都让 Host 停下，直到设备赶上。评分器要求：
+# 从头写出向量加法：初始化，指定 Device 0 并创建 Stream，申请缓冲区，拷入 `a` 和 `b`，下发 `add`，把和拷回并返回。
+# 谨慎的程序员会在每个调用之后都同步一次（或者用同样会等待的阻塞 `aclrtMemcpy`）；每等一次，Host 就要停下来
+# 等 Device 赶上。评分器要求：
 #
-# * 和正确，由设备计算，并在落地之后读取；
-# * 拷入 8 MiB、拷出 4 MiB，使用异步拷贝；
+# * 和正确，由 Device 计算，并在落地之后读取；
+# * 拷入 8 MiB、拷出 4 MiB，都用异步拷贝；
 # * **至多一次**同步；
-# * `aclFinalize` 之前释放所有资源（泄漏报告为空）。
+# * `aclFinalize` 之前释放全部资源（泄漏报告为空）。
 
 # %% nbgrader={"grade": false, "grade_id": "ex01_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(a, b):
@@ -531,7 +503,7 @@ def solution(a, b):
     for p in (ha, hb, hc):
         acl.rt.free_host(p)
     acl.rt.destroy_stream(s)
-    acl.rt.reset_device(0)
+    acl.rt.reset_device_force(0)
     acl.finalize()
     return c
     ### END SOLUTION
@@ -543,56 +515,74 @@ assert (grade := sandbox.teach.check("01.2", solution, isolated=True)).passed, s
 sandbox.teach.check("01.2", solution)
 
 # %% [markdown]
+# ## Concept check
+#
+# Four questions on what the runtime does; each answer is shown by a cell above. Answer with
+# letters; every choice, right or wrong, prints why.
+
+# %% [markdown] lang="zh"
+# ## 概念检查
+#
+# 四个关于运行时行为的问题，每个答案都能在上面的某个单元中看到。用字母作答；无论选对选错，都会打印原因。
+
+# %%
+teach.questions("01.concepts")
+
+# %% nbgrader={"grade": false, "grade_id": "concepts", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def concepts():
+    """Your answers: {question number: letter}."""
+    ### BEGIN SOLUTION
+    return {1: "b", 2: "c", 3: "a", 4: "b"}
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "concepts_check", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+teach.check("01.concepts", concepts)
+### BEGIN HIDDEN TESTS
+teach.check("01.concepts", concepts, isolated=True).score * 4
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## Official samples for this topic
 #
 # The five steps are those of `0_quickstart/4_custom_kernel_launch`, ported as
-# [4_custom_kernel_launch.py](../examples/0_quickstart/4_custom_kernel_launch.py);
+# [4_custom_kernel_launch.py](../examples/0_quickstart/4_custom_kernel_launch.py) and walked
+# through in notebook [11_official_samples](11_official_samples.ipynb), section 1. The other
+# quick-start ports: [0_hello_cann.py](../examples/0_quickstart/0_hello_cann.py),
+# [1_error_handling.py](../examples/0_quickstart/1_error_handling.py),
 # [2_system_info.py](../examples/0_quickstart/2_system_info.py) and
-# [1_error_handling.py](../examples/0_quickstart/1_error_handling.py) are the other quickstart
-# ports, and [0_h2h_memory_copy.py](../examples/1_basic_features/memory/0_h2h_memory_copy.py) and
-# [4_d2h_async_memory_copy.py](../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)
-# the smallest copy programs. Notebook [11_official_samples](11_official_samples.ipynb), section
-# 1, walks through the kernel launch sample.
 # [0_runtime_compatibility.py](../examples/0_quickstart/3_cross_version/0_runtime_compatibility.py)
-# makes the checks a program makes before it relies on a feature that depends on the version or
-# the product: the CANN version and attributes, the SoC's architecture and one device capability.
-# [0_hello_cann.py](../examples/0_quickstart/0_hello_cann.py) ports `0_quickstart/0_hello_cann`,
-# the same five steps around a vector add that the sample makes with the operator library's
-# aclnnAdd: the operator library is not the runtime, so the operator, its tensor and scalar
-# descriptors and its workspace query are one `@sandbox.kernel` there, and every runtime call is
-# the sample's.
+# (the version and capability checks a program makes before relying on a feature). The
+# smallest copy programs: [0_h2h_memory_copy.py](../examples/1_basic_features/memory/0_h2h_memory_copy.py)
+# and [4_d2h_async_memory_copy.py](../examples/1_basic_features/memory/4_d2h_async_memory_copy.py).
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
 #
-# 五个步骤就是 `0_quickstart/4_custom_kernel_launch` 的步骤，移植版本为
-# [4_custom_kernel_launch.py](../../examples/0_quickstart/4_custom_kernel_launch.py)；[2_system_info.py](../../examples/0_quickstart/2_system_info.py)
-# 和
-# [1_error_handling.py](../../examples/0_quickstart/1_error_handling.py)
-# 是另外两个快速入门移植版本，[0_h2h_memory_copy.py](../../examples/1_basic_features/memory/0_h2h_memory_copy.py)
-# 和
-# [4_d2h_async_memory_copy.py](../../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)
-# 是最小的拷贝程序。notebook
-# [11_official_samples](11_official_samples.ipynb) 第 1
-# 节逐步讲解核函数下发示例。
+# 这五步就是 `0_quickstart/4_custom_kernel_launch` 的步骤，移植版本是
+# [4_custom_kernel_launch.py](../../examples/0_quickstart/4_custom_kernel_launch.py)，notebook
+# [11_official_samples](11_official_samples.ipynb) 第 1 节会逐步讲解。其他快速入门移植版本：
+# [0_hello_cann.py](../../examples/0_quickstart/0_hello_cann.py)、
+# [1_error_handling.py](../../examples/0_quickstart/1_error_handling.py)、
+# [2_system_info.py](../../examples/0_quickstart/2_system_info.py) 和
 # [0_runtime_compatibility.py](../../examples/0_quickstart/3_cross_version/0_runtime_compatibility.py)
-# 在程序依赖某项特性之前先检查它：CANN 版本与属性、SoC 架构兼容性和一项设备能力。
-# [0_hello_cann.py](../../examples/0_quickstart/0_hello_cann.py) 移植了 `0_quickstart/0_hello_cann`：
-# 同样的五个步骤，中间是示例用算子库的 aclnnAdd 做的向量加法。算子库不是运行时，所以移植版本把该算子及其张量、标量描述和
-# 工作空间查询换成一个 `@sandbox.kernel`，每个运行时调用都与示例相同。
+# （程序依赖某项特性之前先做的版本与能力检查）。最小的拷贝程序：
+# [0_h2h_memory_copy.py](../../examples/1_basic_features/memory/0_h2h_memory_copy.py) 和
+# [4_d2h_async_memory_copy.py](../../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)。
 
 # %% [markdown]
 # ## On a board
 #
-# `sandbox.not_in_pyacl()` reads the cells run so far and lists each use of a name that
-# `import acl` on a board does not have, with what to write there instead: here the constants,
-# and `acl.util.ptr_to_numpy` given a numpy type where pyACL takes numpy's type number.
+# `sandbox.not_in_pyacl()` reads the cells run so far and lists each name that `import acl` on
+# a board lacks, with what to write instead: here the constants (a board's program defines
+# them, as the official samples' `constants.py` does: `ACL_MEMCPY_HOST_TO_DEVICE = 1`), and
+# `acl.util.ptr_to_numpy` given a numpy type where pyACL takes numpy's type number.
 
 # %% [markdown] lang="zh"
 # ## 在板卡上
 #
-# `sandbox.not_in_pyacl()` 读取到目前为止运行过的代码单元，列出每一处使用了板卡上 `import acl` 所没有的名称的地方，
-# 以及在那里应当怎么写：这里是常量，以及给 `acl.util.ptr_to_numpy` 传 numpy 类型的地方（pyACL 要的是 numpy 的类型编号）。
+# `sandbox.not_in_pyacl()` 读取到目前为止运行过的代码单元，列出板卡上 `import acl` 所没有的每个名称，以及
+# 那里应该怎么写：这里是常量（板卡上的程序要自己定义，官方示例的 `constants.py` 就是这样做的：
+# `ACL_MEMCPY_HOST_TO_DEVICE = 1`），以及给 `acl.util.ptr_to_numpy` 传 numpy 类型的地方（pyACL 要的是 numpy 的类型编号）。
 
 # %%
 findings = sandbox.not_in_pyacl()
@@ -604,13 +594,78 @@ for finding in {f.name: f for f in findings}.values():
 # ## Summary
 #
 # Every runtime program has the same five steps, and its calls return codes you can check.
-# Asynchronous calls return at once; the host must synchronise (or learn otherwise that work
-# finished) before it reads what the device wrote. Next, notebook 02 makes copies and compute
-# overlap.
+# Asynchronous calls return as soon as their task is queued; the host must synchronise (or learn
+# otherwise that the work finished) before it reads what the device wrote. End with
+# `aclrtResetDeviceForce`, then `aclFinalize`. Next, notebook 02 makes copies and compute overlap.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# 每个运行时程序都有同样的五个步骤，它的调用都返回可以检查的错误码。异步调用立即返回；Host 在读取
-# 设备写入的数据之前，必须同步（或通过其他方式得知任务已完成）。下一个是 notebook 02：让拷贝与计算重叠。
+# 每个运行时程序都是这五步，每个调用都返回可以检查的错误码。异步调用在任务入队后立即返回；Host 读取
+# Device 写入的数据之前，必须先同步（或以别的方式确知任务已完成）。收尾用 `aclrtResetDeviceForce`，再调用
+# `aclFinalize`。下一个是 notebook 02：让拷贝与计算重叠。
 
+# %% [markdown] lang="zh" translates="code"
+# en: # an Ascend 310B board with one AI Core
+# zh: # 一块只有一个 AI Core 的昇腾 310B 板卡
+# en: print("host clock after opening the device:"
+# zh: print("打开 Device 后的 Host 时钟："
+# en: # elements per vector
+# zh: # 每个向量的元素个数
+# en: # int32: 4 MiB per vector
+# zh: # int32：每个向量 4 MiB
+# en: # hostB[i] = size - i, so every sum is size
+# zh: # hostB[i] = size - i，因此每个和都等于 size
+# en: # 3.5 ms for the full 1 Mi
+# zh: # 完整的 1 Mi 个元素用 3.5 ms
+# en: f"launch -> {ret}, the host clock moved {(sandbox.now() - before) / 1e3:.0f} µs"
+# zh: f"下发 -> {ret}，Host 时钟前进了 {(sandbox.now() - before) / 1e3:.0f} µs"
+# en: f"aclrtSynchronizeStream -> {ret}, the host waited {(sandbox.now() - before) / 1e6:.3f} ms"
+# zh: f"aclrtSynchronizeStream -> {ret}，Host 等待了 {(sandbox.now() - before) / 1e6:.3f} ms"
+# en: "| every element is"
+# zh: "| 每个元素都是"
+# en: # a named moment in the trace, for the dashboard below
+# zh: # trace 中一个带名字的时刻，供下面的仪表盘使用
+# en: print("clean-up return codes:"
+# zh: print("清理的返回码："
+# en: # a fresh board
+# zh: # 一块全新的板卡
+# en: # one part of the program opens device 0...
+# zh: # 程序的一个部分打开 Device 0……
+# en: # ...and another part opens it again
+# zh: # ……另一个部分再打开一次
+# en: "1 initialise"
+# zh: "1 初始化"
+# en: "2 device and stream"
+# zh: "2 Device 和 Stream"
+# en: "3 memory and copies in"
+# zh: "3 内存和拷入"
+# en: "4 launch"
+# zh: "4 下发"
+# en: "5 synchronise and clean up"
+# zh: "5 同步与清理"
+# en: "| host clock:"
+# zh: "| Host 时钟："
+# en: "two aclrtMemcpyAsync ->"
+# zh: "两个 aclrtMemcpyAsync ->"
+# en: """On device 0 (the grader opened it): a stream, copy a and b in and queue c = a + b;
+# zh: """在 Device 0 上（评分器已打开它）：创建 Stream，拷入 a 和 b，把 c = a + b 放入队列；
+# en: returns the stream, host_c, dev_c."""
+# zh: 返回 Stream、host_c、dev_c。"""
+# en: """Return a + b (int32, N elements), computed on the device by start_vector_add."""
+# zh: """返回 a + b（int32，N 个元素），由 start_vector_add 在 Device 上计算。"""
+# en: # TODO: the host reads host_c on the next line before the copy back has landed.
+# zh: # TODO：Host 在下一行读取 host_c 时，拷回的数据还没有落地。
+# en: # Hint: one runtime call makes the host wait for everything queued on stream s.
+# zh: # 提示：有一个运行时调用能让 Host 等待 Stream s 上排队的全部任务完成。
+# en: """Return a + b (int32, N elements) computed by `add` on device 0 of a fresh board."""
+# zh: """返回 a + b（int32，N 个元素），由 `add` 在一块全新板卡的 Device 0 上计算。"""
+# en: # TODO: the five steps. Clean up in the reverse order of creation, then acl.finalize().
+# zh: # TODO：五个步骤。按与创建相反的顺序清理，最后调用 acl.finalize()。
+# en: # Hint: copy the result out of the host buffer (.copy()) before you free it.
+# zh: # 提示：释放 Host 缓冲区之前，先把结果从中复制出来（.copy()）。
+# keep: Ascend C: add_kernel<<<1, nullptr, stream>>>
+# en: """Your answers: {question number: letter}."""
+# zh: """你的答案：{题号: 字母}。"""
+# en: "uses of names a board's acl does not have; each name once:"
+# zh: "处用到了板卡上的 acl 没有的名称；每个名称列一次："

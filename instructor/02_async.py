@@ -1,48 +1,48 @@
 # %% [markdown]
 # # 02 · Asynchronous execution: overlapping copies with compute
 #
-# The asynchronous-execution article (seed 003) measures its vector addition on an Ascend 310B:
+# **Time:** about 45 minutes · **Required** · **Assumes** notebook 01 (the five steps,
+# `memcpy_async`, launching a kernel).
+#
+# A community article on CANN asynchronous execution (CANN 训练营 2025; not official
+# documentation, partly generated text) reports this table for the vector addition of
+# notebook 01 on an Ascend 310B:
 #
 # | mode | data copies | compute | total |
 # |---|---|---|---|
 # | synchronous | 8.2 ms | 3.5 ms | 11.7 ms (8.2 + 3.5) |
 # | asynchronous | 8.2 ms | 3.5 ms | 8.5 ms (≈ max(8.2, 3.5)) |
 #
-# The idea: the DMA engines move data and the AI Core computes; they are separate hardware,
-# so while one chunk is being computed the next can be copied. This notebook rebuilds that
-# table on the sandbox's 310B profile, shows why the seed's single-stream program cannot get
-# the second row by itself, and builds the double-buffered version that does.
+# The idea is official: copies have their own DMA engines and can run while the AI Core
+# computes (the Runtime programming guide, *Asynchronous task overview*,
+# `docs/zh/dev_guide/03-01_asynchronous_task_overview.md` in the CANN runtime repository). The
+# figures are the article's: the sandbox's 310B profile is **calibrated on** them, not measured
+# here; which tasks can run at the same time, and why, holds whatever a board's figures are.
 #
-# **After this notebook** you can say why asynchronous calls alone do not overlap anything,
-# split work into chunks over two streams with events, and spot a read before synchronising.
-# **It assumes** notebook 01 (the five steps, `memcpy_async`, launching a kernel).
-#
-# Where the numbers come from: the seed article is partly generated text, and its table is a
-# target the sandbox's 310B profile is **calibrated on** (copy bandwidth set so that 12 MiB take
-# 8.2 ms, tag `SEED003` in `sandbox/profiles`), not a measurement repeated here. What the
-# notebook shows is the mechanism — which tasks can run at the same time and why — and that holds
-# whatever the board's real figures are.
+# **After this notebook** you can say why asynchronous calls alone overlap nothing on the
+# device, pipeline chunks over two streams ordered by events, and spot a read before
+# synchronising.
 
 # %% [markdown] lang="zh"
 # # 02 · 异步执行：让拷贝与计算重叠
 #
-# 异步执行文章（种子 003）在昇腾 310B 上测量了它的向量加法：
+# **时间**：约 45 分钟 · **必修** · **前提**：notebook 01（五个步骤、`memcpy_async`、下发核函数）。
+#
+# 一篇关于 CANN 异步执行的社区文章（CANN 训练营 2025，非官方文档，部分内容由生成式工具写成）给出了
+# notebook 01 的向量加法在昇腾 310B 上的这张表：
 #
 # | 模式 | 数据拷贝 | 计算 | 总计 |
 # |---|---|---|---|
 # | 同步 | 8.2 ms | 3.5 ms | 11.7 ms (8.2 + 3.5) |
 # | 异步 | 8.2 ms | 3.5 ms | 8.5 ms (≈ max(8.2, 3.5)) |
 #
-# 思路是：DMA 引擎搬运数据，AI Core 进行计算；它们是不同的硬件，所以一块数据在计算时，下一块可以
-# 同时拷贝。本 notebook 在沙箱的 310B 配置上重建这张表，说明为什么种子中单条流的程序本身得不到第二行
-# 的结果，并构建能做到的双缓冲版本。
+# 思路出自官方文档：数据传输有独立的 DMA 引擎，可以与 AI Core 上的计算并发执行（《Runtime编程指南》
+# “异步任务总述”，CANN runtime 仓库 `docs/zh/dev_guide/03-01_asynchronous_task_overview.md`）。数字则来自
+# 那篇文章：沙箱的 310B 配置以它们为**校准目标**，并不是在这里测出来的；哪些任务能同时执行、为什么，
+# 与板卡的真实数字无关。
 #
-# **学完本 notebook**，你能说明为什么仅靠异步调用不会让任何东西重叠，能把任务分块放到两条流上并用
-# 事件排序，并能发现同步之前的读取。**前提**：notebook 01（五个步骤、`memcpy_async`、下发核函数）。
-#
-# 数字从哪里来：种子文章部分由生成式工具写成，它的表格是沙箱 310B 配置**校准所用的目标**（拷贝带宽
-# 设为使 12 MiB 需要 8.2 ms，见 `sandbox/profiles` 中的 `SEED003` 标记），而不是在这里重新测得的结果。
-# 本 notebook 展示的是机制——哪些任务能同时运行、为什么——无论板卡的真实数字是多少，这一点都成立。
+# **学完本 notebook**，你能说明为什么单靠异步调用不会让 Device（设备）上的任何任务重叠，能把分块放到
+# 两条 Stream（流）上做成流水线、用 Event（事件）排序，并能发现“同步前读取”。
 
 # %% lang="zh"
 import sandbox
@@ -67,28 +67,19 @@ print(f"3 x 4 MiB at that rate: {3 * NBYTES / p.h2d_pinned * 1e3:.2f} ms")
 # %% [markdown]
 # ## The kernel's cost
 #
-# The profile's copy bandwidth is calibrated on the seed's measurement (3 × 4 MiB in 8.2 ms).
-# For the kernel we **declare the time**: `ns=3_500_000` for the full 1 Mi elements, scaled by
-# the elements a launch covers so that chunks cost their share. (A `bytes=` figure would be
-# timed against the profile's assumed 51.2 GB/s device memory: 12 MiB would take only 0.25 ms,
-# so a bytes figure matching 3.5 ms would have to claim about 179 MB of traffic, fifteen
-# times what an addition of two 4 MiB vectors reads and writes. The two figures cannot both be
-# right: either the board's memory is much slower than the profile assumes (its 51.2 GB/s is an
-# assumption for LPDDR4X, not a data sheet), or the seed's 3.5 ms includes something besides the
-# addition (launch, first-call set-up), or it is simply not a measurement. We cannot tell which,
-# so we declare the seed's 3.5 ms as the kernel's time and say so: the lesson is the overlap, not
-# the figure.)
+# The copy bandwidth above is calibrated on the article (3 × 4 MiB in 8.2 ms). For the kernel
+# we **declare the time**: 3.5 ms for 1 Mi elements, scaled by the elements a launch covers,
+# so that a chunk costs its share. (Timed by its memory traffic instead, at the profile's
+# assumed device-memory bandwidth, the addition would take about 0.25 ms; we cannot tell what
+# the article's 3.5 ms includes, so we take it as declared: the lesson is the overlap, not the
+# figure.)
 
 # %% [markdown] lang="zh"
 # ## 核函数的耗时
 #
-# 配置中的拷贝带宽按种子的测量值校准（3 × 4 MiB 用 8.2 ms）。对核函数，我们**声明耗时**：完整的
-# 1 Mi 个元素为 `ns=3_500_000`，并按一次下发覆盖的元素数缩放，使每块数据只花它那一份时间。（若用
-# `bytes=` 数字，就会按配置中假定的 51.2 GB/s 设备内存带宽计时：12 MiB 只要 0.25 ms，因此要与 3.5 ms
-# 相符，字节数就得声称约 179 MB 的访存量，是两个 4 MiB 向量相加实际读写量的十五倍。两个数字不可能都对：
-# 要么板卡内存比配置假定的慢得多（51.2 GB/s 是对 LPDDR4X 的假设，不是数据手册），要么种子的 3.5 ms
-# 包含了加法以外的东西（下发、首次调用的准备），要么它根本不是测量值。我们无法判断是哪一种，所以把
-# 种子的 3.5 ms 声明为核函数的耗时并如实说明：本课讲的是重叠，而不是这个数字。）
+# 上面的拷贝带宽按文章校准（3 × 4 MiB 用 8.2 ms）。核函数则**声明耗时**：1 Mi 个元素 3.5 ms，按一次下发覆盖的
+# 元素数缩放，这样每块数据只花它那一份时间。（若按访存量、以配置假定的 Device 内存带宽计时，这次加法只要约
+# 0.25 ms；我们无从得知文章的 3.5 ms 包含了什么，所以直接声明它：本课讲的是重叠，而不是这个数字。）
 
 # %%
 @sandbox.kernel(ns=lambda a, b, c, n: 3_500_000 * n // N)
@@ -125,23 +116,15 @@ def measure(name):
 # %% [markdown]
 # ## Row 1 · synchronous
 #
-# Blocking copies (`aclrtMemcpy`) return only when the bytes have arrived, so the host does one
-# thing at a time: copy, copy, launch and wait, copy back.
-#
-# | C | Python |
-# |---|---|
-# | `aclrtMemcpy(devA, byteSize, hostA, byteSize, ACL_MEMCPY_HOST_TO_DEVICE)` | `acl.rt.memcpy(dev_a, NBYTES, host_a, NBYTES, H2D)` |
-# | `aclrtSynchronizeStream(stream)` | `acl.rt.synchronize_stream(stream)` |
+# Blocking copies (`aclrtMemcpy`, in Python `acl.rt.memcpy(dev_a, NBYTES, host_a, NBYTES, H2D)`)
+# return only when the bytes have arrived, so the host does one thing at a time: copy, copy,
+# launch and wait (`aclrtSynchronizeStream`), copy back.
 
 # %% [markdown] lang="zh"
 # ## 第 1 行 · 同步
 #
-# 阻塞拷贝（`aclrtMemcpy`）只有在字节到达后才返回，所以 Host 一次只做一件事：拷贝、拷贝、下发并等待、拷回。
-#
-# | C | Python |
-# |---|---|
-# | `aclrtMemcpy(devA, byteSize, hostA, byteSize, ACL_MEMCPY_HOST_TO_DEVICE)` | `acl.rt.memcpy(dev_a, NBYTES, host_a, NBYTES, H2D)` |
-# | `aclrtSynchronizeStream(stream)` | `acl.rt.synchronize_stream(stream)` |
+# 阻塞拷贝（`aclrtMemcpy`，Python 中写作 `acl.rt.memcpy(dev_a, NBYTES, host_a, NBYTES, H2D)`）要等字节到达才返回，
+# 所以 Host（主机）一次只做一件事：拷贝、拷贝、下发并等待（`aclrtSynchronizeStream`）、拷回。
 
 # %%
 (s,), (ha, hb, hc) = board()
@@ -157,16 +140,22 @@ measure("synchronous")
 print("correct:", bool((result(hc) == N).all()))
 
 # %% [markdown]
-# ## Row 2, first try · the seed's program: async calls on one stream
+# ## Row 2, first try · async calls on one stream
 #
-# The seed's C program uses `aclrtMemcpyAsync` and one stream. The host now queues everything
-# at once and waits once — but the device time does not change:
+# The article's C program uses `aclrtMemcpyAsync` and one stream: the host queues everything
+# at once and waits once.
+#
+# **Predict, then run.** The synchronous row took 11.7 ms. With the same four tasks queued
+# asynchronously on one stream, will the total be about 11.7 ms, about max(8.2, 3.5) = 8.2 ms,
+# or less?
 
 # %% [markdown] lang="zh"
-# ## 第 2 行，第一次尝试 · 种子的程序：一条流上的异步调用
+# ## 第 2 行，第一次尝试 · 一条 Stream 上的异步调用
 #
-# 种子的 C 程序使用 `aclrtMemcpyAsync` 和一条流。现在 Host 一次把所有任务放入队列，只等待一次——
-# 但设备时间没有变化：
+# 文章中的 C 程序用 `aclrtMemcpyAsync` 和一条 Stream：Host 一次把所有任务放进队列，只等一次。
+#
+# **先预测，再运行。** 同步的那一行用了 11.7 ms。把同样四个任务异步地放在一条 Stream 上，总时间是约 11.7 ms、
+# 约 max(8.2, 3.5) = 8.2 ms，还是更短？
 
 # %%
 (s,), (ha, hb, hc) = board()
@@ -186,39 +175,39 @@ print(f"the host had queued all four tasks {(queued - teach.window(start='start'
 # %% [markdown]
 # ### Why one stream cannot overlap
 #
-# A stream is an in-order queue: a task starts only when the one before it in the same stream
-# has finished. Here each task also *needs* the one before (the add needs both inputs; the copy
-# back needs the sum), so there is nothing to overlap: in the Gantt chart the stream's four
-# bars sit end to end, and the host's synchronize (red) covers all of them. Asynchronous calls
-# free the **host**; they do not by themselves make the **device** do two things at once.
+# Still 11.7 ms. Tasks in one stream run in the order they were queued (the Runtime programming
+# guide, *Stream management*, `docs/zh/dev_guide/03-02_stream_management.md`), and here each
+# also *needs* the one before. The stream's four bars sit end to end under the host's
+# synchronize (red); only the host changed: it queued everything within microseconds and was
+# free. Asynchronous calls free the **host**; they do not make the **device** do two things at once.
 
 # %% [markdown] lang="zh"
-# ### 为什么一条流无法重叠
+# ### 为什么一条 Stream 无法重叠
 #
-# 流是按序队列：一个任务只有在同一条流中它前面的任务完成后才开始。这里每个任务还*需要*它前面的任务
-# （加法需要两个输入；拷回需要和），所以没有可以重叠的东西：甘特图中流的四个条形首尾相接，Host 的
-# 同步（红色）覆盖了它们全部。异步调用解放的是 **Host**；它们本身并不能让**设备**同时做两件事。
+# 仍是 11.7 ms。同一 Stream 中的任务按入队顺序依次执行（《Runtime编程指南》“Stream管理”，
+# `docs/zh/dev_guide/03-02_stream_management.md`），而这里每个任务还*依赖*前一个。甘特图中，这条 Stream 的四个条形
+# 首尾相接，上方是 Host 的同步（红色）；变化的只有 Host：它几微秒内就把任务全部放进队列，随即空闲。异步调用解放的是
+# **Host**，并不会让 **Device** 同时做两件事。
 
 # %%
 sandbox.gantt()
 
 # %% [markdown]
-# ## Reading before synchronising shows stale data
+# ## Reading before synchronising
 #
-# `aclrtMemcpyAsync` returns before the bytes move. In the sandbox, as on hardware, the host
-# buffer changes only when the copy completes in (simulated) time. Read `host_c` right after
-# queuing and you get what was there before — zeros here. The sandbox also notices the
-# mistake: the read raises a `HazardWarning` (shown under the cell) saying that the host read
-# `host_c` while a copy that writes it was still unsynchronised. Notebook 09b explains these
-# warnings; here it is the lesson itself.
+# `aclrtMemcpyAsync` returns before the bytes move. Read `host_c` right after queuing and, on a
+# board, what you get depends on timing: old bytes, some new ones, or all. The sandbox lands a
+# copy's bytes at its simulated end, so such a read sees the old bytes (zeros here) every time,
+# and it reports the mistake: a `HazardWarning` under the cell says the host read `host_c`
+# while a copy that writes it was unsynchronised (notebook 09b explains these warnings).
 
 # %% [markdown] lang="zh"
-# ## 同步之前读取会看到旧数据
+# ## 同步前读取
 #
-# `aclrtMemcpyAsync` 在字节搬运之前就返回。在沙箱中，与硬件上一样，Host 缓冲区只有在拷贝于（模拟）
-# 时间中完成时才改变。入队之后立即读取 `host_c`，得到的是之前的内容——这里是零。沙箱也会发现这个错误：
-# 这次读取会产生一个 `HazardWarning`（显示在单元下方），指出 Host 读取 `host_c` 时，一个写它的拷贝
-# 还没有同步。notebook 09b 会解释这些警告；在这里，它本身就是要学的内容。
+# `aclrtMemcpyAsync` 在字节搬运之前就返回。入队后立即读取 `host_c`，在板卡上读到什么取决于时序：旧字节、部分
+# 新字节，或者全部新字节。沙箱在拷贝的模拟结束时刻才让字节落地，所以这样的读取每次都看到旧字节（这里是零），
+# 并且会报告这个错误：单元下方的 `HazardWarning` 指出，Host 读取 `host_c` 时，一个写它的拷贝还没有同步
+# （notebook 09b 会解释这些警告）。
 
 # %%
 (s,), (ha, hb, hc) = board()
@@ -236,10 +225,9 @@ teach.check_equal(early, np.full(N, N), what="result read before synchronize")
 # %% [markdown]
 # ## Row 2 for real · double buffering over two streams with events
 #
-# To overlap, split the vectors into chunks and pipeline them: while the AI Core adds chunk
-# *i*, the H2D engine loads chunk *i + 1* and the D2H engine returns chunk *i − 1*. Two device
-# buffer sets (slots 0 and 1) alternate — that is the *double buffer* — and two streams carry
-# the work:
+# Split the vectors into chunks and pipeline them: while the AI Core adds chunk *i*, the DMA
+# engine loads chunk *i + 1*. Two sets of device buffers (slots 0 and 1) alternate, the
+# *double buffer*, and two streams carry the work:
 #
 # * the **copy stream** loads chunk *i* into slot *i mod 2*, then records event `loaded[slot]`;
 # * the **compute stream** waits for `loaded[slot]`, adds, copies the chunk back, then records
@@ -252,17 +240,19 @@ teach.check_equal(early, np.full(N, N), what="result read before synchronize")
 # | `aclrtRecordEvent(ev, copyStream)` | `acl.rt.record_event(ev, copy_s)` |
 # | `aclrtStreamWaitEvent(computeStream, ev)` | `acl.rt.stream_wait_event(compute_s, ev)` |
 #
-# The events make the dependencies explicit across streams; everything else may overlap.
+# **Predict, then run.** The same 12 MiB of copies and 3.5 ms of adds, now in 8 chunks on two
+# streams. Which total do you expect: about 11.7 ms, about 8.2 ms plus a little, or about
+# 3.5 ms?
 
 # %% [markdown] lang="zh"
-# ## 真正的第 2 行 · 用事件在两条流上做双缓冲
+# ## 真正的第 2 行 · 用 Event 在两条 Stream 上做双缓冲
 #
-# 要重叠，就把向量分块并流水线化：AI Core 在加第 *i* 块时，H2D 引擎加载第 *i + 1* 块，D2H 引擎
-# 拷回第 *i − 1* 块。两组设备缓冲区（槽位 0 和 1）交替使用——这就是*双缓冲*——由两条流承载任务：
+# 把向量分块，做成流水线：AI Core 加第 *i* 块时，DMA 引擎加载第 *i + 1* 块。两组 Device 缓冲区（槽位 0 和 1）
+# 交替使用，这就是*双缓冲*；任务由两条 Stream 承载：
 #
-# * **拷贝流**把第 *i* 块加载到槽位 *i mod 2*，然后记录事件 `loaded[slot]`；
-# * **计算流**等待 `loaded[slot]`，做加法，把这块拷回，然后记录 `done[slot]`；
-# * 拷贝流在覆盖一个槽位（第 *i + 2* 块）之前，等待 `done[slot]`。
+# * **拷贝 Stream** 把第 *i* 块加载到槽位 *i mod 2*，然后记录 Event `loaded[slot]`；
+# * **计算 Stream** 等待 `loaded[slot]`，做加法，把这一块拷回，然后记录 `done[slot]`；
+# * 拷贝 Stream 覆盖一个槽位（第 *i + 2* 块）之前，先等待 `done[slot]`。
 #
 # | C | Python |
 # |---|---|
@@ -270,7 +260,8 @@ teach.check_equal(early, np.full(N, N), what="result read before synchronize")
 # | `aclrtRecordEvent(ev, copyStream)` | `acl.rt.record_event(ev, copy_s)` |
 # | `aclrtStreamWaitEvent(computeStream, ev)` | `acl.rt.stream_wait_event(compute_s, ev)` |
 #
-# 事件让跨流的依赖变得明确；其余的一切都可以重叠。
+# **先预测，再运行。** 同样 12 MiB 的拷贝和 3.5 ms 的加法，现在分成 8 块放在两条 Stream 上。你预计总时间是
+# 约 11.7 ms、约 8.2 ms 多一点，还是约 3.5 ms？
 
 # %%
 def double_buffered(chunks=8):
@@ -303,23 +294,30 @@ measure("double buffered, 8 chunks")
 print("correct:", bool((c == N).all()))
 
 # %% [markdown]
-# The logical view has a row per stream; the arrows are the event waits (record on one stream →
-# the wait it releases on the other). Copies of one chunk now run beside the add of another.
+# About 8.2 ms plus a little: the copies, the busiest work, now set the pace, and most of the
+# adds run under them (the "overlap" figure). Not 3.5 ms: overlapping hides the shorter work
+# under the longer, it does not remove either. The logical view has a row per stream; the
+# arrows are the event waits (a record on one stream → the wait it releases on the other).
 
 # %% [markdown] lang="zh"
-# 逻辑视图每条流一行；箭头是事件等待（一条流上的记录 → 它在另一条流上放行的等待）。现在一块数据的
-# 拷贝与另一块的加法并行运行。
+# 约 8.2 ms 多一点：最耗时的拷贝现在决定节奏，大部分加法都藏在拷贝下面执行（见“overlap”一项）。不会是 3.5 ms：
+# 重叠是把较短的任务藏到较长的任务下面，并没有省掉哪一个。逻辑视图每条 Stream 一行；箭头是 Event 等待
+# （一条 Stream 上的记录 → 它在另一条 Stream 上放行的等待）。
 
 # %%
 sandbox.gantt()
 
 # %% [markdown]
-# The physical view has a row per engine. On this board one DMA engine carries the copies of
-# both directions, so it is busy almost all the time; the AI Core works beside it.
+# The physical view has a row per engine. In the sandbox's 310B profile one DMA engine carries
+# the copies of both directions (the sandbox's choice, calibrated on the article's table: the
+# 310B's host and NPU share one memory; the programming guide says host-to-device and
+# device-to-host copies can run at the same time where the device allows it), so it is busy
+# almost all the time; the AI Core works beside it.
 
 # %% [markdown] lang="zh"
-# 物理视图每个引擎一行。在这块板卡上，一个 DMA 引擎承担两个方向的拷贝，所以它几乎一直忙碌；
-# AI Core 在它旁边工作。
+# 物理视图每个引擎一行。在沙箱的 310B 配置中，一个 DMA 引擎承担两个方向的拷贝（这是沙箱的选择，按文章的表格
+# 校准：310B 的 Host 与 NPU 共用一块内存；编程指南说，在 Device 支持时，Host 到 Device 与 Device 到 Host 的拷贝
+# 可以同时进行），所以它几乎一直在忙；AI Core 在一旁工作。
 
 # %%
 sandbox.gantt(view="physical")
@@ -327,21 +325,19 @@ sandbox.gantt(view="physical")
 # %% [markdown]
 # ### How close to the bound?
 #
-# More chunks mean a shorter pipeline fill at the start and drain at the end, so the total
-# approaches the busiest engine's time. Here that is the DMA engine: on the 310B board the
-# host and the NPU share one memory, and the profile gives copies in and out one engine, as the
-# seed's table does. So the bound is max(8.2, 3.5) = 8.2 ms of copies; what is left above it is
-# the fill (the first chunk's loads, with nothing to add yet), the drain (the last chunk's add
-# and copy back) and each copy's start-up latency, which more chunks pay more often: past
-# about 16 chunks the total grows again.
+# The bound is the busiest engine's time, max(8.2, 3.5) = 8.2 ms of copies. Above it are the
+# fill (the first chunk's loads, with nothing to add yet), the drain (the last chunk's add and
+# copy back) and each copy's start-up latency.
+#
+# **Predict, then run.** More chunks shorten the fill and the drain. Will 32 chunks beat 16?
 
 # %% [markdown] lang="zh"
 # ### 离上限有多近？
 #
-# 块数越多，开头的流水线填充和结尾的排空就越短，总时间就越接近最忙引擎的时间。这里是 DMA 引擎：
-# 在 310B 板卡上 Host 与 NPU 共享一块内存，配置像种子的表格一样让拷入和拷出共用一个引擎。所以上限是
-# max(8.2, 3.5) = 8.2 ms 的拷贝；高出的部分是填充（第一块的加载，此时还没有可加的）、排空（最后一块
-# 的加法和拷回）以及每次拷贝的启动延迟——块数越多，付出的次数越多：超过约 16 块后总时间又会增加。
+# 上限是最忙引擎的时间，即 max(8.2, 3.5) = 8.2 ms 的拷贝。超出的部分是填充（第一块的加载，此时还没有可加的）、
+# 排空（最后一块的加法和拷回），以及每次拷贝的启动延迟。
+#
+# **先预测，再运行。** 块数越多，填充和排空越短。32 块会比 16 块快吗？
 
 # %%
 for k in (1, 2, 4, 8, 16, 32):
@@ -351,53 +347,65 @@ for k in (1, 2, 4, 8, 16, 32):
           f"({b['overlap'] / min(b['copy'], b['compute']):4.0%} of the compute)")
 
 # %% [markdown]
+# No: past about 16 chunks the total grows again, because every extra copy pays its start-up
+# latency once more. Chunk size is a trade-off, not "the smaller the better".
+#
 # ## The rebuilt table
 #
 # Copy and compute are busy times (union of the bars); overlap is the time both ran at once.
 
 # %% [markdown] lang="zh"
+# 不会：超过约 16 块后总时间又增加了，因为每多一次拷贝就多付一次启动延迟。块的大小是一种权衡，并不是越小越好。
+#
 # ## 重建的表格
 #
 # 拷贝和计算是忙碌时间（条形的并集）；重叠是两者同时运行的时间。
 
 # %%
-print(f"{'mode':<28}{'copies':>9}{'compute':>10}{'overlap':>10}{'total':>9}")
+import unicodedata
+
+
+def cell(text, width):
+    """text padded to a display width (a Chinese character is two columns wide)."""
+    wide = sum(unicodedata.east_asian_width(ch) in "WF" for ch in text)
+    return text + " " * max(0, width - len(text) - wide)
+
+
+print(cell("mode", 28) + f"{'copies':>9}{'compute':>10}{'overlap':>10}{'total':>9}")
 for name, b in rows.items():
-    print(f"{name:<28}{b['copy'] / 1e6:>6.1f} ms{b['compute'] / 1e6:>7.1f} ms"
+    print(cell(name, 28) + f"{b['copy'] / 1e6:>6.1f} ms{b['compute'] / 1e6:>7.1f} ms"
           f"{b['overlap'] / 1e6:>7.1f} ms{b['span'] / 1e6:>6.1f} ms")
-print(f"{'seed 003: synchronous':<28}{8.2:>6.1f} ms{3.5:>7.1f} ms{'':>10}{11.7:>6.1f} ms")
-print(f"{'seed 003: asynchronous':<28}{8.2:>6.1f} ms{3.5:>7.1f} ms{'':>10}{8.5:>6.1f} ms")
+print(cell("article: synchronous", 28) + f"{8.2:>6.1f} ms{3.5:>7.1f} ms{'':>10}{11.7:>6.1f} ms")
+print(cell("article: asynchronous", 28) + f"{8.2:>6.1f} ms{3.5:>7.1f} ms{'':>10}{8.5:>6.1f} ms")
 
 # %% [markdown]
-# In the double-buffered row the copies take a little more than 8.2 ms: 24 copies instead of 3,
-# each with its start-up latency. The seed's 8.5 ms is max(8.2, 3.5) plus a little; the sandbox
-# lands within a few percent of it.
+# The double-buffered copies take a little more than 8.2 ms: 24 copies instead of 3, each with
+# its start-up latency. The article's 8.5 ms is max(8.2, 3.5) plus a little; the sandbox lands
+# within a few percent of it.
 
 # %% [markdown] lang="zh"
-# 在双缓冲这一行中，拷贝比 8.2 ms 多一点：24 次拷贝而不是 3 次，每次都有启动延迟。种子的 8.5 ms
-# 是 max(8.2, 3.5) 再加一点；沙箱的结果与它相差不过几个百分点。
+# 双缓冲这一行的拷贝比 8.2 ms 多一点：24 次拷贝而不是 3 次，每次都有启动延迟。文章的 8.5 ms 是 max(8.2, 3.5)
+# 再加一点；沙箱的结果与它只差几个百分点。
 
 # %% [markdown]
 # ## Exercises
 #
-# Each exercise is a function for you to complete. `sandbox.teach.check("02.1", solution)`
-# runs **your** function on a fresh simulated 310B of its own, with input vectors it makes up
-# each time, and judges the whole run from the trace: whether the sum is right, whether the
-# device computed it and the host read it only after it had landed, and the numbers the
-# exercise states. Before it calls your function the grader has initialised acl and set
-# device 0 (the 1 s `aclrtSetDevice` is not what these exercises are about); you create the
-# streams, buffers and events. Do not call `board()` or `sandbox.configure()` in a solution:
-# the grader's machine is its own. You need not free anything: the grader throws the board away.
+# `sandbox.teach.check("02.1", solution)` runs **your** function on a fresh simulated 310B of
+# its own, with new input vectors each time, and judges the whole run from its trace: the sum,
+# whether the device computed it and the host read it only after it landed, and the numbers the
+# exercise states. The grader has initialised acl and set device 0; you create the streams,
+# buffers and events. Do not call `board()` or `sandbox.configure()` in a solution, and you
+# need not free anything: the grader throws its board away.
 #
 # ### Exercise 02.1 · let the host work meanwhile
 #
 # *Practises:* asynchronous calls return at once, so the host can do its own work while the
 # device runs.
 #
-# Besides the vector addition, the host has 8 ms of its own work to do for the next batch:
-# `prepare_next_batch()` below. Done one after the other that makes 11.7 + 8 ms. Compute
-# `a + b` on the device with `add` (one stream is enough) and call `prepare_next_batch()`
-# once, so that the two run at the same time. The grader wants:
+# The host has 8 ms of its own work for the next batch: `prepare_next_batch()` below. One after
+# the other that makes 11.7 + 8 ms. Compute `a + b` on the device with `add` (one stream is
+# enough) and call `prepare_next_batch()` once, so that the two run at the same time. The
+# grader wants:
 #
 # * the right sum, computed on the device, copied back, and read after the host learnt it landed;
 # * asynchronous copies only (no `aclrtMemcpy`), 8 MiB in and 4 MiB out;
@@ -409,25 +417,24 @@ print(f"{'seed 003: asynchronous':<28}{8.2:>6.1f} ms{3.5:>7.1f} ms{'':>10}{8.5:>
 # %% [markdown] lang="zh"
 # ## 练习
 #
-# 每个练习都是一个由你补全的函数。`sandbox.teach.check("02.1", solution)` 在一块属于它自己的全新
-# 模拟 310B 上运行**你的**函数，每次使用新生成的输入向量，并根据 trace 评判整次运行：和是否正确，是否
-# 由设备算出，Host 是否在数据落地后才读取，以及练习给出的各项数字。调用你的函数之前，评分器已经初始化
-# acl 并设置了设备 0（这些练习不考察 1 秒的 `aclrtSetDevice`）；流、缓冲区和事件由你创建。不要在解答中
-# 调用 `board()` 或 `sandbox.configure()`：评分器的机器是它自己的。你不需要释放任何东西：评分器会丢弃这块板卡。
+# `sandbox.teach.check("02.1", solution)` 在一块专属的全新模拟 310B 上运行**你的**函数，每次都换新的输入向量，
+# 并根据整次运行的 trace 评判：和对不对，是否由 Device 算出、Host 是否在落地之后才读取，以及练习给出的各项数字。
+# 评分器已经初始化 acl 并指定了 Device 0；Stream、缓冲区和 Event 由你创建。解答中不要调用 `board()` 或
+# `sandbox.configure()`，也不必释放任何资源：评分器用完就会丢弃它的板卡。
 #
-# ### 练习 02.1 · 让 Host 同时工作
+# ### 练习 02.1 · 让 Host 同时干活
 #
-# *练习内容：* 异步调用立即返回，所以设备运行时 Host 可以做自己的工作。
+# *练习内容：* 异步调用立即返回，所以 Device 运行时 Host 可以做自己的工作。
 #
-# 除了向量加法，Host 还要为下一批数据做 8 ms 自己的工作：下面的 `prepare_next_batch()`。一个接一个地做
-# 共需 11.7 + 8 ms。用 `add` 在设备上计算 `a + b`（一条流就够了），并调用一次 `prepare_next_batch()`，
-# 让两者同时进行。评分器要求：
+# Host 还要为下一批数据做 8 ms 自己的工作：下面的 `prepare_next_batch()`。一件接一件地做，共需 11.7 + 8 ms。
+# 用 `add` 在 Device 上计算 `a + b`（一条 Stream 就够），并调用一次 `prepare_next_batch()`，让两者同时进行。
+# 评分器要求：
 #
-# * 和正确，由设备计算、拷回，并在 Host 得知它已落地之后读取；
+# * 和正确，由 Device 计算、拷回，并在 Host 确知它已落地之后读取；
 # * 只用异步拷贝（不用 `aclrtMemcpy`），拷入 8 MiB，拷出 4 MiB；
-# * 8 ms 的 Host 工作中至少 **90 %** 在设备忙碌时完成；
+# * 8 ms 的 Host 工作中至少 **90 %** 在 Device 忙碌时完成；
 # * **至多一次**同步（用 `acl.rt.stream_query` 轮询也可以）；
-# * 从函数开始到看到设备完成的那次等待结束，至多 **13 ms**（设备本身需要 11.7 ms）。
+# * 从函数开始到看到 Device 完成的那次等待结束，至多 **13 ms**（Device 自身就需要 11.7 ms）。
 
 # %%
 def prepare_next_batch():
@@ -480,7 +487,7 @@ sandbox.teach.check("02.1", solution)
 # * asynchronous copies, each byte crossing once: 8 MiB in, 4 MiB out;
 # * at least **80 %** of the compute overlapped by copies;
 # * at most **9 ms** from your first copy to the end of the wait that sees the device finish
-#   (the seed measured 8.5 ms; 9 ms leaves room for the fill and drain of the pipeline).
+#   (the article reports 8.5 ms; 9 ms leaves room for the pipeline's fill and drain).
 #   Creating streams, buffers and events before the first copy is not counted.
 #
 # Hints: one stream cannot overlap; chunks on two streams can; an event recorded after a
@@ -488,23 +495,23 @@ sandbox.teach.check("02.1", solution)
 # keeps the slot from being reused too early.
 
 # %% [markdown] lang="zh"
-# ### 练习 02.2 · 流水线化
+# ### 练习 02.2 · 做成流水线
 #
-# *练习内容：* 双缓冲：分块放在两条流上，由事件排序，使拷贝与计算重叠。
+# *练习内容：* 双缓冲：分块放在两条 Stream 上，用 Event 排序，让拷贝与计算重叠。
 #
-# 为评分器给出的 `a` 和 `b` 亲自写出双缓冲的向量加法（notebook 中的 `double_buffered` 自己创建板卡和
-# 输入，所以不能作为答案）。块数和槽位数由你决定。评分器要求：
+# 针对评分器给出的 `a` 和 `b`，亲手写出双缓冲的向量加法（notebook 中的 `double_buffered` 自己创建板卡和输入，
+# 不能直接当答案）。块数和槽位数由你决定。评分器要求：
 #
-# * 和正确，由 `add` 在设备上对全部 N 个元素计算、拷回，并在 Host 得知它已落地之后读取；
-# * 设备任务在**两条或更多流**上，由**事件**排序（至少有一次 `aclrtStreamWaitEvent`，让一条流等待另一条流
-#   上记录的事件），并且没有数据竞争：一个槽位中的数据在完成加法和拷回之前不会被覆盖；
-# * 异步拷贝，每个字节只传输一次：拷入 8 MiB，拷出 4 MiB；
+# * 和正确，由 `add` 在 Device 上对全部 N 个元素计算、拷回，并在 Host 确知它已落地之后读取；
+# * Device 任务分布在**两条或更多 Stream** 上，由 **Event** 排序（至少有一次 `aclrtStreamWaitEvent`，让一条 Stream
+#   等待另一条 Stream 上记录的 Event），并且没有隐患：一个槽位里的数据完成加法和拷回之前，不会被覆盖；
+# * 异步拷贝，每个字节只传一次：拷入 8 MiB，拷出 4 MiB；
 # * 至少 **80 %** 的计算与拷贝重叠；
-# * 从你的第一次拷贝到看到设备完成的那次等待结束，至多 **9 ms**（种子测得 8.5 ms；9 ms 为流水线的填充
-#   和排空留出余量）。第一次拷贝之前创建流、缓冲区和事件的时间不计入。
+# * 从第一次拷贝到看到 Device 完成的那次等待结束，至多 **9 ms**（文章给出的是 8.5 ms；9 ms 为流水线的填充和排空
+#   留出余量）。第一次拷贝之前创建 Stream、缓冲区和 Event 的时间不计入。
 #
-# 提示：一条流无法重叠；两条流上的分块可以；在一块数据加载完后记录的事件让计算流等待它们，在它拷回
-# 之后记录的事件防止槽位被过早复用。
+# 提示：一条 Stream 无法重叠，两条 Stream 上的分块可以；在一块数据加载完之后记录的 Event 让计算 Stream 等待加载，
+# 在它拷回之后记录的 Event 防止槽位被过早复用。
 
 # %% nbgrader={"grade": false, "grade_id": "ex02_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(a, b):
@@ -548,9 +555,36 @@ assert (grade := sandbox.teach.check("02.2", solution, isolated=True)).passed, s
 sandbox.teach.check("02.2", solution)
 
 # %% [markdown]
+# ## Concept check
+#
+# Four questions on what the device does with asynchronous work; each answer is shown by a cell
+# above. Answer with letters; every choice, right or wrong, prints why.
+
+# %% [markdown] lang="zh"
+# ## 概念检查
+#
+# 四个关于 Device 如何执行异步任务的问题，每个答案都能在上面的某个单元中看到。用字母作答；无论选对选错，都会打印原因。
+
+# %%
+teach.questions("02.concepts")
+
+# %% nbgrader={"grade": false, "grade_id": "concepts", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def concepts():
+    """Your answers: {question number: letter}."""
+    ### BEGIN SOLUTION
+    return {1: "b", 2: "c", 3: "a", 4: "b"}
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "concepts_check", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+teach.check("02.concepts", concepts)
+### BEGIN HIDDEN TESTS
+teach.check("02.concepts", concepts, isolated=True).score * 4
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## Official samples for this topic
 #
-# The memory samples pair each copy with its blocking or asynchronous form: host to device
+# The memory samples pair each copy with its blocking and asynchronous form: host to device
 # [1_h2d_sync_memory_copy.py](../examples/1_basic_features/memory/1_h2d_sync_memory_copy.py) and
 # [2_h2d_async_memory_copy.py](../examples/1_basic_features/memory/2_h2d_async_memory_copy.py),
 # device to host
@@ -558,46 +592,116 @@ sandbox.teach.check("02.2", solution)
 # [4_d2h_async_memory_copy.py](../examples/1_basic_features/memory/4_d2h_async_memory_copy.py),
 # device to device
 # [5_d2d_sync_memory_copy.py](../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py) and
-# [6_d2d_async_memory_copy.py](../examples/1_basic_features/memory/6_d2d_async_memory_copy.py). Each
-# asynchronous copy is followed by a synchronize; the port of 5 adds the synchronize its sample
-# lacks before the blocking copy, because a blocking copy is not ordered with a stream's kernels
-# (sample 3 has its own).
+# [6_d2d_async_memory_copy.py](../examples/1_basic_features/memory/6_d2d_async_memory_copy.py); each
+# asynchronous copy is followed by a synchronize.
 # [1_random_num_task.py](../examples/2_advanced_features/built_in_task/1_random_num_task.py) queues
-# the runtime's built-in random-number task, another asynchronous task on a stream: its numbers are in
-# device memory only once the stream has reached it, so each draw is synchronized before it is copied
-# back. Notebook [11_official_samples](11_official_samples.ipynb), section 1.
+# the runtime's built-in random-number task, another asynchronous task: its numbers are in device
+# memory only once the stream has reached it. Notebook
+# [11_official_samples](11_official_samples.ipynb), section 1.
 
 # %% [markdown] lang="zh"
 # ## 本专题的官方示例
 #
-# 内存示例把每种拷贝的阻塞形式和异步形式配成一对：Host 到设备是
+# 内存示例把每种拷贝的阻塞形式和异步形式配成一对：Host 到 Device 是
 # [1_h2d_sync_memory_copy.py](../../examples/1_basic_features/memory/1_h2d_sync_memory_copy.py) 和
-# [2_h2d_async_memory_copy.py](../../examples/1_basic_features/memory/2_h2d_async_memory_copy.py)，设备到 Host 是
+# [2_h2d_async_memory_copy.py](../../examples/1_basic_features/memory/2_h2d_async_memory_copy.py)，Device 到 Host 是
 # [3_d2h_sync_memory_copy.py](../../examples/1_basic_features/memory/3_d2h_sync_memory_copy.py) 和
-# [4_d2h_async_memory_copy.py](../../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)，设备到设备是
+# [4_d2h_async_memory_copy.py](../../examples/1_basic_features/memory/4_d2h_async_memory_copy.py)，Device 到 Device 是
 # [5_d2d_sync_memory_copy.py](../../examples/1_basic_features/memory/5_d2d_sync_memory_copy.py) 和
-# [6_d2d_async_memory_copy.py](../../examples/1_basic_features/memory/6_d2d_async_memory_copy.py)。每次异步拷贝之后都有一次同步；5
-# 的移植版本在阻塞拷贝之前补上了示例缺少的同步，因为阻塞拷贝与流上的核函数之间没有顺序（示例 3 自己有这次同步）。
+# [6_d2d_async_memory_copy.py](../../examples/1_basic_features/memory/6_d2d_async_memory_copy.py)；每次异步拷贝之后都有一次同步。
 # [1_random_num_task.py](../../examples/2_advanced_features/built_in_task/1_random_num_task.py) 下发运行时内置的随机数生成任务，
-# 这是流上的另一种异步任务：流执行到它之后，随机数才出现在设备内存中，所以每次生成之后都先同步，再拷回。notebook
+# 这是另一种异步任务：Stream 执行到它之后，随机数才出现在 Device 内存中。notebook
 # [11_official_samples](11_official_samples.ipynb) 第 1 节。
 
 # %% [markdown]
 # ## Summary
 #
-# Asynchronous calls only queue work, so the host is free as soon as they return: it can do
-# its own work while the device runs, and must synchronise (or query) before it reads what
-# the device wrote. One stream still runs its tasks one after another; to make the DMA engine
-# and the AI Core work at the same time, split the data into chunks, put loads and adds on
-# different streams, and order them with events (record on one stream, wait on the other).
-# Next, notebook 03 looks at streams and events themselves: ordering, timing, querying and
-# priorities.
+# Asynchronous calls only queue work: the host is free at once, and must synchronise (or query)
+# before it reads what the device wrote. One stream runs its tasks one after another; to make the
+# DMA engine and the AI Core work at the same time, put chunks' loads and adds on different
+# streams, ordered by events. Next, notebook 03: streams and events themselves.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# 异步调用只是把任务放入队列，所以调用一返回 Host 就空闲了：设备运行时它可以做自己的工作，而在读取设备
-# 写入的数据之前必须同步（或查询）。一条流仍然一个接一个地运行它的任务；要让 DMA 引擎和 AI Core 同时
-# 工作，就把数据分块，把加载和加法放到不同的流上，并用事件排序（在一条流上记录，在另一条流上等待）。
-# 下一个是 notebook 03：流和事件本身——排序、计时、查询和优先级。
+# 异步调用只把任务放进队列：Host 立即空闲，但读取 Device 写入的数据之前必须先同步（或查询）。一条 Stream 一个接一个地
+# 执行任务；要让 DMA 引擎和 AI Core 同时工作，就把各块的加载和加法放到不同的 Stream 上，用 Event 排序。
+# 下一个是 notebook 03：Stream 和 Event 本身。
 
+# %% [markdown] lang="zh" translates="code"
+# en: # int32 elements per vector
+# zh: # 每个向量的 int32 元素个数
+# en: pinned copies {p.h2d_pinned / 1e9:.3f} GB/s each way
+# zh: 锁页内存拷贝每个方向 {p.h2d_pinned / 1e9:.3f} GB/s
+# en: f"3 x 4 MiB at that rate:
+# zh: f"按这个速率拷贝 3 x 4 MiB：
+# en: """A fresh 310B with acl initialised, device 0 set, pinned inputs filled, device buffers."""
+# zh: """一块全新的 310B：acl 已初始化，已指定 Device 0，锁页输入已填好数据。"""
+# en: """Copy busy time, compute busy time and the span between the marks 'start' and 'end'."""
+# zh: """拷贝忙碌时间、计算忙碌时间，以及标记 'start' 与 'end' 之间的时长。"""
+# en: f"{name}: copies {b['copy'] / 1e6:.1f} ms, compute {b['compute'] / 1e6:.1f} ms, "
+# zh: f"{name}：拷贝 {b['copy'] / 1e6:.1f} ms，计算 {b['compute'] / 1e6:.1f} ms，"
+# en: f"overlap {b['overlap'] / 1e6:.1f} ms, total {b['span'] / 1e6:.1f} ms"
+# zh: f"重叠 {b['overlap'] / 1e6:.1f} ms，总计 {b['span'] / 1e6:.1f} ms"
+# en: measure("synchronous")
+# zh: measure("同步")
+# en: print("correct:"
+# zh: print("结果正确："
+# en: measure("async, one stream")
+# zh: measure("异步，一条 Stream")
+# en: f"the host had queued all four tasks {(queued - teach.window(start='start')[0]) / 1e3:.0f} µs after 'start'"
+# zh: f"Host 在 'start' 之后 {(queued - teach.window(start='start')[0]) / 1e3:.0f} µs 就已把四个任务全部入队"
+# en: # read too early: a HazardWarning (notebook 09b)
+# zh: # 读得太早：产生 HazardWarning（见 notebook 09b）
+# en: print("before synchronize: c[:3] =", early[:3], " after:", late[:3])
+# zh: print("同步之前：c[:3] =", early[:3], " 同步之后：", late[:3])
+# en: what="result read before synchronize"
+# zh: what="同步之前读取的结果"
+# en: # bytes per chunk
+# zh: # 每块的字节数
+# en: # slot still in use by chunk i - 2?
+# zh: # 槽位是否仍被第 i - 2 块占用？
+# en: measure("double buffered, 8 chunks")
+# zh: measure("双缓冲，8 块")
+# en: f"{k:>2} chunks: total {b['span'] / 1e6:5.2f} ms, overlap {b['overlap'] / 1e6:4.2f} ms "
+# zh: f"{k:>2} 块：总计 {b['span'] / 1e6:5.2f} ms，重叠 {b['overlap'] / 1e6:4.2f} ms "
+# en: f"({b['overlap'] / min(b['copy'], b['compute']):4.0%} of the compute)"
+# zh: f"（占计算的 {b['overlap'] / min(b['copy'], b['compute']):4.0%}）"
+# en: cell("mode", 28) + f"{'copies':>9}{'compute':>10}{'overlap':>10}{'total':>9}"
+# zh: cell("模式", 28) + f"{'拷贝':>7}{'计算':>8}{'重叠':>8}{'总计':>7}"
+# en: cell("article: synchronous", 28)
+# zh: cell("文章：同步", 28)
+# en: cell("article: asynchronous", 28)
+# zh: cell("文章：异步", 28)
+# en: """text padded to a display width (a Chinese character is two columns wide)."""
+# zh: """把文字补齐到指定的显示宽度（一个汉字占两列）。"""
+# en: """The host's own work for the next batch: 8 ms of CPU time on the calling thread."""
+# zh: """Host 为下一批数据做的工作：在调用线程上花 8 ms 的 CPU 时间。"""
+# keep: prepare the next batch
+# keep: Ascend C: add_kernel<<<1, nullptr, stream>>>
+# en: """Return a + b (int32, N elements) computed by `add` on device 0, with
+# zh: """返回 a + b（int32，N 个元素），由 `add` 在 Device 0 上计算，
+# en: prepare_next_batch() run while the device works."""
+# zh: 并在 Device 工作期间运行 prepare_next_batch()。"""
+# en: # TODO: create a stream and the buffers, queue the copies in, the launch and the copy back,
+# zh: # TODO：创建 Stream 和缓冲区，把拷入、下发和拷回放进队列，
+# en: # then do the host work, then wait once and return the sum.
+# zh: # 接着做 Host 的工作，然后等待一次并返回和。
+# en: # Hint: an asynchronous call only queues its task; the host is free as soon as it returns.
+# zh: # 提示：异步调用只把任务放进队列；它一返回，Host 就空闲了。
+# en: # the device works meanwhile
+# zh: # 与此同时 Device 在工作
+# en: """Return a + b (int32, N elements), computed by `add` in a pipeline of chunks on two
+# zh: """返回 a + b（int32，N 个元素），由 `add` 以分块流水线的方式在 Device 0 的两条 Stream 上计算，
+# en: streams of device 0 whose copies overlap the adds."""
+# zh: 拷贝与加法重叠。"""
+# en: # TODO: pinned host buffers for a, b and c; two slots of device buffers; two streams;
+# zh: # TODO：a、b、c 的锁页 Host 缓冲区；两个槽位的 Device 缓冲区；两条 Stream；
+# en: # events `loaded` and `done` per slot; the loop over chunks; one wait at the end.
+# zh: # 每个槽位的 Event `loaded` 和 `done`；遍历各块的循环；最后等待一次。
+# en: # Hint: the cell "Row 2 for real" above shows the loop.
+# zh: # 提示：上面“真正的第 2 行”下的单元格展示了这个循环。
+# en: # the slot's chunk i - 2 must be finished
+# zh: # 槽位中的第 i - 2 块必须已经完成
+# en: """Your answers: {question number: letter}."""
+# zh: """你的答案：{题号: 字母}。"""

@@ -77,6 +77,12 @@ _g.Run.from_device = lambda self, *a, **k: _Check("the answer came from the devi
 )
 
 
+# two of notebook 01's four concept questions right (the key is {1: "b", 2: "c", 3: "a", 4: "b"})
+HALF_RIGHT_CONCEPTS = """def concepts():
+    return {1: "b", 2: "c", 3: "b", 4: "a"}
+"""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_autograde_gives_the_reference_full_marks_and_wrong_work_none(tmp_path, lang):
@@ -88,6 +94,7 @@ def test_autograde_gives_the_reference_full_marks_and_wrong_work_none(tmp_path, 
     _submit(tmp_path, name, "stub", lambda gid, mine, ref: mine)
     _submit(tmp_path, name, "lazy", lambda gid, mine, ref: HOST_COMPUTED if gid == "ex01_1" else ref)
     _submit(tmp_path, name, "tampered", lambda gid, mine, ref: TAMPERED if gid == "ex01_1" else ref)
+    _submit(tmp_path, name, "half", lambda gid, mine, ref: HALF_RIGHT_CONCEPTS if gid == "concepts" else ref)
     done = subprocess.run(  # the README's route: files in submitted/, autograde (it adds the students)
         [sys.executable, "-m", "nbgrader", "autograde", name, "--force"],
         cwd=tmp_path,
@@ -97,10 +104,12 @@ def test_autograde_gives_the_reference_full_marks_and_wrong_work_none(tmp_path, 
     )
     assert done.returncode == 0, done.stderr[-3000:]
     with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gb:
-        scores = {s: gb.find_submission(name, s).score for s in ("reference", "stub", "lazy", "tampered")}
+        students = ("reference", "stub", "lazy", "tampered", "half")
+        scores = {s: gb.find_submission(name, s).score for s in students}
         full = gb.find_submission(name, "reference").max_score
-    assert full == 2
-    assert scores == {"reference": 2, "stub": 0, "lazy": 1, "tampered": 1}
+    assert full == 6  # two exercises of 1 point, and 4 for the concept check's four questions
+    # the concept check's hidden test ends with `.score * 4`: two right answers of four are 2 points
+    assert scores == {"reference": 6, "stub": 0, "lazy": 5, "tampered": 5, "half": 4}
     feedback = subprocess.run(
         [sys.executable, "-m", "nbgrader", "generate_feedback", name],
         cwd=tmp_path,

@@ -308,6 +308,31 @@ def solution(a, b):
 """,
     },
     "01.2": {
+        "set_twice_then_one_reset_device_force": """
+def solution(a, b):
+    acl.init()
+    acl.rt.set_device(0)
+    acl.rt.set_device(0)                                # a second open: one aclrtResetDeviceForce still releases all
+    s, _ = acl.rt.create_stream()
+    ha, hb, hc = (acl.rt.malloc_host(NBYTES)[0] for _ in range(3))
+    da, db, dc = (acl.rt.malloc(NBYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)[0] for _ in range(3))
+    acl.util.ptr_to_numpy(ha, (N,), np.int32)[:] = a
+    acl.util.ptr_to_numpy(hb, (N,), np.int32)[:] = b
+    acl.rt.memcpy_async(da, NBYTES, ha, NBYTES, H2D, s)
+    acl.rt.memcpy_async(db, NBYTES, hb, NBYTES, H2D, s)
+    add[1, s](da, db, dc, N)
+    acl.rt.memcpy_async(hc, NBYTES, dc, NBYTES, D2H, s)
+    acl.rt.synchronize_stream(s)
+    c = acl.util.ptr_to_numpy(hc, (N,), np.int32).copy()
+    for p in (da, db, dc):
+        acl.rt.free(p)
+    for p in (ha, hb, hc):
+        acl.rt.free_host(p)
+    acl.rt.destroy_stream(s)
+    acl.rt.reset_device_force(0)
+    acl.finalize()
+    return c
+""",
         "synchronize_event": """
 def solution(a, b):
     acl.init()
