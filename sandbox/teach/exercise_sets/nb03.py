@@ -8,6 +8,7 @@ import numpy as np
 import sandbox
 
 from sandbox.teach.checks import Check, check_equal, check_syncs
+from sandbox.teach.concepts import Question, Quiz, register_quiz
 from sandbox.teach.grading import Exercise, register
 from sandbox.viz.timeline import intersect, union
 from sandbox.viz.units import fmt_time
@@ -369,5 +370,144 @@ register(
         profile="ascend910b",
         inputs=body_time,
         judge=judge_event_timing,
+    )
+)
+
+register_quiz(
+    Quiz(
+        "03.concepts",
+        "Concept check: streams and events",
+        "概念检查：Stream 与 Event",
+        (
+            Question(
+                "Three kernels, each 1 ms on 8 of the 910B's 24 AI Cores, are launched on **one** stream. "
+                "How long does the device take to finish all three?",
+                (
+                    "About 1 ms: there are enough free cores for all three at once.",
+                    "About 3 ms: a stream runs its tasks one after another.",
+                    "About 1 ms: the launches are asynchronous, so the kernels overlap.",
+                ),
+                "b",
+                (
+                    "free cores do not matter: a stream never starts a task before the one before it in the "
+                    "same stream has finished",
+                    "right: one stream is one in-order queue; to run them together, put them on three streams",
+                    "asynchronous means the host does not wait; it says nothing about the device running a "
+                    "stream's tasks at the same time",
+                ),
+                "the cell under 'Several streams run at the same time'",
+                {
+                    "text": "三个核函数，各占 910B 的 24 个 AI Core 中的 8 个、各运行 1 ms，全部下发到**一条** Stream 上。"
+                    "Device 要多久才能把三个都做完？",
+                    "choices": (
+                        "约 1 ms：空闲的核足够三个同时运行。",
+                        "约 3 ms：一条 Stream 上的任务一个接一个地执行。",
+                        "约 1 ms：下发是异步的，所以核函数会重叠。",
+                    ),
+                    "why": (
+                        "核空不空无关紧要：同一条 Stream 中前一个任务没完成，下一个就不会开始",
+                        "对：一条 Stream 就是一个按序队列；要让它们同时运行，就放到三条 Stream 上",
+                        "异步说的是 Host 不等待，并不意味着 Device 会让同一条 Stream 的任务同时执行",
+                    ),
+                    "shown_by": "“多条 Stream 同时运行”下的单元格",
+                },
+            ),
+            Question(
+                "Kernel A is queued on stream s1 and kernel C on stream s3. Then `record_event(e, s1)`, "
+                "`stream_wait_event(s2, e)`, and kernel B is launched on s2. What does B wait for?",
+                (
+                    "A and C: an event marks everything queued on the device before it.",
+                    "A only: the event marks the work queued on s1 before the record.",
+                    "Nothing: B waits only if the host synchronizes first.",
+                ),
+                "b",
+                (
+                    "an event is recorded in one stream and marks that stream's work only; C on s3 is not part of it",
+                    "right: the record is a marker in s1, and the wait holds s2 until the device has reached it",
+                    "the wait happens on the device, without the host: that is what aclrtStreamWaitEvent is for",
+                ),
+                "the cell under 'Ordering two streams: the official multi-stream sample'",
+                {
+                    "text": "核函数 A 已下发到 Stream s1，核函数 C 已下发到 Stream s3。然后调用 `record_event(e, s1)`、"
+                    "`stream_wait_event(s2, e)`，再把核函数 B 下发到 s2。B 要等什么？",
+                    "choices": (
+                        "A 和 C：Event 标记的是它之前下发到 Device 上的全部任务。",
+                        "只等 A：Event 标记的是记录之前下发到 s1 上的任务。",
+                        "什么也不等：只有 Host 先同步，B 才会等。",
+                    ),
+                    "why": (
+                        "Event 记录在一条 Stream 中，只标记这条 Stream 的任务；s3 上的 C 不在其中",
+                        "对：记录是 s1 中的一个标记，等待让 s2 停在那里，直到 Device 执行到这个标记",
+                        "等待发生在 Device 上，不需要 Host 参与：这正是 aclrtStreamWaitEvent 的用途",
+                    ),
+                    "shown_by": "“为两条 Stream 排序：官方多 Stream 示例”下的单元格",
+                },
+            ),
+            Question(
+                "An event is recorded behind a 2 ms kernel, and the host calls `query_event_status` on it at "
+                "once. What happens?",
+                (
+                    "The query waits until the kernel is done, then answers 'complete'.",
+                    "The query fails: the event has not completed yet.",
+                    "The query answers 'not ready' at once, without waiting.",
+                ),
+                "c",
+                (
+                    "that is aclrtSynchronizeEvent; a query never blocks the host",
+                    "a query of a pending event is not an error: 'not ready' is its answer (it is asking for "
+                    "the elapsed time too early that fails)",
+                    "right: it answers in microseconds, so the host can do other work and ask again",
+                ),
+                "the cell under 'Query versus synchronize'",
+                {
+                    "text": "在一个 2 ms 的核函数之后记录了一个 Event，Host 立即对它调用 `query_event_status`。会怎样？",
+                    "choices": (
+                        "查询一直等到核函数结束，然后回答“已完成”。",
+                        "查询失败：Event 还没有完成。",
+                        "查询立即回答“未就绪”，不等待。",
+                    ),
+                    "why": (
+                        "那是 aclrtSynchronizeEvent；查询从不阻塞 Host",
+                        "查询一个尚未完成的 Event 不是错误，“未就绪”就是它的回答（过早查询耗时才会失败）",
+                        "对：它在几微秒内回答，Host 可以先做别的事，再来问",
+                    ),
+                    "shown_by": "“查询与同步”下的单元格",
+                },
+            ),
+            Question(
+                "On a 910B, stream `low` (priority 7) queues a kernel that needs every AI Core, and then stream "
+                "`high` (priority 0) does the same, while a third kernel still holds all the cores. Which of the "
+                "two runs next?",
+                (
+                    "`high`: 0 is the highest priority, and the scheduler picks the highest-priority waiting task.",
+                    "`low`: the larger number is the higher priority.",
+                    "`low`: it was queued first, and priority is only a hint.",
+                ),
+                "a",
+                (
+                    "right: aclrtDeviceGetStreamPriorityRange gives least 7 and greatest 0; on the 310B, which "
+                    "has no priorities, `low` would go first",
+                    "the numbers run the other way: 0 is the greatest priority, 7 the least",
+                    "on the 910B priority does decide among tasks waiting for the same engine; queue order wins "
+                    "only where priorities are not supported (310B, 310P)",
+                ),
+                "the cells under 'Stream priority'",
+                {
+                    "text": "在 910B 上，第三个核函数仍占着全部 AI Core 时，Stream `low`（优先级 7）下发一个要用全部核的"
+                    "核函数，随后 Stream `high`（优先级 0）也下发一个。这两个谁先执行？",
+                    "choices": (
+                        "`high`：0 是最高优先级，调度器从等待的任务中挑优先级最高的。",
+                        "`low`：数字越大，优先级越高。",
+                        "`low`：它先下发，优先级只是个建议。",
+                    ),
+                    "why": (
+                        "对：aclrtDeviceGetStreamPriorityRange 给出最低 7、最高 0；在不支持优先级的 310B 上，才会是 `low` 先执行",
+                        "数字的方向正好相反：0 是最高优先级，7 是最低",
+                        "在 910B 上，优先级确实决定等同一个引擎的任务谁先；只有在不支持优先级的 310B、310P 上才按下发顺序",
+                    ),
+                    "shown_by": "“Stream 优先级”下的单元格",
+                },
+            ),
+        ),
     )
 )

@@ -21,6 +21,7 @@ from sandbox.teach.checks import (
     check_time,
     peak_device_memory,
 )
+from sandbox.teach.concepts import Question, Quiz, register_quiz
 from sandbox.teach.grading import END, START, Exercise, register
 from sandbox.teach.provenance import UNWRITTEN
 from sandbox.viz.units import fmt_bytes
@@ -419,5 +420,140 @@ register(
         devices=1,
         inputs=steps_inputs,
         judge=judge_steps,
+    )
+)
+
+register_quiz(
+    Quiz(
+        "04.concepts",
+        "Concept check: device memory",
+        "概念检查：Device 内存",
+        (
+            Question(
+                "How many bytes of the device does `acl.rt.malloc(1, acl.ACL_MEM_MALLOC_HUGE_ONLY)` take?",
+                (
+                    "1 byte: the allocator gives what you ask for.",
+                    "64 bytes: the size padded to ALIGN_UP(size, 32) + 32.",
+                    "2 MiB: the padded size rounded up to one whole huge page.",
+                ),
+                "c",
+                (
+                    "the runtime pads every request and then rounds it to whole pages; get_mem_info shows it",
+                    "the padding is only the first step: the block then grows to a whole number of pages",
+                    "right: HUGE_ONLY serves only 2 MiB pages, so one byte costs two million; small buffers "
+                    "belong on normal pages (HUGE_FIRST does that up to 1 MiB)",
+                ),
+                "the cell under '2 · Policies and page sizes'",
+                {
+                    "text": "`acl.rt.malloc(1, acl.ACL_MEM_MALLOC_HUGE_ONLY)` 要占用 Device 多少字节？",
+                    "choices": (
+                        "1 字节：申请多少就给多少。",
+                        "64 字节：补齐到 ALIGN_UP(size, 32) + 32 之后的大小。",
+                        "2 MiB：补齐后的大小再向上取整到一整个大页。",
+                    ),
+                    "why": (
+                        "runtime 会先补齐每个请求，再按整页取整；get_mem_info 可以看到",
+                        "补齐只是第一步：之后这块内存还要扩大到整数个页",
+                        "对：HUGE_ONLY 只用 2 MiB 页，一个字节要付出两百万字节；小缓冲区应放在普通页上（HUGE_FIRST 在 1 MiB 以内正是这样做的）",
+                    ),
+                    "shown_by": "“2 · 分配策略与页大小”下的单元格",
+                },
+            ),
+            Question(
+                "The host calls `acl.rt.memcpy_async` to copy 64 MiB from a numpy array (pageable memory) to the "
+                "device. When does the call return?",
+                (
+                    "At once, like every Async call: the copy runs on the stream.",
+                    "Only when the copy is done, and the copy is slower than one from pinned memory.",
+                    "Never: the call fails, because asynchronous copies need pinned memory.",
+                ),
+                "b",
+                (
+                    "that holds for pinned memory only; for pageable memory the runtime stages the bytes and "
+                    "returns when the copy is done",
+                    "right: the call is asynchronous in name only, and nothing the host would launch after it "
+                    "can overlap the copy",
+                    "pageable memory is accepted; it is only slower and holds the host",
+                ),
+                "the cell under '3 · Pinned or pageable: where the host bytes live'",
+                {
+                    "text": "Host 调用 `acl.rt.memcpy_async`，把 64 MiB 从一个 numpy 数组（非锁页内存）拷到 Device。这次调用什么时候返回？",
+                    "choices": (
+                        "立即返回，和所有 Async 调用一样：拷贝在 Stream 上进行。",
+                        "拷贝完成之后才返回，而且比从锁页内存拷贝更慢。",
+                        "根本不会成功：异步拷贝必须使用锁页内存。",
+                    ),
+                    "why": (
+                        "这只对锁页内存成立；对非锁页内存，runtime 要中转数据，拷贝完成后才返回",
+                        "对：这个调用只是名义上异步，Host 之后才下发的任务无法与这次拷贝重叠",
+                        "非锁页内存是可以用的，只是更慢，而且会占住 Host",
+                    ),
+                    "shown_by": "“3 · 锁页还是非锁页：Host 数据放在哪里”下的单元格",
+                },
+            ),
+            Question(
+                "A kernel queued on a stream still uses `buf` when the host calls `acl.rt.free(buf)`. What happens?",
+                (
+                    "aclrtFree waits until the kernel is done, then frees `buf`.",
+                    "`buf` is freed at once; the kernel goes on using freed memory (a use after free).",
+                    "aclrtFree fails with an error code, because `buf` is still in use.",
+                ),
+                "b",
+                (
+                    "aclrtFree waits for nothing: no device or stream synchronisation; that is what "
+                    "aclrtFreeWithDevSync adds",
+                    "right: on a board the bytes may already belong to the next allocation; synchronise first, "
+                    "or use aclrtFreeWithDevSync or a stream-ordered pool",
+                    "the runtime does not track who uses a buffer: the free succeeds, and the damage is silent",
+                ),
+                "the cell under '4 · Freeing memory a queued task still uses'",
+                {
+                    "text": "Stream 上一个排队中的核函数还在使用 `buf`，Host 此时调用 `acl.rt.free(buf)`。会怎样？",
+                    "choices": (
+                        "aclrtFree 等核函数完成，再释放 `buf`。",
+                        "`buf` 立即被释放；核函数继续使用已释放的内存（释放后使用）。",
+                        "aclrtFree 返回错误码，因为 `buf` 还在使用中。",
+                    ),
+                    "why": (
+                        "aclrtFree 什么也不等：不做 Device 同步，也不做 Stream 同步；这正是 aclrtFreeWithDevSync 多做的事",
+                        "对：在板卡上，这些字节也许已经分给了下一次申请；先同步，或者改用 aclrtFreeWithDevSync 或按 Stream 顺序分配的内存池",
+                        "runtime 并不跟踪谁在使用缓冲区：释放照样成功，损害悄无声息",
+                    ),
+                    "shown_by": "“4 · 释放一块排队任务还在用的内存”下的单元格",
+                },
+            ),
+            Question(
+                "The host calls `acl.rt.free_with_dev_sync(buf)` while a 2 ms kernel on stream 1 uses `buf` and an "
+                "unrelated 5 ms kernel runs on stream 2. How long does the host wait?",
+                (
+                    "Not at all: the call only marks `buf` to be freed later.",
+                    "About 2 ms: it waits for the task that uses `buf`.",
+                    "About 5 ms: it synchronises the whole device, the unrelated kernel included.",
+                ),
+                "c",
+                (
+                    "that is a stream-ordered pool's aclrtMemPoolFreeAsync; aclrtFreeWithDevSync blocks the host",
+                    "the runtime does not know which tasks use `buf`: rtFreeWithDevSync is rtDeviceSynchronize, "
+                    "then rtFree",
+                    "right: it is a device synchronize and then a free, so it suits teardown, not a hot loop",
+                ),
+                "the cell under '4 · Freeing memory a queued task still uses'",
+                {
+                    "text": "Stream 1 上一个 2 ms 的核函数正在使用 `buf`，Stream 2 上运行着一个无关的 5 ms 核函数，此时 Host 调用 "
+                    "`acl.rt.free_with_dev_sync(buf)`。Host 要等多久？",
+                    "choices": (
+                        "完全不等：这个调用只是把 `buf` 标记为稍后释放。",
+                        "约 2 ms：它等使用 `buf` 的那个任务。",
+                        "约 5 ms：它同步整个 Device，连无关的核函数也要等。",
+                    ),
+                    "why": (
+                        "那是内存池的 aclrtMemPoolFreeAsync；aclrtFreeWithDevSync 会阻塞 Host",
+                        "runtime 并不知道哪些任务在用 `buf`：rtFreeWithDevSync 就是先 rtDeviceSynchronize，再 rtFree",
+                        "对：它就是一次 Device 同步加一次释放，适合收尾，不适合放在频繁执行的循环里",
+                    ),
+                    "shown_by": "“4 · 释放一块排队任务还在用的内存”下的单元格",
+                },
+            ),
+        ),
     )
 )
