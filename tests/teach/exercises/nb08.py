@@ -1,4 +1,4 @@
-"""Notebook 08: reference solutions, mistakes that must fail, correct variants that must pass."""
+"""Notebook 08 and its deep dive 08x: reference solutions, mistakes that must fail, correct variants that must pass."""
 
 from __future__ import annotations
 
