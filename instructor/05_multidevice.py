@@ -154,7 +154,7 @@ print("main thread still on:", acl.rt.get_device())
 # default context (its default stream, and the streams made in it) only when the count reaches
 # zero, so the calls must come in pairs. `aclrtResetDeviceForce` releases at once, however many
 # `SetDevice` calls came before; the guide recommends it ("更推荐使用aclrtResetDeviceForce接口一次性
-# 清理Device上的资源"). Both first **wait for the work still queued** in the default context.
+# 清理Device上的资源"). Before releasing, both **wait for the work still queued** in the default context.
 #
 # Release the rest yourself before the reset: the API reference (`docs/zh/api_ref/04_device_management.md`,
 # aclrtResetDevice) asks for events and explicit streams first, then explicit contexts, then the
@@ -166,8 +166,8 @@ print("main thread still on:", acl.rt.get_device())
 #
 # 每调用一次 `aclrtSetDevice`，引用计数加一；`aclrtResetDevice` 每次减一，只有减到零时才释放默认 Context（包括它的
 # 默认 Stream 和在其中创建的 Stream），所以两者要成对调用。`aclrtResetDeviceForce` 则不论之前调用过几次
-# `SetDevice`，一次就释放；编程指南也“更推荐使用aclrtResetDeviceForce接口一次性清理Device上的资源”。两个接口都会先
-# **等默认 Context 中尚未完成的任务执行完**。
+# `SetDevice`，一次就释放；编程指南也“更推荐使用aclrtResetDeviceForce接口一次性清理Device上的资源”。两个接口在
+# 释放之前，都会先**等默认 Context 中尚未完成的任务执行完**。
 #
 # 其余资源要在复位之前自己释放：API 参考（`docs/zh/api_ref/04_device_management.md`，aclrtResetDevice）要求的顺序是
 # 先销毁 Event 和显式创建的 Stream，再销毁显式创建的 Context，最后复位；申请的内存也应在此之前释放。完全复位之前拿到的
@@ -328,7 +328,7 @@ print(acl.get_recent_err_msg())
 
 # %% [markdown] lang="zh"
 # 每次失败都会留下一条写明两个 Device 的消息（`acl.get_recent_err_msg()`，最新的在前）。可见 Device 1 的 Stream 不能
-# 等待 Device 0 的 Event，但 **Host** 可以：要让 Device 1 在 Device 0 之后开始，就在 Host（或某个线程）上同步
+# 等待 Device 0 的 Event，但 **Host（主机）** 可以：要让 Device 1 在 Device 0 之后开始，就在 Host（或某个线程）上同步
 # Device 0 的 Event，再向 Device 1 下发任务。练习 05.1 考的正是这一点。
 #
 # ## 5 · Device 间数据交互：跨 Device 复制

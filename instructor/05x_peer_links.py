@@ -18,7 +18,7 @@
 #
 # **选学深入：notebook 05 之后 · 约 40 分钟**
 #
-# notebook 05 开启了 Device 间数据交互，并在两个 Device 之间复制了一小段数据。这里把复制的数据量加大到足以计时：
+# notebook 05 开启了 Device（设备）间数据交互，并在两个 Device 之间复制了一小段数据。这里把复制的数据量加大到足以计时：
 # 一条链路能传多快，多个复制共用一条链路时会怎样，服务器的拓扑（HCCS 全互联，或挂在同一个 PCIe 交换芯片下的多张卡）
 # 如何决定哪些复制共用链路，以及复制怎样藏在核函数旁边同时进行。两道练习用到这些内容：从一个 Device 广播到三个
 # （05.2），以及两个 Device 交换数据（05.3）。**前置知识**：notebook 05 第 5 节。
@@ -153,8 +153,8 @@ for profile in ("ascend910b", "ascend310p"):
 #
 # ## 3 · Device 通信的同时进行计算
 #
-# 跨 Device 复制占用的是链路，不是 AI Core，所以可以在 Device 计算的同时进行。与 Host 复制一样（notebook 02），只有复制
-# 和核函数放在**不同的 Stream** 上才会重叠：一个从 Device 0 到 Device 1 的 64 MiB 复制，加上 Device 0 上一个与之无关的
+# 跨 Device 复制占用的是链路，不是 AI Core，所以可以在 Device 计算的同时进行。与 Host（主机）复制一样（notebook 02），只有复制
+# 和核函数放在**不同的 Stream（流）** 上才会重叠：一个从 Device 0 到 Device 1 的 64 MiB 复制，加上 Device 0 上一个与之无关的
 # 1.5 ms 核函数，先放在一个 Stream 上，再分到两个 Stream 上：
 
 # %%
