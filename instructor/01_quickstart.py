@@ -173,6 +173,8 @@ sandbox.memory_map()
 # (`"int32*"`) arrive as numpy views of device memory; its cost is declared (3.5 ms for 1 Mi
 # elements). `add[block_dim, stream](...)` is Ascend C's
 # `add_kernel<<<blockDim, nullptr, stream>>>(...)`: `blockDim` cores run it; the 310B has one.
+# Unlike CUDA, Ascend C has no thread index: a kernel asks which core it is on (`GetBlockIdx()`)
+# and works through its share of the data in tiles.
 #
 # **Predict, then run.** The kernel takes 3.5 ms and the two copies before it about 5.5 ms. How
 # far will the host clock move between the line before the launch and the line after it?
@@ -183,6 +185,8 @@ sandbox.memory_map()
 # `@sandbox.kernel` 把 Python 函数变成 Device 核函数，指针参数（`"int32*"`）以 Device 内存的 numpy 视图传入；
 # 耗时是声明的（1 Mi 个元素 3.5 ms）。`add[block_dim, stream](...)` 对应 Ascend C 的
 # `add_kernel<<<blockDim, nullptr, stream>>>(...)`：由 `blockDim` 个核执行；310B 只有一个。
+# 与 CUDA 不同，Ascend C 没有线程索引：核函数通过 `GetBlockIdx()` 得知自己在哪个核上，再按分块（tile）
+# 处理属于自己的那份数据。
 #
 # **先预测，再运行。** 核函数要 3.5 ms，它前面的两个拷贝约 5.5 ms。下发这一行前后，Host 时钟会走多远？
 
