@@ -96,7 +96,7 @@ print("ACL_SUCCESS =", acl.ACL_SUCCESS, "| ACL_ERROR_INVALID_PARAM =", acl.ACL_E
 # 每个接口都返回 `ACL_SUCCESS`（0）或一个错误码；有输出的接口返回一个元组，错误码放在最后。返回码按定义规则分几段
 # （API 参考“aclError 返回码列表”，CANN runtime 仓库 `docs/zh/api_ref/25-01_aclError.md`）：`1XXXXX` 是开发者的环境或代码逻辑
 # 错误（参数不对、未初始化），`2XXXXX` 是资源不足或接口与当前硬件不匹配，`3XXXXX` 是业务功能异常（队列满、队列空），`5XXXXX`
-# 是软硬件内部异常（核函数执行异常、DMA 出错）。官方示例用一个检查宏包住每个调用，出错就打印日志并退出；这里直接打印错误码。
+# 是软硬件内部异常（核函数执行异常、DMA 出错）。官方样例用一个检查宏包住每个调用，出错就打印日志并退出；这里直接打印错误码。
 
 # %%
 sandbox.configure("ascend910b", device_count=2)

@@ -189,7 +189,7 @@ for row in rows:
 # * 模型执行 4 次，每次 Batch 为 2；
 # * 输入拷贝在一条 Stream 上，执行在另一条 Stream 上，计算 Stream 等待在拷贝 Stream 上记录的 Event；
 # * 拷贝与执行重叠：在拷贝本可以与执行重叠的时间中，至少一半确实重叠了；
-# * 没有数据竞争（拷贝不能覆盖执行仍在读取的输入）。
+# * 没有隐患（拷贝不能覆盖执行仍在读取的输入，否则就是数据竞争）。
 
 # %% nbgrader={"grade": false, "grade_id": "ex12_2", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def solution(images, model_path):
