@@ -31,9 +31,9 @@
 #
 # **时间**：约 45 分钟。之后可选学深入：[03x_event_timing](03x_event_timing.ipynb)。
 #
-# **Stream（流）**是 Device 任务的按序队列。不同的 Stream 各自独立运行，它们的任务可以同时执行。**Event（事件）**
-# 是放在某一条 Stream 里的标记：这条 Stream 上排在它前面的任务全部完成，它才算完成。借助 Event，一条 Stream
-# 可以等待另一条 Stream 而 Host 不必停下；Host 也可以等待 Stream 中的某一点。
+# **Stream（流）**是 Device（设备）任务的按序队列。不同的 Stream 各自独立运行，它们的任务可以同时执行。
+# **Event（事件）**是放在某一条 Stream 里的标记：这条 Stream 上排在它前面的任务全部完成，它才算完成。借助 Event，
+# 一条 Stream 可以等待另一条 Stream 而 Host（主机）不必停下；Host 也可以等待 Stream 中的某一点。
 #
 # | C | Python | 作用 |
 # |---|---|---|

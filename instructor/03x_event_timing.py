@@ -127,8 +127,9 @@ for name, flag in FLAGS.items():
         print("    ", why[:150])
 
 # %% [markdown]
-# The wait for a `TIME_LINE`-only event is refused with 207000 `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`:
-# such an event has no wait task (the runtime's check, `src/runtime/api/impl/api_error.cc:1414-1416`).
+# The wait for a `TIME_LINE`-only event is refused with 207000 `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`
+# (`include/external/acl/error_codes/rt_error_codes.h:69`): such an event has no wait task (the
+# runtime's check, `src/runtime/api/impl/api_error.cc:1414-1416`).
 # Every pair gave an elapsed time. The reference says `TIME_LINE` is the flag that makes an event
 # record timestamps, and a program that times should ask for it; the runtime's own checks refuse
 # timing only for `EXTERNAL` and IPC events (`api_error.cc:1852-1859`), and the sandbox follows
@@ -149,8 +150,9 @@ for name, flag in FLAGS.items():
 # to start it. For short kernels that overhead dominates.
 
 # %% [markdown] lang="zh"
-# 只带 `TIME_LINE` 的 Event 被等待时，调用以 207000 `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` 失败：这样的 Event 没有
-# 等待任务（runtime 的检查：`src/runtime/api/impl/api_error.cc:1414-1416`）。三对 Event 都给出了耗时。API 参考说
+# 只带 `TIME_LINE` 的 Event 被等待时，调用以 207000 `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` 失败
+# （`include/external/acl/error_codes/rt_error_codes.h:69`）：这样的 Event 没有等待任务（runtime 的检查：
+# `src/runtime/api/impl/api_error.cc:1414-1416`）。三对 Event 都给出了耗时。API 参考说
 # `TIME_LINE` 才是让 Event 记录时间戳的标志，要计时的程序就应当带上它；而 runtime 自己的检查只拒绝为 `EXTERNAL`
 # 和 IPC Event 计时（`api_error.cc:1852-1859`），沙箱照这些检查实现，所以其他 Event 也能计时。不要依赖这一点：
 # 要计时的 Event 用 `ACL_EVENT_TIME_LINE` 创建，要被 Stream 等待的 Event 用 `ACL_EVENT_SYNC` 创建。
@@ -208,7 +210,7 @@ print(acl.get_recent_err_msg())
 # %% [markdown]
 # An error, not a number: the end event's timestamp is not set yet, and the runtime returns
 # 107006 `ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID` (`src/runtime/core/src/event/event.cc:1265-1269`,
-# the code from `errcode_manage.cc:198`). Synchronize the end event (or the stream) first, or
+# mapped in `errcode_manage.cc:198`; `include/external/acl/error_codes/rt_error_codes.h:27`). Synchronize the end event (or the stream) first, or
 # query it until it is complete, as exercise 03.3 below does.
 #
 # ## The cost of waiting: polling versus one synchronize
@@ -218,8 +220,8 @@ print(acl.get_recent_err_msg())
 
 # %% [markdown] lang="zh"
 # 返回的是错误而不是数字：结束 Event 的时间戳还没有写入，runtime 返回 107006
-# `ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID`（`src/runtime/core/src/event/event.cc:1265-1269`，错误码见
-# `errcode_manage.cc:198`）。先同步结束 Event（或整条 Stream），或者像下面练习 03.3 那样反复查询直到它完成。
+# `ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID`（`src/runtime/core/src/event/event.cc:1265-1269`，错误码映射见
+# `errcode_manage.cc:198`，定义见 `include/external/acl/error_codes/rt_error_codes.h:27`）。先同步结束 Event（或整条 Stream），或者像下面练习 03.3 那样反复查询直到它完成。
 #
 # ## 等待的代价：轮询与一次同步
 #
@@ -253,7 +255,7 @@ for how in ("polling", "synchronize"):
 # in this profile, the sandbox's assumption), and a device has a fixed number of them: 512 on the
 # 310B, 1984 on the 910B, counting the default streams (the API reference, *Stream management*,
 # `docs/zh/api_ref/06_stream_management.md`). Past that, `aclrtCreateStream` fails with 207008
-# `ACL_ERROR_RT_NO_STREAM_RESOURCE`. More streams than there are independent chains of work buy
+# `ACL_ERROR_RT_NO_STREAM_RESOURCE` (`rt_error_codes.h:77`). More streams than there are independent chains of work buy
 # nothing either: the engines are shared. Create the few streams a program needs at the start,
 # reuse them, and destroy them at the end.
 
@@ -265,7 +267,7 @@ for how in ("polling", "synchronize"):
 # Stream 不是免费的。每条 Stream 占用 Device 上的一个硬件队列，创建时要花 Host 时间（本配置为 50 µs，属沙箱的
 # 假设），而且一个 Device 上的数量是固定的：310B 上 512 条，910B 上 1984 条，默认 Stream 也算在内（API 参考
 # “Stream管理”，`docs/zh/api_ref/06_stream_management.md`）。超出之后，`aclrtCreateStream` 以 207008
-# `ACL_ERROR_RT_NO_STREAM_RESOURCE` 失败。Stream 多于相互独立的任务链也没有好处：引擎是共享的。在程序开始时创建
+# `ACL_ERROR_RT_NO_STREAM_RESOURCE` 失败（`rt_error_codes.h:77`）。Stream 多于相互独立的任务链也没有好处：引擎是共享的。在程序开始时创建
 # 所需的少数几条 Stream，反复使用，结束时再销毁。
 
 # %%
@@ -284,7 +286,7 @@ print(acl.get_recent_err_msg())
 #
 # An event belongs to the device that was current when it was created. Recording it on, or
 # making a stream wait for it from, a stream of **another** device fails with
-# `ACL_ERROR_RT_STREAM_CONTEXT` (107003); the host may still synchronise on or query it (the
+# `ACL_ERROR_RT_STREAM_CONTEXT` (107003, `rt_error_codes.h:24`); the host may still synchronise on or query it (the
 # Runtime programming guide, *Multi-device programming*,
 # `docs/zh/dev_guide/05_multi_device_programming.md`). Notebook 05 covers multi-device programs.
 
@@ -292,7 +294,7 @@ print(acl.get_recent_err_msg())
 # ## Event 属于哪个 Device
 #
 # Event 属于创建它时的当前 Device。在**另一个** Device 的 Stream 上记录它，或让另一个 Device 的 Stream 等待它，都会
-# 以 `ACL_ERROR_RT_STREAM_CONTEXT`（107003）失败；Host 仍然可以同步或查询它（《Runtime编程指南》“多设备编程”，
+# 以 `ACL_ERROR_RT_STREAM_CONTEXT`（107003，`rt_error_codes.h:24`）失败；Host 仍然可以同步或查询它（《Runtime编程指南》“多设备编程”，
 # `docs/zh/dev_guide/05_multi_device_programming.md`）。多 Device 程序见 notebook 05。
 
 # %%

@@ -124,13 +124,14 @@ print(acl.get_recent_err_msg())
 sandbox.memory_map(t_after_frees)
 
 # %% [markdown]
-# It fails with 207001 `ACL_ERROR_RT_MEMORY_ALLOCATION`: 32 MiB are free, but in four 8 MiB holes,
+# It fails with 207001 `ACL_ERROR_RT_MEMORY_ALLOCATION` (out of memory,
+# `include/external/acl/error_codes/rt_error_codes.h:70`): 32 MiB are free, but in four 8 MiB holes,
 # so fragmentation (1 - largest hole / free bytes) is 75 %. (The map numbers blocks from 1 in
 # allocation order, so `blocks[2]` is "block 3".) Freeing one more block joins its two
 # neighbouring holes into one 24 MiB extent, and the same request fits:
 
 # %% [markdown] lang="zh"
-# 申请以 207001 `ACL_ERROR_RT_MEMORY_ALLOCATION` 失败：空闲的 32 MiB 分散在四个 8 MiB 的空洞里，碎片率
+# 申请以 207001 `ACL_ERROR_RT_MEMORY_ALLOCATION` 失败（内存不足，`include/external/acl/error_codes/rt_error_codes.h:70`）：空闲的 32 MiB 分散在四个 8 MiB 的空洞里，碎片率
 # （1 - 最大空洞 / 空闲字节）为 75 %。（内存图按分配顺序从 1 开始给块编号，所以 `blocks[2]` 是“block 3”。）再释放
 # 一块，它两侧的空洞就连成一段 24 MiB 的连续空间，同样的请求这次放得下：
 
