@@ -129,6 +129,22 @@ def solution(x0):
         "host_sleep_instead_of_event": _order(between="    sandbox.host_work(2_500_000, 'wait for long_op')\n"),
         "synchronize_instead_of_event": _order(between="    acl.rt.synchronize_stream(s1)\n"),
         "no_synchronize_racy_read": _order(end="    acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)\n"),
+        "time_line_event_cannot_be_waited_for": """
+def solution(x0):
+    x = np.array([x0], np.uint32)
+    s1, _ = acl.rt.create_stream()
+    s2, _ = acl.rt.create_stream()
+    dev_x, _ = acl.rt.malloc(4, HUGE)
+    acl.rt.memcpy(dev_x, 4, acl.util.numpy_to_ptr(x), 4, H2D)
+    ev, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_TIME_LINE)   # no ACL_EVENT_SYNC: the wait is refused
+    long_op[1, s1](dev_x)
+    acl.rt.record_event(ev, s1)
+    acl.rt.stream_wait_event(s2, ev)
+    short_op[1, s2](dev_x)
+    acl.rt.synchronize_device()
+    acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)
+    return x
+""",
         "event_recorded_before_long_op": _order(
             before_long="    acl.rt.record_event(ev, s1)\n", between="    acl.rt.stream_wait_event(s2, ev)\n"
         ),
@@ -245,6 +261,22 @@ def solution(x0):
     acl.rt.memcpy_async(hx, 4, dev_x, 4, D2H, s2)
     acl.rt.synchronize_stream(s2)
     return acl.util.ptr_to_numpy(hx, (1,), np.uint32).copy()
+""",
+        "sync_event_with_flag": """
+def solution(x0):
+    x = np.array([x0], np.uint32)
+    s1, _ = acl.rt.create_stream()
+    s2, _ = acl.rt.create_stream()
+    dev_x, _ = acl.rt.malloc(4, HUGE)
+    acl.rt.memcpy(dev_x, 4, acl.util.numpy_to_ptr(x), 4, H2D)
+    ev, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_SYNC)
+    long_op[1, s1](dev_x)
+    acl.rt.record_event(ev, s1)
+    acl.rt.stream_wait_event(s2, ev)
+    short_op[1, s2](dev_x)
+    acl.rt.synchronize_stream(s2)
+    acl.rt.memcpy(acl.util.numpy_to_ptr(x), 4, dev_x, 4, D2H)
+    return x
 """,
         "synchronize_on_an_event_after_short_op": _order(
             end="    done, _ = acl.rt.create_event()\n"

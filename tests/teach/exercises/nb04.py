@@ -207,6 +207,19 @@ def solution(chunks):
     acl.rt.synchronize_stream(stream)
     return acl.util.ptr_to_numpy(host_out, chunks.shape, np.uint8).copy()
 """,
+        "free_with_dev_sync_every_step": """
+def solution(chunks):
+    stream, _ = acl.rt.create_stream()
+    host_in, _ = acl.rt.malloc_host(chunks.nbytes)
+    host_out, _ = acl.rt.malloc_host(chunks.nbytes)
+    acl.util.ptr_to_numpy(host_in, chunks.shape, np.uint8)[:] = chunks
+    for k in range(len(chunks)):
+        buf, _ = acl.rt.malloc(STEP, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        acl.rt.memcpy_async(buf, STEP, host_in + k * STEP, STEP, H2D, stream)
+        acl.rt.memcpy_async(host_out + k * STEP, STEP, buf, STEP, D2H, stream)
+        acl.rt.free_with_dev_sync(buf)                    # safe, but the host waits every step
+    return acl.util.ptr_to_numpy(host_out, chunks.shape, np.uint8).copy()
+""",
         "synchronize_every_step": """
 def solution(chunks):
     stream, _ = acl.rt.create_stream()
