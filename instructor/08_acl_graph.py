@@ -346,21 +346,24 @@ print(acl.get_recent_err_msg())
 
 # %% [markdown]
 # **The default stream** cannot be captured, and the guide calls any use of it during a capture
-# illegal (limit 6): capture a stream you created. The sandbox answers both with **107031**
-# (`ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT`). The runtime's source is narrower: it refuses to begin
-# a capture on the default stream with 207000 (`src/runtime/feature/aclgraph/v100/api_impl_aclgraph.cc:35-37`)
-# and gives 107031 when the default stream would join a capture through an event
-# (`src/runtime/api/impl/api_impl.cc:1631`, `:2178`, `:2224`); 107031 for the begin and for a
-# launch is the sandbox's choice. **Not on the 310B:** there every ACL Graph call answers 207000
-# (`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`).
+# illegal (limit 6): capture a stream you created. Passing the default stream to
+# `aclmdlRICaptureBegin` means passing a null stream (0), which the acl layer refuses before the
+# runtime sees it: **100000** (`ACL_ERROR_INVALID_PARAM`, `src/acl/aclrt_impl/model_ri.cpp:53`;
+# the runtime itself would answer 207000, `src/runtime/feature/aclgraph/v100/api_impl_aclgraph.cc:35-37`).
+# A task on the default stream while a capture is active answers **107031**
+# (`ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT`): the runtime gives that code when the default stream
+# would join a capture through an event (`src/runtime/api/impl/api_impl.cc:1631`, `:2178`,
+# `:2224`); for a kernel launch or a memset it is the sandbox's choice. **Not on the 310B:** there
+# every ACL Graph call answers 207000 (`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`).
 
 # %% [markdown] lang="zh"
 # **默认 Stream** 不能被捕获，指南还规定捕获过程中对默认 Stream 的操作都是非法的（第 6 条限制）：请捕获你自己创建的
-# Stream。沙箱对这两种情况都返回 **107031**（`ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT`）。运行时源码的检查范围要窄一些：
-# 在默认 Stream 上开始捕获返回 207000（`src/runtime/feature/aclgraph/v100/api_impl_aclgraph.cc:35-37`），默认 Stream
-# 要通过 Event 加入捕获时才返回 107031（`src/runtime/api/impl/api_impl.cc:1631`、`:2178`、`:2224`）；开始捕获和下发
-# 核函数时返回 107031 是沙箱的选择。**310B 不支持：** 在 310B 上，每个 ACL Graph 调用都返回 207000
-# （`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`）。
+# Stream。把默认 Stream 传给 `aclmdlRICaptureBegin`，就是传一个空 Stream（0），acl 层在运行时看到它之前就拒绝了：
+# **100000**（`ACL_ERROR_INVALID_PARAM`，`src/acl/aclrt_impl/model_ri.cpp:53`；运行时本身会返回 207000，
+# `src/runtime/feature/aclgraph/v100/api_impl_aclgraph.cc:35-37`）。捕获进行中往默认 Stream 下发任务返回 **107031**
+# （`ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT`）：运行时在默认 Stream 要通过 Event 加入捕获时给出这个错误码
+# （`src/runtime/api/impl/api_impl.cc:1631`、`:2178`、`:2224`）；下发核函数或 memset 时返回它是沙箱的选择。
+# **310B 不支持：** 在 310B 上，每个 ACL Graph 调用都返回 207000（`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`）。
 
 # %%
 stream, buf = board()

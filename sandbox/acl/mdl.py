@@ -39,12 +39,25 @@ if TYPE_CHECKING:  # to a type checker, a kind is the type the body gets: the ob
     from ..core.features.capture import ModelRI as model
     from ..core.objects import Stream as any_stream
     from ..core.objects import Stream as stream_here
+    from ..core.objects import Stream as capture_stream
 else:
     model = Kind(lambda m, th, value, what, c_name: graphs(m).ri(as_int(value, what)), resolve=True)
     stream_here = Kind(lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), api=c_name), resolve=True)
+    capture_stream = Kind(lambda m, th, value, what, c_name: _not_null_stream(m, th, value, what, c_name), resolve=True)
     any_stream = Kind(
         lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), check_context=False), resolve=True
     )  # of any context
+
+
+def _not_null_stream(m, th, value, what: str, c_name: str):
+    """A stream the call needs given explicitly: null (0, None) is 100000 (ACL_REQUIRES_NOT_NULL)."""
+    from ..core.errors import ACL_ERROR_INVALID_PARAM, fail
+
+    ptr = as_ptr(value, what)
+    if ptr == 0:
+        fail(ACL_ERROR_INVALID_PARAM, f"{what} is null: the default stream cannot be captured; capture a stream "
+             "made by aclrtCreateStream")
+    return m.stream(th, ptr, api=c_name)
 
 
 def _supported(m, th, c_name: text) -> None:
@@ -52,8 +65,11 @@ def _supported(m, th, c_name: text) -> None:
 
 
 @api("aclmdlRICaptureBegin", cost="capture_call", before=_supported)
-def ri_capture_begin(m, th, stream: stream_here, mode: int) -> None:
-    """aclmdlRICaptureBegin: tasks issued to ``stream`` from now on are recorded, not run."""
+def ri_capture_begin(m, th, stream: capture_stream, mode: int) -> None:
+    """aclmdlRICaptureBegin: tasks issued to ``stream`` from now on are recorded, not run.
+
+    A null stream (0: the default stream) is 100000: the acl layer requires a stream before the
+    runtime sees the call (aclmdlRICaptureBeginImpl, src/acl/aclrt_impl/model_ri.cpp:53)."""
     graphs(m).begin(th, stream, mode)
 
 

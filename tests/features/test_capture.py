@@ -156,9 +156,23 @@ def test_capture_replay_needs_fewer_api_calls_and_a_shorter_timeline_than_eager(
 
 
 # -- documented restrictions ---------------------------------------------------------------------
-def test_begin_on_the_default_stream_is_107031(device0):
-    assert acl.mdl.ri_capture_begin(0, GLOBAL) == acl.ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT == 107031
-    assert "default stream" in acl.get_recent_err_msg()
+def test_begin_on_the_default_stream_passed_as_null_is_100000_from_the_acl_layer(device0):
+    assert acl.mdl.ri_capture_begin(0, GLOBAL) == acl.ACL_ERROR_INVALID_PARAM == 100000
+    assert "default stream cannot be captured" in acl.get_recent_err_msg()
+    assert acl.mdl.ri_capture_begin(None, GLOBAL) == 100000
+    assert acl.mdl.ri_capture_get_info(0)[0] == acl.ACL_MODEL_RI_CAPTURE_STATUS_NONE  # nothing began
+
+
+def test_begin_on_the_default_stream_s_own_handle_is_207000_from_the_runtime(device0):
+    from sandbox.core.features.capture import graphs
+    from sandbox.core.machine import current
+
+    m = current()
+    th = m.current_thread()
+    default = m.stream(th, 0)
+    with pytest.raises(sandbox.AclError) as refused:
+        graphs(m).begin(th, default, GLOBAL)
+    assert refused.value.code == acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT == 207000
 
 
 def test_default_stream_used_during_capture_is_107031(device0):
