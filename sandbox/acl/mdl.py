@@ -55,8 +55,10 @@ def _not_null_stream(m, th, value, what: str, c_name: str):
 
     ptr = as_ptr(value, what)
     if ptr == 0:
-        fail(ACL_ERROR_INVALID_PARAM, f"{what} is null: the default stream cannot be captured; capture a stream "
-             "made by aclrtCreateStream")
+        fail(
+            ACL_ERROR_INVALID_PARAM,
+            f"{what} is null: the default stream cannot be captured; capture a stream made by aclrtCreateStream",
+        )
     return m.stream(th, ptr, api=c_name)
 
 
