@@ -300,7 +300,7 @@ print("correct:", bool((c == N).all()))
 # arrows are the event waits (a record on one stream → the wait it releases on the other).
 
 # %% [markdown] lang="zh"
-# 约 8.2 ms 多一点：最耗时的拷贝现在决定节奏，大部分加法都藏在拷贝下面执行（见“overlap”一项）。不会是 3.5 ms：
+# 约 8.2 ms 多一点：最耗时的拷贝现在决定节奏，大部分加法都藏在拷贝下面执行（见输出中的“重叠”）。不会是 3.5 ms：
 # 重叠是把较短的任务藏到较长的任务下面，并没有省掉哪一个。逻辑视图每条 Stream 一行；箭头是 Event 等待
 # （一条 Stream 上的记录 → 它在另一条 Stream 上放行的等待）。
 
