@@ -157,7 +157,7 @@ print("main thread still on:", acl.rt.get_device())
 # 清理Device上的资源"). Before releasing, both **wait for the work still queued** in the default context.
 #
 # Release the rest yourself before the reset: the API reference (`docs/zh/api_ref/04_device_management.md`,
-# aclrtResetDevice) asks for events and explicit streams first, then explicit contexts, then the
+# aclrtResetDevice) recommends events and explicit streams first, then explicit contexts, then the
 # reset; free the memory you allocated before that. A pointer from before a full reset must not
 # be used after it: allocate again.
 
@@ -169,7 +169,7 @@ print("main thread still on:", acl.rt.get_device())
 # `SetDevice`，一次就释放；编程指南也“更推荐使用aclrtResetDeviceForce接口一次性清理Device上的资源”。两个接口在
 # 释放之前，都会先**等默认 Context 中尚未完成的任务执行完**。
 #
-# 其余资源要在复位之前自己释放：API 参考（`docs/zh/api_ref/04_device_management.md`，aclrtResetDevice）要求的顺序是
+# 其余资源要在复位之前自己释放：API 参考（`docs/zh/api_ref/04_device_management.md`，aclrtResetDevice）建议的顺序是
 # 先销毁 Event 和显式创建的 Stream，再销毁显式创建的 Context，最后复位；申请的内存也应在此之前释放。完全复位之前拿到的
 # 指针，复位之后不能再用，需要重新申请。
 

@@ -271,7 +271,7 @@ for name, (first, span), end in (("1 thread, 4 devices", one_thread_span, one_th
 #
 # | pattern | choose it when | what it costs |
 # |---|---|---|
-# | 1 · one thread | a few devices, little host work per device, the simplest program | the host work of all devices is done in turn by one thread; a synchronize before switching devices stops the others (exercise 06.1) |
+# | 1 · one thread | a few devices, little host work per device, the simplest program | the host work of all devices is done in turn by one thread; a synchronize before switching devices stops the others (exercise 06.1, in 06x) |
 # | 2 · a thread per device | each device needs host work of its own, and the devices share data in host memory | `aclrtSetDevice` (or `aclrtSetCurrentContext`) in every thread; shared host data needs locking |
 # | 3 · a process per device | the devices' work must be isolated: a crash in one process leaves the others running (distributed-training launchers start one worker per device) | each process pays its own start-up and holds its own copy of everything; device memory is shared only by IPC (section 7) |
 # | 4 · processes of threads | a process per group of devices, a thread per device inside | both sets of rules ([06x](06x_patterns_in_depth.ipynb)) |
@@ -282,7 +282,7 @@ for name, (first, span), end in (("1 thread, 4 devices", one_thread_span, one_th
 #
 # | 方式 | 适用场景 | 代价 |
 # |---|---|---|
-# | 1 · 单个线程 | Device 不多、每个 Device 的 Host 侧工作很少，想让程序最简单 | 所有 Device 的 Host 侧工作都由一个线程轮流完成；切换 Device 之前做同步会让其他 Device 停下来（练习 06.1） |
+# | 1 · 单个线程 | Device 不多、每个 Device 的 Host 侧工作很少，想让程序最简单 | 所有 Device 的 Host 侧工作都由一个线程轮流完成；切换 Device 之前做同步会让其他 Device 停下来（06x 中的练习 06.1） |
 # | 2 · 每 Device 一个线程 | 每个 Device 都有自己的 Host 侧工作，且各 Device 共用 Host 内存中的数据 | 每个线程都要调用 `aclrtSetDevice`（或 `aclrtSetCurrentContext`）；共享的 Host 数据需要加锁 |
 # | 3 · 每 Device 一个进程 | 各 Device 的工作需要隔离：一个进程崩溃，其他进程照常运行（分布式训练的启动器通常为每个 Device 启动一个工作进程） | 每个进程各自承担启动开销，各持一份全部数据；Device 内存只能通过 IPC 共享（第 7 节） |
 # | 4 · 多进程多线程 | 每组 Device 一个进程，进程内每个 Device 一个线程 | 两套规则同时适用（[06x](06x_patterns_in_depth.ipynb)） |
@@ -419,8 +419,8 @@ sandbox.gantt()
 
 # %% [markdown] lang="zh"
 # 约 200 ms：两次下发都成功；Stream 是一个队列，不管由哪个线程下发，两个核函数都一个接一个地执行。谁先执行取决于下发
-# 的先后；在真实硬件上这取决于操作系统怎样调度两个线程，所以如果顺序要紧，程序必须自己保证（用 Event（事件），或者每个线程
-# 一个 Stream）。沙箱的轮转规则让每次运行的顺序都相同（[06x](06x_patterns_in_depth.ipynb) 中有解释）。
+# 的先后；在真实硬件上这取决于操作系统怎样调度两个线程，所以如果顺序要紧，程序必须自己保证：用 Event（事件），或者每个线程
+# 一个 Stream。沙箱的轮转规则让每次运行的顺序都相同（[06x](06x_patterns_in_depth.ipynb) 中有解释）。
 #
 # ## 7 · 没有 IPC，进程之间不共享 Device 内存
 #
