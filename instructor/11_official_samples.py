@@ -148,8 +148,8 @@ def error_op():
 # ## 1 · 快速入门：在 Stream 上下发自定义核函数（`0_quickstart/4_custom_kernel_launch`）
 #
 # 该样例用它自己的 Ascend C 核函数把两个 8 元素的 float 向量相加。这是最小的完整运行时程序：初始化、选择 Device、
-# 创建 Stream、分配内存、拷入、下发、同步、拷出、释放。在真实硬件上最容易出错的一步是下发：`<<<>>>` 只是把核函数
-# *放入队列*并立即返回，所以 Host 必须先同步再读取结果。C 代码如下（下发的中间参数是 L2 控制，这里为空）：
+# 创建 Stream（流）、分配内存、拷入、下发、同步、拷出、释放。在真实硬件上最容易出错的一步是下发：`<<<>>>` 只是把核函数
+# *放入队列*并立即返回，所以 Host（主机）必须先同步再读取结果。C 代码如下（下发的中间参数是 L2 控制，这里为空）：
 #
 # ```c
 # aclrtSetDevice(0);
@@ -287,7 +287,7 @@ print("read again: peek ->", acl.rt.peek_at_last_error(acl.ACL_RT_THREAD_LEVEL),
 # ## 3 · 两条 Stream 和一个 Event（`stream/2_multi_stream`、`event/1_event_timestamp`）
 #
 # `2_multi_stream` 在同一个数上，在 Stream 1 上运行一个长核函数（`x += 1`），在 Stream 2 上运行一个短核函数（`x *= 2`），
-# 期望得到 2：先加，再翻倍。它的 Event 部分在长核函数之后在 Stream 1 上记录一个 Event，并让 Stream 2 等待它；然后在 Stream 2 上
+# 期望得到 2：先加，再翻倍。它的 Event 部分在长核函数之后在 Stream 1 上记录一个 Event（事件），并让 Stream 2 等待它；然后在 Stream 2 上
 # 复位该 Event，在短核函数之后再次记录，由 Host 等待它。在硬件上，这个等待由 Device 完成：Host 把所有任务放入队列，
 # 在两次下发之间从不停下。
 #
@@ -399,7 +399,7 @@ print(f"timestamps {t0} and {t1} (µs); elapsed {ms:.4f} ms for a kernel declare
 #
 # 这两个样例都在下发之前给它们的 Stream 设置了 `ACL_STOP_ON_FAILURE`，而两次运行都很顺利，所以 README 从未展示它的
 # 作用。它决定失败任务之后的任务怎么办：默认（`ACL_CONTINUE_ON_FAILURE`）跳过失败的任务，后续任务照常运行；
-# 设置为遇错即停后，这条 Stream 以及它所在 Context 的每条 Stream 都会停止（API 参考对所有支持该接口的产品都这样写：
+# 设置为遇错即停后，这条 Stream 以及它所在 Context（上下文）的每条 Stream 都会停止（API 参考对所有支持该接口的产品都这样写：
 # `docs/zh/api_ref/06_stream_management.md` 中的 aclrtSetStreamFailureMode）。在硬件上，这就是“用做了一半的步骤
 # 算出错误结果”与“带着错误码干净地停下”之间的区别。下面是样例的步骤，在两个正常核函数之间放一个会失败的核函数：
 #

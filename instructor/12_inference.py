@@ -32,7 +32,7 @@
 # %% [markdown] lang="zh"
 # # 12 · 推理：用 runtime 运行离线模型
 #
-# **时间**：约 40 分钟 · **必修** · **前提**：notebook 01 到 03（五个步骤、异步调用、Stream 与 Event）。之后可选学深入：
+# **时间**：约 40 分钟 · **必修** · **前提**：notebook 01 到 03（五个步骤、异步调用、Stream（流）与 Event（事件））。之后可选学深入：
 # [12x_batching_profiling](12x_batching_profiling.ipynb)（动态 Batch、性能分析）。
 #
 # 开发板上几乎每个 pyACL 程序都在做同一件事：加载离线模型，查询输入输出的描述，把 Device（设备）缓冲区包装成数据集，执行模型，
