@@ -144,7 +144,7 @@ sandbox.gantt(view="physical")
 # ## 忘了指定 Stream：任务全部落到默认 Stream 上
 #
 # 一篇介绍 CANN 异步执行的社区文章（并非官方文档）提醒：异步接口必须绑定 Stream，“否则默认使用空 Stream，导致
-# 异步失效”。这句话只对了一半。传入 `0`（C 中为 `NULL`）会把任务放到当前 Context（上下文）的**默认 Stream** 上。
+# 异步失效”。这句话只对了一半。传入 `0`（C 中为 `NULL`）会把任务放到当前 Context（上下文）的**默认 Stream** 上
 # （见 CANN runtime 仓库 FAQ《如何理解默认Device和默认Stream机制》，位于 `docs/zh/FAQ/`）。调用照样立即返回，Host
 # 依然是异步的。真正失去的是 **Device** 上的并发：所有传入 0 的任务都排进同一个队列。下面把一次 16 MiB 的拷贝
 # 和一个与它无关的 1 ms 核函数先放在两条 Stream 上，再都放在 Stream 0 上：
@@ -250,7 +250,7 @@ sandbox.gantt()
 # ## 查询与同步
 #
 # runtime 的 Event 状态示例（`example/1_basic_features/event/0_event_status`）三次查询同一个 Event：刚创建时、
-# 在一个 2 ms 任务之后记录它之后、同步之后。
+# 把它记录在一个 2 ms 的任务后面之后、同步之后。
 #
 # **先预测，再运行。**第二次查询发生时，那个 2 ms 的任务还在运行。查询会等任务结束、会报错，还是立即回答？
 
