@@ -142,7 +142,7 @@ class Index:
         return f"pool {n}" if n else "a pool not in the log"
 
 
-_FREE_CALLS = ("aclrtFree", "aclrtFreeHost", "aclrtFreeAsync", "aclrtFreePhysical")
+_FREE_CALLS = ("aclrtFree", "aclrtFreeWithDevSync", "aclrtFreeHost", "aclrtFreeAsync", "aclrtFreePhysical")
 
 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

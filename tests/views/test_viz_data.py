@@ -7,6 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sandbox
+from sandbox import acl
 from sandbox.core import trace as tr
 from sandbox.viz.index import build_index
 from sandbox.viz.memory import memory_map
@@ -209,6 +211,19 @@ def test_block_is_pending_free_between_the_free_call_and_the_release():
     assert [b.pending_free for b in memory_map(log, 40).device(0).blocks] == [False]
     assert [b.pending_free for b in memory_map(log, 70).device(0).blocks] == [True]
     assert memory_map(log, 90).device(0).blocks == ()
+
+
+def test_a_block_freed_with_device_sync_is_pending_free_from_the_call_s_start():
+    """aclrtFreeWithDevSync waits for the device before it frees: the block is on its way out
+    from the call's start, as with aclrtFree."""
+    sandbox.configure("ascend910b")
+    acl.init()
+    acl.rt.set_device(0)
+    ptr, _ = acl.rt.malloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    start = sandbox.now()
+    assert acl.rt.free_with_dev_sync(ptr) == 0
+    (block,) = [b for b in build_index(sandbox.trace()).blocks if b.ptr == ptr]
+    assert block.free_called == start
 
 
 def test_memory_window_is_the_same_at_every_time(log):
