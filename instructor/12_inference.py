@@ -105,16 +105,17 @@ print("the model file:", os.path.basename(RESNET50), os.path.getsize(RESNET50), 
 # ## 1 · Load a model and read its description
 #
 # `load_from_file` needs `aclInit` and a current device: it allocates the model's weight and
-# work memory there (ResNet-50's 25.6 million parameters in float16 take about 49 MiB, its work
-# memory some 6 MiB more). The
-# description tells a program everything it needs to build buffers: how many inputs and outputs,
-# their names, dims, data types, formats and sizes in bytes.
+# work memory there (ResNet-50's 25.6 million parameters in float16 take about 49 MiB; the
+# stand-in's work memory, some 6 MiB more, is the sandbox's estimate). The description tells a
+# program everything it needs to build buffers: how many inputs and outputs, their names, dims,
+# data types, formats and sizes in bytes.
 
 # %% [markdown] lang="zh"
 # ## 1 · 加载模型并读取它的描述
 #
 # `load_from_file` 需要 `aclInit` 和一个当前 Device：它在那里为模型的权重和工作内存分配空间（ResNet-50 的 2560 万个参数以
-# float16 存放，约占 49 MiB，工作内存另需约 6 MiB）。描述告诉程序构建缓冲区所需的一切：输入和输出的个数，它们的名字、维度、数据类型、格式和字节数。
+# float16 存放，约占 49 MiB；替身的工作内存另需约 6 MiB，这是沙箱的估计）。描述告诉程序构建缓冲区所需的一切：输入和输出的个数，
+# 它们的名字、维度、数据类型、格式和字节数。
 
 # %%
 board()
@@ -135,14 +136,16 @@ for i in range(acl.mdl.get_num_outputs(desc)):
 print("ACL_FLOAT16 =", acl.ACL_FLOAT16, "| ACL_FLOAT =", acl.ACL_FLOAT, "| ACL_FORMAT_NCHW =", acl.mdl.ACL_FORMAT_NCHW)
 
 # %% [markdown]
-# A compiled `.om` is refused: the sandbox has no model compiler. The code is the runtime's
-# **207000** (`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`), and the message says how to make a stand-in. A
-# path that does not exist gets what a board returns, **145002**
-# (`ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID`, the graph engine's code).
+# A compiled `.om` is refused: the sandbox has no model compiler. The code, **207000**
+# (`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`), is the sandbox's choice (a board loads the file), and the
+# message says how to make a stand-in. A path that does not exist gets what a board returns,
+# **145002** (`ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID`, "invalid model path" in the API reference's
+# aclError list, `docs/zh/api_ref/25-01_aclError.md`).
 
 # %% [markdown] lang="zh"
-# 编译好的 `.om` 会被拒绝：沙箱没有模型编译器。返回码是运行时的 **207000**（`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`），消息说明
-# 如何制作替身。不存在的路径得到开发板返回的 **145002**（`ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID`，图引擎的错误码）。
+# 编译好的 `.om` 会被拒绝：沙箱没有模型编译器。返回码 **207000**（`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`）是沙箱的选择（开发板会
+# 正常加载这个文件），错误信息会说明如何制作替身。不存在的路径得到的是开发板也会返回的 **145002**
+# （`ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID`，API 参考“aclError 返回码列表”中的“无效的模型路径”，`docs/zh/api_ref/25-01_aclError.md`）。
 
 # %%
 compiled = os.path.join(FOLDER, "compiled.om")

@@ -71,7 +71,8 @@ def dataset(pairs):
 # A model compiled with dynamic batch sizes (ATC's `--dynamic_batch_size`) has an extra input,
 # `ascend_mbatch_shape_data` (`acl.mdl.ACL_DYNAMIC_TENSOR_NAME`), that carries the batch an
 # execution runs at; `set_dynamic_batch_size` writes it and must name one of the model's gears
-# (another batch size returns **145013**, `ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID`). A larger
+# (another batch size returns **145013**, `ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID`, "invalid dynamic
+# batch size" in the aclError list, `docs/zh/api_ref/25-01_aclError.md`). A larger
 # batch takes longer per execution but gives more images per second.
 
 # %% [markdown] lang="zh"
@@ -79,7 +80,7 @@ def dataset(pairs):
 #
 # 用动态 Batch 编译的模型（ATC 的 `--dynamic_batch_size`）多一个输入 `ascend_mbatch_shape_data`
 # （`acl.mdl.ACL_DYNAMIC_TENSOR_NAME`），用来携带一次执行所用的 Batch；`set_dynamic_batch_size` 写入它，并且必须指定模型的某个档位
-# （其他 Batch 大小返回 **145013**，`ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID`）。Batch 越大，每次执行越久，但每秒处理的图片更多。
+# （其他 Batch 大小返回 **145013**，`ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID`，即“aclError 返回码列表”中的“无效的动态分档Batch大小”）。Batch 越大，每次执行越久，但每秒处理的图片更多。
 
 # %%
 board()
