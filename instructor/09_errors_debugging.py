@@ -216,8 +216,9 @@ print("synchronize again:", acl.rt.synchronize_stream(s), "(an error is reported
 # %% [markdown]
 # The launch returned 0: it only *queues* the kernel, which had not run yet. The fault happened
 # later, on the device, and the first `aclrtSynchronizeStream` of that stream (or an
-# `aclrtSynchronizeDevice`) returned it; the second returned 0, because an error is reported
-# once. A program that never checks its synchronize never learns of the fault.
+# `aclrtSynchronizeDevice`) returned it; the second returned 0: the sandbox reports an error
+# once (its choice: the documentation does not say whether a later synchronize repeats it). A
+# program that never checks its synchronize never learns of the fault.
 #
 # To practise handling errors that a correct program can still meet — hardware faults —
 # `sandbox.inject_fault(kind, ...)` makes coming device tasks fail with the runtime's codes:
@@ -234,8 +235,8 @@ print("synchronize again:", acl.rt.synchronize_stream(s), "(an error is reported
 
 # %% [markdown] lang="zh"
 # 下发返回了 0：它只是把核函数*放进队列*，核函数那时还没运行。故障是后来在 Device 上发生的，由该 Stream 的第一次
-# `aclrtSynchronizeStream`（或一次 `aclrtSynchronizeDevice`）返回；第二次同步返回 0，因为一个错误只报告一次。从不检查
-# 同步返回值的程序，永远不会知道发生过故障。
+# `aclrtSynchronizeStream`（或一次 `aclrtSynchronizeDevice`）返回；第二次同步返回 0：沙箱对一个错误只报告一次（沙箱的选择：
+# 文档没有说明之后的同步是否会再次返回它）。从不检查同步返回值的程序，永远不会知道发生过故障。
 #
 # 正确的程序也可能遇到硬件故障。为了练习处理它们，`sandbox.inject_fault(kind, ...)` 让接下来的 Device 任务以运行时的错误码失败：
 #
@@ -665,7 +666,7 @@ teach.check("09.concepts", concepts, isolated=True).score * 4
 # ## Summary
 #
 # A misused call says so at once, in its return code and in `aclGetRecentErrMsg`; a device
-# fault says so at the next synchronize, once. Under stop-on-failure a fault stops the context
+# fault says so at the next synchronize. Under stop-on-failure a fault stops the context
 # until the device is reset, and recovery releases everything first, then resets, sets the
 # device again and allocates and uploads anew. The leak report finds what was never released.
 # Next, notebook 09b: hazard reports, which find races a lucky schedule hid, and the exported
@@ -674,7 +675,7 @@ teach.check("09.concepts", concepts, isolated=True).score * 4
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# 接口用错，当场就从返回码和 `aclGetRecentErrMsg` 得知；Device 故障在下一次同步时报告，而且只报告一次。遇错即停时，一次故障会让
+# 接口用错，当场就从返回码和 `aclGetRecentErrMsg` 得知；Device 故障在下一次同步时报告。遇错即停时，一次故障会让
 # 整个 Context 停下，直到复位 Device；恢复时先释放一切，再复位、重新设置 Device，然后重新申请、重新上传。泄漏报告找出从未释放的资源。
 # 下一个是 notebook 09b：隐患报告能找出被幸运的调度掩盖的问题，导出的 trace 则显示时间花在了哪里。
 

@@ -326,13 +326,13 @@ register_quiz(
                 (
                     "the launch: the runtime checks the kernel before it queues it",
                     "the first synchronize of that stream after the fault",
-                    "every synchronize of that stream from then on, until the device is reset",
+                    "none: a device fault is only written to the log (plog), not returned to the program",
                 ),
                 "b",
                 (
                     "a launch only queues the kernel and returns 0; the fault happens later, on the device",
                     "right: the device reports the fault, and the next synchronize returns it",
-                    "an error is reported once: the second synchronize returned 0",
+                    "the log has the details, but the code reaches the program: the synchronize returned 507015",
                 ),
                 "the cell under '5 · Asynchronous device errors surface at the next synchronize'",
                 {
@@ -340,12 +340,12 @@ register_quiz(
                     "choices": (
                         "下发本身：运行时在入队之前会检查核函数",
                         "故障之后该 Stream 的第一次同步",
-                        "从此以后该 Stream 的每一次同步，直到复位 Device",
+                        "哪个都不返回：Device 故障只写进日志（plog），不返回给程序",
                     ),
                     "why": (
                         "下发只是把核函数放进队列并返回 0；故障稍后才在 Device 上发生",
                         "对：Device 报告故障，下一次同步把它返回给程序",
-                        "一个错误只报告一次：第二次同步返回了 0",
+                        "日志里有细节，但错误码会返回给程序：同步返回了 507015",
                     ),
                     "shown_by": "“5 · 异步的 Device 错误在下一次同步时才暴露”下的单元格",
                 },
