@@ -63,6 +63,7 @@ TITLES = {
     "pinned, asynchronous, waiting once": "锁页内存、异步、只等待一次",
     "double buffering on one device": "单 Device 上的双缓冲",
     "the capstone: an 8x speed-up": "综合练习：8 倍加速",
+    "the transfer project: tune a pipeline you have not seen": "迁移项目：调优一条没见过的流水线",
 }
 
 # -- what a criterion measures ---------------------------------------------------------------------
@@ -324,6 +325,13 @@ HINTS = {
     "do the work on the device": "在 Device 上完成工作",
     "copy each batch's 4 MiB input in once": "每个批次 4 MiB 的输入只拷入一次",
     "copy each batch's 1 MiB output back once": "每个批次 1 MiB 的输出只拷回一次",
+    "copy each batch's input in once": "每个批次的输入只拷入一次",
+    "copy each batch's output back once": "每个批次的输出只拷回一次",
+    "each batch's output is upsample(refine^rounds(denoise(x[b]))), for the sizes and rounds the grader passes (read them from x.shape and rounds); synchronise before reading the host buffer": "每个批次的输出是 upsample(refine^rounds(denoise(x[b])))，规模和轮数以评分器传入的为准（从 x.shape 和 rounds 读取）；读取 Host 缓冲区之前先同步",
+    "per batch: denoise once, refine `rounds` times, upsample once, each over all n values of the batch (from a graph or launched one by one), and no other kernel": "每个批次：denoise 一次、refine `rounds` 次、upsample 一次，每次都覆盖该批次全部 n 个值（从图中重放或逐个下发均可），不要有其他核函数",
+    "find the engine that limits each batch (the Gantt chart, teach.busy) and keep it busy: give the copies back a stream of their own, and let one graph launch replace the many small kernel launches": "找出限制每个批次的引擎（看甘特图、teach.busy），让它一直忙碌：给拷回一条自己的 Stream，并用一次图下发代替许多次小核函数的下发",
+    "copy in": "拷入",
+    "copy back": "拷回",
     "each batch's output is pool(layer(normalize(x[b]))); synchronise before reading the host buffer the copies back fill": "每个批次的输出是 pool(layer(normalize(x[b])))；读取拷回所填充的 Host 缓冲区之前先同步",
     "on each device, load the next batch (its own stream, its own buffer set) while the AI Cores compute this one": "在每个 Device 上，AI Core 计算当前批次时加载下一个批次（用它自己的 Stream、它自己的一组缓冲区）",
     "give every device its share of the batches, and queue them all before the first synchronize": "给每个 Device 分配它的那份批次，在第一次同步之前全部放入队列",
@@ -390,6 +398,7 @@ PRACTISES = {
     "steps 1 and 2 of the tuning: pinned host memory, copies on the stream, one synchronize": "调优的第 1、2 步：锁页内存、Stream 上的内存拷贝、一次同步",
     "step 3: two buffer sets and two streams, so one batch's copy runs under another's kernels": "第 3 步：两组缓冲区和两条 Stream，使一个批次的内存拷贝在另一个批次的核函数运行时进行",
     "the whole tuning: pinned memory, asynchronous copies, double buffering on every device, four devices busy at once": "完整的调优：锁页内存、异步拷贝、每个 Device 上的双缓冲，四个 Device 同时忙碌",
+    "finding the bottleneck of an unseen pipeline (the copy back, then the host's launches) and removing it: a stream for the copies back, an ACL graph for the small kernels": "找出一条没见过的流水线的瓶颈（先是拷回，然后是 Host 的下发）并消除它：拷回用一条 Stream，小核函数用一个 ACL Graph",
 }
 
 TEXTS = {**FRAME, **TITLES, **WHAT, **DETAILS, **HINTS, **PRACTISES}
@@ -696,6 +705,11 @@ TEMPLATES: dict[str, str] = {
     "batch {}'s output": "批次 {} 的输出",
     "the {} batch outputs": "{} 个批次输出",
     "of all the data the baseline's launches cover, {}": "在基线各次下发所覆盖的全部数据中，{}",
+    "{}: the work of {} batches of {} values, {} refine rounds each": "{}：{} 个批次、每批 {} 个值、每批 {} 轮 refine 的工作量",
+    "all {} batch outputs are what device-to-host copies the host waited for brought back from what denoise, refine and upsample computed from x": "全部 {} 个批次输出都是 Host 等到完成的 Device 到 Host 拷贝带回的，来自 denoise、refine 和 upsample 根据 x 计算的结果",
+    "copy in {}, kernels {}, copy back {}": "拷入 {}，核函数 {}，拷回 {}",
+    "{}, {}x the baseline's {}; the ideal pipeline for these sizes (per batch: {}; {} the busiest) takes {}, {}x: you reached {} of it": "{0}，是基线 {2} 的 {1} 倍速度；这组规模下的理想流水线（每个批次：{3}；{4}最忙）用时 {5}，{6} 倍：你达到了它的 {7}",
+    "{}, {}x the baseline's {}; the ideal pipeline for these sizes (per batch: {}; {} the busiest) takes {}, {}x: you reached {} of it, want at least {}": "{0}，是基线 {2} 的 {1} 倍速度；这组规模下的理想流水线（每个批次：{3}；{4}最忙）用时 {5}，{6} 倍：你达到了它的 {7}，应至少达到 {8}",
     # fixed texts and names the graders build
     "kernels replayed from a graph": "从图中重放的核函数",
     "callbacks run": "回调已运行",

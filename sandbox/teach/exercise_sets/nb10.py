@@ -32,6 +32,7 @@ from sandbox import acl
 from sandbox.core.machine import Machine, bound
 from sandbox.core.host_turns import thread_finished
 from sandbox.profiles import get_profile
+from sandbox.teach.concepts import Question, Quiz, register_quiz
 from sandbox.teach.checks import (
     SYNC_CALLS,
     Check,
@@ -476,5 +477,383 @@ register(
         prepare=open_other_devices(DEVICES),
         inputs=batches,
         judge=judge_capstone,
+    )
+)
+
+
+# == 10.4 · the transfer project: a pipeline the notebook does not tune ================================
+# An upscaling service on one Ascend 910B card.  Per batch of n float32 values: a copy in (4n bytes),
+# ``denoise``, ``rounds`` small in-place ``refine`` kernels, ``upsample`` to 4n values, and a copy
+# back of 16n bytes.  On this card the copy back is the busiest engine, and the refine kernels are
+# shorter on the device than a launch is on the host: the two things the worked example never met.
+# The sizes (batches, n, rounds) are the grader's, drawn anew for every check.
+UP_PROFILE = "ascend910b"
+UP_CORES = 24  # block_dim: every AI Core of a 910B
+UP_BATCHES = (10, 16)  # batches per check, both ends included
+UP_CHUNK = 32768  # n is a multiple of this ...
+UP_CHUNKS = (7, 9)  # ... 7 to 9 of them: 229,376 to 294,912 values (0.9 to 1.1 MiB per batch)
+UP_ROUNDS = (14, 18)  # refine rounds per batch
+UP_STAGES = ("denoise", "refine", "upsample")
+EFFICIENCY_4 = 0.8
+
+
+@sandbox.kernel(bytes=lambda x, y, n: 8 * n, flops=lambda x, y, n: 3 * n, writes=("y",))
+def denoise(x: "float32*", y: "float32*", n: int):  # type: ignore[valid-type]  # pyACL type strings, read by @sandbox.kernel
+    y[:n] = np.clip(x[:n] * 1.25 - 0.125, 0.0, 1.0)
+
+
+@sandbox.kernel(bytes=lambda y, n: 8 * n, flops=lambda y, n: 2 * n, writes=("y",))
+def refine(y: "float32*", n: int):  # type: ignore[valid-type]  # pyACL type strings, read by @sandbox.kernel
+    y[:n] = y[:n] * 0.875 + 0.0625
+
+
+@sandbox.kernel(bytes=lambda y, out, n: 20 * n, flops=lambda y, out, n: 4 * n, writes=("out",))
+def upsample(y: "float32*", out: "float32*", n: int):  # type: ignore[valid-type]  # pyACL type strings, read by @sandbox.kernel
+    out[: 4 * n] = np.repeat(y[:n], 4)
+
+
+UP_KERNELS = {"denoise": denoise, "refine": refine, "upsample": upsample}
+
+
+def upscale_model(x: np.ndarray, rounds: int) -> np.ndarray:
+    """What the three kernels compute, batch by batch, on the host (the grader's reference)."""
+    y = np.clip(x * np.float32(1.25) - np.float32(0.125), 0.0, 1.0).astype(np.float32)
+    for _ in range(rounds):
+        y = y * np.float32(0.875) + np.float32(0.0625)
+    return np.repeat(y, 4, axis=1)
+
+
+def upscale_inputs(rng: np.random.Generator) -> dict:
+    """The grader's sizes and data: ``x`` (batches, n) float32 in [0, 1), pageable; ``rounds``."""
+    batches = int(rng.integers(UP_BATCHES[0], UP_BATCHES[1] + 1))
+    n = UP_CHUNK * int(rng.integers(UP_CHUNKS[0], UP_CHUNKS[1] + 1))
+    rounds = int(rng.integers(UP_ROUNDS[0], UP_ROUNDS[1] + 1))
+    return {"x": rng.random((batches, n), dtype=np.float32), "rounds": rounds}
+
+
+def upscale_baseline_program(x: np.ndarray, rounds: int) -> np.ndarray:
+    """The baseline the learner is given: pageable memory, blocking copies, one stream, every
+    kernel launched on its own, a synchronize per batch."""
+    batches, n = x.shape
+    stream, _ = acl.rt.create_stream()
+    dx, _ = acl.rt.malloc(4 * n, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    dy, _ = acl.rt.malloc(4 * n, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    dout, _ = acl.rt.malloc(16 * n, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    results = np.zeros((batches, 4 * n), np.float32)
+    for b in range(batches):
+        src, dst = np.ascontiguousarray(x[b]), results[b]
+        acl.rt.memcpy(dx, 4 * n, acl.util.numpy_to_ptr(src), 4 * n, H2D)
+        denoise[UP_CORES, stream](dx, dy, n)
+        for _ in range(rounds):
+            refine[UP_CORES, stream](dy, n)
+        upsample[UP_CORES, stream](dy, dout, n)
+        acl.rt.synchronize_stream(stream)
+        acl.rt.memcpy(acl.util.numpy_to_ptr(dst), 16 * n, dout, 16 * n, D2H)
+    for p in (dx, dy, dout):
+        acl.rt.free(p)
+    acl.rt.destroy_stream(stream)
+    return results
+
+
+def run_upscale_baseline(x: np.ndarray, rounds: int):
+    """The baseline on a fresh board of the grader's, same inputs; its index and result."""
+    m = Machine(UP_PROFILE, 1)
+    with bound(m):
+        acl.init()
+        acl.rt.set_device(0)
+        result = upscale_baseline_program(x, rounds)
+        with m.lock:
+            thread_finished(m, m.current_thread())
+    return build_index(m.log), result
+
+
+def ideal_time(batches: int, n: int, rounds: int, profile=None) -> dict:
+    """The pipeline's ideal time from the profile: each batch's copy in, kernels and copy back
+    (whole-batch copies from pinned memory, every kernel on all AI Cores), with the busiest of the
+    three kept busy from the first batch's end of fill to the last batch: fill + (batches - 1) beats
+    of the slowest stage + drain, i.e. h + c + d + (batches - 1) * max(h, c, d)."""
+    p = profile or get_profile(UP_PROFILE)
+
+    def kernel_ns(nbytes: float) -> float:  # block_dim = ai_cores: one wave, memory-bound
+        return p.kernel_start_ns + nbytes / p.hbm_bandwidth * 1e9
+
+    h = p.dma_latency_ns + 4 * n / p.h2d_pinned * 1e9
+    d = p.dma_latency_ns + 16 * n / p.d2h_pinned * 1e9
+    c = kernel_ns(8 * n) + rounds * kernel_ns(8 * n) + kernel_ns(20 * n)
+    stages = {"copy in": h, "kernels": c, "copy back": d}
+    busiest = max(stages, key=lambda k: stages[k])
+    total = h + c + d + (batches - 1) * stages[busiest]
+    return {"stages": stages, "busiest": busiest, "total": total}
+
+
+def check_upscale_kernels(run, base_ix, batches: int, n: int, rounds: int) -> Check:
+    profile = get_profile(UP_PROFILE)
+    mine, base = stage_work(run.index, profile), stage_work(base_ix, profile)
+    other = sorted(set(mine) - set(UP_STAGES))
+    short = []
+    for name in UP_STAGES:
+        want = base.get(name, (0, 0.0))[1]
+        got = mine.get(name, (0, 0.0))[1]
+        # a launch's duration is whole ns: its work is known to block_dim ns (24 on a 910B), no closer
+        slack = 1e-3 * want + profile.ai_cores * (mine.get(name, (0, 0.0))[0] + base.get(name, (0, 0.0))[0])
+        if want and abs(got - want) > slack:
+            short.append(f"{name} covered {got / want:.0%} of it" if got else f"{name} never ran")
+    ok = not other and not short
+    if ok:
+        counts = ", ".join(f"{name} x{mine[name][0]}" for name in UP_STAGES)
+        detail = f"{counts}: the work of {batches} batches of {n:,} values, {rounds} refine rounds each"
+    else:
+        parts = []
+        if short:
+            parts.append("of all the data the baseline's launches cover, " + "; ".join(short))
+        if other:
+            parts.append(f"other kernels ran: {', '.join(other)}")
+        detail = "; ".join(parts)
+    return Check(
+        "the kernel set unchanged",
+        ok,
+        detail,
+        "per batch: denoise once, refine `rounds` times, upsample once, each over all n values of the batch "
+        "(from a graph or launched one by one), and no other kernel",
+        mine,
+    )
+
+
+def check_upscale_provenance(run, array) -> Check:
+    for b in range(len(array)):
+        for c in run.computed(array[b], kernels=UP_KERNELS, inputs=("x",), what=f"batch {b}'s output"):
+            if not c.passed:
+                return c
+    return Check(
+        "the answer came from the device",
+        True,
+        f"all {len(array)} batch outputs are what device-to-host copies the host waited for brought back "
+        "from what denoise, refine and upsample computed from x",
+    )
+
+
+def check_efficiency(run, base_ix, ideal: dict, at_least: float) -> Check:
+    """The speed-up over the baseline, as a share of the speed-up the ideal pipeline would reach:
+    both the baseline and the ideal are for the grader's sizes of this check."""
+    span, base = timed_span(run.index), timed_span(base_ix)
+    stages = ", ".join(f"{k} {fmt_time(int(v))}" for k, v in ideal["stages"].items())
+    if span is None or base is None:
+        return Check(
+            "speed-up over the baseline",
+            False,
+            "no copy or kernel ran, so nothing was timed",
+            "do the work on the device",
+            None,
+        )
+    ratio, best = base / span, base / ideal["total"]
+    share = ratio / best
+    ok = share >= at_least
+    detail = (
+        f"{fmt_time(span)}, {ratio:.2f}x the baseline's {fmt_time(base)}; the ideal pipeline for these sizes "
+        f"(per batch: {stages}; {ideal['busiest']} the busiest) takes {fmt_time(int(ideal['total']))}, "
+        f"{best:.2f}x: you reached {share:.0%} of it" + ("" if ok else f", want at least {at_least:.0%}")
+    )
+    return Check(
+        "speed-up over the baseline",
+        ok,
+        detail,
+        "find the engine that limits each batch (the Gantt chart, teach.busy) and keep it busy: give the "
+        "copies back a stream of their own, and let one graph launch replace the many small kernel launches",
+        share,
+    )
+
+
+def judge_upscale(run):
+    x, rounds = run.inputs["x"], run.inputs["rounds"]
+    batches, n = x.shape
+    shape, array = run.answer((batches, 4 * n), np.float32, what=f"{batches} batch outputs")
+    yield shape
+    if array is None:
+        return
+    expected = upscale_model(x, rounds)
+    yield check_equal(
+        array,
+        expected,
+        what=f"the {batches} batch outputs",
+        hint="each batch's output is upsample(refine^rounds(denoise(x[b]))), for the sizes and rounds the "
+        "grader passes (read them from x.shape and rounds); synchronise before reading the host buffer",
+    )
+    yield check_upscale_provenance(run, array)
+    yield run.check_kernels(UP_KERNELS)
+    base_ix, base_result = run_upscale_baseline(x, rounds)
+    if not np.array_equal(base_result, expected):  # the grader's own program, so a grader bug
+        raise RuntimeError("the grader's baseline computed other outputs than the model")
+    yield check_upscale_kernels(run, base_ix, batches, n, rounds)
+    yield check_bytes(run.log, "H2D", exactly=batches * 4 * n, hint="copy each batch's input in once")
+    yield check_bytes(run.log, "D2H", exactly=batches * 16 * n, hint="copy each batch's output back once")
+    yield check_async_copies(run)
+    yield check_devices(run, (0,))
+    yield check_efficiency(run, base_ix, ideal_time(batches, n, rounds), EFFICIENCY_4)
+
+
+register(
+    Exercise(
+        id="10.4",
+        title="the transfer project: tune a pipeline you have not seen",
+        practises="finding the bottleneck of an unseen pipeline (the copy back, then the host's launches) and "
+        "removing it: a stream for the copies back, an ACL graph for the small kernels",
+        signature="solution(x, rounds) -> np.ndarray of shape (batches, 4 * n) float32",
+        profile=UP_PROFILE,
+        devices=1,
+        inputs=upscale_inputs,
+        judge=judge_upscale,
+    )
+)
+
+
+# -- the concept check ------------------------------------------------------------------------------------
+register_quiz(
+    Quiz(
+        "10.concepts",
+        "Concept check: finding and removing a pipeline's bottleneck",
+        "概念检查：找出并消除流水线的瓶颈",
+        (
+            Question(
+                "The upscaling baseline keeps its DMA D2H engine busy about 60% of the time and its AI Cores "
+                "about 12%. What do you change first?",
+                (
+                    "the streams: put the kernels on more streams, since more streams make a pipeline faster",
+                    "the copy back: pinned host memory, and a stream of its own so that it runs beside the next "
+                    "batch's work",
+                    "the kernels: a larger block_dim, since the AI Cores do the real work",
+                ),
+                "b",
+                (
+                    "more streams help only the engine that limits the run, and the kernels are not it: "
+                    "they are busy an eighth of the time",
+                    "right: the engine busy longest sets the pace; pinned memory makes each copy back about "
+                    "four times faster, and its own stream lets it overlap the next batch",
+                    "speeding up an engine that is idle most of the time saves at most that engine's share: "
+                    "find the busiest engine first",
+                ),
+                "the baseline's engine table in 'The transfer project · a pipeline you have not seen'",
+                {
+                    "text": "超分辨率流水线的基线让 DMA D2H 引擎约 60% 的时间在忙，AI Core 约 12%。你首先改什么？",
+                    "choices": (
+                        "Stream：把核函数放到更多 Stream 上，Stream 越多流水线越快",
+                        "拷回：使用锁页 Host 内存，并给它一条自己的 Stream，使它与下一个批次的工作并行",
+                        "核函数：用更大的 block_dim，因为真正干活的是 AI Core",
+                    ),
+                    "why": (
+                        "更多 Stream 只对限制运行的那个引擎有帮助，而核函数不是它：它们只有八分之一的时间在忙",
+                        "对：最忙的引擎决定节奏；锁页内存让每次拷回快约四倍，自己的 Stream 让它与下一个批次重叠",
+                        "加速一个大部分时间都空闲的引擎，最多只能省下它自己那一份：先找出最忙的引擎",
+                    ),
+                    "shown_by": "“迁移项目 · 一条没见过的流水线”中基线的引擎表",
+                },
+            ),
+            Question(
+                "In step 3, loading a batch takes about 0.18 ms on the copy stream, and the compute stream's part "
+                "of a batch (the three kernels and the small copy back) about 0.38 ms. About how long do the 16 "
+                "batches take?",
+                (
+                    "16 x (0.18 + 0.38) ms, about 9 ms: the copies still add up, only host calls are saved",
+                    "about 16 x 0.38 + 0.18 ms, about 6.2 ms: the busier stream sets the pace, and every load "
+                    "but the first hides under it",
+                    "about 16 x 0.18 ms, about 2.9 ms: two streams halve the time",
+                ),
+                "b",
+                (
+                    "that is one stream (step 2), where each task waits for the one before it; with two streams "
+                    "and two buffer sets the loads run under the kernels",
+                    "right: a pipeline takes about max(copy, compute) per batch, plus the one stage that cannot "
+                    "overlap at the start",
+                    "the compute stream still needs 0.38 ms per batch: overlapping hides the shorter stage, it "
+                    "never shortens the longer one",
+                ),
+                "the table (step 3's row) and the physical view after step 3",
+                {
+                    "text": "在第 3 步中，拷贝 Stream 加载一个批次约需 0.18 ms，计算 Stream 上每个批次的部分（三个核函数和较小的拷回）"
+                    "约需 0.38 ms。16 个批次大约需要多久？",
+                    "choices": (
+                        "16 x (0.18 + 0.38) ms，约 9 ms：拷贝照样累加，省下的只是 Host 调用",
+                        "约 16 x 0.38 + 0.18 ms，约 6.2 ms：较忙的那条 Stream 决定节奏，除第一次外每次加载都藏在它下面",
+                        "约 16 x 0.18 ms，约 2.9 ms：两条 Stream 让时间减半",
+                    ),
+                    "why": (
+                        "那是一条 Stream 的情形（第 2 步），每个任务都要等前一个；有两条 Stream 和两组缓冲区时，加载在核函数"
+                        "运行的同时进行",
+                        "对：流水线每个批次约需 max(拷贝, 计算)，再加上开头那一段无法重叠的时间",
+                        "计算 Stream 每个批次仍需 0.38 ms：重叠只能藏起较短的阶段，永远不会缩短较长的阶段",
+                    ),
+                    "shown_by": "结果表（第 3 步那一行）和第 3 步之后的物理视图",
+                },
+            ),
+            Question(
+                "Step 3's device is compute-bound: its AI Cores are busy almost all the time. What does a third "
+                "buffer set (and stream) on the same device bring?",
+                (
+                    "about a third less time: every stream is another lane",
+                    "a slower run: the streams compete for the AI Cores",
+                    "almost nothing: the busiest engine already works all the time; only more AI Cores (step 4's "
+                    "devices) shorten the run",
+                ),
+                "c",
+                (
+                    "streams are queues, not engines: a third one adds no AI Core",
+                    "the kernels still run one after another on the same cores, none is lost; the run takes "
+                    "about the same time",
+                    "right: once the busiest engine never waits, more streams only queue more work in front of it",
+                ),
+                "the run with three buffer sets under 'Step 3 · double buffering with two streams and events'",
+                {
+                    "text": "第 3 步的 Device 受计算限制：它的 AI Core 几乎一直在忙。在同一个 Device 上再加第三组缓冲区（和 Stream）会带来什么？",
+                    "choices": (
+                        "时间减少约三分之一：每条 Stream 都是又一条车道",
+                        "运行变慢：各条 Stream 争抢 AI Core",
+                        "几乎没有变化：最忙的引擎已经一直在工作；只有更多的 AI Core（第 4 步的 Device）才能缩短运行时间",
+                    ),
+                    "why": (
+                        "Stream 是队列，不是引擎：第三条 Stream 不会增加 AI Core",
+                        "核函数仍在同样的核上一个接一个运行，没有损失什么；运行时间大致不变",
+                        "对：一旦最忙的引擎从不等待，更多的 Stream 只是在它前面排更多的任务",
+                    ),
+                    "shown_by": "“第 3 步 · 用两条 Stream 和 Event 做双缓冲”下使用三组缓冲区的那次运行",
+                },
+            ),
+            Question(
+                "In the upscaling pipeline a refine kernel runs about 4.3 µs on the device and its launch costs "
+                "the host about 8.6 µs. The copies back already have a stream of their own. What limits a batch "
+                "with its 16 refine rounds, and what removes the limit?",
+                (
+                    "the host, which queues kernels slower than the device runs them: capture the rounds into an "
+                    "ACL graph and replay it with one aclmdlRIExecuteAsync per batch",
+                    "the AI Cores: launch refine with a larger block_dim",
+                    "the number of streams: put each refine round on a stream of its own",
+                ),
+                "a",
+                (
+                    "right: the device waits for the host's launches; a graph launch queues all the rounds for "
+                    "one host call (the Runtime programming guide, 'Single-stream capture')",
+                    "a larger block_dim does not shorten the host's 8.6 µs per launch, and the device already "
+                    "finishes each refine before the next one is queued",
+                    "the rounds update one buffer in place, so on separate streams they race, and each launch "
+                    "still costs the host 8.6 µs",
+                ),
+                "the cell that prints what a refine launch costs the host, in 'The transfer project · a "
+                "pipeline you have not seen'",
+                {
+                    "text": "在超分辨率流水线中，一个 refine 核函数在 Device 上运行约 4.3 µs，而下发它要花 Host 约 8.6 µs。拷回已经有了"
+                    "自己的 Stream。带着 16 轮 refine 的一个批次受什么限制？怎样消除这个限制？",
+                    "choices": (
+                        "Host：它放入核函数的速度比 Device 运行它们慢；把各轮捕获进一个 ACL Graph，每个批次用一次 "
+                        "aclmdlRIExecuteAsync 重放",
+                        "AI Core：用更大的 block_dim 下发 refine",
+                        "Stream 的数量：每轮 refine 放到自己的 Stream 上",
+                    ),
+                    "why": (
+                        "对：Device 在等 Host 下发；一次图下发只用一次 Host 调用就放入了所有轮次（《Runtime编程指南》“单流捕获”）",
+                        "更大的 block_dim 不会缩短每次下发 Host 的 8.6 µs，而且 Device 在下一个 refine 入队之前就已经做完了当前这个",
+                        "各轮在同一块缓冲区上原地更新，放在不同 Stream 上就会产生数据竞争，而且每次下发仍要花 Host 8.6 µs",
+                    ),
+                    "shown_by": "“迁移项目 · 一条没见过的流水线”中打印 refine 下发开销的单元格",
+                },
+            ),
+        ),
     )
 )

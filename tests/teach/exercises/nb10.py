@@ -604,3 +604,287 @@ def solution(x):
         "three_streams_synchronize_device": _THREE_STREAMS,
     },
 }
+
+
+# -- 10.4 · the transfer project: the upscaling pipeline ------------------------------------------------
+_UPSCALE = """
+def upscale(x, rounds, slots=2, graph=True, back_stream=True, whole=False, host_wait=False, split_back=1,
+            wait_computed=True, wait_sent=True):
+    batches, n = x.shape
+    hin, _ = acl.rt.malloc_host(batches * 4 * n)
+    hout, _ = acl.rt.malloc_host(batches * 16 * n)
+    acl.util.ptr_to_numpy(hin, (batches, n), np.float32)[:] = x
+    load, work = acl.rt.create_stream()[0], acl.rt.create_stream()[0]
+    back = acl.rt.create_stream()[0] if back_stream else work
+    sets = [[acl.rt.malloc(size, HUGE)[0] for size in (4 * n, 4 * n, 16 * n)] for _ in range(slots)]
+    graphs = []
+    for dx, dy, dout in sets:
+        if not graph:
+            graphs.append(None)
+            continue
+        acl.mdl.ri_capture_begin(work, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)
+        if whole:
+            denoise[UP_CORES, work](dx, dy, n)
+        for _ in range(rounds):
+            refine[UP_CORES, work](dy, n)
+        if whole:
+            upsample[UP_CORES, work](dy, dout, n)
+        graphs.append(acl.mdl.ri_capture_end(work)[0])
+    loaded, computed, sent = ([acl.rt.create_event()[0] for _ in range(slots)] for _ in range(3))
+    for b in range(batches):
+        s = b % slots
+        dx, dy, dout = sets[s]
+        if b >= slots:
+            if host_wait:
+                acl.rt.synchronize_event(sent[s])
+            else:
+                acl.rt.stream_wait_event(load, computed[s])
+                if wait_sent:
+                    acl.rt.stream_wait_event(work, sent[s])
+        acl.rt.memcpy_async(dx, 4 * n, hin + b * 4 * n, 4 * n, H2D, load)
+        acl.rt.record_event(loaded[s], load)
+        acl.rt.stream_wait_event(work, loaded[s])
+        if whole:
+            acl.mdl.ri_execute_async(graphs[s], work)
+        else:
+            denoise[UP_CORES, work](dx, dy, n)
+            if graph:
+                acl.mdl.ri_execute_async(graphs[s], work)
+            else:
+                for _ in range(rounds):
+                    refine[UP_CORES, work](dy, n)
+            upsample[UP_CORES, work](dy, dout, n)
+        acl.rt.record_event(computed[s], work)
+        if back is not work and wait_computed:
+            acl.rt.stream_wait_event(back, computed[s])
+        part = 16 * n // split_back
+        for k in range(split_back):
+            acl.rt.memcpy_async(hout + b * 16 * n + k * part, part, dout + k * part, part, D2H, back)
+        acl.rt.record_event(sent[s], back)
+    acl.rt.synchronize_stream(back)
+    acl.rt.synchronize_stream(work)
+    return acl.util.ptr_to_numpy(hout, (batches, 4 * n), np.float32).copy()
+"""
+
+_UPSCALE_STREAM_PER_SLOT = """
+def stream_per_slot(x, rounds, slots=2):
+    batches, n = x.shape
+    hin, _ = acl.rt.malloc_host(batches * 4 * n)
+    hout, _ = acl.rt.malloc_host(batches * 16 * n)
+    acl.util.ptr_to_numpy(hin, (batches, n), np.float32)[:] = x
+    per = []
+    for _ in range(slots):
+        stream, _ = acl.rt.create_stream()
+        dx, dy, dout = (acl.rt.malloc(size, HUGE)[0] for size in (4 * n, 4 * n, 16 * n))
+        acl.mdl.ri_capture_begin(stream, acl.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)
+        for _ in range(rounds):
+            refine[UP_CORES, stream](dy, n)
+        ri, _ = acl.mdl.ri_capture_end(stream)
+        per.append((stream, dx, dy, dout, ri))
+    for b in range(batches):
+        stream, dx, dy, dout, ri = per[b % slots]
+        acl.rt.memcpy_async(dx, 4 * n, hin + b * 4 * n, 4 * n, H2D, stream)
+        denoise[UP_CORES, stream](dx, dy, n)
+        acl.mdl.ri_execute_async(ri, stream)
+        upsample[UP_CORES, stream](dy, dout, n)
+        acl.rt.memcpy_async(hout + b * 16 * n, 16 * n, dout, 16 * n, D2H, stream)
+    for stream, *_ in per:
+        acl.rt.synchronize_stream(stream)
+    return acl.util.ptr_to_numpy(hout, (batches, 4 * n), np.float32).copy()
+"""
+
+MISTAKES["10.4"] = {
+    "the_worked_example_pattern_copy_back_on_the_compute_stream_no_graph": _uses(
+        _UPSCALE,
+        body="""
+def solution(x, rounds):
+    return upscale(x, rounds, graph=False, back_stream=False)
+""",
+    ),
+    "copies_back_on_their_own_stream_but_every_refine_launched_by_the_host": _uses(
+        _UPSCALE,
+        body="""
+def solution(x, rounds):
+    return upscale(x, rounds, graph=False)
+""",
+    ),
+    "graph_but_copies_back_on_the_compute_stream": _uses(
+        _UPSCALE,
+        body="""
+def solution(x, rounds):
+    return upscale(x, rounds, back_stream=False)
+""",
+    ),
+    "one_stream_pinned_and_asynchronous": """
+def solution(x, rounds):
+    batches, n = x.shape
+    hin, _ = acl.rt.malloc_host(batches * 4 * n)
+    hout, _ = acl.rt.malloc_host(batches * 16 * n)
+    acl.util.ptr_to_numpy(hin, (batches, n), np.float32)[:] = x
+    stream, _ = acl.rt.create_stream()
+    dx, dy, dout = (acl.rt.malloc(size, HUGE)[0] for size in (4 * n, 4 * n, 16 * n))
+    for b in range(batches):
+        acl.rt.memcpy_async(dx, 4 * n, hin + b * 4 * n, 4 * n, H2D, stream)
+        denoise[UP_CORES, stream](dx, dy, n)
+        for _ in range(rounds):
+            refine[UP_CORES, stream](dy, n)
+        upsample[UP_CORES, stream](dy, dout, n)
+        acl.rt.memcpy_async(hout + b * 16 * n, 16 * n, dout, 16 * n, D2H, stream)
+    acl.rt.synchronize_stream(stream)
+    return acl.util.ptr_to_numpy(hout, (batches, 4 * n), np.float32).copy()
+""",
+    "racy_copy_back_does_not_wait_for_upsample": _uses(
+        _UPSCALE,
+        body="""
+def solution(x, rounds):
+    return upscale(x, rounds, wait_computed=False)
+""",
+    ),
+    "racy_slot_reused_before_its_copy_back_ended": _uses(
+        _UPSCALE,
+        body="""
+def solution(x, rounds):
+    return upscale(x, rounds, wait_sent=False)
+""",
+    ),
+    "denoise_and_refine_computed_on_the_host_since_their_launches_are_slow": """
+def solution(x, rounds):
+    # the host does the small kernels' work and uploads the result: only upsample runs on the device
+    batches, n = x.shape
+    y = np.clip(x * np.float32(1.25) - np.float32(0.125), 0.0, 1.0).astype(np.float32)
+    for _ in range(rounds):
+        y = y * np.float32(0.875) + np.float32(0.0625)
+    hin, _ = acl.rt.malloc_host(batches * 4 * n)
+    hout, _ = acl.rt.malloc_host(batches * 16 * n)
+    acl.util.ptr_to_numpy(hin, (batches, n), np.float32)[:] = y
+    load, work, back = (acl.rt.create_stream()[0] for _ in range(3))
+    sets = [[acl.rt.malloc(size, HUGE)[0] for size in (4 * n, 16 * n)] for _ in range(2)]
+    loaded, computed, sent = ([acl.rt.create_event()[0] for _ in range(2)] for _ in range(3))
+    for b in range(batches):
+        s = b % 2
+        dy, dout = sets[s]
+        if b >= 2:
+            acl.rt.stream_wait_event(load, computed[s])
+            acl.rt.stream_wait_event(work, sent[s])
+        acl.rt.memcpy_async(dy, 4 * n, hin + b * 4 * n, 4 * n, H2D, load)
+        acl.rt.record_event(loaded[s], load)
+        acl.rt.stream_wait_event(work, loaded[s])
+        upsample[UP_CORES, work](dy, dout, n)
+        acl.rt.record_event(computed[s], work)
+        acl.rt.stream_wait_event(back, computed[s])
+        acl.rt.memcpy_async(hout + b * 16 * n, 16 * n, dout, 16 * n, D2H, back)
+        acl.rt.record_event(sent[s], back)
+    acl.rt.synchronize_stream(back)
+    return acl.util.ptr_to_numpy(hout, (batches, 4 * n), np.float32).copy()
+""",
+    "hard_wired_to_the_example_sizes": _uses(
+        _UPSCALE,
+        body="""
+def solution(x, rounds):
+    return upscale(np.ascontiguousarray(x[:UP_BATCHES, :UP_N]), UP_ROUNDS)
+""",
+    ),
+    "step_2_of_the_worked_example_pasted": """
+def solution(x, rounds):
+    stream, _ = acl.rt.create_stream()
+    bufs = device_buffers()
+    hin, hout = pinned_io(x)
+    for b in range(BATCHES):
+        acl.rt.memcpy_async(bufs[0], IN_B, hin + b * IN_B, IN_B, H2D, stream)
+        compute(bufs, stream)
+        acl.rt.memcpy_async(hout + b * OUT_B, OUT_B, bufs[3], OUT_B, D2H, stream)
+    acl.rt.synchronize_stream(stream)
+    return outputs(hout)
+""",
+    "one_refine_round_left_out_of_the_graph": _uses(
+        _UPSCALE,
+        body="""
+def solution(x, rounds):
+    return upscale(x, rounds - 1)
+""",
+    ),
+}
+
+VARIANTS["10.4"] = {
+    "three_buffer_sets": _uses(
+        _UPSCALE,
+        body="""
+def solution(x, rounds):
+    return upscale(x, rounds, slots=3)
+""",
+    ),
+    "the_whole_batch_s_kernels_in_one_graph": _uses(
+        _UPSCALE,
+        body="""
+def solution(x, rounds):
+    return upscale(x, rounds, whole=True)
+""",
+    ),
+    "host_waits_for_the_slot_s_copy_back_event": _uses(
+        _UPSCALE,
+        body="""
+def solution(x, rounds):
+    return upscale(x, rounds, host_wait=True)
+""",
+    ),
+    "copy_back_split_in_four": _uses(
+        _UPSCALE,
+        body="""
+def solution(x, rounds):
+    return upscale(x, rounds, split_back=4)
+""",
+    ),
+    "a_stream_per_buffer_set_two_sets": _uses(
+        _UPSCALE_STREAM_PER_SLOT,
+        body="""
+def solution(x, rounds):
+    return stream_per_slot(x, rounds, slots=2)
+""",
+    ),
+    "a_stream_per_buffer_set_three_sets": _uses(
+        _UPSCALE_STREAM_PER_SLOT,
+        body="""
+def solution(x, rounds):
+    return stream_per_slot(x, rounds, slots=3)
+""",
+    ),
+    "three_host_threads_launching_without_a_graph": """
+import threading
+
+def solution(x, rounds, k=3):
+    batches, n = x.shape
+    hin, _ = acl.rt.malloc_host(batches * 4 * n)
+    hout, _ = acl.rt.malloc_host(batches * 16 * n)
+    acl.util.ptr_to_numpy(hin, (batches, n), np.float32)[:] = x
+    ctx, _ = acl.rt.get_context()
+
+    def worker(j):
+        acl.rt.set_context(ctx)
+        work, back = acl.rt.create_stream()[0], acl.rt.create_stream()[0]
+        sets = [[acl.rt.malloc(size, HUGE)[0] for size in (4 * n, 4 * n, 16 * n)] for _ in range(2)]
+        computed = [acl.rt.create_event()[0] for _ in range(2)]
+        sent = [acl.rt.create_event()[0] for _ in range(2)]
+        for i, b in enumerate(range(j, batches, k)):
+            s = i % 2
+            dx, dy, dout = sets[s]
+            if i >= 2:
+                acl.rt.stream_wait_event(work, sent[s])
+            acl.rt.memcpy_async(dx, 4 * n, hin + b * 4 * n, 4 * n, H2D, work)
+            denoise[UP_CORES, work](dx, dy, n)
+            for _ in range(rounds):
+                refine[UP_CORES, work](dy, n)
+            upsample[UP_CORES, work](dy, dout, n)
+            acl.rt.record_event(computed[s], work)
+            acl.rt.stream_wait_event(back, computed[s])
+            acl.rt.memcpy_async(hout + b * 16 * n, 16 * n, dout, 16 * n, D2H, back)
+            acl.rt.record_event(sent[s], back)
+        acl.rt.synchronize_stream(back)
+
+    threads = [threading.Thread(target=worker, args=(j,)) for j in range(k)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return acl.util.ptr_to_numpy(hout, (batches, 4 * n), np.float32).copy()
+""",
+}
