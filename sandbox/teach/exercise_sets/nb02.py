@@ -275,15 +275,15 @@ register_quiz(
                     "Only asynchronous calls: queue all the chunks on one stream.",
                     "Two streams and nothing more: the runtime sees which buffers a task uses and orders the "
                     "tasks that share one.",
-                    "Chunks on two streams ordered by events: the compute stream waits for a chunk's loads, "
-                    "and the copy stream waits before it reuses a slot.",
+                    "Chunks on two streams, with events for each chunk's loads and each slot's reuse.",
                 ),
                 "c",
                 (
                     "on one stream the next chunk's loads wait for this chunk's add: chunks alone overlap nothing",
                     "the runtime does not track buffers: without events an add may run before its chunk has "
                     "loaded, and a slot may be overwritten before it was copied back",
-                    "right: the events carry the only dependencies across the streams; everything else may overlap",
+                    "right: the compute stream waits for a chunk's loads, the copy stream waits before it reuses "
+                    "a slot; the events carry the only dependencies across the streams, everything else may overlap",
                 ),
                 "the cells under 'Row 2 for real · double buffering over two streams with events'",
                 {
@@ -291,12 +291,13 @@ register_quiz(
                     "choices": (
                         "只要异步调用：把所有分块放在一条 Stream 上。",
                         "两条 Stream 就够了：运行时知道每个任务用到哪些缓冲区，会给共用缓冲区的任务排序。",
-                        "分块放在两条 Stream 上，用 Event 排序：计算 Stream 等待一块数据加载完成，拷贝 Stream 在复用槽位之前先等待。",
+                        "分块放在两条 Stream 上，用 Event 标记每块的加载和每个槽位的复用。",
                     ),
                     "why": (
                         "在一条 Stream 上，下一块的加载要等这一块的加法做完：只分块不会带来任何重叠",
                         "运行时不跟踪缓冲区：没有 Event，加法可能在数据加载完之前就执行，槽位也可能在拷回之前就被覆盖",
-                        "对：Event 承载了两条 Stream 之间仅有的依赖；其余一切都可以重叠",
+                        "对：计算 Stream 等待一块数据加载完成，拷贝 Stream 在复用槽位之前先等待；Event 承载了两条 Stream 之间仅有的依赖，"
+                        "其余一切都可以重叠",
                     ),
                     "shown_by": "“真正的第 2 行 · 用 Event 在两条 Stream 上做双缓冲”下的单元格",
                 },
@@ -304,15 +305,16 @@ register_quiz(
             Question(
                 "The pipeline goes from 16 chunks to 32. The total",
                 (
-                    "grows a little: fill and drain were already short, and every extra copy pays its start-up "
-                    "latency again.",
-                    "halves: twice the chunks, twice the overlap.",
+                    "grows a little.",
+                    "shrinks a little more: fill and drain get shorter again.",
                     "drops to about 3.5 ms, the compute time.",
                 ),
                 "a",
                 (
-                    "right: chunk size is a trade-off, not 'the smaller the better'",
-                    "the total cannot go below the busiest engine's time, here 8.2 ms of copies",
+                    "right: fill and drain were already short, and every extra copy pays its start-up latency "
+                    "again; chunk size is a trade-off, not 'the smaller the better'",
+                    "at 16 chunks fill and drain are already short: what 32 chunks save there, their extra copies' "
+                    "start-up latency costs again",
                     "overlap hides the shorter work under the longer; here the copies are the longer, so "
                     "8.2 ms is the bound",
                 ),
@@ -320,13 +322,13 @@ register_quiz(
                 {
                     "text": "流水线从 16 块增加到 32 块。总时间会",
                     "choices": (
-                        "略有增加：填充和排空本来就已经很短，每多一次拷贝就多付一次启动延迟。",
-                        "减半：块数翻倍，重叠也翻倍。",
+                        "略有增加。",
+                        "再减少一点：填充和排空又变短了。",
                         "降到约 3.5 ms，即计算时间。",
                     ),
                     "why": (
-                        "对：块的大小是一种权衡，并非越小越好",
-                        "总时间不可能低于最忙引擎的时间，这里是 8.2 ms 的拷贝",
+                        "对：填充和排空本来就已经很短，每多一次拷贝就多付一次启动延迟；块的大小是一种权衡，并非越小越好",
+                        "16 块时填充和排空已经很短：32 块在这里省下的时间，又被多出来的拷贝的启动延迟吃掉了",
                         "重叠是把较短的任务藏到较长的任务下面；这里较长的是拷贝，所以上限是 8.2 ms",
                     ),
                     "shown_by": "“离上限有多近？”下的单元格",
@@ -338,15 +340,15 @@ register_quiz(
                 (
                     "Nowhere on a board: the runtime holds back a read of host memory until the copies that "
                     "write it are done.",
-                    "On a board the read races the copy and may see old, partly written or new bytes, depending "
-                    "on timing; the sandbox shows the old bytes every time and raises a HazardWarning.",
+                    "On a board the read races the copy: old, partly written or new bytes, by timing.",
                     "Only in the sandbox: on a board the copy is so fast that it has always landed by then.",
                 ),
                 "b",
                 (
                     "the runtime does not watch the host's reads of its own memory: only a synchronize (or a "
                     "query) tells the host that the copy has landed",
-                    "right: a read before synchronising is a matter of order, not of luck",
+                    "right: a read before synchronising is a matter of order, not of luck; the sandbox shows the "
+                    "old bytes every time and raises a HazardWarning",
                     "a 4 MiB copy takes milliseconds and the read comes microseconds after the call; and a "
                     "program that is right only when the copy is fast is wrong",
                 ),
@@ -355,13 +357,12 @@ register_quiz(
                     "text": "Host 用 `memcpy_async` 把结果拷回 `host_c` 的任务入队后，没有同步就读取 `host_c`。问题出在哪里？",
                     "choices": (
                         "在板卡上没有问题：运行时会挡住对 Host 内存的读取，直到写它的拷贝完成。",
-                        "在板卡上，这次读取与拷贝构成数据竞争，读到的可能是旧字节、部分新字节或全部新字节，取决于时序；"
-                        "沙箱每次都显示旧字节，并报告 HazardWarning。",
+                        "在板卡上，这次读取与拷贝构成数据竞争：读到旧字节、部分新字节还是全部新字节，取决于时序。",
                         "只在沙箱里有问题：板卡上的拷贝很快，读的时候早已落地。",
                     ),
                     "why": (
                         "运行时不监视 Host 对自己内存的读取：只有同步（或查询）才能让 Host 确知拷贝已经落地",
-                        "对：同步前读取是顺序问题，不是运气问题",
+                        "对：同步前读取是顺序问题，不是运气问题；沙箱每次都显示旧字节，并报告 HazardWarning",
                         "4 MiB 的拷贝要几毫秒，而读取就在调用返回几微秒之后；况且只有拷贝够快才正确的程序本身就是错的",
                     ),
                     "shown_by": "“同步前读取”下的单元格",
