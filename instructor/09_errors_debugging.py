@@ -14,8 +14,7 @@
 # | what later tasks do after a failure | the stream's failure mode | `aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE)` | `acl.rt.set_stream_failure_mode(stream, acl.ACL_STOP_ON_FAILURE)` |
 # | something was never released | the leak report at `aclFinalize` | — | `sandbox.leak_report()` |
 #
-# The leak report is the sandbox's own aid (so are the hazard reports and the exported trace of
-# notebook 09b): the real runtime does not list what a program forgot.
+# The leak report is the sandbox's own aid: the real runtime does not list what a program forgot.
 #
 # **After this notebook** you can read a failing call's code and message, tell a misused call
 # from a device fault, choose a stream's failure mode, recover from a stopped context by
@@ -87,8 +86,7 @@ print("ACL_SUCCESS =", acl.ACL_SUCCESS, "| ACL_ERROR_INVALID_PARAM =", acl.ACL_E
 # *aclError*, `docs/zh/api_ref/25-01_aclError.md` in the CANN runtime repository): `1xxxxx` the
 # caller's mistake (bad parameter, not initialised), `2xxxxx` resources or a feature this
 # hardware lacks, `3xxxxx` business errors (a queue full or empty), `5xxxxx` the device or the
-# runtime itself (a kernel fault, a DMA error). The official samples wrap every call in a check
-# macro that logs the failing call and stops; here we print the codes.
+# runtime itself (a kernel fault, a DMA error). Here we print the codes.
 
 # %% [markdown] lang="zh"
 # ## 1 · 返回码
@@ -96,7 +94,7 @@ print("ACL_SUCCESS =", acl.ACL_SUCCESS, "| ACL_ERROR_INVALID_PARAM =", acl.ACL_E
 # 每个接口都返回 `ACL_SUCCESS`（0）或一个错误码；有输出的接口返回一个元组，错误码放在最后。返回码按定义规则分几段
 # （API 参考“aclError 返回码列表”，CANN runtime 仓库 `docs/zh/api_ref/25-01_aclError.md`）：`1XXXXX` 是开发者的环境或代码逻辑
 # 错误（参数不对、未初始化），`2XXXXX` 是资源不足或接口与当前硬件不匹配，`3XXXXX` 是业务功能异常（队列满、队列空），`5XXXXX`
-# 是软硬件内部异常（核函数执行异常、DMA 出错）。官方样例用一个检查宏包住每个调用，出错就打印日志并退出；这里直接打印错误码。
+# 是软硬件内部异常（核函数执行异常、DMA 出错）。这里直接打印错误码。
 
 # %%
 sandbox.configure("ascend910b", device_count=2)
@@ -435,8 +433,8 @@ print("batch results now:", [float(out[b, 0]) for b in range(3)])
 # %% [markdown]
 # ## 7 · The leak report at finalize
 #
-# `aclFinalize` releases what the process still holds — but a long-running service never
-# finalizes, so what it forgets to free piles up. The sandbox lists what is left:
+# `aclFinalize` releases what the process still holds, but a service that never finalizes piles
+# up what it forgets to free. The sandbox lists what is left:
 # `sandbox.leak_report()` at any time, and a `LeakWarning` (plus a record in the trace) at
 # `aclFinalize` if the list is not empty. We have freed nothing since the recovery. The report
 # groups the leftovers and names the call that releases each kind; we then release half of it
@@ -557,8 +555,7 @@ def ignores_errors(x, stream):
 print(sandbox.teach.check("09.1", ignores_errors))
 
 # %% [markdown]
-# The fault was reported, but nobody listened: the trapped batch and the batches after it never
-# arrived, there was no reset, and nothing was released.
+# The fault was reported, but nobody listened: batches were lost, no reset, nothing released.
 
 # %% [markdown] lang="zh"
 # 故障报告了，却没人理会：触发 trap 的批次和它之后的每个批次（被遇错即停丢弃）都没有回来，没有复位，也什么都没释放。
