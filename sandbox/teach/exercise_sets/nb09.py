@@ -385,7 +385,7 @@ register_quiz(
                 "A worker thread makes a call that fails. The main thread then calls aclGetRecentErrMsg. What does "
                 "it get?",
                 (
-                    "nothing of the worker's failure: the messages belong to the thread that failed",
+                    "none of the worker's messages: each thread has its own",
                     "the worker's message: the messages are kept for the whole process",
                     "the worker's message, which is then cleared for the worker too",
                 ),
@@ -399,7 +399,7 @@ register_quiz(
                 {
                     "text": "一个工作线程的某次调用失败了。随后主线程调用 aclGetRecentErrMsg，会得到什么？",
                     "choices": (
-                        "没有工作线程那次失败的信息：错误信息属于出错的线程",
+                        "没有工作线程的错误信息：每个线程各有各的",
                         "工作线程的错误信息：错误信息是整个进程共享的",
                         "工作线程的错误信息，并且工作线程那边也随之清空",
                     ),
@@ -416,8 +416,7 @@ register_quiz(
                 (
                     "synchronize once more: the error is reported once, then the stream takes work again",
                     "reset the device, set it again, and go on with the buffers allocated before",
-                    "free memory, destroy events and streams, reset the device, set it again, then allocate "
-                    "and upload anew",
+                    "release everything, reset, set the device again, allocate and upload anew",
                 ),
                 "c",
                 (
@@ -431,7 +430,7 @@ register_quiz(
                     "choices": (
                         "再同步一次：错误只报告一次，之后 Stream 又能接受任务",
                         "复位 Device、重新设置，然后继续使用之前申请的缓冲区",
-                        "释放内存、销毁 Event 和 Stream、复位 Device、重新设置，然后重新申请、重新上传",
+                        "释放一切、复位、重新设置 Device，再重新申请、重新上传",
                     ),
                     "why": (
                         "Context 一直停着：新的拷贝被以那次失败的错误码拒绝",
@@ -455,28 +454,28 @@ register_quiz(
                 "A program reads a host buffer that an asynchronous copy writes, before it synchronizes, and prints "
                 "the right value every time in the sandbox. Is it correct?",
                 (
-                    "yes: the value was right every time",
-                    "no: it reads before synchronising; only a synchronize (or a wait that saw completion) "
-                    "guarantees the copy is done",
-                    "yes: the copy is on the same stream as the kernel that produced the data",
+                    "yes: the value was right in every run so far",
+                    "no: nothing tells the host the copy back has finished",
+                    "yes: one stream runs its copy and kernel in order",
                 ),
                 "b",
                 (
                     "a lucky schedule is not a guarantee: on a busier machine the read comes first",
-                    "right: the hazard report names the read and the copy it did not wait for",
+                    "right: a read before synchronising; only a synchronize (or a wait that saw completion) "
+                    "orders it after the copy",
                     "stream order orders the tasks with each other, not the host's read with them",
                 ),
                 "the cells under '1.1 · Reading a host buffer before the copy into it is known complete'",
                 {
                     "text": "程序在同步之前读取一个由异步拷贝写入的 Host 缓冲区，在沙箱里每次都打印出正确的值。这个程序对吗？",
                     "choices": (
-                        "对：每次的值都正确",
-                        "不对：这是同步前读取；只有同步（或确认已完成的等待）才能保证拷贝已经完成",
-                        "对：拷贝与产生数据的核函数在同一条 Stream 上",
+                        "对：到目前为止每次的值都正确",
+                        "不对：没有任何东西告诉 Host 拷回已经完成",
+                        "对：一条 Stream 按顺序执行它的拷贝和核函数",
                     ),
                     "why": (
                         "碰巧的调度不是保证：换一台更忙的机器，读取就可能抢在前面",
-                        "对：隐患报告指出了这次读取和它没有等待的那次拷贝",
+                        "对：这是同步前读取；只有同步（或确认已完成的等待）才能让读取排在拷贝之后",
                         "Stream 的顺序只约束任务之间，不约束 Host 的读取",
                     ),
                     "shown_by": "“1.1 · 在确认拷贝完成之前读取 Host 缓冲区”下的单元格",
@@ -485,28 +484,28 @@ register_quiz(
             Question(
                 "aclrtFree(dy) right after launching, on one stream, a kernel that writes dy. What is the hazard?",
                 (
-                    "a data race between two streams",
+                    "a data race between the kernel's stream and the host's free",
                     "none: aclrtFree waits for the work queued on the stream",
-                    "a use after free: aclrtFree does not wait for the stream, so the kernel writes freed memory",
+                    "a use after free: the kernel writes memory already freed",
                 ),
                 "c",
                 (
                     "there is one stream here; the free is a host call, not a second stream's task",
                     "aclrtFree does not wait: the kernel ran after the free and faulted",
-                    "right: not every hazard is a data race; this one is a use after free",
+                    "right: aclrtFree does not wait for the stream; not every hazard is a data race",
                 ),
                 "the cells under '1.3 · Freeing memory that queued work still uses'",
                 {
                     "text": "在一条 Stream 上下发一个写 dy 的核函数后立即调用 aclrtFree(dy)。这是什么隐患？",
                     "choices": (
-                        "两条 Stream 之间的数据竞争",
+                        "核函数所在 Stream 与 Host 释放之间的数据竞争",
                         "没有隐患：aclrtFree 会等待 Stream 上排队的任务",
-                        "释放后使用：aclrtFree 不等待 Stream，核函数写入了已释放的内存",
+                        "释放后使用：核函数写入了已经释放的内存",
                     ),
                     "why": (
                         "这里只有一条 Stream；释放是 Host 调用，不是另一条 Stream 上的任务",
                         "aclrtFree 不等待：核函数在释放之后才运行，并且出错了",
-                        "对：隐患不都是数据竞争；这一个是释放后使用",
+                        "对：aclrtFree 不等待 Stream；隐患不都是数据竞争",
                     ),
                     "shown_by": "“1.3 · 释放排队任务仍在使用的内存”下的单元格",
                 },
@@ -515,9 +514,9 @@ register_quiz(
                 "One thread launches a copy into dx on stream 1, then a kernel reading dx on stream 2. What orders "
                 "the kernel after the copy?",
                 (
-                    "nothing: record an event on stream 1 after the copy and make stream 2 wait for it",
-                    "the order of the calls: the kernel was launched after the copy",
-                    "the device: it runs one stream at a time",
+                    "nothing yet: it needs an event recorded on stream 1 and waited on by stream 2",
+                    "the order of the calls: the kernel was launched after the copy, by the same thread",
+                    "the device: it runs one stream at a time, in launch order",
                 ),
                 "a",
                 (
@@ -529,9 +528,9 @@ register_quiz(
                 {
                     "text": "一个线程先在 Stream 1 上下发写入 dx 的拷贝，再在 Stream 2 上下发读取 dx 的核函数。是什么让核函数排在拷贝之后？",
                     "choices": (
-                        "什么也没有：要在拷贝之后于 Stream 1 上记录一个 Event，并让 Stream 2 等待它",
-                        "调用的先后：核函数是在拷贝之后下发的",
-                        "Device：它一次只运行一条 Stream",
+                        "还没有：需要在 Stream 1 上记录一个 Event，并让 Stream 2 等待它",
+                        "调用的先后：同一个线程在拷贝之后才下发核函数",
+                        "Device：它按下发顺序一次只运行一条 Stream",
                     ),
                     "why": (
                         "对：没有 Event，两个任务之间没有顺序，这才是数据竞争",
@@ -544,9 +543,9 @@ register_quiz(
             Question(
                 "In the exported trace, how do you find the host call that queued a given kernel?",
                 (
-                    "by time: the call starts at the same ts as the kernel",
-                    "by name: the host row has a slice named after the kernel",
-                    "by the flow arrow: it starts at the aclrtLaunchKernel call and ends on the kernel's slice",
+                    "by time: the call starts at the same timestamp as the kernel slice",
+                    "by name: the host thread's row has a slice named after the kernel",
+                    "by the flow arrow from the aclrtLaunchKernel call to the kernel's slice",
                 ),
                 "c",
                 (
@@ -558,9 +557,9 @@ register_quiz(
                 {
                     "text": "在导出的 trace 中，怎样找到下发某个核函数的那次 Host 调用？",
                     "choices": (
-                        "按时间：调用与核函数的 ts 相同",
-                        "按名字：Host 行上有一个以核函数命名的切片",
-                        "按流箭头：它从 aclrtLaunchKernel 调用开始，到核函数的切片结束",
+                        "按时间：调用与核函数切片的时间戳相同",
+                        "按名字：Host 线程那一行上有一个以核函数命名的切片",
+                        "按从 aclrtLaunchKernel 调用指向核函数切片的流箭头",
                     ),
                     "why": (
                         "下发只是入队：核函数开始得更晚，常常晚很多",

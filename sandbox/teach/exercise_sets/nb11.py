@@ -77,7 +77,7 @@ register_quiz(
                 (
                     "2: the failed kernel is skipped and the stream goes on",
                     "0: stop-on-failure undoes the tasks before the fault",
-                    "1: the first easy_op ran, and the stream stopped at the fault",
+                    "1: the first easy_op ran, then the stream stopped",
                 ),
                 "c",
                 (
@@ -92,7 +92,7 @@ register_quiz(
                     "choices": (
                         "2：出错的核函数被跳过，Stream 继续执行",
                         "0：遇错即停会撤销故障之前的任务",
-                        "1：第一个 easy_op 执行了，Stream 在故障处停下",
+                        "1：第一个 easy_op 执行了，然后 Stream 停了",
                     ),
                     "why": (
                         "那是默认的遇错继续；遇错即停时第二个 easy_op 从未执行",
@@ -105,27 +105,27 @@ register_quiz(
             Question(
                 "A copy from a buffer on device 0 to a buffer on device 1. Which peer-access enables does it need?",
                 (
-                    "both directions, as 2_device_P2P enables them",
-                    "one: access from device 0 to device 1 (aclrtDeviceEnablePeerAccess(1, 0) with device 0 current)",
+                    "both directions, as 2_device_P2P enables them before copying",
+                    "one: from device 0 to device 1, enabled with device 0 current",
                     "none: a device-to-device aclrtMemcpy goes through host memory",
                 ),
                 "b",
                 (
                     "the sample enables both, but one direction per enable is all a copy needs",
-                    "right: with that one enable the copy succeeded; with none it was refused",
+                    "right: aclrtDeviceEnablePeerAccess(1, 0) on device 0 was enough; with none the copy was refused",
                     "a peer copy goes over the link between the chips, and without access it is refused",
                 ),
                 "the cell under '8 · Two devices' that tries one enable, then none",
                 {
                     "text": "从 Device 0 上的缓冲区拷贝到 Device 1 上的缓冲区，需要开启哪些 Device 间数据交互？",
                     "choices": (
-                        "两个方向都要，和 2_device_P2P 一样",
-                        "一个：Device 0 到 Device 1 的访问（当前 Device 为 0 时调用 aclrtDeviceEnablePeerAccess(1, 0)）",
+                        "两个方向都要，和 2_device_P2P 拷贝前做的一样",
+                        "一个：Device 0 到 Device 1，在当前 Device 为 0 时开启",
                         "都不用：Device 间的 aclrtMemcpy 经过 Host 内存中转",
                     ),
                     "why": (
                         "样例开了两个方向，但每次开启只开一个方向，拷贝只需要它那一个",
-                        "对：开了这一个，拷贝成功；一个都不开，拷贝被拒绝",
+                        "对：在 Device 0 上调用 aclrtDeviceEnablePeerAccess(1, 0) 就够了；一个都不开，拷贝被拒绝",
                         "Device 间拷贝走芯片之间的链路，没有开启访问就会被拒绝",
                     ),
                     "shown_by": "“8 · 两个 Device”中先只开一个方向、再一个都不开的单元格",

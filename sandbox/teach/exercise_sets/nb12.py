@@ -167,28 +167,28 @@ register_quiz(
             Question(
                 "What does the host wait for in aclmdlExecute?",
                 (
-                    "nothing: it returns as soon as the execution is queued, as aclmdlExecuteAsync does",
+                    "nothing: it returns once the execution is queued",
                     "until the outputs have been copied back to host memory",
-                    "until the outputs are in device memory: the model's time plus the submission and the wake-up",
+                    "until the outputs are written in device memory",
                 ),
                 "c",
                 (
                     "that is aclmdlExecuteAsync; aclmdlExecute blocked the host for about 0.67 ms",
                     "the outputs stay in device memory: the program copies them back itself, after the call",
-                    "right: the host waited the model's time for one image, and the copy back came after",
+                    "right: the model's time plus the submission and the wake-up; the copy back came after",
                 ),
                 "the cells under '2 · Datasets, and a blocking execution'",
                 {
                     "text": "aclmdlExecute 让 Host 等什么？",
                     "choices": (
-                        "什么都不等：执行一放进队列就返回，和 aclmdlExecuteAsync 一样",
+                        "什么都不等：执行一放进队列就返回",
                         "等到输出被拷回 Host 内存",
-                        "等到输出写进 Device 内存：模型的时间加上下发和唤醒",
+                        "等到输出写进 Device 内存",
                     ),
                     "why": (
                         "那是 aclmdlExecuteAsync；aclmdlExecute 让 Host 阻塞了约 0.67 ms",
                         "输出留在 Device 内存里：程序在调用之后自己把它拷回",
-                        "对：Host 等了模型处理一张图片的时间，拷回是之后的事",
+                        "对：模型的时间加上下发和唤醒；拷回是之后的事",
                     ),
                     "shown_by": "“2 · 数据集，以及一次阻塞执行”下的单元格",
                 },
@@ -257,13 +257,13 @@ register_quiz(
                 "execution. What did that save for ResNet-50 on the 310P3?",
                 (
                     "about half the time: copies and executions now overlap fully",
-                    "a few percent: one image's copy takes about 13 us against 665 us of the model",
+                    "a few percent: the copies are short next to the model",
                     "nothing: the copies still wait for the executions before them",
                 ),
                 "b",
                 (
                     "overlap hides only the shorter of the two, here the copies",
-                    "right: pipelining pays when the copies are large against the model",
+                    "right: a copy takes about 13 us against 665 us of the model; pipelining pays for large copies",
                     "events order each execution after its own copy only; the next copy runs meanwhile",
                 ),
                 "the cell under '4 · The next batch's copy under the model's execution'",
@@ -272,12 +272,12 @@ register_quiz(
                     "这样省下了多少？",
                     "choices": (
                         "约一半时间：拷贝和执行现在完全重叠",
-                        "几个百分点：一张图片的拷贝约 13 us，而模型要 665 us",
+                        "几个百分点：拷贝比模型短得多",
                         "什么都没省：拷贝仍要等前面的执行",
                     ),
                     "why": (
                         "重叠只能藏住两者中较短的那个，这里是拷贝",
-                        "对：拷贝相对模型越大，流水线越值得",
+                        "对：一次拷贝约 13 us，而模型要 665 us；拷贝相对模型越大，流水线越值得",
                         "Event 只让每次执行排在它自己的拷贝之后；下一次拷贝同时进行",
                     ),
                     "shown_by": "“4 · 下一批的拷贝与模型执行重叠”下的单元格",
