@@ -41,7 +41,7 @@
 # %% [markdown] lang="zh"
 # # 10 · 综合练习：一步一步调优推理流水线
 #
-# **时间**：课堂约 45 分钟（示例讲解、练习 10.1 和概念检查），另加约 90 分钟的课后项目（练习 10.2、10.3，以及迁移项目：在一条
+# **时间**：约 45 分钟（课堂：示例讲解、练习 10.1 和概念检查），另加约 90 分钟的课后项目（练习 10.2、10.3，以及迁移项目：在一条
 # 本 notebook 没有调过的流水线上完成练习 10.4，并写一段由老师评分的说明）。
 #
 # 本 notebook 把前面各 notebook 的内容用到同一个程序上：一个推理服务，在一台 Atlas 300I 风格的服务器上（`ascend310p` 配置：
@@ -480,7 +480,8 @@ for name, r in rows.items():
 #   first synchronize (one per stream or per device at the end is fine, and so is polling with
 #   `aclrtStreamQuery`); no hazard, no failed call.
 #
-# Each exercise adds its own lines, below. You may use the notebook's kernels, constants and
+# Each exercise adds its own lines, below. (Exercise 10.4, the transfer project after them, has
+# a pipeline, a signature and a board of its own.) You may use the notebook's kernels, constants and
 # the helpers `device_buffers()`, `compute(bufs, stream)`, `pinned_io(x)` and `outputs(hout)`
 # (they do not touch the board), but not `open_board` or the step functions, which
 # configure a machine of their own.
@@ -516,7 +517,7 @@ for name, r in rows.items():
 # * 拷入 64 MiB、拷出 16 MiB，每个字节一次；没有与 Device 之间的阻塞 `aclrtMemcpy`；**只在最后同步**：任何 Host 线程在它的第一次同步
 #   之后都不再放入拷贝或核函数（最后每条 Stream 或每个 Device 一次同步是可以的，用 `aclrtStreamQuery` 轮询也可以）；没有隐患，没有失败的调用。
 #
-# 每个练习还在下面加上它自己的要求。你可以使用 notebook 中的核函数、常量和辅助函数 `device_buffers()`、`compute(bufs, stream)`、
+# 每个练习还在下面加上它自己的要求。（之后的迁移项目练习 10.4 有它自己的流水线、函数签名和板卡。）你可以使用 notebook 中的核函数、常量和辅助函数 `device_buffers()`、`compute(bufs, stream)`、
 # `pinned_io(x)` 和 `outputs(hout)`（它们不触碰板卡），但不能使用 `open_board` 或各步骤函数，它们会配置自己的机器。
 #
 # ### 练习 10.1 · 锁页内存、异步、只等待一次

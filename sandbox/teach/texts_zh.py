@@ -329,7 +329,7 @@ HINTS = {
     "copy each batch's output back once": "每个批次的输出只拷回一次",
     "each batch's output is upsample(refine^rounds(denoise(x[b]))), for the sizes and rounds the grader passes (read them from x.shape and rounds); synchronise before reading the host buffer": "每个批次的输出是 upsample(refine^rounds(denoise(x[b])))，规模和轮数以评分器传入的为准（从 x.shape 和 rounds 读取）；读取 Host 缓冲区之前先同步",
     "per batch: denoise once, refine `rounds` times, upsample once, each over all n values of the batch (from a graph or launched one by one), and no other kernel": "每个批次：denoise 一次、refine `rounds` 次、upsample 一次，每次都覆盖该批次全部 n 个值（从图中重放或逐个下发均可），不要有其他核函数",
-    "find the engine that limits each batch (the Gantt chart, teach.busy) and keep it busy: give the copies back a stream of their own, and let one graph launch replace the many small kernel launches": "找出限制每个批次的引擎（看甘特图、teach.busy），让它一直忙碌：给拷回一条自己的 Stream，并用一次图下发代替许多次小核函数的下发",
+    "find what limits each batch (profile_upscale, the physical Gantt chart) and keep it busy; then measure again: once one limit is gone another shows, and the host that queues its last task near the end of the run is one too": "找出限制每个批次的因素（用 profile_upscale、物理视图的甘特图），让它一直忙碌；然后再测量：一个限制消除后，另一个就会显现，而到运行快结束时才放入最后一个任务的 Host 也是一种限制",
     "copy in": "拷入",
     "copy back": "拷回",
     "each batch's output is pool(layer(normalize(x[b]))); synchronise before reading the host buffer the copies back fill": "每个批次的输出是 pool(layer(normalize(x[b])))；读取拷回所填充的 Host 缓冲区之前先同步",

@@ -657,8 +657,9 @@ def check_efficiency(run, base_ix, ideal: dict, at_least: float) -> Check:
         "speed-up over the baseline",
         ok,
         detail,
-        "find the engine that limits each batch (the Gantt chart, teach.busy) and keep it busy: give the "
-        "copies back a stream of their own, and let one graph launch replace the many small kernel launches",
+        "find what limits each batch (profile_upscale, the physical Gantt chart) and keep it busy; then measure "
+        "again: once one limit is gone another shows, and the host that queues its last task near the end of the "
+        "run is one too",
         share,
     )
 
