@@ -71,7 +71,7 @@ def fresh(profile="ascend910b", devices=None):
 # | `ACL_EVENT_CAPTURE_STREAM_PROGRESS` | 0x2 | tracks how far a stream's tasks have run |
 # | `ACL_EVENT_TIME_LINE` | 0x8 | records timestamps, for timing (the docs warn it costs event calls some speed) |
 # | `ACL_EVENT_DEVICE_USE_ONLY` | 0x10 | is used on the device only (not on 310B) |
-# | `ACL_EVENT_EXTERNAL` | 0x20 | is for updating tasks in a captured graph (notebook 08); not combined with others |
+# | `ACL_EVENT_EXTERNAL` | 0x20 | is for updating tasks in a captured graph (deep dive 08x); not combined with others |
 #
 # The reference's rule: an event created **without** `ACL_EVENT_SYNC` cannot be used with
 # `aclrtStreamWaitEvent` or `aclrtResetEvent`; events **with** it are a limited resource
@@ -96,7 +96,7 @@ def fresh(profile="ascend910b", devices=None):
 # | `ACL_EVENT_CAPTURE_STREAM_PROGRESS` | 0x2 | 用于跟踪 Stream 的任务执行进度 |
 # | `ACL_EVENT_TIME_LINE` | 0x8 | 记录时间戳，用于计时（文档提醒：这会影响 Event 相关接口的性能） |
 # | `ACL_EVENT_DEVICE_USE_ONLY` | 0x10 | 仅在 Device 上使用（310B 不支持） |
-# | `ACL_EVENT_EXTERNAL` | 0x20 | 用于任务捕获场景下的任务更新（notebook 08），不能与其他标志按位或 |
+# | `ACL_EVENT_EXTERNAL` | 0x20 | 用于任务捕获场景下的任务更新（选学深入 08x），不能与其他标志按位或 |
 #
 # API 参考的规定：**不含** `ACL_EVENT_SYNC` 的 Event 不能用于 `aclrtStreamWaitEvent` 和 `aclrtResetEvent`；**含**
 # 这个标志的 Event 数量有限（A2 系列每个 Device 65536 个）。《Runtime编程指南》“Event管理”

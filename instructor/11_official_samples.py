@@ -364,10 +364,10 @@ print(f"timestamps {t0} and {t1} (µs); elapsed {ms:.4f} ms for a kernel declare
 
 # %% [markdown]
 # The elapsed time is slightly more than the 2 ms the kernel declares: the two events bracket
-# everything the stream did between them, the kernel's start on the device included. Notebook 03 covers events, timing and priorities in depth.
+# everything the stream did between them, the kernel's start on the device included. Notebook 03 covers events and priorities; its deep dive 03x_event_timing covers timing in depth.
 
 # %% [markdown] lang="zh"
-# 耗时略多于核函数声明的 2 ms：两个 Event 夹住了 Stream 在它们之间所做的一切，包括核函数在 Device 上的启动。notebook 03 深入讲解 Event、计时和优先级。
+# 耗时略多于核函数声明的 2 ms：两个 Event 夹住了 Stream 在它们之间所做的一切，包括核函数在 Device 上的启动。notebook 03 讲解 Event 和优先级；它的选学深入 03x_event_timing 深入讲解计时。
 
 # %% [markdown]
 # ## 4 · Failure modes (`stream/0_simple_stream`, `event/0_event_status`)
@@ -740,12 +740,12 @@ sandbox.show(t=t_queued)
 
 # %% [markdown]
 # The four steps reused one block, and the host queued them all before the first copy ended:
-# the dashboard at that moment shows the copies still waiting in the stream's queue. Notebook
-# 04 compares this loop with plain `aclrtMalloc`/`aclrtFree`.
+# the dashboard at that moment shows the copies still waiting in the stream's queue. The deep
+# dive 04x_memory_pools compares this loop with plain `aclrtMalloc`/`aclrtFree`.
 
 # %% [markdown] lang="zh"
 # 四个步骤重复使用同一个内存块，而且 Host 在第一次拷贝结束之前就把它们全部放入了队列：仪表盘在那一刻显示拷贝仍
-# 在 Stream 的队列中等待。notebook 04 把这个循环与普通的 `aclrtMalloc`/`aclrtFree` 进行比较。
+# 在 Stream 的队列中等待。选学深入 04x_memory_pools 把这个循环与普通的 `aclrtMalloc`/`aclrtFree` 进行比较。
 
 # %% [markdown]
 # ## 8 · Two devices (`device/2_device_P2P`)
@@ -823,11 +823,11 @@ print(acl.get_recent_err_msg())
 # %% [markdown]
 # One enable is enough: access from device 0 to device 1 lets device 0's memory be copied to
 # device 1. The sample's second enable would serve a copy the other way. Notebook 05 covers
-# devices, the per-thread current device, peer links and their bandwidth.
+# devices and the per-thread current device; its deep dive 05x_peer_links, peer links and their bandwidth.
 
 # %% [markdown] lang="zh"
 # 开一个方向就够了：开启 Device 0 到 Device 1 的访问后，Device 0 的内存就能拷到 Device 1。样例的第二次开启服务的是反方向的拷贝。
-# notebook 05 讲解 Device、按线程的当前 Device、Device 间链路及其带宽。
+# notebook 05 讲解 Device 和按线程的当前 Device；它的选学深入 05x_peer_links 讲解 Device 间链路及其带宽。
 
 # %% [markdown]
 # ## Concept check
