@@ -8,7 +8,8 @@ found and the value is a round, plausible choice that a learner can change.
 * RT-SRC  CANN runtime source (hicann/runtime ``src/runtime/...``)
 * RT-FAQ  CANN runtime FAQ
 * T-...   third-party measurement or data sheet (named in the field's comment)
-* SEED003 the sync-vs-async table of the teaching article on asynchronous execution
+* ASYNC-ARTICLE the sync-vs-async table of a community article on CANN asynchronous execution
+  (CANN 训练营 2025; not official documentation)
 """
 
 from __future__ import annotations
@@ -210,7 +211,7 @@ ASCEND_310P = Profile(
     sources=("INI Ascend310P3", "RT-API 06/07/25-02", "T-Atlas 300I pages"),
 )
 
-# The 310B numbers for copies are calibrated on the seed article's 310B measurement:
+# The 310B numbers for copies are calibrated on ASYNC-ARTICLE's 310B measurement:
 # 3 x 4 MiB (two inputs in, one result out) took 8.2 ms, i.e. ~1.53 GB/s per direction.
 ASCEND_310B = Profile(
     name="ascend310b",
@@ -225,7 +226,7 @@ ASCEND_310B = Profile(
     cube_clock_mhz=1224,  # INI
     hbm_bandwidth=51.2e9,  # LPDDR4X (assumption)
     h2d_pinned=1.535e9,
-    d2h_pinned=1.535e9,  # SEED003: 12 MiB in 8.2 ms
+    d2h_pinned=1.535e9,  # ASYNC-ARTICLE: 12 MiB in 8.2 ms
     h2d_pageable=0.8e9,
     d2h_pageable=0.8e9,  # assumption
     dma_latency_ns=5 * US,  # assumption
@@ -244,15 +245,15 @@ ASCEND_310B = Profile(
     peer_bandwidth=0.0,
     peer_latency_ns=0,
     memory_kind="DDR",
-    # host and NPU share the board's LPDDR; the seed's table treats every copy as one serial
+    # host and NPU share the board's LPDDR; the article's table treats every copy as one serial
     # resource (8.5 ms = 8.2 ms of copies + what compute cannot hide), so copies in and out
-    # share one engine here (assumption, calibrated on SEED003)
+    # share one engine here (assumption, calibrated on ASYNC-ARTICLE)
     shared_host_dma=True,
     huge1g_pages_supported=False,  # RT-API 25-02 aclrtMemAttr: not on Atlas 200I/500 A2
     mem_pool_supported=False,  # RT-API 11-10: A2 only
     acl_graph_supported=False,  # RT-API 15: Atlas 200I/500 A2 "not supported"
     host_costs=HostCosts(kernel_launch=15 * US, memcpy_async=8 * US),  # slower board CPU (assumption)
-    sources=("INI Ascend310B1", "RT-API 25-02", "RT-SRC", "SEED003 sync/async table"),
+    sources=("INI Ascend310B1", "RT-API 25-02", "RT-SRC", "ASYNC-ARTICLE sync/async table"),
 )
 
 PROFILES = {p.name: p for p in (ASCEND_910B, ASCEND_310P, ASCEND_310B)}

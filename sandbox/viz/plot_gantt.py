@@ -56,7 +56,7 @@ def gantt_figure(
     min_bar_px: float | None = None,
     marked: Iterable[int] = (),
 ) -> Figure:
-    """A titled Gantt chart of ``log``: the seed's figures (total, copy, compute, overlap)
+    """A titled Gantt chart of ``log``: the overlap figures (total, copy, compute, overlap)
     in the title, a legend, and a cursor at ``t`` if given; the tasks numbered in ``marked``
     are outlined (a grade marks the tasks of its failing criteria)."""
     return gantt_plot(log, view, colour_by, t, width, window, min_bar_px, marked)[0]

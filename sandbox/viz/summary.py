@@ -26,7 +26,7 @@ _ = i18n.text  # the summaries' texts: str.format templates the catalogue transl
 
 
 def timeline_summary(log, view: str = LOGICAL) -> str:
-    """Per row: how many bars and how long busy; then the seed's copy/compute figures."""
+    """Per row: how many bars and how long busy; then the copy/compute overlap figures."""
     ix = build_index(log)
     tl = timeline(ix, view)
     a = activity(ix)

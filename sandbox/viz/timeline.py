@@ -294,7 +294,7 @@ def _rank(order: list, name: str) -> int:
 
 @dataclass(frozen=True)
 class Activity:
-    """The seed's figures for one trace: copy time, compute time, total, and their overlap."""
+    """The overlap figures of one trace: copy time, compute time, total, and their overlap."""
 
     copy: int
     compute: int

@@ -1,4 +1,4 @@
-"""Devices and contexts: SetDevice per thread, reference counts, resets, the affinity rules of seed 000."""
+"""Devices and contexts: SetDevice per thread, reference counts, resets, the affinity rules of RT-DG 05 (multi-device programming)."""
 
 from __future__ import annotations
 
@@ -147,7 +147,7 @@ def test_synchronize_device_waits_for_every_stream_of_the_current_context(machin
     assert all(t["end"] <= sandbox.now() for t in tasks_by_id().values())
 
 
-# -- the stream/event device-affinity rules of seed 000 -------------------------------------------
+# -- the stream/event device-affinity rules of RT-DG 05 -------------------------------------------
 def _two_devices():
     acl.rt.set_device(0)
     s0, _ = acl.rt.create_stream()

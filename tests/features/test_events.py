@@ -1,4 +1,4 @@
-"""Events: snapshots, waits, queries, elapsed time (RT-API 07, seed 000)."""
+"""Events: snapshots, waits, queries, elapsed time (RT-API 07, RT-DG 05)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Peer access between devices, the peer-link topologies and cross-device copies (seed 000)."""
+"""Peer access between devices, the peer-link topologies and cross-device copies (RT-DG 05)."""
 
 from __future__ import annotations
 
@@ -322,7 +322,7 @@ def test_devices_topo_reports_hccs_on_910b_pix_on_310p_and_nothing_on_310b():
     assert acl.rt.get_devices_topo(0, 0) == (0, 0)
 
 
-# -- the seed's sample ------------------------------------------------------------------------------------
+# -- the guide's P2P sample (RT-DG 05) ------------------------------------------------------------------------------------
 def test_seed_p2p_sample_runs_end_to_end_and_the_bytes_arrive():
     sandbox.configure("910b")
     assert acl.init() == 0

@@ -1,4 +1,4 @@
-"""Host threads and processes: deterministic interleaving, parking, deadlock detection (issue: seed 000)."""
+"""Host threads and processes: deterministic interleaving, parking, deadlock detection (the multi-device patterns of RT-DG 05)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The four multi-device programming patterns of seed 000, side by side on the timeline."""
+"""The four multi-device programming patterns of RT-DG 05 (the Runtime programming guide), side by side on the timeline."""
 
 from __future__ import annotations
 

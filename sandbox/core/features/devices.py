@@ -1,6 +1,6 @@
 """Init, devices and contexts: SetDevice reference counting, default contexts, resets.
 
-Rules (RT-API 04/05, RT-DG 05, seed 000):
+Rules (RT-API 04/05, RT-DG 05):
 * aclInit twice is 100002; aclFinalize releases what the process holds, aclInit or not before it,
   and a second one with no aclInit between is 100037 (src/acl/aclrt_impl/acl.cpp:382-392, 630-645).
 * SetDevice selects the device for the calling thread only, creating or re-using the

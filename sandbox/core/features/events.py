@@ -5,7 +5,7 @@
 * StreamWaitEvent(s2, e) makes every later task of s2 wait for the snapshot e held at
   the moment of the call; a later record does not move a wait already issued.
 * Record and wait fail (107003) when event and stream are on different devices;
-  Synchronize and Query of another device's event succeed (seed 000).
+  Synchronize and Query of another device's event succeed (RT-DG 05).
 * On a capturing stream, record, wait and reset take only Ex events (and ACL_EVENT_EXTERNAL ones):
   an event of aclrtCreateEvent or aclrtCreateEventWithFlag is refused with 207000 and the capture goes
   on (api_impl.cc:2168-2172 record, 1645-1652 wait, 2238-2243 reset; RT-DG 04-02:104).

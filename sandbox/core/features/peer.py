@@ -1,7 +1,7 @@
 """Peer access between devices, and the links that peer copies run on.
 
 Rules (RT-API 04 aclrtDeviceCanAccessPeer / EnablePeerAccess / DisablePeerAccess, RT-SRC
-acl memory.cpp and api_impl_device_topology.cc, RT-FAQ P2P, seed 000):
+acl memory.cpp and api_impl_device_topology.cc, RT-FAQ P2P, RT-DG 05):
 
 * Enabling is one-directional and device-level: aclrtDeviceEnablePeerAccess(peer, 0) on a
   thread whose current device is ``a`` opens the direction a -> peer only; the other
@@ -13,7 +13,7 @@ acl memory.cpp and api_impl_device_topology.cc, RT-FAQ P2P, seed 000):
   (offline / ACL_DEVICE run mode).
 * The docs allow it only between threads of one process, so the enabled directions are
   kept per process: another process sees nothing enabled.
-* CanAccessPeer and PeerAccessStatus need no current context (the seed queries before any
+* CanAccessPeer and PeerAccessStatus need no current context (the guide's sample queries before any
   SetDevice); Enable/Disable act on the current device, so they need one (107002).
 
 Choices where the docs are silent (documented, and tested):
