@@ -508,13 +508,13 @@ for name, r in rows.items():
 # * 板卡已先为你打开：`aclInit`，以及对 Device 0（10.3 中为全部四个 Device）的 `aclrtSetDevice`，当前 Device 为 Device 0。不要调用 `acl.init`
 #   或 `sandbox.configure`；
 # * **加速比** = 基线时间 / 你的时间，两者都从第一个拷贝或核函数入队的时刻计到最后一个结束（基线约 17.1 ms）。在你第一次拷贝之前
-#   创建流、Event 和缓冲区的时间不计入（上面各步骤的标记也把它排除在外），最后一个之后的清理也不计入；两者之间的一切都计入，包括
+#   创建 Stream、Event 和缓冲区的时间不计入（上面各步骤的标记也把它排除在外），最后一个之后的清理也不计入；两者之间的一切都计入，包括
 #   Host 调用；
-# * 输出与模型的一致，每个批次的输出都是 Device 到 Host 的拷贝从核函数计算结果中带回的，并在落地之后读取；
+# * 输出与模型一致，每个批次的输出都由 Device 到 Host 的拷贝从核函数的计算结果中带回，并且在拷贝完成之后才读取；
 # * **核函数集合不变**：`normalize`、`layer` 和 `pool` 各自覆盖全部数据，与基线相同（16 次下发，`n = N`，与 `compute(bufs, stream)`
 #   的做法一样），没有其他核函数。评分器根据实际运行的下发来衡量这一点：它们的耗时按元素声明，所以覆盖较少元素的下发或漏掉的
 #   阶段都会被发现；
-# * 拷入 64 MiB、拷出 16 MiB，每个字节一次；没有与 Device 之间的阻塞 `aclrtMemcpy`；**只在最后同步**：任何 Host 线程在它的第一次同步
+# * 拷入 64 MiB、拷出 16 MiB，每个字节一次；不使用 Host 与 Device 之间的阻塞 `aclrtMemcpy`；**只在最后同步**：任何 Host 线程在它的第一次同步
 #   之后都不再放入拷贝或核函数（最后每条 Stream 或每个 Device 一次同步是可以的，用 `aclrtStreamQuery` 轮询也可以）；没有隐患，没有失败的调用。
 #
 # 每个练习还在下面加上它自己的要求。（之后的迁移项目练习 10.4 有它自己的流水线、函数签名和板卡。）你可以使用 notebook 中的核函数、常量和辅助函数 `device_buffers()`、`compute(bufs, stream)`、
@@ -581,7 +581,7 @@ sandbox.teach.check("10.1", solution)
 # 排序：用 Event（`aclrtRecordEvent`、`aclrtStreamWaitEvent`，如 `pipeline` 中那样），或每个槽位一条 Stream；不要用 Host 等待，它会破坏
 # “只在最后同步”。除了共同要求：
 #
-# * 只用 Device 0，它的拷贝和核函数在**至少 2 条流**上；
+# * 只用 Device 0，它的拷贝和核函数在**至少 2 条 Stream** 上；
 # * Device 0 上拷贝与计算的重叠**至少达到**可能重叠时间（两者忙碌时间中较短的那个）的 **50%**；
 # * Device 内存峰值**至多 64 MiB**：一组缓冲区占 19 MiB（三个 4 MiB 缓冲区各占 6 MiB 大页，加上 1 MiB 的输出），所以两个或三个槽位
 #   放得下，每批一组则放不下；
@@ -703,9 +703,9 @@ sandbox.teach.check("10.3", solution)
 # overlap), but no copy engine ever works while its own AI Cores do.
 
 # %% [markdown] lang="zh"
-# 一条诱人的捷径——四个 Device，但每个只有一条 Stream、一组缓冲区、没有 Event——在下面评判。它在时间上接近，但在每个 Device 上拷贝和核函数
+# 一条诱人的捷径——四个 Device，但每个只有一条 Stream、一组缓冲区、没有 Event——在下面评判。它的用时接近目标，但在每个 Device 上拷贝和核函数
 # 仍然轮流进行，所以达不到 8×，重叠那一项也什么都找不到：Device 0 的拷贝确实与 Device 1 的核函数并行运行（表中整机范围的
-# `teach.busy()` 会把它算作重叠），但没有一个拷贝引擎在它自己的 AI Core 工作时工作。
+# `teach.busy()` 会把它算作重叠），但没有哪个拷贝引擎是在它自己那块卡的 AI Core 工作时工作的。
 
 # %%
 def four_devices_one_stream_each(x):
