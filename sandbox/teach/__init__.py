@@ -27,7 +27,8 @@ from sandbox.core.trace import Note
 from .checks import *  # noqa: F403
 from .checks import Check, Checks, grade  # noqa: F401
 from .concepts import Question, Quiz, questions, register_quiz  # noqa: F401
-from .grading import BOARD, Exercise, Grade, Run, check, exercises, register  # noqa: F401
+from .grading import BOARD, Exercise, Run, check, exercises, register  # noqa: F401
+from .verdict import Grade  # noqa: F401
 
 
 def mark(text: str) -> int:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from sandbox import i18n
 
 from .checks import Check
+from .verdict import Grade
 
 LETTERS = string.ascii_lowercase
 
@@ -168,8 +169,6 @@ def judge(quiz: Quiz, answers) -> list[Check]:
 
 def grade_answers(quiz: Quiz, answers):
     """The grade of ``answers`` (a function returning ``{number: letter}``, or the dict itself)."""
-    from .grading import Grade
-
     zh = i18n.language() == "zh"
     if callable(answers):
         try:

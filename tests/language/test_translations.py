@@ -301,7 +301,7 @@ def _grader_texts() -> list[str]:
     import ast
 
     files = sorted((ROOT / "sandbox" / "teach" / "exercise_sets").glob("nb*.py"))
-    files += [ROOT / "sandbox" / "teach" / name for name in ("checks.py", "grading.py")]
+    files += [ROOT / "sandbox" / "teach" / name for name in ("checks.py", "grading.py", "verdict.py")]
     found: list[str] = []
 
     def keep(node):
