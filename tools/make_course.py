@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from notebook_sources import LANGUAGES, editions, instructor_notebook, sources
+from notebook_sources import LANGUAGES, STUBS, editions, instructor_notebook, sources
 
 CONFIG = """\
 c = get_config()  # noqa: F821 - nbgrader's config object
@@ -35,6 +35,17 @@ c.Execute.timeout = 300
 """
 
 
+def config_text(lang: str) -> str:
+    """nbgrader's configuration of a course of edition ``lang``: the Chinese course's stubs are Chinese."""
+    if lang == "en":
+        return CONFIG
+    (code, markdown) = STUBS[lang]
+    return (
+        CONFIG
+        + f"c.ClearSolutions.code_stub = {{'python': {chr(10).join(code)!r}}}\nc.ClearSolutions.text_stub = {markdown!r}\n"
+    )
+
+
 def make_course(root: Path, prefixes: list[str] = (), lang: str = "en") -> list[str]:
     """Write the course of edition ``lang``; returns the assignment names."""
     if lang not in LANGUAGES:
@@ -42,7 +53,7 @@ def make_course(root: Path, prefixes: list[str] = (), lang: str = "en") -> list[
     root.mkdir(parents=True, exist_ok=True)
     config = root / "nbgrader_config.py"
     if not config.exists():
-        config.write_text(CONFIG, encoding="utf-8")
+        config.write_text(config_text(lang), encoding="utf-8")
     names = []
     for source in sources():
         if prefixes and not any(source.name.startswith(p) for p in prefixes):

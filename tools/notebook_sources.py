@@ -3,7 +3,8 @@
 The sources are jupytext percent files (``# %%`` cells; nbgrader's cell metadata written in
 the cell marker, ``# %% nbgrader={...}``).  The learner notebook is what
 ``nbgrader generate_assignment`` makes of the instructor notebook: a solution region becomes
-nbgrader's default stub at the region's indentation, and a hidden-test region disappears.
+nbgrader's stub at the region's indentation (nbgrader's default in English; the Chinese course's
+own, ``STUBS``, which tools/make_course.py configures), and a hidden-test region disappears.
 tests/teach/test_nbgrader_course.py checks that the two agree cell for cell.
 
 **Two editions from one source**: English and Simplified Chinese.  Every markdown cell is
@@ -41,6 +42,11 @@ LANGUAGES = ("en", "zh")
 OUTS = {"en": OUT, "zh": OUT / "zh"}
 CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")  # nbgrader's default for Python
 MARKDOWN_STUB = "YOUR ANSWER HERE"
+# The Chinese course's stubs (tools/make_course.py configures nbgrader's ClearSolutions with them)
+STUBS = {
+    "en": (CODE_STUB, MARKDOWN_STUB),
+    "zh": (("# 在此处编写你的代码", "raise NotImplementedError()"), "在此处作答"),
+}
 _REGION = re.compile(
     r"^([ \t]*)### BEGIN (SOLUTION|HIDDEN TESTS)[ \t]*\n(.*?)^[ \t]*### END \2[ \t]*(?:\n|\Z)", re.MULTILINE | re.DOTALL
 )
@@ -130,14 +136,15 @@ def instructor_notebook(source: Path, lang: str = "en") -> nbformat.NotebookNode
     return nb
 
 
-def strip_regions(text: str, markdown: bool = False) -> str:
-    """Solution regions become the stub; hidden-test regions go (nbgrader's rules)."""
+def strip_regions(text: str, markdown: bool = False, lang: str = "en") -> str:
+    """Solution regions become the edition's stub; hidden-test regions go (nbgrader's rules)."""
+    code_stub, markdown_stub = STUBS[lang]
 
     def replace(m: re.Match) -> str:
         indent, kind = m.group(1), m.group(2)
         if kind == "HIDDEN TESTS":
             return ""
-        stub = (MARKDOWN_STUB,) if markdown else CODE_STUB
+        stub = (markdown_stub,) if markdown else code_stub
         return "".join(f"{indent}{line}\n" for line in stub)
 
     return _REGION.sub(replace, text).rstrip("\n")
@@ -147,7 +154,7 @@ def learner_notebook(source: Path, lang: str = "en") -> nbformat.NotebookNode:
     """The notebook a learner gets: every exercise a stub."""
     nb = instructor_notebook(source, lang)
     for cell in nb.cells:
-        cell.source = strip_regions(cell.source, cell.cell_type == "markdown")
+        cell.source = strip_regions(cell.source, cell.cell_type == "markdown", lang)
     return nb
 
 

@@ -163,7 +163,7 @@ WHAT = {
 # -- details and hints ------------------------------------------------------------------------------
 DETAILS = {
     "it raised NotImplementedError: there is no solution yet": "抛出了 NotImplementedError：还没有解答",
-    "replace the lines '# YOUR CODE HERE' and 'raise NotImplementedError()' with your code": "把 '# YOUR CODE HERE' 和 'raise NotImplementedError()' 这两行换成你的代码",
+    "replace the lines '# YOUR CODE HERE' and 'raise NotImplementedError()' with your code": "把 '# 在此处编写你的代码' 和 'raise NotImplementedError()' 这两行换成你的代码",
     "none": "无",
     "is it waiting for something that never happens (a threading.Event, a queue, a join of a thread that waits for "
     "you)?": "它是否在等待一件永远不会发生的事（threading.Event、队列，或 join 一个正在等你的线程）？",

@@ -19,6 +19,7 @@ from notebook_sources import (  # noqa: E402
     cell_language,
     code_strings,
     editions,
+    instructor_notebook,
     is_code_strings,
     learner_notebook,
     sources,
@@ -61,7 +62,7 @@ def test_every_markdown_cell_is_followed_by_its_chinese_twin(source):
 
 @pytest.mark.parametrize("source", BILINGUAL, ids=lambda s: s.stem)
 def test_the_editions_share_their_code_and_the_chinese_one_sets_the_language_first(source):
-    en, zh = learner_notebook(source, "en"), learner_notebook(source, "zh")
+    en, zh = instructor_notebook(source, "en"), instructor_notebook(source, "zh")
     code_en = [c.source for c in en.cells if c.cell_type == "code"]
     code_zh = [c.source for c in zh.cells if c.cell_type == "code"]
     assert code_zh[0].strip().endswith('sandbox.set_language("zh")          # 中文版：评分反馈使用中文')
@@ -70,6 +71,14 @@ def test_the_editions_share_their_code_and_the_chinese_one_sets_the_language_fir
         "the editions' code cells differ beyond the first one and the texts of the code strings"
     )
     assert sum(c.cell_type == "markdown" for c in en.cells) == sum(c.cell_type == "markdown" for c in zh.cells)
+
+
+def test_the_chinese_edition_s_stubs_are_the_chinese_course_s():
+    """The learner's stub in the Chinese edition is what tools/make_course.py configures nbgrader
+    to write for the Chinese course (test_nbgrader_course checks that nbgrader writes it)."""
+    zh = learner_notebook(ROOT / "instructor" / "01_quickstart.py", "zh")
+    text = "\n".join(c.source for c in zh.cells)
+    assert "# 在此处编写你的代码\n    raise NotImplementedError()" in text and "YOUR CODE HERE" not in text
 
 
 @pytest.mark.parametrize("source", BILINGUAL, ids=lambda s: s.stem)

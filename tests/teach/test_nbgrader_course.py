@@ -16,6 +16,7 @@ pytest.importorskip("nbgrader")
 from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
 from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -24,7 +25,10 @@ from notebook_sources import editions, sources, target  # noqa: E402
 
 
 def _api(course: Path) -> NbGraderAPI:
+    """nbgrader's API as ``nbgrader`` run in the course folder sees it: with the course's own config."""
     config = Config()
+    if (course / "nbgrader_config.py").exists():
+        config.merge(PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config())
     config.CourseDirectory.root = str(course)
     config.CourseDirectory.course_id = "npu-runtime-sandbox"
     return NbGraderAPI(config=config)
