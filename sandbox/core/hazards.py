@@ -113,7 +113,7 @@ class Checker:
         for buf, offset, nbytes, write in task.access:
             if nbytes > 0:
                 if buf.kind == "device":
-                    stale(self.m, th, buf, describe_task(task) + f" on {stream_name(stream)}", (task.id,))
+                    stale(self.m, th, buf, lambda: describe_task(task) + f" on {stream_name(stream)}", (task.id,))
                 _device_access(self.m, self, th, buf, offset, offset + nbytes, write, task)
 
 
@@ -295,12 +295,19 @@ def freeing_on_stream(m, th, buf, free_task) -> None:
                key=("free_in_use", s.handle, fs.handle, buf.ptr))
 
 
-def stale(m, th, buf, who: str, tasks) -> None:
-    """Device memory allocated before its device's last full reset by its owner is used."""
-    owner = next((p for p in m.processes if p.pid == buf.pid), None)
-    resets = owner.device_resets.get(buf.device, 0) if owner is not None else 0
-    if resets <= buf.resets:
+def stale(m, th, buf, who, tasks) -> None:
+    """Device memory allocated before its device's last full reset by its owner is used.
+    ``who`` names the user (a str, or a function making it: the text is needed only then)."""
+    for owner in m.processes:
+        if owner.pid == buf.pid:
+            if not owner.device_resets or owner.device_resets.get(buf.device, 0) <= buf.resets:
+                return
+            break
+    else:
         return
+    resets = owner.device_resets[buf.device]
+    if callable(who):
+        who = who()
     message = (f"{who} uses the {buf.size}-byte device buffer at {buf.ptr:#x}, allocated before device "
                f"{buf.device} was fully reset (aclrtResetDevice): the reset released the device's default "
                f"context and streams, and memory allocated before it must not be used after it (undefined "
