@@ -13,6 +13,9 @@ a. API path: a mixed workload (pinned H2D/D2H copies, kernels, event record + st
      times, so no host program runs;
    - a bare event loop on the API path with no runtime work at all: the ceiling for any
      pure-Python implementation on this machine.
+a'. The budget of one call: each call kind alone (async copy, kernel launch, event record, stream
+   wait, set device), wall time per call beside the host time the profile charges for it, and where
+   the wall time goes (gate, facade, turns, submit, hazard clocks, trace rows, device loop).
 b. Data path: H2D of two 16M-float32 arrays, an add kernel, D2H of the result, against
    plain numpy doing the same copies and arithmetic into preallocated arrays.
 c. Host memory: RSS before and after one 60 GiB malloc on each of 8 simulated 910B devices
@@ -481,6 +484,113 @@ def bench_rss():
     return after_kb / 1024, (after_kb - before_kb) / 1024
 
 
+# -- a'. the budget of one call, by kind -------------------------------------------------------------
+BUDGET_CALLS = 2000  # calls of one kind per timed run
+
+
+def _budget_board():
+    """A fresh 910B with two streams, two SYNC events, pinned host memory and device memory."""
+    sandbox.configure("ascend910b", device_count=2)
+    check(acl.init(), "aclInit")
+    check(acl.rt.set_device(1), "aclrtSetDevice")  # both devices open: set_device below only switches
+    check(acl.rt.set_device(0), "aclrtSetDevice")
+    s1, _ = acl.rt.create_stream()
+    s2, _ = acl.rt.create_stream()
+    e, _ = acl.rt.create_event_with_flag(acl.ACL_EVENT_SYNC)
+    host, _ = acl.rt.malloc_host(COPY_BYTES)
+    dev, _ = acl.rt.malloc(COPY_BYTES, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    return s1, s2, e, host, dev
+
+
+def _budget_kinds():
+    """(call, the profile's host cost it is charged, a loop of BUDGET_CALLS such calls)."""
+    h2d = acl.ACL_MEMCPY_HOST_TO_DEVICE
+
+    def copies(s1, s2, e, host, dev):
+        for _ in range(BUDGET_CALLS):
+            acl.rt.memcpy_async(dev, COPY_BYTES, host, COPY_BYTES, h2d, s1)
+
+    def launches(s1, s2, e, host, dev):
+        launch = touch[8, s1]
+        for _ in range(BUDGET_CALLS):
+            launch(dev, COPY_BYTES)
+
+    def records(s1, s2, e, host, dev):
+        for _ in range(BUDGET_CALLS):
+            acl.rt.record_event(e, s1)
+
+    def waits(s1, s2, e, host, dev):
+        acl.rt.record_event(e, s1)
+        for _ in range(BUDGET_CALLS):
+            acl.rt.stream_wait_event(s2, e)
+
+    def switches(s1, s2, e, host, dev):
+        for i in range(BUDGET_CALLS):
+            acl.rt.set_device(i & 1)
+
+    return [
+        ("aclrtMemcpyAsync 4 KiB", "memcpy_async", copies),
+        ("aclrtLaunchKernel", "kernel_launch", launches),
+        ("aclrtRecordEvent", "event_record", records),
+        ("aclrtStreamWaitEvent", "stream_wait_event", waits),
+        ("aclrtSetDevice (open)", "set_device", switches),
+    ]
+
+
+_PARTS = (  # where a call's time goes, by the module that spends it (own time under cProfile)
+    ("gate", ("core/gate.py",)),
+    ("facade", ("acl/", "<facade")),
+    ("turns", ("core/host_turns.py", "core/learner_code.py")),
+    ("call body, submit", ("core/machine.py", "core/tasks.py", "core/features/")),
+    ("hazard clocks", ("core/hazards.py",)),
+    ("trace rows", ("core/trace.py",)),
+    ("device loop, effects", ("core/device_loop.py", "core/engines.py", "core/allocator.py")),
+)
+
+
+def _parts(loop, board) -> dict:
+    """Share of a loop's own time per part of the sandbox (the rest: Python and builtins)."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.runcall(loop, *board)
+    stats = pstats.Stats(prof)
+    total = sum(row[2] for row in stats.stats.values()) or 1.0
+    shares = dict.fromkeys([name for name, _ in _PARTS] + ["other"], 0.0)
+    for (path, _, _), (_, _, tottime, _, _) in stats.stats.items():
+        rel = os.path.relpath(path, os.path.join(ROOT, "sandbox")) if path.startswith(ROOT) else path
+        part = next((name for name, prefixes in _PARTS if rel.startswith(prefixes)), "other")
+        shares[part] += tottime / total
+    return shares
+
+
+def bench_call_budget(repeats: int = 3):
+    """Wall time per call of each kind against the host time the profile charges for it."""
+    hc = sandbox.get_profile("ascend910b").host_costs
+    print(f"a'. the budget of one call: {BUDGET_CALLS} calls of each kind on a fresh 910B, best of {repeats}")
+    print(f"   {'call':<24} {'host cost':>10} {'wall':>10} {'wall/cost':>9}  where the wall time goes")
+    ratios = []
+    for name, cost_name, loop in _budget_kinds():
+        best = float("inf")
+        for _ in range(repeats):
+            board = _budget_board()
+            gc.collect()
+            t0 = time.perf_counter()
+            loop(*board)
+            best = min(best, time.perf_counter() - t0)
+        shares = _parts(loop, _budget_board())
+        cost_us = getattr(hc, cost_name) / 1e3
+        wall_us = best / BUDGET_CALLS * 1e6
+        ratios.append(wall_us / cost_us)
+        spent = ", ".join(f"{k} {v:.0%}" for k, v in sorted(shares.items(), key=lambda kv: -kv[1]) if v >= 0.05)
+        print(f"   {name:<24} {cost_us:8.1f}us {wall_us:8.2f}us {wall_us / cost_us:8.2f}x  {spent}")
+    print("   (wall/cost <= 1: the call runs at a board's pace or faster; the host cost is the profile's")
+    print("    figure for the modelled runtime's own host time, cited or assumed in sandbox/profiles;")
+    print("    'other': Python itself and builtins, the benchmark's loop included)")
+    return max(ratios)
+
+
 def profile_api_path(top: int = 15):
     """cProfile of the facade workload: own time by sandbox module, then the costliest functions."""
     import cProfile
@@ -511,6 +621,8 @@ def main():
         return
     api_ratio = bench_api_path()
     print()
+    budget_ratio = bench_call_budget()
+    print()
     data_ratio = bench_data_path()
     print()
     rss_mb, rss_delta = bench_rss()
@@ -521,6 +633,12 @@ def main():
             f"{api_ratio:.2f}x",
             f">= {TARGET_API_RATIO}x",
             api_ratio >= TARGET_API_RATIO,
+        ),
+        (
+            "Slowest call kind, wall time vs host cost",
+            f"{budget_ratio:.2f}x",
+            "<= 1.0x",
+            budget_ratio <= 1.0,
         ),
         (
             "Data path time, sandbox vs numpy",

@@ -62,3 +62,21 @@ def test_threads_benchmark_prints_both_ratios_with_their_verdicts(capsys, monkey
     assert out.startswith("host threads: 4 in ") and "\nprocesses: 4 in " in out
     assert out.count("PASS") + out.count("MISS") == 2
     sandbox.configure()
+
+
+def test_call_budget_prints_each_call_kind_beside_its_host_cost_and_where_the_time_goes(bench, capsys, monkeypatch):
+    monkeypatch.setattr(bench, "BUDGET_CALLS", 20)
+    worst = bench.bench_call_budget(repeats=1)
+    out = capsys.readouterr().out
+    hc = sandbox.get_profile("ascend910b").host_costs
+    for call, cost in (
+        ("aclrtMemcpyAsync 4 KiB", hc.memcpy_async),
+        ("aclrtLaunchKernel", hc.kernel_launch),
+        ("aclrtRecordEvent", hc.event_record),
+        ("aclrtStreamWaitEvent", hc.stream_wait_event),
+        ("aclrtSetDevice (open)", hc.set_device),
+    ):
+        (line,) = [row for row in out.splitlines() if row.strip().startswith(call)]
+        assert f"{cost / 1e3:.1f}us" in line and "%" in line  # the profile's figure, and the split
+    assert worst > 0
+    sandbox.configure()
