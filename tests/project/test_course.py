@@ -88,6 +88,24 @@ def test_every_notebook_states_its_time_in_both_editions_and_fits_one_class(sour
     assert en <= CLASS_MINUTES, f"{source.name}: {en} minutes is more than one class ({CLASS_MINUTES}): split it"
 
 
+PREDICT = {"en": "**Predict, then run.**", "zh": "**先预测，再运行。**"}
+
+
+@pytest.mark.parametrize("source", [s for s in SOURCES if not is_deep_dive(s.stem)], ids=lambda s: s.stem)
+def test_every_core_notebook_asks_for_a_prediction_at_least_twice_in_both_editions(source):
+    """Before the cells where intuition fails, a prompt to predict the outcome, then the cell shows it."""
+    import jupytext
+
+    cells = jupytext.read(source, fmt="py:percent").cells
+    for lang, prompt in PREDICT.items():
+        asked = [
+            c
+            for c in cells
+            if c.cell_type == "markdown" and (c.metadata.get("lang") or "en") == lang and prompt in c.source
+        ]
+        assert len(asked) >= 2, f"{source.name} ({lang}): {len(asked)} '{prompt}' prompt(s), at least 2 wanted"
+
+
 @pytest.mark.parametrize("source", [s for s in SOURCES if is_deep_dive(s.stem)], ids=lambda s: s.stem)
 def test_a_deep_dive_names_the_notebook_it_follows(source):
     core = re.match(r"(\d+)x_", source.stem).group(1)
