@@ -35,19 +35,6 @@ from ._model_io import tensor as _tensor
 ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY = 0x0
 ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE = 0x1
 
-if TYPE_CHECKING:  # to a type checker, a kind is the type the body gets: the object looked up
-    from ..core.features.capture import ModelRI as model
-    from ..core.objects import Stream as any_stream
-    from ..core.objects import Stream as stream_here
-    from ..core.objects import Stream as capture_stream
-else:
-    model = Kind(lambda m, th, value, what, c_name: graphs(m).ri(as_int(value, what)), resolve=True)
-    stream_here = Kind(lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), api=c_name), resolve=True)
-    capture_stream = Kind(lambda m, th, value, what, c_name: _not_null_stream(m, th, value, what, c_name), resolve=True)
-    any_stream = Kind(
-        lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), check_context=False), resolve=True
-    )  # of any context
-
 
 def _not_null_stream(m, th, value, what: str, c_name: str):
     """A stream the call needs given explicitly: null (0, None) is 100000 (ACL_REQUIRES_NOT_NULL)."""
@@ -60,6 +47,20 @@ def _not_null_stream(m, th, value, what: str, c_name: str):
             f"{what} is null: the default stream cannot be captured; capture a stream made by aclrtCreateStream",
         )
     return m.stream(th, ptr, api=c_name)
+
+
+if TYPE_CHECKING:  # to a type checker, a kind is the type the body gets: the object looked up
+    from ..core.features.capture import ModelRI as model
+    from ..core.objects import Stream as any_stream
+    from ..core.objects import Stream as stream_here
+    from ..core.objects import Stream as capture_stream
+else:
+    model = Kind(lambda m, th, value, what, c_name: graphs(m).ri(as_int(value, what)), resolve=True)
+    stream_here = Kind(lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), api=c_name), resolve=True)
+    capture_stream = Kind(_not_null_stream, resolve=True)
+    any_stream = Kind(
+        lambda m, th, value, what, c_name: m.stream(th, as_ptr(value, what), check_context=False), resolve=True
+    )  # of any context
 
 
 def _supported(m, th, c_name: text) -> None:

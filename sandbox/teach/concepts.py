@@ -85,7 +85,7 @@ class QuestionSheet:
         lines = [f"**{head}**" if markdown else head, ""]
         for n, q in enumerate(self.quiz.questions, 1):
             text, choices, _, _ = q.texts()
-            lines.append(f"{n}. {text}" if markdown else f"{n}. {text}")
+            lines.append(f"{n}. {text}")
             for letter, choice in zip(LETTERS, choices):
                 lines.append(f"    - ({letter}) {choice}" if markdown else f"   ({letter}) {choice}")
             lines.append("")

@@ -424,10 +424,7 @@ def check(exercise_id: str, solution, isolated: bool = False) -> Grade:
     quiz = _concepts.quizzes().get(exercise_id)
     if quiz is not None:  # a concept check: answers, not a program (concepts.py)
         if isolated:
-            from . import isolated as _isolated
-
-            graded = _isolated.run(quiz, solution, 0)
-            return graded if isinstance(graded, Grade) else Grade(quiz.id, quiz.heading(), [graded])
+            return _in_fresh_interpreter(quiz, quiz.heading(), solution, 0)
         return _concepts.grade_answers(quiz, solution)
     reg = _load()
     exercise = reg.get(exercise_id)
@@ -452,12 +449,9 @@ def check(exercise_id: str, solution, isolated: bool = False) -> Grade:
             ],
         )
     if isolated:
-        from . import isolated as _isolated
-
         call = _calls.get(exercise.id, 0)
         _calls[exercise.id] = call + 1
-        graded = _isolated.run(exercise, solution, call)
-        return graded if isinstance(graded, Grade) else Grade(exercise.id, exercise.title, [graded])
+        return _in_fresh_interpreter(exercise, exercise.title, solution, call)
     private = exercise.inputs(_rng(exercise.id))  # the grader's: what the learner does to theirs changes nothing
     inputs = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in private.items()}
     given = {k: v for k, v in inputs.items() if isinstance(v, np.ndarray)}
@@ -542,6 +536,14 @@ def check(exercise_id: str, solution, isolated: bool = False) -> Grade:
             )
         )
     return Grade(exercise.id, exercise.title, lines, log=records)
+
+
+def _in_fresh_interpreter(checked, title: str, solution, call: int) -> Grade:
+    """``check(..., isolated=True)``: the grade isolated.py reads back, or its ✘ line as a grade."""
+    from . import isolated as _isolated
+
+    graded = _isolated.run(checked, solution, call)
+    return graded if isinstance(graded, Grade) else Grade(checked.id, title, [graded])
 
 
 def _tampered(seal: Seal, warned: list, records: list) -> list[Check]:

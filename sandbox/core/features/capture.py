@@ -10,8 +10,8 @@ Rules (RT-DG 04-01/04-02, RT-API 15, RT-FAQ ACLGraph, RT-DES aclgraph.md, RT-SRC
 * Begin on the default stream: a null stream is 100000 in the acl layer (model_ri.cpp:53), the
   default stream's own handle 207000 (api_impl_aclgraph.cc:35-37).  Any task on the default
   stream while a capture is active in its context: 107031 (the runtime's code for the default
-  stream joining a capture, api_impl.cc:1631, 2178, 2224; for a launch, the sandbox's choice).  Begin on a stream already capturing: 107027.  A mode outside
-  GLOBAL/THREAD_LOCAL/RELAXED: 107000.  Not on 310B (the API reference lists it unsupported
+  stream joining a capture, api_impl.cc:1631, 2178, 2224; for a launch, the sandbox's choice).
+  Begin on a stream already capturing: 107027.  A mode outside GLOBAL/THREAD_LOCAL/RELAXED: 107000.  Not on 310B (the API reference lists it unsupported
   there; 310P and A2/A3 support it; the profile's ``acl_graph_supported``): 207000.
 * Cross-stream capture: a stream joins the capture (same RI) by waiting on an event
   recorded on a captured stream.  At End every captured task must lead, through stream
