@@ -123,7 +123,10 @@ class HostBudget:
 def check_dense(buffers) -> None:
     """207001, before anything changes, if making every one of ``buffers`` dense (a kernel's
     pointer arguments) would take more host memory than their budget has left."""
-    if all(buf._storage is not None or buf.budget is None for buf in buffers):
+    for buf in buffers:
+        if buf._storage is None and buf.budget is not None:
+            break
+    else:
         return                        # the usual case: every argument is dense already
     need, seen, budget, biggest = 0, set(), None, None
     for buf in buffers:

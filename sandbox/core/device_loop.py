@@ -52,23 +52,26 @@ class Simulator:
     # -- running ------------------------------------------------------------------------
     def step(self) -> None:
         """Process the earliest pending event."""
-        t, _, action, task, version = heapq.heappop(self._heap)
-        if action != ARRIVE and version != task.version:
-            return                                # superseded by a rescheduled finish: no time passes
-        self.now = t
-        if action == ARRIVE:
-            self._head_arrived(task)
-        elif task.engine is not None and task.engine.shared and not task.engine.due(task, t):
-            self.reschedule(task.engine.wake(task, t))
-        else:
-            self._finish(task)
+        heap = self._heap
+        self.run_before(heap[0][0] + 1, True)     # (a stop that is always true: exactly one event)
 
     def run_before(self, horizon: int, stop=None) -> None:
         """Process every event strictly before ``horizon`` (or until ``stop`` becomes true:
         the stop button pressed inside user code that a step ran)."""
         heap = self._heap
+        pop = heapq.heappop
         while heap and heap[0][0] < horizon:
-            self.step()
+            t, _, action, task, version = pop(heap)
+            if action == ARRIVE:
+                self.now = t
+                self._head_arrived(task)
+            elif version == task.version:         # (else superseded by a rescheduled finish: no time passes)
+                self.now = t
+                engine = task.engine
+                if engine is not None and engine.shared and not engine.due(task, t):
+                    self.reschedule(engine.wake(task, t))
+                else:
+                    self._finish(task)
             if stop:
                 return
         if self.now < horizon and not heap:

@@ -9,8 +9,9 @@ here: status-only calls return the int; value calls return a tuple with ret last
 from __future__ import annotations
 
 import numbers
-import threading
+from threading import get_ident
 
+from . import current_machine as _machines
 from . import hazards, learner_code
 from .errors import ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE, AclError, RunAborted, describe, fail
 from .machine import current
@@ -27,18 +28,27 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
     number decides the return shape (none: a bare int).  ``needs_init``: refused with 100001
     before aclInit (only the dump and profiling calls check it in the runtime's sources).
     """
-    m = current()
+    m = _machines._current if not _machines._bound else None
+    if m is None:
+        m = current()
     if m.aborted:
         raise RunAborted(m.aborted)
-    with m.lock:
+    lock = m.lock
+    with lock.raw:                       # MachineLock's acquire, inline (every call takes it)
+        ident = get_ident()
+        if lock.user is not None and lock.user != ident:
+            lock.wait_idle()             # another thread's learner code runs: wait until it is over
         if m.user_code:                  # called from inside a kernel body, callback or host function
             if learner_code.may_call(m):  # an aclrtLaunchCallback callback, on the program's own thread
-                hazards.callback_call(m, m.threads[threading.get_ident()], c_name)
+                hazards.callback_call(m, m.threads[ident], c_name)
                 with learner_code.calling(m):
                     return call(c_name, body, cost=cost, defaults=defaults, needs_init=needs_init, args=args)
-            return refuse(m, m.threads.get(threading.get_ident()), c_name, learner_code.nested_call(m, c_name), defaults)
-        th = m.current_thread()
-        m.scheduler.wait_turn(th)
+            return refuse(m, m.threads.get(ident), c_name, learner_code.nested_call(m, c_name), defaults)
+        th = m.threads.get(ident) or m.current_thread()
+        scheduler = m.scheduler
+        turns = scheduler.threads
+        if len(turns) != 1 or th.parked or th.joining:   # (Scheduler.wait_turn's own first test, inline)
+            scheduler.wait_turn(th)
         start = th.clock
         th.call_tasks = []
         th.call_blocked_from, th.call_waited_for = None, ()
@@ -57,8 +67,12 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
             if ret is not None:          # (any other exception is the sandbox's own and propagates as it is)
                 m.log.append_call((API_CALL, start, th.clock, th.tid, th.process.pid, c_name, ret, args,
                                    tuple(th.call_tasks), th.call_blocked_from, seq, th.call_waited_for))
-                m.settle()
-                m.scheduler.wait_turn(th)
+                if len(turns) == 1 and turns[0] is th and not (th.parked or th.joining or th.finished):
+                    m.sim.run_before(th.clock, m.pending_interrupts)   # one thread: Scheduler.advance's first case
+                else:
+                    m.settle()
+                if len(turns) != 1 or th.parked or th.joining:
+                    scheduler.wait_turn(th)
                 th.impatient = False     # a call has come through (host_turns.Scheduler.set_aside)
                 if m.pending_interrupts:  # the stop button inside code this call ran: it stops here
                     learner_code.raise_pending(m)

@@ -98,23 +98,35 @@ class Checker:
         self.accesses: dict = {}       # buffer -> [Access]; a free drops the buffer's entry
         self.reported: set = set()
         self.held: dict = {}           # held wait (Task) -> races found after it: [(buf, Access, Access)]
+        self.resets = False            # has any device been fully reset? (until then no memory is stale)
 
     def task_submitted(self, th, stream, task) -> None:
         """A task entered ``stream`` (Machine.submit calls this for every task, before the
         ``submitted`` hooks): give it its clock, then check the bytes it touches."""
-        vc = dict(self.stream_vc.get(stream.handle) or {})
-        join(vc, self.host_vc.get(th.tid))
+        handle = stream.handle
+        after = self.stream_vc.get(handle)
+        vc = dict(after) if after else {}
+        known = self.host_vc.get(th.tid)
+        if known:
+            for k, v in known.items():            # (join, inline: this runs for every task)
+                if vc.get(k, 0) < v:
+                    vc[k] = v
         dep = task.waits_on
         if dep is not None:
             join(vc, dep.vc)
-        vc[stream.handle] = task.id
+        vc[handle] = task.id
         task.vc = vc
-        self.stream_vc[stream.handle] = vc
+        self.stream_vc[handle] = vc
         for buf, offset, nbytes, write in task.access:
             if nbytes > 0:
-                if buf.kind == "device":
+                if self.resets and buf.kind == "device":
                     stale(self.m, th, buf, lambda: describe_task(task) + f" on {stream_name(stream)}", (task.id,))
                 _device_access(self.m, self, th, buf, offset, offset + nbytes, write, task)
+
+
+def device_reset(m) -> None:
+    """A process fully reset a device: memory it allocated there before is stale (``stale`` looks from now on)."""
+    checker(m).resets = True
 
 
 def checker(m) -> Checker:
@@ -148,17 +160,21 @@ def _device_access(m, c: Checker, th, buf, start, end, write, task) -> None:
         c.accesses[buf] = [Access(start, end, write, task)]
         return
     vc = task.vc
-    covered = []
+    covered = None
     for a in accesses:
         if a.end <= start or end <= a.start:
             continue
-        ordered = vc.get(a.handle, 0) >= a.id
-        if not ordered and (write or a.write):
+        if vc.get(a.handle, 0) >= a.id:      # ordered before ``task``
+            if start <= a.start and a.end <= end and (write or not a.write):
+                if covered is None:           # anything that races with ``a`` now races with ``task``
+                    covered = [a]
+                else:
+                    covered.append(a)
+        elif write or a.write:
             _race_or_hold(m, c, th, buf, a, Access(max(start, a.start), min(end, a.end), write, task))
-        if ordered and start <= a.start and a.end <= end and (write or not a.write):
-            covered.append(a)       # anything that races with ``a`` now races with ``task``
-    for a in covered:
-        accesses.remove(a)
+    if covered is not None:
+        for a in covered:
+            accesses.remove(a)
     if len(accesses) >= MAX_ACCESSES:
         del accesses[:len(accesses) - MAX_ACCESSES + 1]
     accesses.append(Access(start, end, write, task))
@@ -234,9 +250,9 @@ def host_access(m, th, buf, offset: int, nbytes: int, write: bool, api: str) -> 
     """
     if m.user_code == "host_func":
         return
-    if buf.kind == "device":
-        stale(m, th, buf, f"{api} on host thread {th.name!r}", ())
     c = checker(m)
+    if c.resets and buf.kind == "device":
+        stale(m, th, buf, f"{api} on host thread {th.name!r}", ())
     old = c.accesses.get(buf)
     if not old or nbytes <= 0:
         return

@@ -16,7 +16,7 @@ from . import constants as C, hazards, trace as T, learner_code
 from .engines import CorePool, Engine
 from .errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
                      ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_STREAM_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, AclError, describe, fail)
-from .allocator import DeviceMemory, HostBudget, HostMemory, device_of_address
+from .allocator import DEVICE_BASE, DEVICE_STRIDE, PAGEABLE_BASE, DeviceMemory, HostBudget, HostMemory
 from .objects import Context, Event, HostThread, Process, Stream
 from .current_machine import bound, configure, current, is_bound, peek_current, use_factory
 from .hooks import Hooks
@@ -192,8 +192,8 @@ class Machine:
 
     def buffer(self, ptr: int):
         """The allocation or host buffer holding address ``ptr`` (None if none)."""
-        dev = device_of_address(ptr)
-        if dev is not None:
+        if DEVICE_BASE <= ptr < PAGEABLE_BASE:   # (allocator.device_of_address, inline: every copy and launch asks)
+            dev = (ptr - DEVICE_BASE) // DEVICE_STRIDE
             if dev < len(self.devices):
                 return self.devices[dev].memory.lookup(ptr)
             return next((b for look in self.hooks.address if (b := look(ptr)) is not None), None)

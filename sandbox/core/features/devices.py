@@ -16,7 +16,7 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING
 
-from .. import constants as C, trace as T
+from .. import constants as C, hazards, trace as T
 from . import events, leaks, notifies
 from ..errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_FINALIZE, ACL_ERROR_REPEAT_INITIALIZE,
                      ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, ACL_ERROR_RT_PARAM_INVALID, fail)
@@ -125,6 +125,7 @@ def _release_device(m: Machine, th: HostThread, proc: Process, device_id: int, c
     ctx = proc.default_contexts.pop(device_id)
     proc.device_refs.pop(device_id, None)
     proc.device_resets[device_id] = proc.device_resets.get(device_id, 0) + 1    # older memory is stale
+    hazards.device_reset(m)
     if charge:
         th.clock += m.profile.host_costs.reset_device
     _release_context(m, th, ctx)

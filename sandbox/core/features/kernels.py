@@ -146,6 +146,8 @@ class Kernel:
         """A declared cost figure, checked: a finite number >= 0 (else ACL_ERROR_INVALID_PARAM)."""
         if spec is None:
             return 0.0
+        if (type(spec) is int and 0 <= spec < 1 << 63) or (type(spec) is float and 0 <= spec < math.inf):
+            return float(spec)                # a plain figure (most kernels): nothing to compute or check
         try:
             raw = spec(*args) if callable(spec) else spec
         except Exception as exc:
@@ -202,7 +204,8 @@ class Launch:
 
 
 def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args) -> None:
-    block_dim = as_int(block_dim, "block_dim")
+    if type(block_dim) is not int:
+        block_dim = as_int(block_dim, "block_dim")
     if not 1 <= block_dim <= MAX_BLOCK_DIM:         # the runtime's check, not the acl layer's: 107000
         fail(ACL_ERROR_RT_PARAM_INVALID, f"block_dim must be 1..{MAX_BLOCK_DIM} (the task's core count is a "
              f"uint16), got {block_dim}")
