@@ -36,15 +36,15 @@ class Engine:
 
     def start_next(self):
         """Pop the task that can start now, or None: priority order, no backfilling."""
-        if not self.waiting or not self._claim_room(self.waiting[0][3]):
+        if not self.waiting or not self.claim_room(self.waiting[0][3]):
             return None
         return heapq.heappop(self.waiting)[3]
 
     def start_at_once(self, task) -> bool:
         """A task just became ready: claim room for it if nothing waits (the uncontended case)."""
-        return not self.waiting and self._claim_room(task)
+        return not self.waiting and self.claim_room(task)
 
-    def _claim_room(self, task) -> bool:
+    def claim_room(self, task) -> bool:
         need = self.capacity_for(task)
         if not self.has_room(need):
             return False
