@@ -15,7 +15,7 @@ from __future__ import annotations
 import heapq
 
 from .errors import AclError
-from .trace import TraceLog, task_finished_row, task_started_row
+from .trace import TASK_FINISHED, TASK_STARTED, TraceLog, task_started_row
 
 ARRIVE, FINISH = 0, 1
 
@@ -92,17 +92,17 @@ class Simulator:
         if task.stream.stopped and not task.status:
             task.stream.held = task               # aclrtStreamStop: waits for an abort or a forced destroy
             return
-        task.ready_t = self.now
+        now = task.ready_t = self.now
         if task.status:
             task.engine = None                    # dropped: never runs
         elif task.stream.context.failure and task.stream.error_stop:
             task.engine = None                    # stop-on-failure: discarded without using its engine
         engine = task.engine
         if engine is None:
-            self._push(self.now, FINISH, task)
-            self.log.append(task_started_row(self.now, task.id))
+            self._push(now, FINISH, task)
+            self.log.append((TASK_STARTED, now, task.id, 0))   # (trace.task_started_row, inline: every task)
             return
-        if engine.start_at_once(task):
+        if not engine.waiting and engine.claim_room(task):   # (nothing waits: the uncontended case)
             self._start(task, engine)
             return
         engine.enqueue(task)
@@ -155,7 +155,7 @@ class Simulator:
         """``task`` got room on ``engine``: it runs from now."""
         now = self.now
         self.running_tasks += 1
-        self.log.append(task_started_row(now, task.id, task.cores))
+        self.log.append((TASK_STARTED, now, task.id, task.cores))   # (trace.task_started_row, inline)
         if engine.shared:                         # bandwidth shared: the engine says when it ends
             self.reschedule(engine.begin(task, now))
             return
@@ -202,7 +202,7 @@ class Simulator:
             engine.release(task)
             if engine.shared:
                 self.reschedule(engine.end(task, now))
-        self.log.append(task_finished_row(now, task.id, status))
+        self.log.append((TASK_FINISHED, now, task.id, status))      # (trace.task_finished_row, inline)
         queue = stream.queue
         queue.popleft()
         if queue:

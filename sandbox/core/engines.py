@@ -40,11 +40,8 @@ class Engine:
             return None
         return heapq.heappop(self.waiting)[3]
 
-    def start_at_once(self, task) -> bool:
-        """A task just became ready: claim room for it if nothing waits (the uncontended case)."""
-        return not self.waiting and self.claim_room(task)
-
     def claim_room(self, task) -> bool:
+        """Room for ``task`` now (the device loop asks first whether anything waits: then it queues)."""
         need = self.capacity_for(task)
         if not self.has_room(need):
             return False

@@ -123,6 +123,10 @@ class Kernel:
         self.param_index = {name: i for i, name in enumerate(self.param_names)}
         declared = reads is not None or writes is not None
         self.param_writes = [not declared or p in set(writes or ()) for p in self.param_names]
+        # each pointer parameter as (index, dtype, name, written, count): what a launch and its body go through
+        self.pointers = [(i, dtype, name, w, count) for i, (dtype, name, w, count) in
+                         enumerate(zip(self.pointer_types, self.param_names, self.param_writes, self.pointer_counts))
+                         if dtype is not None]
 
     def __repr__(self) -> str:
         return f"<kernel {self.name}({', '.join(self.param_names)})>"
@@ -132,8 +136,10 @@ class Kernel:
         ``k[1, s, 5]``) gives a launch that fails with ACL_ERROR_INVALID_PARAM."""
         if not isinstance(config, tuple):
             return Launch(self, config, 0)
-        if len(config) in (1, 2):
-            return Launch(self, *(config + (0,))[:2])
+        if len(config) == 2:
+            return Launch(self, config[0], config[1])
+        if len(config) == 1:
+            return Launch(self, config[0], 0)
         shown = ", ".join(describe(c) for c in config) if config else "()"
         return Launch(self, None, 0, error=f"kernel {self.name}: a launch is {self.name}[block_dim] or "
                                            f"{self.name}[block_dim, stream], got {self.name}[{shown}]")
@@ -253,12 +259,10 @@ def run_body(m: Machine, k: Kernel, device: int, args, resolved=None, watch=None
     ``resolved`` holds the buffers the pointers named at launch: a stream-ordered pool may
     hand the same address to a new block before this kernel runs, and the kernel works on
     the block it was launched on, as on hardware."""
-    values = []
     pointers = []
     found = iter(resolved) if resolved is not None else None
-    for value, dtype, pname in zip(args, k.pointer_types, k.param_names):
-        if dtype is None:
-            continue
+    for i, _, pname, _, _ in k.pointers:
+        value = args[i]
         buf = next(found) if found is not None else m.buffer(int(value))
         if buf is None or buf.kind != "device" or getattr(buf, "freed", False):
             return ACL_ERROR_RT_AICORE_EXCEPTION, (
@@ -271,16 +275,12 @@ def run_body(m: Machine, k: Kernel, device: int, args, resolved=None, watch=None
         check_dense(pointers)
     except AclError as exc:
         return exc.code, f"kernel {k.name}: {exc.message}"
-    bufs = iter(pointers)
-    for value, dtype, pname in zip(args, k.pointer_types, k.param_names):
-        if dtype is None:
-            values.append(value)
-            continue
-        buf = next(bufs)
-        offset = int(value) - buf.ptr
+    values = list(args)        # scalars as they are; each pointer becomes a view of its buffer
+    for (i, dtype, pname, _, _), buf in zip(k.pointers, pointers):
+        offset = int(args[i]) - buf.ptr
         whole = (buf.size - offset) // dtype.itemsize * dtype.itemsize      # whole elements to the end
         try:
-            values.append(buf.dense_view(offset, whole).view(dtype))
+            values[i] = buf.dense_view(offset, whole).view(dtype)
         except AclError as exc:            # the host itself had no room (MemoryError), under the budget
             return exc.code, f"kernel {k.name}: argument {pname}: {exc.message}"
     error = (watch or learner_code.run)(m, "kernel", 0, k.fn, *values)   # a bug in the body: a device fault, not a crash
