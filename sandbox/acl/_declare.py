@@ -119,7 +119,7 @@ def api(
         options["defaults"] = defaults
     if needs_init:
         options["needs_init"] = True
-    runner = "_call(_name, {run}, {options}{args})" + ("[0]" if bare else "")
+    runner = "_call(_name, {run}, {params}{options}{args})" + ("[0]" if bare else "")
     return lambda body: _declare(body, c_name, runner, options, trace, convert, before)
 
 
@@ -127,7 +127,7 @@ def helper(name: str, *, defaults: tuple = (None,), code: bool = False, convert=
     """Declare an acl.util helper: ``name`` in messages and records, ``defaults`` on failure."""
     options = {"defaults": defaults, "code": code}
     return lambda body: _declare(
-        body, name, "_local({run}, _name, _defaults, code=_code)", options, None, convert, None, is_helper=True
+        body, name, "_local({run}, _name, _defaults, code=_code{params})", options, None, convert, None, is_helper=True
     )
 
 
@@ -230,18 +230,26 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
         checks = " or ".join(f"{n} is None" for n in no_none)
         values = ", ".join(f"{n!r}: {n}" for n in no_none)
         lines.append(f"    if {checks}: _none_refused(_name, {where!r}, {{{values}}})")
+    # The gate (or _local) calls run(m, th, *params): the public arguments go as a tuple, converted
+    # inside the call (a bad one is the call's failure), with no closure made per call.
+    run_lines: list[str] = []
     if before is None and not names:
-        run = "_body"  # nothing to convert: no closure needed
-    elif before is None and order == names:
-        run = f"lambda m, th: _body(m, th{''.join(', ' + converted[n] for n in names)})"
+        run, passed = "_body", ""  # nothing to convert
     else:
         run = "_run"
-        lines.append("    def _run(m, th):")
+        values = "(" + "".join(f"{n}, " for n in names) + ")"
+        passed = f", params={values}" if is_helper else f"{values}, "
+        run_lines = [f"def _run(m, th{''.join(', ' + n for n in names)}):"]
         if before is not None:
-            lines.append("        _before(m, th, _name)")
-        lines += [f"        _v_{n} = {converted[n]}" for n in order]
-        lines.append(f"        return _body(m, th{''.join(', _v_' + n for n in names)})")
-    lines.append("    return " + runner.format(run=run, options=keywords, args=args))
+            run_lines.append("    _before(m, th, _name)")
+        if before is None and order == names:
+            run_lines.append(f"    return _body(m, th{''.join(', ' + converted[n] for n in names)})")
+        else:
+            run_lines += [f"    _v_{n} = {converted[n]}" for n in order]
+            run_lines.append(f"    return _body(m, th{''.join(', _v_' + n for n in names)})")
+    lines.append("    return " + runner.format(run=run, params=passed, options=keywords, args=args))
+    if run_lines:
+        lines += run_lines  # after the public function, whose lines a traceback names
     exec(compile("\n".join(lines) + "\n", f"<facade {c_name}>", "exec"), ns)  # our own text, made above
     fn = ns[body.__name__]
     # a traceback through the call names it "in malloc (declared at sandbox/acl/rt.py:425)"

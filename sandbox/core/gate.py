@@ -18,8 +18,9 @@ from .machine import current
 from .trace import API_CALL, ErrorRaised
 
 
-def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init: bool = False, args=()):
-    """Run ``body(machine, thread)`` as the runtime call ``c_name``.
+def call(c_name: str, body, params: tuple = (), *, cost: int | str, defaults: tuple = (), needs_init: bool = False,
+         args=()):
+    """Run ``body(machine, thread, *params)`` as the runtime call ``c_name``.
 
     ``cost`` is the call's host time: ns, or the name of one of the profile's host costs.
     ``args`` are the arguments the trace shows, flat: name, value, name, value ...
@@ -42,7 +43,7 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
             if learner_code.may_call(m):  # an aclrtLaunchCallback callback, on the program's own thread
                 hazards.callback_call(m, m.threads[ident], c_name)
                 with learner_code.calling(m):
-                    return call(c_name, body, cost=cost, defaults=defaults, needs_init=needs_init, args=args)
+                    return call(c_name, body, params, cost=cost, defaults=defaults, needs_init=needs_init, args=args)
             return refuse(m, m.threads.get(ident), c_name, learner_code.nested_call(m, c_name), defaults)
         th = m.threads.get(ident) or m.current_thread()
         scheduler = m.scheduler
@@ -58,7 +59,7 @@ def call(c_name: str, body, *, cost: int | str, defaults: tuple = (), needs_init
             if needs_init and not th.process.initialized:
                 fail(ACL_ERROR_UNINITIALIZE, f"{c_name}: call acl.init() first")
             th.clock += cost if type(cost) is int else getattr(m.profile.host_costs, cost)  # type: ignore[arg-type]  # type() is int, not isinstance: no narrowing
-            values = body(m, th)
+            values = body(m, th, *params)
             ret = 0
         except AclError as exc:
             ret = exc.code
@@ -111,9 +112,9 @@ def refuse(m, th, c_name: str, exc: AclError, defaults: tuple = (), *, code: boo
     return (*defaults, exc.code) if defaults else exc.code
 
 
-def local(body, c_name: str | None = None, defaults: tuple = (), *, code: bool = False):
-    """Run a helper that takes no virtual time (acl.util, recent error message) under the lock;
-    a named one (``c_name``) reports an AclError as its failure (``refuse``)."""
+def local(body, c_name: str | None = None, defaults: tuple = (), *, code: bool = False, params: tuple = ()):
+    """Run a helper, ``body(machine, thread, *params)``, that takes no virtual time (acl.util, recent
+    error message) under the lock; a named one (``c_name``) reports an AclError as its failure (``refuse``)."""
     m = current()
     if m.aborted:
         raise RunAborted(m.aborted)
@@ -122,9 +123,9 @@ def local(body, c_name: str | None = None, defaults: tuple = (), *, code: bool =
         if not m.user_code:              # user code runs inside the simulation: no turn to wait for
             m.scheduler.wait_turn(th)
         if c_name is None:
-            return body(m, th)
+            return body(m, th, *params)
         try:
-            return body(m, th)
+            return body(m, th, *params)
         except AclError as exc:
             return refuse(m, th, c_name, exc, defaults, code=code)
 

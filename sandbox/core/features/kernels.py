@@ -205,7 +205,7 @@ class Launch:
         if self.error:
             return call("aclrtLaunchKernel", lambda m, th: fail(ACL_ERROR_INVALID_PARAM, self.error),
                         cost="kernel_launch", args=("kernel", k.name))
-        return call("aclrtLaunchKernel", lambda m, th: launch(m, th, k, self.block_dim, self.stream, args),
+        return call("aclrtLaunchKernel", launch, (k, self.block_dim, self.stream, args),
                     cost="kernel_launch", args=("kernel", k.name, "block_dim", self.block_dim))
 
 
