@@ -51,7 +51,7 @@ def call(c_name: str, body, params: tuple = (), *, cost: int | str, defaults: tu
         if len(turns) != 1 or th.parked or th.joining:   # (Scheduler.wait_turn's own first test, inline)
             scheduler.wait_turn(th)
         start = th.clock
-        th.call_tasks = []
+        th.call_tasks = ()
         th.call_blocked_from, th.call_waited_for = None, ()
         th.call_seq = seq = m.new_api_seq()
         ret = None
@@ -67,7 +67,7 @@ def call(c_name: str, body, params: tuple = (), *, cost: int | str, defaults: tu
         finally:
             if ret is not None:          # (any other exception is the sandbox's own and propagates as it is)
                 m.log.append_call((API_CALL, start, th.clock, th.tid, th.process.pid, c_name, ret, args,
-                                   tuple(th.call_tasks), th.call_blocked_from, seq, th.call_waited_for))
+                                   th.call_tasks, th.call_blocked_from, seq, th.call_waited_for))
                 if len(turns) == 1 and turns[0] is th and not (th.parked or th.joining or th.finished):
                     m.sim.run_before(th.clock, m.pending_interrupts)   # one thread: Scheduler.advance's first case
                 else:

@@ -45,6 +45,7 @@ class MachineLock:
     def __init__(self):
         self.raw = raw = threading.RLock()
         self.user: int | None = None       # ident of the thread whose learner code runs without the lock
+        self.waiting = 0                   # threads in wait_idle (only they need the notify when code ends)
         self.idle = threading.Condition(raw)
         self.release = raw.release
         self._release_save = raw._release_save      # type: ignore[attr-defined]  # what Condition.wait uses: the
@@ -72,7 +73,11 @@ class MachineLock:
     def wait_idle(self, timeout: float = -1) -> bool:
         """Wait (holding the lock) until no other thread's learner code runs; False if ``timeout``
         seconds (negative: no limit) were not enough."""
-        return self.idle.wait_for(lambda: not self.busy(), None if timeout < 0 else timeout)
+        self.waiting += 1
+        try:
+            return self.idle.wait_for(lambda: not self.busy(), None if timeout < 0 else timeout)
+        finally:
+            self.waiting -= 1
 
     __enter__ = acquire
 
@@ -111,7 +116,8 @@ def run(m, kind: str, tid: int, fn, *args, calls: bool = False) -> str:
         if saved is not None:
             lock._acquire_restore(saved)
             lock.user = None
-            lock.idle.notify_all()
+            if lock.waiting:
+                lock.idle.notify_all()
         m.user_code, m.user_code_tid, m.user_code_calls = outer[0], outer[1], outer[3]
         if outer[2] is None:
             _inside.pop(ident, None)

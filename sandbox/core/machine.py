@@ -257,7 +257,7 @@ class Machine:
         prev = stream.last_task
         stream.queue.append(task)
         stream.last_task = task
-        th.call_tasks.append(tid)
+        th.call_tasks += (tid,)           # (a tuple: most calls submit one task, and the call's row keeps it)
         task.tid = th.tid
         if not stream.is_default:
             th.last_task_id = tid             # aclrtGetThreadLastTaskId (core/features/task_exceptions.py)

@@ -63,7 +63,7 @@ class HostThread:
         self.wake: threading.Condition | None = None  # on the machine's lock: its turn has come (host_turns.py)
         self.impatient = False         # a notebook's next cell, or just stopped: sets aside stalled threads
         # scratch of the runtime call in progress
-        self.call_tasks: list[int] = []
+        self.call_tasks: tuple[int, ...] = ()
         self.call_blocked_from: int | None = None
         self.call_waited_for: tuple = ()          # ("stream", handle), ... (trace.ApiCall.waited_for)
         self.call_seq = 0
