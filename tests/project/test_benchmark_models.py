@@ -80,3 +80,48 @@ def test_call_budget_prints_each_call_kind_beside_its_host_cost_and_where_the_ti
         assert f"{cost / 1e3:.1f}us" in line and "%" in line  # the profile's figure, and the split
     assert worst > 0
     sandbox.configure()
+
+
+def test_api_path_prints_the_sandbox_against_simpy_and_each_call_against_its_host_cost(bench, capsys, monkeypatch):
+    monkeypatch.setattr(bench, "ROUNDS", 3)
+    monkeypatch.setattr(bench, "host_program", lambda rounds=3, f=bench.host_program: f(rounds))
+    monkeypatch.setattr(bench, "facade_workload", lambda rounds=3, f=bench.facade_workload: f(rounds))
+    like_for_like, per_call = bench.bench_api_path(repeats=1)
+    out = capsys.readouterr().out
+    hc = sandbox.get_profile("ascend910b").host_costs
+    per_round = hc.set_device + bench.STREAMS * (
+        2 * hc.memcpy_async + hc.kernel_launch + hc.event_record + hc.stream_wait_event
+    )
+    host_us = (
+        per_round / (1 + 5 * bench.STREAMS) / 1e3
+    )  # the mix's host time per call: set device, then 5 calls per stream
+    assert f"sandbox / SimPy API path     = {like_for_like:.2f}x" in out
+    assert f"the profile's {host_us:.2f} us of host time per call on this mix: {per_call:.2f}x" in out
+    assert like_for_like > 0 and per_call > 0
+    sandbox.configure()
+
+
+def test_the_instruction_count_children_run_their_workload_and_the_setup_alone(bench):
+    pytest.importorskip("simpy")
+    bench.run_child("none", 2)
+    assert not [r for r in sandbox.trace() if type(r).__name__ == "TaskSubmitted"]  # the set-up alone: no task
+    bench.run_child("sandbox", 2)
+    assert (
+        len([r for r in sandbox.trace() if type(r).__name__ == "TaskSubmitted"])
+        == 2 * bench.DEVICES * bench.STREAMS * 5
+    )
+    bench.run_child("simpy", 2)
+    sandbox.configure()
+
+
+@pytest.mark.slow
+def test_instructions_are_counted_per_task_for_both_under_callgrind(bench, capsys):
+    import shutil
+
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind is not installed")
+    pytest.importorskip("simpy")
+    ratio = bench.count_instructions(rounds=5)
+    out = capsys.readouterr().out
+    assert "sandbox facade :" in out and "SimPy, API path:" in out
+    assert f"SimPy / sandbox = {ratio:.2f}x" in out and ratio > 0
