@@ -247,10 +247,15 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
         else:
             run_lines += [f"    _v_{n} = {converted[n]}" for n in order]
             run_lines.append(f"    return _body(m, th{''.join(', _v_' + n for n in names)})")
+    # _run's lines are those its code had inside the public function (a nested def, or a lambda on the
+    # return line), so that a warning raised inside a call names the same place as ever
+    # (hazards.emit stops at the first frame outside the package: this one).
+    first = len(lines) + (1 if len(run_lines) > 2 else 0)
     lines.append("    return " + runner.format(run=run, params=passed, options=keywords, args=args))
+    filename = f"<facade {c_name}>"
+    exec(compile("\n".join(lines) + "\n", filename, "exec"), ns)  # our own text, made above
     if run_lines:
-        lines += run_lines  # after the public function, whose lines a traceback names
-    exec(compile("\n".join(lines) + "\n", f"<facade {c_name}>", "exec"), ns)  # our own text, made above
+        exec(compile("\n" * (first - 1) + "\n".join(run_lines) + "\n", filename, "exec"), ns)  # (the same)
     fn = ns[body.__name__]
     # a traceback through the call names it "in malloc (declared at sandbox/acl/rt.py:425)"
     fn.__code__ = fn.__code__.replace(co_name=f"{body.__name__} (declared at {_declared_at(body)})")
@@ -258,5 +263,5 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
     fn.__annotations__ = {k: v for k, v in body.__annotations__.items() if k not in ("m", "th")}
     if not is_helper and "defaults" not in options:
         fn.__annotations__["return"] = "int"  # a status-only call returns the code, whatever its body returns
-    fn.__source__ = "\n".join(lines)  # what was generated, for reading
+    fn.__source__ = "\n".join(lines + run_lines)  # what was generated, for reading
     return fn
