@@ -36,6 +36,7 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -248,7 +249,7 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
     duration = k.duration(m, args, block_dim, span)
     watch = overflow.watch(m, stream, k)           # saturation mode or the overflow switch (core/features/overflow.py)
     m.submit(th, stream, Task.new("kernel", k.name, m.devices[device].aicore, duration=duration,
-                                  effect=lambda: run_body(m, k, device, args, resolved, watch), block_dim=block_dim,
+                                  effect=partial(run_body, m, k, device, args, resolved, watch), block_dim=block_dim,
                                   access=access, core_limit=device_resources.core_limit(m, th, device)))
 
 
