@@ -24,6 +24,7 @@ as host data, not as the grader's ``a``.
 from __future__ import annotations
 
 import dis
+import functools
 import types
 from dataclasses import dataclass
 
@@ -97,16 +98,21 @@ def kernel_key(kernel) -> tuple:
 
 
 def kernel_of(task):
-    """The Kernel a launch task runs, or the model an execution runs: the one its effect closes over
-    (core/features/kernels.py, models.py)."""
+    """The Kernel a launch task runs, or the model an execution runs: the one its effect holds, as a
+    partial's argument (core/features/kernels.py) or in its closure (models.py)."""
     from sandbox.core.features.kernels import Kernel
     from sandbox.core.features.models import Loaded
 
-    for cell in getattr(task.effect, "__closure__", None) or ():
-        if isinstance(cell.cell_contents, Kernel):
-            return cell.cell_contents
-        if isinstance(cell.cell_contents, Loaded):
-            return cell.cell_contents.model
+    effect = task.effect
+    if isinstance(effect, functools.partial):
+        held = effect.args
+    else:
+        held = tuple(cell.cell_contents for cell in getattr(effect, "__closure__", None) or ())
+    for value in held:
+        if isinstance(value, Kernel):
+            return value
+        if isinstance(value, Loaded):
+            return value.model
     return None
 
 
