@@ -233,6 +233,7 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
     # The gate (or _local) calls run(m, th, *params): the public arguments go as a tuple, converted
     # inside the call (a bad one is the call's failure), with no closure made per call.
     run_lines: list[str] = []
+    nested = before is not None or order != names  # (was a nested def; else a lambda on the return line)
     if before is None and not names:
         run, passed = "_body", ""  # nothing to convert
     else:
@@ -242,7 +243,7 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
         run_lines = [f"def _run(m, th{''.join(', ' + n for n in names)}):"]
         if before is not None:
             run_lines.append("    _before(m, th, _name)")
-        if before is None and order == names:
+        if not nested:
             run_lines.append(f"    return _body(m, th{''.join(', ' + converted[n] for n in names)})")
         else:
             run_lines += [f"    _v_{n} = {converted[n]}" for n in order]
@@ -250,7 +251,7 @@ def _declare(body, c_name: str, runner: str, options: dict, trace, convert, befo
     # _run's lines are those its code had inside the public function (a nested def, or a lambda on the
     # return line), so that a warning raised inside a call names the same place as ever
     # (hazards.emit stops at the first frame outside the package: this one).
-    first = len(lines) + (1 if len(run_lines) > 2 else 0)
+    first = len(lines) + (1 if nested else 0)
     lines.append("    return " + runner.format(run=run, params=passed, options=keywords, args=args))
     filename = f"<facade {c_name}>"
     exec(compile("\n".join(lines) + "\n", filename, "exec"), ns)  # our own text, made above

@@ -15,7 +15,7 @@ from __future__ import annotations
 import heapq
 
 from .errors import AclError
-from .trace import TASK_FINISHED, TASK_STARTED, TraceLog, task_started_row
+from .trace import TraceLog, task_finished_row, task_started_row
 
 ARRIVE, FINISH = 0, 1
 
@@ -100,7 +100,7 @@ class Simulator:
         engine = task.engine
         if engine is None:
             self._push(now, FINISH, task)
-            self.log.append((TASK_STARTED, now, task.id, 0))   # (trace.task_started_row, inline: every task)
+            self.log.append(task_started_row(now, task.id))
             return
         if not engine.waiting and engine.claim_room(task):   # (nothing waits: the uncontended case)
             self._start(task, engine)
@@ -155,7 +155,7 @@ class Simulator:
         """``task`` got room on ``engine``: it runs from now."""
         now = self.now
         self.running_tasks += 1
-        self.log.append((TASK_STARTED, now, task.id, task.cores))   # (trace.task_started_row, inline)
+        self.log.append(task_started_row(now, task.id, task.cores))
         if engine.shared:                         # bandwidth shared: the engine says when it ends
             self.reschedule(engine.begin(task, now))
             return
@@ -202,7 +202,7 @@ class Simulator:
             engine.release(task)
             if engine.shared:
                 self.reschedule(engine.end(task, now))
-        self.log.append((TASK_FINISHED, now, task.id, status))      # (trace.task_finished_row, inline)
+        self.log.append(task_finished_row(now, task.id, status))
         queue = stream.queue
         queue.popleft()
         if queue:

@@ -106,11 +106,7 @@ class Checker:
         handle = stream.handle
         after = self.stream_vc.get(handle)
         vc = dict(after) if after else {}
-        known = self.host_vc.get(th.tid)
-        if known:
-            for k, v in known.items():            # (join, inline: this runs for every task)
-                if vc.get(k, 0) < v:
-                    vc[k] = v
+        join(vc, self.host_vc.get(th.tid))
         dep = task.waits_on
         if dep is not None:
             join(vc, dep.vc)

@@ -124,9 +124,8 @@ class Kernel:
         self.param_index = {name: i for i, name in enumerate(self.param_names)}
         declared = reads is not None or writes is not None
         self.param_writes = [not declared or p in set(writes or ()) for p in self.param_names]
-        # each pointer parameter as (index, dtype, name, written, count): what a launch and its body go through
-        self.pointers = [(i, dtype, name, w, count) for i, (dtype, name, w, count) in
-                         enumerate(zip(self.pointer_types, self.param_names, self.param_writes, self.pointer_counts))
+        # each pointer parameter as (index, dtype, name): what a body's views are made from (run_body)
+        self.pointers = [(i, dtype, name) for i, (dtype, name) in enumerate(zip(self.pointer_types, self.param_names))
                          if dtype is not None]
 
     def __repr__(self) -> str:
@@ -262,7 +261,7 @@ def run_body(m: Machine, k: Kernel, device: int, args, resolved=None, watch=None
     the block it was launched on, as on hardware."""
     pointers = []
     found = iter(resolved) if resolved is not None else None
-    for i, _, pname, _, _ in k.pointers:
+    for i, _, pname in k.pointers:
         value = args[i]
         buf = next(found) if found is not None else m.buffer(int(value))
         if buf is None or buf.kind != "device" or getattr(buf, "freed", False):
@@ -277,7 +276,7 @@ def run_body(m: Machine, k: Kernel, device: int, args, resolved=None, watch=None
     except AclError as exc:
         return exc.code, f"kernel {k.name}: {exc.message}"
     values = list(args)        # scalars as they are; each pointer becomes a view of its buffer
-    for (i, dtype, pname, _, _), buf in zip(k.pointers, pointers):
+    for (i, dtype, pname), buf in zip(k.pointers, pointers):
         offset = int(args[i]) - buf.ptr
         whole = (buf.size - offset) // dtype.itemsize * dtype.itemsize      # whole elements to the end
         try:
