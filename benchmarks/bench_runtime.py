@@ -421,7 +421,9 @@ def count_instructions(rounds: int = 200):
     if valgrind is None:
         print("   valgrind is not installed: skipped (apt-get install valgrind)")
         return None
-    env = dict(os.environ, PYTHONHASHSEED="0")
+    # one BLAS thread: numpy's idle BLAS threads spin for a while after start-up, and callgrind counts their
+    # instructions too (2 % of the figure, different in every run); with them gone the count repeats exactly
+    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     counts = {}
     for mode in ("none", "sandbox", "simpy"):
         done = subprocess.run(
