@@ -503,8 +503,10 @@ class HostMemory:
 def _containing(table, starts: list[int], ptr: int):
     """The buffer of ``table`` (start -> buffer, ``starts`` its sorted keys) holding ``ptr``, or None."""
     i = bisect.bisect_right(starts, ptr) - 1
-    if i >= 0 and ptr < table[starts[i]].end:
-        return table[starts[i]]
+    if i >= 0:
+        buf = table[starts[i]]
+        if ptr < buf.ptr + buf.size:      # (Buffer.end, without the property's call)
+            return buf
     return None
 
 

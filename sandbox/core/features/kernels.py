@@ -252,6 +252,9 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
                                   access=access, core_limit=device_resources.core_limit(m, th, device)))
 
 
+_BYTES = np.dtype(np.uint8)
+
+
 def run_body(m: Machine, k: Kernel, device: int, args, resolved=None, watch=None):
     """Execute the kernel body on views of device memory; a fault fails the task, and so does
     a host memory budget that cannot hold the arguments' bytes (207001, before any view).
@@ -259,18 +262,14 @@ def run_body(m: Machine, k: Kernel, device: int, args, resolved=None, watch=None
     ``resolved`` holds the buffers the pointers named at launch: a stream-ordered pool may
     hand the same address to a new block before this kernel runs, and the kernel works on
     the block it was launched on, as on hardware."""
-    pointers = []
-    found = iter(resolved) if resolved is not None else None
-    for i, _, pname in k.pointers:
-        value = args[i]
-        buf = next(found) if found is not None else m.buffer(int(value))
+    pointers = resolved if resolved is not None else [m.buffer(int(args[i])) for i, _, _ in k.pointers]
+    for (i, _, pname), buf in zip(k.pointers, pointers):
         if buf is None or buf.kind != "device" or getattr(buf, "freed", False):
             return ACL_ERROR_RT_AICORE_EXCEPTION, (
-                f"kernel {k.name}: pointer argument {pname}={int(value):#x} is not live device memory")
+                f"kernel {k.name}: pointer argument {pname}={int(args[i]):#x} is not live device memory")
         if buf.device != device:
             return ACL_ERROR_RT_AICORE_EXCEPTION, (
                 f"kernel {k.name} on device {device}: argument {pname} points into device {buf.device}'s memory")
-        pointers.append(buf)
     try:
         check_dense(pointers)
     except AclError as exc:
@@ -279,10 +278,15 @@ def run_body(m: Machine, k: Kernel, device: int, args, resolved=None, watch=None
     for (i, dtype, pname), buf in zip(k.pointers, pointers):
         offset = int(args[i]) - buf.ptr
         whole = (buf.size - offset) // dtype.itemsize * dtype.itemsize      # whole elements to the end
-        try:
-            values[i] = buf.dense_view(offset, whole).view(dtype)
-        except AclError as exc:            # the host itself had no room (MemoryError), under the budget
-            return exc.code, f"kernel {k.name}: argument {pname}: {exc.message}"
+        storage = buf._storage
+        if storage is not None:            # dense already (Buffer.dense_view's first case, inline)
+            view = storage[offset:offset + whole]
+        else:
+            try:
+                view = buf.dense_view(offset, whole)
+            except AclError as exc:        # the host itself had no room (MemoryError), under the budget
+                return exc.code, f"kernel {k.name}: argument {pname}: {exc.message}"
+        values[i] = view if dtype is _BYTES else view.view(dtype)     # (storage is uint8 already)
     error = (watch or learner_code.run)(m, "kernel", 0, k.fn, *values)   # a bug in the body: a device fault, not a crash
     if error:
         return ACL_ERROR_RT_AICORE_EXCEPTION, f"kernel {k.name} raised {error}"
