@@ -25,12 +25,6 @@ class Engine:
         self.waiting: list = []          # heap of (priority, ready_t, task id, task)
         self.running = 0
 
-    def capacity_for(self, task) -> int:
-        return 1
-
-    def has_room(self, need: int) -> bool:
-        return self.running == 0
-
     def enqueue(self, task) -> None:
         heapq.heappush(self.waiting, (task.priority, task.ready_t, task.id, task))
 
@@ -41,12 +35,12 @@ class Engine:
         return heapq.heappop(self.waiting)[3]
 
     def claim_room(self, task) -> bool:
-        """Room for ``task`` now (the device loop asks first whether anything waits: then it queues)."""
-        need = self.capacity_for(task)
-        if not self.has_room(need):
+        """Room for ``task`` now (the device loop asks first whether anything waits: then it queues):
+        one lane has room when idle; an engine that shares its bandwidth (``shared``) always has."""
+        if self.running and not self.shared:
             return False
-        self.running += need
-        task.cores = need if need > 1 or self.name == "AI Core" else 0
+        self.running += 1
+        task.cores = 0
         return True
 
     def release(self, task) -> None:
@@ -60,12 +54,15 @@ class CorePool(Engine):
         super().__init__(name, device)
         self.cores = cores
 
-    def capacity_for(self, task) -> int:
-        limit = task.core_limit or self.cores          # aclrtSetDeviceResLimit (core/features/device_resources.py)
-        return max(1, min(task.block_dim, self.cores, limit))
-
-    def has_room(self, need: int) -> bool:
-        return self.cores - self.running >= need
+    def claim_room(self, task) -> bool:
+        """Room for ``task``'s cores now: min(block_dim, cores, its limit), at least one."""
+        cores = self.cores
+        need = max(1, min(task.block_dim, cores, task.core_limit or cores))   # limit: aclrtSetDeviceResLimit
+        if cores - self.running < need:                                          # (core/features/device_resources.py)
+            return False
+        self.running += need
+        task.cores = need
+        return True
 
     def release(self, task) -> None:
         self.running -= task.cores           # the cores it was given when it started
@@ -203,9 +200,6 @@ class SharedLink(Engine):
         self.fabric = fabric
         self.links = tuple(links)
         self.latency_ns = latency_ns
-
-    def has_room(self, need: int) -> bool:
-        return True
 
     def begin(self, task, now: int) -> list:
         return self.fabric.begin(task, self.links, task.nbytes, self.latency_ns, now)

@@ -92,9 +92,6 @@ class CallbackEngine(Engine):
         super().__init__(name, device)
         self.state = state
 
-    def has_room(self, need: int) -> bool:
-        return True
-
     def begin(self, task, now: int) -> list:
         return self.state.reached(task, now)
 
