@@ -64,7 +64,7 @@ class Simulator:
             t, _, action, task, version = pop(heap)
             if action == ARRIVE:
                 self.now = t
-                self._head_arrived(task)
+                self._ready(task)
             elif version == task.version:         # (else superseded by a rescheduled finish: no time passes)
                 self.now = t
                 engine = task.engine
@@ -78,17 +78,15 @@ class Simulator:
             self.now = horizon
 
     # -- task life cycle ---------------------------------------------------------------
-    def _head_arrived(self, task) -> None:
-        """The task is at the head of its stream and submitted: check its event dependency."""
+    def _ready(self, task) -> None:
+        """The task is at the head of its stream and submitted (or the record it waits for is
+        done): it waits for its event's record, or for its engine, or runs."""
         dep = task.waits_on
         if dep is not None and not dep.done and not task.status:
             if dep.waiters is None:
                 dep.waiters = []
-            dep.waiters.append(task)
+            dep.waiters.append(task)              # (_finish readies it when ``dep`` is done)
             return
-        self._ready(task)
-
-    def _ready(self, task) -> None:
         if task.stream.stopped and not task.status:
             task.stream.held = task               # aclrtStreamStop: waits for an abort or a forced destroy
             return
@@ -162,7 +160,8 @@ class Simulator:
         duration = task.duration
         if callable(duration):
             duration = duration(task.cores)
-        self._push(now + duration, FINISH, task)
+        self._seq += 1                            # (_push, inline: every task with an engine comes here)
+        heapq.heappush(self._heap, (now + duration, self._seq, FINISH, task, 0))
 
     def _finish(self, task) -> None:
         now = self.now
@@ -208,7 +207,7 @@ class Simulator:
         if queue:
             nxt = queue[0]
             if nxt.submit_t <= now:
-                self._head_arrived(nxt)
+                self._ready(nxt)
             else:
                 self._push(nxt.submit_t, ARRIVE, nxt)
         if task.waiters:
