@@ -167,7 +167,9 @@ class Machine:
 
     def stream(self, th: HostThread, handle, *, check_context: bool = True, api: str = "", uncaptured=False) -> Stream:
         """The stream a handle names (0 = the current context's default stream); ``uncaptured``: 107027 if capturing."""
-        ctx = self.current_context(th)
+        ctx = th.context
+        if ctx is None or not ctx.alive:
+            ctx = self.current_context(th)        # (which fails: the test above is its own, inline)
         if handle == 0 or handle is None:
             return ctx.default_stream
         stream = self.streams.get(handle)

@@ -126,7 +126,7 @@ def _external(stream, external: bool, api: str) -> tuple:
 
 def record(m: Machine, th: HostThread, handle, stream_handle, external: bool = False) -> None:
     ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtRecordEvent")
-    detail = _external(stream, external, "aclrtRecordEventWithFlag")
+    detail = _external(stream, external, "aclrtRecordEventWithFlag") if external else ()
     task = m.submit(th, stream, Task.new("event_record", "EVENT_RECORD", event=ev, detail=detail))
     if not external:
         ev.record_task = task
@@ -137,7 +137,7 @@ _WAITABLE = C.ACL_EVENT_SYNC | C.ACL_EVENT_EXTERNAL | C.ACL_EVENT_IPC
 
 def stream_wait(m: Machine, th: HostThread, stream_handle, handle, external: bool = False) -> None:
     ev, stream = _event_and_stream(m, th, handle, stream_handle, "aclrtStreamWaitEvent")
-    detail = _external(stream, external, "aclrtStreamWaitEventWithFlag")
+    detail = _external(stream, external, "aclrtStreamWaitEventWithFlag") if external else ()
     if not ev.plain and not ev.flags & _WAITABLE:     # api_error.cc:1414-1416
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"this event's flags ({ev.flags:#x}) hold none of ACL_EVENT_SYNC, "
              "ACL_EVENT_EXTERNAL, ACL_EVENT_IPC: it has no wait task, so streams cannot wait on it")

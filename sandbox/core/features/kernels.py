@@ -107,6 +107,7 @@ class Kernel:
     def __init__(self, fn, name=None, ns=None, bytes=None, flops=None, reads=None, writes=None):
         self.fn = fn
         self.name = name or fn.__name__
+        self.launching = f"launching {self.name}"                  # what a refused launch's message calls it
         self.ns, self.bytes, self.flops = ns, bytes, flops        # checked at each launch (_figure)
         params = list(inspect.signature(fn).parameters.values())
         self.param_names = [p.name for p in params]
@@ -179,6 +180,8 @@ class Kernel:
 
     def duration(self, m: Machine, args, block_dim: int, span_bytes: int):
         p = m.profile
+        if type(self.ns) is int and 0 <= self.ns <= MAX_KERNEL_NS:
+            return p.kernel_start_ns + self.ns     # a plain figure (most kernels): what _figure and _too_long give it
         if self.ns is not None:
             ns = self._figure("ns", self.ns, args)
             self._too_long(ns)
@@ -215,7 +218,9 @@ def launch(m: Machine, th: HostThread, k: Kernel, block_dim, stream_handle, args
     if not 1 <= block_dim <= MAX_BLOCK_DIM:         # the runtime's check, not the acl layer's: 107000
         fail(ACL_ERROR_RT_PARAM_INVALID, f"block_dim must be 1..{MAX_BLOCK_DIM} (the task's core count is a "
              f"uint16), got {block_dim}")
-    stream = m.stream(th, 0 if stream_handle is None else as_int(stream_handle, "stream"), api=f"launching {k.name}")
+    if type(stream_handle) is not int:
+        stream_handle = 0 if stream_handle is None else as_int(stream_handle, "stream")
+    stream = m.stream(th, stream_handle, api=k.launching)
     if len(args) != len(k.param_names):
         fail(ACL_ERROR_INVALID_PARAM,
              f"kernel {k.name} takes {len(k.param_names)} arguments ({', '.join(k.param_names)}), got {len(args)}")
