@@ -146,9 +146,6 @@ class Machine:
     def new_task_id(self) -> int:
         return next(self._task_ids)
 
-    def new_api_seq(self) -> int:
-        return next(self._api_seq)
-
     # -- resolving what the learner holds ---------------------------------------------------
     def device(self, device_id) -> Device:
         if (isinstance(device_id, bool) or not isinstance(device_id, numbers.Integral)
