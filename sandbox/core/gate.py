@@ -53,7 +53,7 @@ def call(c_name: str, body, params: tuple = (), *, cost: int | str, defaults: tu
         start = th.clock
         th.call_tasks = ()
         th.call_blocked_from, th.call_waited_for = None, ()
-        th.call_seq = seq = next(m._api_seq)     # the call's number (ApiCall.api_seq)
+        th.call_seq = seq = next(m.call_numbers)     # the call's number (ApiCall.api_seq)
         ret = None
         try:
             if needs_init and not th.process.initialized:

@@ -64,7 +64,7 @@ class Machine:
             dev.memory.budget = self.host_budget
         self._handles = itertools.count(0x10_0000, 0x40)
         self._task_ids = itertools.count(1)
-        self._api_seq = itertools.count(1)
+        self.call_numbers = itertools.count(1)      # each runtime call's api_seq (the gate takes the next)
         self._pids = itertools.count(1)
         self._tids = itertools.count(1)
         self.processes: list[Process] = []
