@@ -183,6 +183,7 @@ class Buffer:
     __slots__ = ("ptr", "size", "_storage", "_chunks", "budget", "charged", "__weakref__")
     kind = "buffer"
     device = -1
+    writable = True              # storage the sandbox makes is; a numpy array's may not be (PageableBuffer)
 
     def __init__(self, ptr: int, size: int, storage: np.ndarray | None = None):
         self.ptr = ptr
@@ -195,10 +196,6 @@ class Buffer:
     @property
     def end(self) -> int:
         return self.ptr + self.size
-
-    @property
-    def writable(self) -> bool:
-        return self._storage is None or self._storage.flags.writeable
 
     def dense_view(self, offset: int = 0, nbytes: int | None = None) -> np.ndarray:
         """One writable uint8 array over [offset, offset+nbytes): the whole buffer becomes dense
@@ -256,7 +253,8 @@ class Buffer:
             self._storage[offset:offset + nbytes] = src._storage[src_offset:src_offset + nbytes]
             return
         if src._storage is None and not src._chunks:                     # never written: all zeros
-            self.fill(offset, nbytes, 0)
+            if self._storage is not None or self._chunks:                 # (onto bytes never written: nothing to do)
+                self.fill(offset, nbytes, 0)
             return
         for pos, view, _ in self.segments(offset, nbytes, create=True):
             src.read_into(src_offset + pos, view)
@@ -323,12 +321,13 @@ class PageableBuffer(Buffer):
     simulated machine lives, even if the learner's array (or a temporary view such as
     ``a[1]`` handed to numpy_to_ptr) goes away; ``sandbox.configure()`` starts afresh.
     """
-    __slots__ = ()
+    __slots__ = ("writable",)
     kind = "pageable"
 
     def __init__(self, ptr, array: np.ndarray):
         flat = array.reshape(-1).view(np.uint8)
         super().__init__(ptr, flat.size, flat)
+        self.writable = flat.flags.writeable         # (a bytes object's are not: copies into it are refused)
 
 
 class DeviceMemory:
