@@ -106,7 +106,9 @@ class Checker:
         handle = stream.handle
         after = self.stream_vc.get(handle)
         vc = dict(after) if after else {}
-        join(vc, self.host_vc.get(th.tid))
+        known = self.host_vc.get(th.tid)
+        if known:                         # (what the host learned: nothing, until it synchronizes)
+            join(vc, known)
         dep = task.waits_on
         if dep is not None:
             join(vc, dep.vc)
