@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import keyword
 import os
 import random
 import subprocess
@@ -417,7 +418,7 @@ class Generator:
             self.emit(f'C("rt.destroy_notify", {self.pick(scope, "notify")})')
         else:
             ptr, _ = self.pick_info(scope, "dev")
-            if ptr.isidentifier() and not self.chance(0.85):  # (a bad pick such as "x" takes no offset)
+            if ptr.isidentifier() and not keyword.iskeyword(ptr) and not self.chance(0.85):  # (a bad pick: no offset)
                 ptr = f"{ptr} + {self.rng.choice(['4', '8', '1 << 30'])}"
             value = self.rng.choice(["0", "1", "7", "2**63", "2**64 - 1", "2**64", "-1"])
             if r < 0.82:
