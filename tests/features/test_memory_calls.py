@@ -34,6 +34,21 @@ def test_copies_are_bounds_checked_never_a_silent_overrun(device0):
     assert acl.rt.memset_async(dev + 4095, 2, 0, 2, device0) == acl.ACL_ERROR_RT_PARAM_INVALID
 
 
+def test_a_copy_into_read_only_host_memory_is_107000_and_writes_nothing(device0):
+    frozen = np.zeros(64, np.uint8)
+    frozen.flags.writeable = False  # (as a one-byte bytes object's buffer is)
+    plain = np.zeros(64, np.uint8)
+    src = acl.util.numpy_to_ptr(np.ones(64, np.uint8))
+    for dst in (acl.util.numpy_to_ptr(frozen), acl.util.numpy_to_ptr(frozen)):  # the same buffer, asked twice
+        assert acl.rt.memcpy(dst, 64, src, 64, acl.ACL_MEMCPY_HOST_TO_HOST) == acl.ACL_ERROR_RT_PARAM_INVALID
+        assert "read-only memory" in acl.get_recent_err_msg()
+    assert not frozen.any()
+    assert acl.rt.memcpy(acl.util.numpy_to_ptr(plain), 64, src, 64, acl.ACL_MEMCPY_HOST_TO_HOST) == 0
+    assert plain.all()
+    dev = dev_alloc(64)  # device memory and pinned memory the sandbox backs are always writable
+    assert acl.rt.memcpy(dev, 64, src, 64, acl.ACL_MEMCPY_HOST_TO_DEVICE) == 0
+
+
 def test_count_larger_than_dest_max_is_107000_and_zero_count_succeeds(device0):
     dev = dev_alloc(4096)
     host, _ = pinned(4096)
