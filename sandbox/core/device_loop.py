@@ -160,8 +160,7 @@ class Simulator:
         duration = task.duration
         if callable(duration):
             duration = duration(task.cores)
-        self._seq += 1                            # (_push, inline: every task with an engine comes here)
-        heapq.heappush(self._heap, (now + duration, self._seq, FINISH, task, 0))
+        self._push(now + duration, FINISH, task)
 
     def _finish(self, task) -> None:
         now = self.now
