@@ -18,6 +18,13 @@ from .machine import current
 from .trace import API_CALL, ErrorRaised
 
 
+# What a call's row starts from; the call's body adds to it.  (Typed: the compiled build,
+# tools/build_compiled.py, checks a value read back against the type of what was last assigned.)
+_NO_TASKS: tuple[int, ...] = ()
+_NOT_BLOCKED: int | None = None
+_NO_WAITS: tuple = ()
+
+
 def call(c_name: str, body, params: tuple = (), *, cost: int | str, defaults: tuple = (), needs_init: bool = False,
          args=()):
     """Run ``body(machine, thread, *params)`` as the runtime call ``c_name``.
@@ -51,10 +58,10 @@ def call(c_name: str, body, params: tuple = (), *, cost: int | str, defaults: tu
         if len(turns) != 1 or th.parked or th.joining:   # (Scheduler.wait_turn's own first test, inline)
             scheduler.wait_turn(th)
         start = th.clock
-        th.call_tasks = ()
-        th.call_blocked_from, th.call_waited_for = None, ()
+        th.call_tasks = _NO_TASKS
+        th.call_blocked_from, th.call_waited_for = _NOT_BLOCKED, _NO_WAITS
         th.call_seq = seq = next(m.call_numbers)     # the call's number (ApiCall.api_seq)
-        ret = None
+        ret = -1                         # no answer yet (a code is 0 or more)
         try:
             if needs_init and not th.process.initialized:
                 fail(ACL_ERROR_UNINITIALIZE, f"{c_name}: call acl.init() first")
@@ -65,7 +72,7 @@ def call(c_name: str, body, params: tuple = (), *, cost: int | str, defaults: tu
             ret = exc.code
             return refuse(m, th, c_name, exc, defaults)        # its record first, then the call's row
         finally:
-            if ret is not None:          # (any other exception is the sandbox's own and propagates as it is)
+            if ret >= 0:                 # (any other exception is the sandbox's own and propagates as it is)
                 m.log.append_call((API_CALL, start, th.clock, th.tid, th.process.pid, c_name, ret, args,
                                    th.call_tasks, th.call_blocked_from, seq, th.call_waited_for))
                 if len(turns) == 1 and turns[0] is th and not (th.parked or th.joining or th.finished):

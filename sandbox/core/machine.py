@@ -46,7 +46,7 @@ class Device:
 
 
 class Machine:
-    def __init__(self, profile="ascend910b", device_count: int | None = None, host_memory_budget: int | None = None):
+    def __init__(self, profile="ascend910b", device_count=None, host_memory_budget=None):
         self.profile = get_profile(profile)
         if device_count is not None and (isinstance(device_count, bool) or not isinstance(device_count, numbers.Integral)):
             raise TypeError(f"device_count must be an int (or None for the profile's), got {describe(device_count)}")
@@ -77,7 +77,7 @@ class Machine:
         self.scheduler = Scheduler(self)
         self.hazards = hazards.Checker(self)  # every task gets its happens-before clock (not optional)
         self._deadlines: dict[int, tuple[int, int] | None] = {}
-        self.util_threads = None              # acl.util.start_thread: the threads it started
+        self.util_threads: dict[int, threading.Thread] | None = None   # acl.util.start_thread: the threads it started
         self.aborted = ""                     # set by a grader that gave up on a run: calls stop at once
         self.user_code = ""                   # core/learner_code.py: "kernel"/"callback"/"host_func" while it runs
         self.user_code_tid = 0
@@ -149,7 +149,7 @@ class Machine:
     # -- resolving what the learner holds ---------------------------------------------------
     def device(self, device_id) -> Device:
         if (isinstance(device_id, bool) or not isinstance(device_id, numbers.Integral)
-                or not 0 <= device_id < len(self.devices)):  # type: ignore[operator]  # an Integral compares with ints
+                or not 0 <= int(device_id) < len(self.devices)):
             fail(ACL_ERROR_RT_INVALID_DEVICEID,
                  f"device id {describe(device_id)} is invalid: this machine has devices 0..{len(self.devices) - 1}")
         return self.devices[int(device_id)]

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
+    from .features.capture import ModelRI
     from .tasks import Task
 
 
@@ -55,7 +56,7 @@ class HostThread:
         self.join_any = False
         self.idle = False              # ... or stepped aside between notebook cells (threads.step_aside)
         self.finished = False
-        self.wake_when = None
+        self.wake_when: Callable[[], bool] | None = None
         self.waiting_for = ""
         self.deadline: int | None = None
         self.timed_out = False
@@ -107,7 +108,7 @@ class Stream:
         self.pending_error = 0            # first device error not yet reported by a sync
         self.pending_message = ""
         self.failure_mode_set = False     # aclrtSetStreamFailureMode may be called once per stream
-        self.capture = None               # the model run instance it records into (core/features/capture.py)
+        self.capture: ModelRI | None = None   # the model run instance it records into (core/features/capture.py)
         self.flags = 0                    # the flags it was created with (aclrtStreamGetFlags)
         self.stopped = False              # aclrtStreamStop: tasks not started wait (held: the one ready)
         self.held: Task | None = None
