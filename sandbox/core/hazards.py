@@ -53,7 +53,8 @@ from . import trace as T
 from .tasks import Task
 
 MAX_ACCESSES = 64          # recent accesses remembered per buffer (older ones are forgotten)
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the package's folder, from its __init__ (a compiled module's own __file__ need not name its folder)
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(sys.modules[__name__.partition(".")[0]].__file__ or ""))
 
 
 class HazardWarning(UserWarning):
