@@ -1042,15 +1042,14 @@ class Harness:
         return m
 
     def _instrument(self, m) -> None:
-        """Remember every task the device side is given (for the drain check at the end)."""
-        submit = m.sim.submit
+        """Remember every task the device side is given (for the drain check at the end): Machine.submit
+        hands each to the device loop, then to its ``submitted`` hooks (core/hooks.py)."""
         tasks = self.tasks
 
-        def recording_submit(task):
+        def remember(th, stream, task):
             tasks[task.id] = task
-            return submit(task)
 
-        m.sim.submit = recording_submit
+        m.hooks.add("submitted", remember)
 
     # -- the stop button: learner code that raises KeyboardInterrupt or SystemExit ------------------------
     def stop(self, exc) -> None:
