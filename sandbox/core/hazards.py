@@ -64,8 +64,9 @@ class HazardWarning(UserWarning):
 # -- warnings that point at the learner's line -------------------------------------------------
 def emit(message: str, category) -> None:
     """Warn at the first frame outside the sandbox package, every time (no once-registry),
-    so a notebook cell shows the same warnings on every run."""
-    frame: types.FrameType | None = sys._getframe(1)
+    so a notebook cell shows the same warnings on every run.  (The search starts at the innermost
+    frame, this function's own: compiled code, tools/build_compiled.py, has no frames.)"""
+    frame: types.FrameType | None = sys._getframe(0)
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
         frame = frame.f_back
     if frame is None:
