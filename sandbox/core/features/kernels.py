@@ -191,11 +191,13 @@ class Kernel:
         core_bandwidth = p.hbm_bandwidth / p.ai_cores
         per_block = max(total_flops / block_dim / p.core_flops, total_bytes / block_dim / core_bandwidth)
         self._too_long(math.ceil(block_dim / max(1, min(block_dim, p.ai_cores))) * per_block * 1e9)
+        return partial(_timing, p.kernel_start_ns, block_dim, per_block)
 
-        def timing(cores: int) -> int:
-            t = math.ceil(block_dim / cores) * per_block * 1e9
-            return p.kernel_start_ns + (int(t) if t < MAX_KERNEL_NS else MAX_KERNEL_NS)
-        return timing
+
+def _timing(start_ns: int, block_dim: int, per_block: float, cores: int) -> int:
+    """A kernel's duration on the ``cores`` it got: its blocks run in waves (Kernel.duration's figure)."""
+    t = math.ceil(block_dim / cores) * per_block * 1e9
+    return start_ns + (int(t) if t < MAX_KERNEL_NS else MAX_KERNEL_NS)
 
 
 class Launch:
