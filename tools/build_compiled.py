@@ -25,14 +25,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The modules every runtime call goes through (the API path of benchmarks/bench_runtime.py); the
 # rest of the package stays interpreted and calls into them as into any module.  Left out on purpose:
-# host_turns (threads hand their turns over while they wait: what one reads back another has set),
-# engines (the callback engine subclasses Engine) and trace (the views keep weak references to the
-# log, which a compiled class does not take).
+# host_turns (threads hand their turns over while they wait: what one reads back another has set)
+# and engines (the callback engine subclasses Engine).  The kernels and the trace log stay Python
+# classes inside their compiled modules (core/native.py).
 MODULES = (
     "sandbox/core/gate.py",
     "sandbox/core/machine.py",
     "sandbox/core/device_loop.py",
     "sandbox/core/hazards.py",
+    "sandbox/core/trace.py",
     "sandbox/core/features/events.py",
     "sandbox/core/features/kernels.py",
     "sandbox/core/features/memory_calls.py",

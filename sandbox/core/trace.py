@@ -20,6 +20,8 @@ import marshal
 from dataclasses import dataclass
 from typing import Iterator
 
+from .native import mypyc_attr
+
 
 @dataclass(slots=True, unsafe_hash=True)
 class MachineConfigured:
@@ -309,6 +311,7 @@ def task_finished_row(t, task, status) -> tuple:
     return (TASK_FINISHED, t, task, status)
 
 
+@mypyc_attr(native_class=False)   # (core/native.py: the views keep weak references to the log)
 class TraceLog:
     """Append-only list of records, in the order things happened in the simulation.  ``append`` takes a
     record or a compact row; ``append_call`` (the gate's) also packs the rows every _CHUNK items."""

@@ -53,3 +53,24 @@ def test_the_check_names_a_module_edited_after_the_build(tmp_path, monkeypatch):
     assert tool.stale() == ["sandbox/core/gate.py"]
     os.utime(so, (3_000_000, 3_000_000))
     assert tool.stale() == []
+
+
+def test_kernels_pickle_and_the_trace_log_takes_weak_references_in_either_build():
+    """The classes core/native.py keeps Python classes: an isolated check carries an exercise's kernels to
+    a fresh interpreter, and the views cache what they compute from a log by a weak reference to it."""
+    import weakref
+
+    import cloudpickle
+    import numpy as np
+
+    import sandbox
+    from sandbox.core.trace import TraceLog
+
+    @sandbox.kernel(ns=1000)
+    def scale(x: sandbox.ptr(np.float32, count="n"), n: int):
+        x[:n] *= 2
+
+    copy = cloudpickle.loads(cloudpickle.dumps(scale))
+    assert (copy.name, copy.param_names, copy.ns) == ("scale", ["x", "n"], 1000)
+    log = TraceLog()
+    assert weakref.ref(log)() is log

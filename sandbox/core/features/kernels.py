@@ -44,6 +44,7 @@ import numpy as np
 from ..errors import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_PARAM_INVALID, AclError,
                      describe, fail)
 from .. import hazards, learner_code
+from ..native import mypyc_attr
 from . import device_resources, overflow
 from ..gate import as_int, call
 from ..allocator import check_dense
@@ -64,6 +65,7 @@ MAX_BLOCK_DIM = 65535
 MAX_KERNEL_NS = 3600 * 10 ** 9
 
 
+@mypyc_attr(native_class=False)   # (core/native.py)
 class Pointer:
     """Annotation for a kernel parameter that is a device pointer to ``dtype`` elements.
 
@@ -103,6 +105,7 @@ def _pointer(annotation, namespace: dict) -> Pointer | None:
     return annotation if isinstance(annotation, Pointer) else None
 
 
+@mypyc_attr(native_class=False)   # (core/native.py)
 class Kernel:
     def __init__(self, fn, name=None, ns=None, bytes=None, flops=None, reads=None, writes=None):
         self.fn = fn

@@ -1,0 +1,15 @@
+"""What the optional compiled build (tools/build_compiled.py) is told about a class of a module it
+compiles.  ``@mypyc_attr(native_class=False)`` keeps the class an ordinary Python class there: its
+instances pickle (an isolated check carries an exercise's kernels to a fresh interpreter) and take
+weak references (the views' caches of a trace log).  In plain Python the mark does nothing."""
+from __future__ import annotations
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:      # no mypy installed (a learner's environment): nothing reads the mark
+
+    def mypyc_attr(*attrs: str, **kwattrs: object):  # type: ignore[misc]  # the same mark, doing nothing
+        return lambda cls: cls
+
+
+__all__ = ["mypyc_attr"]
