@@ -685,13 +685,25 @@ def profile_api_path(top: int = 15):
         print(f"   {tottime:7.3f} {calls:8d} {cumtime:7.3f}  {name}")
 
 
+def build_kind() -> str:
+    """Which build of the sandbox this process runs: plain Python, or compiled (tools/build_compiled.py)."""
+    from importlib.machinery import ExtensionFileLoader
+
+    from sandbox.core import gate
+
+    if isinstance(gate.__spec__.loader, ExtensionFileLoader):
+        return "compiled with mypyc (tools/build_compiled.py)"
+    return "plain Python (python tools/build_compiled.py compiles the API path)"
+
+
 def main():
-    if "--profile" in sys.argv:
-        profile_api_path()
-        return
     if "--child" in sys.argv:
         at = sys.argv.index("--child")
         run_child(sys.argv[at + 1], int(sys.argv[at + 2]))
+        return
+    print(f"build: {build_kind()}")
+    if "--profile" in sys.argv:
+        profile_api_path()
         return
     if "--instructions" in sys.argv:
         count_instructions()
