@@ -25,9 +25,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The modules every runtime call goes through (the API path of benchmarks/bench_runtime.py); the
 # rest of the package stays interpreted and calls into them as into any module.  Left out on purpose:
-# host_turns (threads hand their turns over while they wait: what one reads back another has set)
-# and engines (the callback engine subclasses Engine).  The kernels and the trace log stay Python
-# classes inside their compiled modules (core/native.py).
+# host_turns (threads hand their turns over while they wait: what one reads back another has set),
+# engines (the callback engine subclasses Engine) and allocator (ipc.Imported and vmm.Mapping inherit
+# from two of its classes at once).  The kernels and the trace log stay Python classes inside their
+# compiled modules (core/native.py).
 MODULES = (
     "sandbox/core/gate.py",
     "sandbox/core/machine.py",
