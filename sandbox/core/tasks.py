@@ -13,9 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
+    from .features.capture import Recorded
     from .objects import Event, Stream
-
-_new_object: Callable[[type], Any] = object.__new__
 
 # Every kind of task, and who submits it (TaskSubmitted.kind, TaskCaptured.kind).
 KINDS = {
@@ -56,7 +55,7 @@ class Task:
     engine: Any
     duration: Callable[[int], int] | int
     effect: Callable[[], object] | None
-    waits_on: Task | None
+    waits_on: Task | Recorded | None  # (a Recorded: a task a capture holds, core/features/capture.py)
     nbytes: int
     block_dim: int
     event: Event | None
@@ -82,12 +81,12 @@ class Task:
 
     @staticmethod
     def new(kind: str, name: str, engine=None, duration: Callable[[int], int] | int = 0,
-            effect: Callable[[], object] | None = None, waits_on: Task | None = None, nbytes: int = 0,
+            effect: Callable[[], object] | None = None, waits_on: Task | Recorded | None = None, nbytes: int = 0,
             block_dim: int = 0, event=None, detail: tuple = (), access: tuple | list = (), core_limit: int = 0) -> Task:
         """A task as a runtime call specifies it, not submitted yet.  (A function, not
         ``__init__``: Python passes keyword arguments to a class through a dict, to a
         function without one, and this runs for every task.)"""
-        self: Task = _new_object(Task)
+        self = Task()
         self.kind = kind
         self.name = name
         self.engine = engine
@@ -121,4 +120,7 @@ class Task:
         return f"<Task {getattr(self, 'id', '-')} {self.kind} {self.name!r} {state}>"
 
 
-SPEC_FIELDS = Task.__slots__[:12]
+# What a runtime call specifies: Task.new's arguments, the first fields of a Task.  (Spelled out: a
+# compiled Task, tools/build_compiled.py, has no __slots__ to take them from.)
+SPEC_FIELDS = ("kind", "name", "engine", "duration", "effect", "waits_on", "nbytes", "block_dim", "event", "detail",
+               "access", "core_limit")

@@ -106,6 +106,8 @@ def test_a_task_is_specified_by_name_and_copied_for_a_replay():
         "access",
         "core_limit",
     )
+    if hasattr(Task, "__slots__"):  # plain Python: a task's first fields (a compiled Task keeps no __slots__)
+        assert Task.__slots__[: len(SPEC_FIELDS)] == SPEC_FIELDS
 
 
 def test_a_machine_that_uses_no_feature_has_no_hook(device0):
