@@ -12,7 +12,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
-    from .features.capture import ModelRI
+    from .features.capture import ModelRI, Recorded
     from .tasks import Task
 
 
@@ -162,9 +162,9 @@ class Event:
         self.alive = True
 
     @property
-    def record_task(self) -> Task | None:
+    def record_task(self) -> Task | Recorded | None:   # (a Recorded: recorded by a capture)
         return self.shared[0]
 
     @record_task.setter
-    def record_task(self, task: Task | None) -> None:
+    def record_task(self, task: Task | Recorded | None) -> None:
         self.shared[0] = task

@@ -219,12 +219,13 @@ def _timed(ev: Event, which: str) -> Task:
     if ev.flags in (C.ACL_EVENT_IPC, C.ACL_EVENT_EXTERNAL):
         kind = "an IPC" if ev.flags == C.ACL_EVENT_IPC else "an EXTERNAL"
         fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f"{which} is {kind} event, which keeps no timestamp")
-    if ev.record_task is None:
+    task = ev.record_task
+    if task is None:
         fail(ACL_ERROR_RT_INTERNAL_ERROR, f"{which} has not been recorded")
-    if not ev.record_task.done:
+    if not isinstance(task, Task) or not task.done:   # (a capture's Recorded is never done)
         fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
              f"{which} has not completed yet, so its timestamp is unset: synchronize it (aclrtSynchronizeEvent) first")
-    return ev.record_task
+    return task
 
 
 def get_timestamp(m: Machine, th: HostThread, handle) -> int:
