@@ -25,11 +25,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The modules every runtime call goes through (the API path of benchmarks/bench_runtime.py), with
 # the classes it reads most (tasks, streams, events, host threads: their fields become C struct
-# slots); the rest of the package stays interpreted and calls into them as into any module.  Left out on purpose:
-# host_turns (threads hand their turns over while they wait: what one reads back another has set),
-# engines (the callback engine subclasses Engine) and allocator (ipc.Imported and vmm.Mapping inherit
-# from two of its classes at once).  The kernels and the trace log stay Python classes inside their
-# compiled modules (core/native.py).
+# slots); the rest of the package stays interpreted and calls into them as into any module.  Left
+# out on purpose: host_turns (threads hand their turns over while they wait: what one reads back
+# another has set), learner_code (it patches threading's methods with its functions, which compiled
+# would not bind to their instance) and allocator (ipc.Imported and vmm.Mapping inherit from two of
+# its classes at once).  The kernels and the trace log stay Python classes inside their compiled
+# modules (core/native.py).
 MODULES = (
     "sandbox/core/gate.py",
     "sandbox/core/machine.py",
@@ -41,6 +42,7 @@ MODULES = (
     "sandbox/core/features/memory_calls.py",
     "sandbox/core/tasks.py",
     "sandbox/core/objects.py",
+    "sandbox/core/engines.py",
 )
 
 

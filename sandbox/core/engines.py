@@ -14,14 +14,19 @@ from __future__ import annotations
 import heapq
 import math
 
+from .native import mypyc_attr
 
+
+@mypyc_attr(allow_interpreted_subclasses=True)   # (the compiled build: core/features/callbacks.py subclasses it)
 class Engine:
-    """A single-lane engine (one DMA queue): one task at a time."""
-    shared = False                       # True: tasks share bandwidth instead of queueing
+    """A single-lane engine (one DMA queue): one task at a time.  ``shared`` engines (peer links,
+    callbacks) never queue: their tasks share them.  (A field, not a class attribute: a compiled
+    Engine reads its own field, which a subclass's class attribute would not change.)"""
 
-    def __init__(self, name: str, device: int):
+    def __init__(self, name: str, device: int, shared: bool = False):
         self.name = name
         self.device = device
+        self.shared = shared             # True: tasks share bandwidth instead of queueing
         self.waiting: list = []          # heap of (priority, ready_t, task id, task)
         self.running = 0
 
@@ -193,10 +198,8 @@ class SharedLink(Engine):
     Copies never queue here: each starts at once and shares the bandwidth of the links it
     crosses with every other copy on them (processor sharing).
     """
-    shared = True
-
     def __init__(self, name: str, device: int, fabric: LinkFabric, links, latency_ns: int):
-        super().__init__(name, device)
+        super().__init__(name, device, shared=True)
         self.fabric = fabric
         self.links = tuple(links)
         self.latency_ns = latency_ns

@@ -86,10 +86,8 @@ class CallbackEngine(Engine):
     at once (NO_BLOCK, host functions after their run) or never (BLOCK: the finish is pushed
     when ``fn`` has returned on the subscribed thread).
     """
-    shared = True
-
     def __init__(self, device: int, state, name: str = "Host callback"):    # (core/features/notifies.py's waits: "")
-        super().__init__(name, device)
+        super().__init__(name, device, shared=True)
         self.state = state
 
     def begin(self, task, now: int) -> list:
