@@ -13,9 +13,13 @@ older event is skipped when it comes up.
 from __future__ import annotations
 
 import heapq
+from typing import TYPE_CHECKING
 
 from .errors import AclError
 from .trace import TraceLog, task_finished_row, task_started_row
+
+if TYPE_CHECKING:
+    from .tasks import Task
 
 ARRIVE, FINISH = 0, 1
 
@@ -30,7 +34,7 @@ class Simulator:
         self.running_tasks = 0
 
     # -- scheduling ---------------------------------------------------------------------
-    def _push(self, t: int, action: int, task, version: int = 0) -> None:
+    def _push(self, t: int, action: int, task: Task, version: int = 0) -> None:
         self._seq += 1
         heapq.heappush(self._heap, (t, self._seq, action, task, version))
 
@@ -40,7 +44,7 @@ class Simulator:
             task.version += 1
             self._push(t, FINISH, task, task.version)
 
-    def submit(self, task) -> None:
+    def submit(self, task: Task) -> None:
         """A task joined its stream's queue on the host side (stream.queue already holds it)."""
         if task.stream.queue[0] is task:
             self._push(max(task.submit_t, self.now), ARRIVE, task)
@@ -78,10 +82,10 @@ class Simulator:
             self.now = horizon
 
     # -- task life cycle ---------------------------------------------------------------
-    def _ready(self, task) -> None:
+    def _ready(self, task: Task) -> None:
         """The task is at the head of its stream and submitted (or the record it waits for is
         done): it waits for its event's record, or for its engine, or runs."""
-        dep = task.waits_on
+        dep: Task | None = task.waits_on  # type: ignore[assignment]  # submitted, so is what it waits on (never a capture's Recorded)
         if dep is not None and not dep.done and not task.status:
             if dep.waiters is None:
                 dep.waiters = []
@@ -149,7 +153,7 @@ class Simulator:
         while (task := engine.start_next()) is not None:
             self._start(task, engine)
 
-    def _start(self, task, engine) -> None:
+    def _start(self, task: Task, engine) -> None:
         """``task`` got room on ``engine``: it runs from now."""
         now = self.now
         self.running_tasks += 1
@@ -162,7 +166,7 @@ class Simulator:
             duration = duration(task.cores)
         self._push(now + duration, FINISH, task)
 
-    def _finish(self, task) -> None:
+    def _finish(self, task: Task) -> None:
         now = self.now
         task.end_t = now
         stream = task.stream

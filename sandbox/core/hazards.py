@@ -83,8 +83,8 @@ class Access:
     itself, so a finished task (and the data its effect held) is freed without waiting here."""
     __slots__ = ("start", "end", "write", "handle", "id", "stream", "kind", "name", "vc")
 
-    def __init__(self, start, end, write, task):
-        self.start, self.end, self.write, self.vc = start, end, write, task.vc  # (the task's own clock)
+    def __init__(self, start, end, write, task: Task, vc: dict):
+        self.start, self.end, self.write, self.vc = start, end, write, vc   # vc: the task's own clock
         self.handle, self.id, self.stream = task.stream.handle, task.id, task.stream   # handle: the clocks' key
         self.kind, self.name = task.kind, task.name
 
@@ -102,7 +102,7 @@ class Checker:
         self.held: dict = {}           # held wait (Task) -> races found after it: [(buf, Access, Access)]
         self.resets = False            # has any device been fully reset? (until then no memory is stale)
 
-    def task_submitted(self, th, stream, task) -> None:
+    def task_submitted(self, th, stream, task: Task) -> None:
         """A task entered ``stream`` (Machine.submit calls this for every task, before the
         ``submitted`` hooks): give it its clock, then check the bytes it touches."""
         handle = stream.handle
@@ -121,7 +121,7 @@ class Checker:
             if nbytes > 0:
                 if self.resets and buf.kind == "device":
                     stale(self.m, th, buf, lambda: describe_task(task) + f" on {stream_name(stream)}", (task.id,))
-                _device_access(self.m, self, th, buf, offset, offset + nbytes, write, task)
+                _device_access(self.m, self, th, buf, offset, offset + nbytes, write, task, vc)
 
 
 def device_reset(m) -> None:
@@ -154,12 +154,11 @@ def before(task, vc: dict) -> bool:
 
 
 # -- feeding the checker --------------------------------------------------------------------------
-def _device_access(m, c: Checker, th, buf, start, end, write, task) -> None:
+def _device_access(m, c: Checker, th, buf, start, end, write, task: Task, vc: dict) -> None:
     accesses = c.accesses.get(buf)
     if accesses is None:
-        c.accesses[buf] = [Access(start, end, write, task)]
+        c.accesses[buf] = [Access(start, end, write, task, vc)]
         return
-    vc = task.vc
     covered = None
     for a in accesses:
         if a.end <= start or end <= a.start:
@@ -171,13 +170,13 @@ def _device_access(m, c: Checker, th, buf, start, end, write, task) -> None:
                 else:
                     covered.append(a)
         elif write or a.write:
-            _race_or_hold(m, c, th, buf, a, Access(max(start, a.start), min(end, a.end), write, task))
+            _race_or_hold(m, c, th, buf, a, Access(max(start, a.start), min(end, a.end), write, task, vc))
     if covered is not None:
         for a in covered:
             accesses.remove(a)
     if len(accesses) >= MAX_ACCESSES:
         del accesses[:len(accesses) - MAX_ACCESSES + 1]
-    accesses.append(Access(start, end, write, task))
+    accesses.append(Access(start, end, write, task, vc))
 
 
 def snapshot(m, items) -> list:

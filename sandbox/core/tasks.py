@@ -54,7 +54,7 @@ class Task:
     name: str
     engine: Any
     duration: Callable[[int], int] | int
-    effect: Callable[[], object] | None
+    effect: Callable[[], int | tuple[int, str] | None] | None
     waits_on: Task | Recorded | None  # (a Recorded: a task a capture holds, core/features/capture.py)
     nbytes: int
     block_dim: int
@@ -81,7 +81,7 @@ class Task:
 
     @staticmethod
     def new(kind: str, name: str, engine=None, duration: Callable[[int], int] | int = 0,
-            effect: Callable[[], object] | None = None, waits_on: Task | Recorded | None = None, nbytes: int = 0,
+            effect: Callable[[], int | tuple[int, str] | None] | None = None, waits_on: Task | Recorded | None = None, nbytes: int = 0,
             block_dim: int = 0, event=None, detail: tuple = (), access: tuple | list = (), core_limit: int = 0) -> Task:
         """A task as a runtime call specifies it, not submitted yet.  (A function, not
         ``__init__``: Python passes keyword arguments to a class through a dict, to a
