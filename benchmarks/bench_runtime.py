@@ -657,7 +657,8 @@ def bench_call_budget(repeats: int = 3):
         print(f"   {name:<24} {cost_us:8.1f}us {wall_us:8.2f}us {wall_us / cost_us:8.2f}x  {spent}")
     print("   (wall/cost <= 1: the call runs at a board's pace or faster; the host cost is the profile's")
     print("    figure for the modelled runtime's own host time, cited or assumed in sandbox/profiles;")
-    print("    'other': Python itself and builtins, the benchmark's loop included)")
+    unseen = ", and the compiled modules: the profiler cannot see them" if build_kind().startswith("compiled") else ""
+    print(f"    'other': Python itself and builtins, the benchmark's loop included{unseen})")
     return max(ratios)
 
 
