@@ -18,9 +18,13 @@ from __future__ import annotations
 
 import marshal
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from .native import mypyc_attr
+
+if TYPE_CHECKING:
+    from .objects import HostThread, Stream
+    from .tasks import Task
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -279,10 +283,11 @@ API_CALL, TASK_SUBMITTED, TASK_STARTED, TASK_FINISHED = range(len(ROW_TYPES))
 _CHUNK = 512
 
 
-def task_submitted_row(th, stream, task, prev) -> tuple:
+def task_submitted_row(th: HostThread, stream: Stream, task: Task, prev: Task | None) -> tuple:
     """The compact row of a TaskSubmitted record for ``task``, just queued on ``stream`` by host
     thread ``th`` after ``prev`` (None: first of the stream).  Field by field, in the record's order:"""
-    engine, waits_on, event = task.engine, task.waits_on, task.event
+    engine, event = task.engine, task.event
+    waits_on: Task | None = task.waits_on  # type: ignore[assignment]  # submitted, so is what it waits on
     return (TASK_SUBMITTED,
             th.clock,                                       # t
             task.id,                                        # task
