@@ -68,7 +68,8 @@ class Simulator:
             t, _, action, task, version = pop(heap)
             if action == ARRIVE:
                 self.now = t
-                self._ready(task)
+                if self._ready(task, not stop):   # it ends now, and nothing else is due now: no heap round trip
+                    self._finish(task)
             elif version == task.version:         # (else superseded by a rescheduled finish: no time passes)
                 self.now = t
                 engine = task.engine
@@ -82,18 +83,20 @@ class Simulator:
             self.now = horizon
 
     # -- task life cycle ---------------------------------------------------------------
-    def _ready(self, task: Task) -> None:
+    def _ready(self, task: Task, direct: bool = False) -> bool:
         """The task is at the head of its stream and submitted (or the record it waits for is
-        done): it waits for its event's record, or for its engine, or runs."""
+        done): it waits for its event's record, or for its engine, or runs.  ``direct`` (run_before,
+        for an arrival): True means that the task takes no time and no other event is due now, so
+        its FINISH would be the next event popped; the caller finishes it instead of pushing it."""
         dep: Task | None = task.waits_on  # type: ignore[assignment]  # submitted, so is what it waits on (never a capture's Recorded)
         if dep is not None and not dep.done and not task.status:
             if dep.waiters is None:
                 dep.waiters = []
             dep.waiters.append(task)              # (_finish readies it when ``dep`` is done)
-            return
+            return False
         if task.stream.stopped and not task.status:
             task.stream.held = task               # aclrtStreamStop: waits for an abort or a forced destroy
-            return
+            return False
         now = task.ready_t = self.now
         if task.status:
             task.engine = None                    # dropped: never runs
@@ -101,14 +104,18 @@ class Simulator:
             task.engine = None                    # stop-on-failure: discarded without using its engine
         engine = task.engine
         if engine is None:
-            self._push(now, FINISH, task)
             self.log.append(task_started_row(now, task.id))
-            return
+            heap = self._heap
+            if direct and (not heap or heap[0][0] > now):
+                return True
+            self._push(now, FINISH, task)
+            return False
         if not engine.waiting and engine.claim_room(task):   # (nothing waits: the uncontended case)
             self._start(task, engine)
-            return
+            return False
         engine.enqueue(task)
         self._start_waiting(engine)
+        return False
 
     def drop(self, stream, code: int, t: int, stop: bool = False) -> None:
         """aclrtDestroyStreamForce, aclrtStreamAbort (``stop``): the tasks not started never run, each

@@ -151,6 +151,26 @@ def test_a_task_without_an_engine_starts_and_finishes_the_moment_it_is_ready():
     assert (rig.started(marker), rig.finished(marker)) == ([700], [700])
 
 
+def test_engine_less_tasks_arriving_together_finish_in_the_order_of_their_finish_events():
+    """Two records arriving at one time on idle streams: both start before either finishes (each
+    FINISH is queued behind the other's arrival), as when every FINISH went through the heap."""
+    rig = Rig()
+    a = rig.submit(rig.stream(), None, at=300)
+    b = rig.submit(rig.stream(), None, at=300)
+    alone = rig.submit(rig.stream(), None, at=900)
+    rig.run()
+    rows = [(type(r).__name__, r.task) for r in rig.log.records if isinstance(r, (TaskStarted, TaskFinished))]
+    assert rows == [
+        ("TaskStarted", a.id),
+        ("TaskStarted", b.id),
+        ("TaskFinished", a.id),
+        ("TaskFinished", b.id),
+        ("TaskStarted", alone.id),
+        ("TaskFinished", alone.id),
+    ]
+    assert (rig.finished(alone), rig.sim.next_time) == ([900], None)
+
+
 def test_a_tasks_effect_runs_at_its_completion_time():
     """The data effect happens when the task finishes, not when it is submitted or starts."""
     rig, seen = Rig(), []
