@@ -15,9 +15,13 @@ a. API path: a mixed workload (pinned H2D/D2H copies, kernels, event record + st
      pure-Python implementation on this machine.
    Also the wall time per call against the host time the profile charges per call on this mix
    (the goal: no more, so a host-bound program runs at a board's pace).
-a''. ``--instructions``: the facade and SimPy on the API path counted in instructions per task
-   under valgrind's callgrind, in child processes: a ratio that does not move with whatever
-   else a shared machine runs (wall time, in ``a``, also pays for cache misses and branches).
+a''. ``--instructions``: the facade and SimPy on the API path counted in instructions and L1 data
+   misses per task under valgrind's cachegrind, in child processes: ratios that do not move with
+   whatever else a shared machine runs (wall time, in ``a``, also pays for branches and for the
+   cache levels below the L1).
+a'''. ``--bytecodes``: the facade and SimPy on the API path counted in Python bytecodes per task: in
+   plain Python, the ratio that wall time follows (a bytecode's dispatch costs more than its
+   instructions), counted exactly.
 a'. The budget of one call: each call kind alone (async copy, kernel launch, event record, stream
    wait, set device), wall time per call beside the host time the profile charges for it, and where
    the wall time goes (gate, facade, turns, submit, hazard clocks, trace rows, device loop).
@@ -408,20 +412,29 @@ def run_child(mode: str, rounds: int) -> None:
         simpy_api_workload(program)
 
 
+# A cache fixed for every machine (32 KiB 8-way L1s and an 8 MiB 16-way last level, 64-byte lines), so
+# that the miss counts repeat wherever they are taken.
+CACHE_MODEL = ("--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64")
+
+
 def count_instructions(rounds: int = 200):
-    """Instructions per task of the facade and of SimPy on the API path, each run in a child process under
-    valgrind's callgrind, less a child that only sets up.  Unlike wall time, the count does not move with
-    what else the machine runs; it misses what cache misses and branch mispredictions cost (``a`` has them).
-    Returns the ratio (SimPy's instructions per task over the sandbox's), or None without valgrind."""
+    """Instructions and L1 data-cache misses per task, the facade's and SimPy's on the API path, each
+    run in a child process under valgrind's cachegrind (with the fixed CACHE_MODEL), less a child that
+    only sets up.  Unlike wall time, the counts do not move with what else the machine runs.  Two
+    counts, because each misses what the other shows: an interpreter reads its bytecode and the
+    objects a call touches as data, so a path spread over many functions and objects misses the L1
+    more often per instruction, and wall time (``a``) pays for it.  Returns the instructions ratio
+    (SimPy's per task over the sandbox's), or None without valgrind."""
     import re
     import shutil
 
     valgrind = shutil.which("valgrind")
-    print(f"a''. API path, instructions counted (callgrind), {rounds} rounds = {rounds * DEVICES * STREAMS * 5} tasks")
+    tasks = rounds * DEVICES * STREAMS * 5
+    print(f"a''. API path, instructions and L1 data misses counted (cachegrind), {rounds} rounds = {tasks} tasks")
     if valgrind is None:
         print("   valgrind is not installed: skipped (apt-get install valgrind)")
         return None
-    # one BLAS thread: numpy's idle BLAS threads spin for a while after start-up, and callgrind counts their
+    # one BLAS thread: numpy's idle BLAS threads spin for a while after start-up, and valgrind counts their
     # instructions too (2 % of the figure, different in every run); with them gone the count repeats exactly
     env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     counts = {}
@@ -429,8 +442,10 @@ def count_instructions(rounds: int = 200):
         done = subprocess.run(
             [
                 valgrind,
-                "--tool=callgrind",
-                "--callgrind-out-file=/dev/null",
+                "--tool=cachegrind",
+                "--cache-sim=yes",
+                *CACHE_MODEL,
+                "--cachegrind-out-file=/dev/null",
                 sys.executable,
                 os.path.abspath(__file__),
                 "--child",
@@ -442,13 +457,63 @@ def count_instructions(rounds: int = 200):
             env=env,
             check=True,
         )
-        counts[mode] = int(re.search(r"refs:\s*([\d,]+)", done.stderr).group(1).replace(",", ""))
-    tasks = rounds * DEVICES * STREAMS * 5
-    per_task = {mode: (counts[mode] - counts["none"]) / tasks for mode in ("sandbox", "simpy")}
-    ratio = per_task["simpy"] / per_task["sandbox"]
-    print(f"   sandbox facade : {per_task['sandbox']:9,.0f} instructions per task")
-    print(f"   SimPy, API path: {per_task['simpy']:9,.0f} instructions per task")
-    print(f"   SimPy / sandbox = {ratio:.2f}x (>= 1: the sandbox runs no more instructions per task)")
+        counts[mode] = [
+            int(re.search(rf"{what}:\s*([\d,]+)", done.stderr).group(1).replace(",", ""))
+            for what in ("I +refs", "D1 +misses")
+        ]
+    per_task = {
+        mode: [(n - base) / tasks for n, base in zip(counts[mode], counts["none"])] for mode in ("sandbox", "simpy")
+    }
+    (sb_ir, sb_d1), (sp_ir, sp_d1) = per_task["sandbox"], per_task["simpy"]
+    print(f"   {'':<16} {'instructions':>12} {'L1 data misses':>15}  (per task)")
+    print(f"   {'sandbox facade':<16} {sb_ir:12,.0f} {sb_d1:15,.0f}")
+    print(f"   {'SimPy, API path':<16} {sp_ir:12,.0f} {sp_d1:15,.0f}")
+    print(
+        f"   SimPy / sandbox = {sp_ir / sb_ir:.2f}x in instructions, {sp_d1 / sb_d1:.2f}x in L1 data misses "
+        "(>= 1: the sandbox needs no more per task)"
+    )
+    return sp_ir / sb_ir
+
+
+def _bytecodes(fn, *args):
+    """(bytecodes the interpreter ran for ``fn(*args)`` on this thread, its result), by a trace function
+    that sees every opcode: slow, but the count repeats exactly."""
+    count = 0
+
+    def opcode(frame, event, arg):
+        nonlocal count
+        if event == "opcode":
+            count += 1
+        return opcode
+
+    def call(frame, event, arg):
+        frame.f_trace_opcodes = True
+        return opcode
+
+    sys.settrace(call)
+    try:
+        result = fn(*args)
+    finally:
+        sys.settrace(None)
+    return count, result
+
+
+def count_bytecodes(rounds: int = 20):
+    """Python bytecodes per task, the facade's and SimPy's on the API path.  In plain Python a bytecode
+    costs about the same whoever runs it (its dispatch, not its instructions, dominates), so the ratio
+    of the counts is the ratio of wall times (``a``) without the noise of a shared machine.  A compiled
+    module runs no bytecode: in the compiled build the facade's count leaves those modules out.
+    Returns the ratio (SimPy's per task over the sandbox's)."""
+    program = host_program(rounds)
+    facade_workload(1), simpy_api_workload(host_program(1))  # first calls: imports and caches
+    sandbox_count, tasks = _bytecodes(facade_workload, rounds)
+    simpy_count, (simpy_tasks, _) = _bytecodes(simpy_api_workload, program)
+    ratio = (simpy_count / simpy_tasks) / (sandbox_count / tasks)
+    print(f"a'''. API path, Python bytecodes counted, {rounds} rounds = {tasks} tasks")
+    print(f"   sandbox facade : {sandbox_count / tasks:9,.0f} bytecodes per task")
+    print(f"   SimPy, API path: {simpy_count / simpy_tasks:9,.0f} bytecodes per task")
+    note = " (the compiled modules run none)" if build_kind().startswith("compiled") else ""
+    print(f"   SimPy / sandbox = {ratio:.2f}x (>= 1: the sandbox runs no more bytecodes per task{note})")
     return ratio
 
 
@@ -708,6 +773,9 @@ def main():
         return
     if "--instructions" in sys.argv:
         count_instructions()
+        return
+    if "--bytecodes" in sys.argv:
+        count_bytecodes()
         return
     api_ratio, host_ratio = bench_api_path()
     print()

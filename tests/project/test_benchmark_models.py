@@ -115,7 +115,7 @@ def test_the_instruction_count_children_run_their_workload_and_the_setup_alone(b
 
 
 @pytest.mark.slow
-def test_instructions_are_counted_per_task_for_both_under_callgrind(bench, capsys):
+def test_instructions_and_l1_misses_are_counted_per_task_for_both_under_cachegrind(bench, capsys):
     import shutil
 
     if shutil.which("valgrind") is None:
@@ -123,5 +123,15 @@ def test_instructions_are_counted_per_task_for_both_under_callgrind(bench, capsy
     pytest.importorskip("simpy")
     ratio = bench.count_instructions(rounds=5)
     out = capsys.readouterr().out
+    assert "sandbox facade" in out and "SimPy, API path" in out and "L1 data misses" in out
+    assert f"SimPy / sandbox = {ratio:.2f}x in instructions" in out and ratio > 0
+
+
+def test_bytecodes_are_counted_per_task_for_both_and_the_count_repeats_exactly(bench, capsys):
+    pytest.importorskip("simpy")
+    first = bench.count_bytecodes(rounds=2)
+    out = capsys.readouterr().out
     assert "sandbox facade :" in out and "SimPy, API path:" in out
-    assert f"SimPy / sandbox = {ratio:.2f}x" in out and ratio > 0
+    assert f"SimPy / sandbox = {first:.2f}x" in out and first > 0
+    assert bench.count_bytecodes(rounds=2) == first  # a count, not a time: the same every run
+    sandbox.configure()
