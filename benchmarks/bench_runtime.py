@@ -779,6 +779,9 @@ def main():
         return
     api_ratio, host_ratio = bench_api_path()
     print()
+    compiled = build_kind().startswith("compiled")
+    bytecode_ratio = None if compiled else count_bytecodes()  # (compiled modules run no bytecode: no figure)
+    print()
     budget_ratio = bench_call_budget()
     print()
     data_ratio = bench_data_path()
@@ -791,6 +794,18 @@ def main():
             f"{api_ratio:.2f}x",
             f">= {TARGET_API_RATIO}x",
             api_ratio >= TARGET_API_RATIO,
+        ),
+        *(
+            [
+                (
+                    "API path bytecodes per task, vs SimPy",
+                    f"{bytecode_ratio:.2f}x",
+                    f">= {TARGET_API_RATIO}x",
+                    bytecode_ratio >= TARGET_API_RATIO,
+                )
+            ]
+            if bytecode_ratio is not None
+            else []
         ),
         (
             "API path wall time per call vs host cost",
