@@ -54,8 +54,7 @@ def call(c_name: str, body, params: tuple = (), *, cost: int | str, defaults: tu
             return refuse(m, m.threads.get(ident), c_name, learner_code.nested_call(m, c_name), defaults)
         th = m.threads.get(ident) or m.current_thread()
         scheduler = m.scheduler
-        turns = scheduler.threads
-        if len(turns) != 1 or th.parked or th.joining:   # (Scheduler.wait_turn's own first test, inline)
+        if scheduler.solo is not th:     # the only thread, free to run, waits for no turn (host_turns.Scheduler.recount)
             scheduler.wait_turn(th)
         start = th.clock
         th.call_tasks = _NO_TASKS
@@ -75,11 +74,11 @@ def call(c_name: str, body, params: tuple = (), *, cost: int | str, defaults: tu
             if ret >= 0:                 # (any other exception is the sandbox's own and propagates as it is)
                 m.log.append_call((API_CALL, start, th.clock, th.tid, th.process.pid, c_name, ret, args,
                                    th.call_tasks, th.call_blocked_from, seq, th.call_waited_for))
-                if len(turns) == 1 and turns[0] is th and not (th.parked or th.joining or th.finished):
+                if scheduler.solo is th:
                     m.sim.run_before(th.clock, m.pending_interrupts)   # one thread: Scheduler.advance's first case
                 else:
                     m.settle()
-                if len(turns) != 1 or th.parked or th.joining:
+                if scheduler.solo is not th:
                     scheduler.wait_turn(th)
                 th.impatient = False     # a call has come through (host_turns.Scheduler.set_aside)
                 if m.pending_interrupts:  # the stop button inside code this call ran: it stops here

@@ -48,9 +48,17 @@ class Scheduler:
     def __init__(self, machine):
         self.m = machine
         self.threads: list[HostThread] = []       # in creation order
+        self.solo: HostThread | None = None      # the only thread, free to run: its calls wait for no turn (``recount``)
         self.hints: list[Callable[[], str]] = []  # why a wait may never end (features register one)
 
     # -- who may run -------------------------------------------------------------------------
+    def recount(self) -> None:
+        """``solo`` again, after a thread was added, parked, joined, set aside or finished, or came back
+        (the gate reads it on every call instead of testing the threads; it is None whenever in doubt)."""
+        threads = self.threads
+        only = threads[0] if len(threads) == 1 else None
+        self.solo = None if only is None or only.parked or only.joining or only.finished else only
+
     def turn(self) -> HostThread | None:
         """The runnable thread with the smallest clock, the first created among equals."""
         return min((t for t in self.threads if not (t.parked or t.joining or t.finished)),
@@ -181,6 +189,7 @@ class Scheduler:
                 horizon = self.horizon()
         if horizon is not None and sim.now < horizon and sim.next_time is None:
             sim.now = horizon
+        self.recount()
         self.changed()
 
     def wake_ready(self, t: int) -> None:
@@ -189,6 +198,7 @@ class Scheduler:
         for th in self.threads:
             if th.parked and th.wake_when is not None and th.wake_when():
                 th.parked, th.clock = False, max(th.clock, t)
+        self.recount()
         self.changed()
 
     def _deadlock(self, parked) -> None:
@@ -206,6 +216,7 @@ class Scheduler:
         An interrupt (the stop button) while parked, or one that user code run meanwhile got,
         unparks ``th`` and is raised: the call is abandoned, the machine stays consistent."""
         th.parked, th.wake_when, th.waiting_for = True, done, what
+        self.solo = None
         th.deadline, th.timed_out, th.wake_error = deadline, False, None
         try:
             self.advance()
@@ -214,6 +225,7 @@ class Scheduler:
             self.wait_turn(th)
         except BaseException:
             th.parked = False
+            self.recount()
             self.changed()
             raise
         finally:
@@ -224,15 +236,18 @@ class Scheduler:
     def add(self, th: HostThread) -> None:
         th.wake = threading.Condition(self.m.lock)
         self.threads.append(th)
+        self.recount()
 
     def finish(self, th: HostThread) -> None:
         th.finished = True
+        self.solo = None
         for t in self.threads:                   # whoever joins ``th`` may go on, at ``th``'s end
             if t.joining and t.joins and th in t.joins:
                 self._joined(t, th)
                 t.joins = [] if t.join_any else [j for j in t.joins if j is not th]
                 if not t.joins:
                     t.joining = False
+        self.recount()
         self.advance()
 
     def join(self, caller: HostThread, children, any_: bool = False) -> None:
@@ -248,6 +263,7 @@ class Scheduler:
                 pending.append(child)
         if pending:
             caller.joining, caller.joins, caller.join_any = True, pending, any_
+            self.solo = None
             self.advance()
 
     def _joined(self, caller: HostThread, child: HostThread) -> None:
@@ -258,6 +274,7 @@ class Scheduler:
     def leave_join(self, caller: HostThread) -> None:
         """The join was given up (the stop button): the caller is runnable again, as it was."""
         caller.joining, caller.joins = False, []
+        self.recount()
         self.changed()
 
     def step_aside(self, th: HostThread, run: bool = True) -> None:
@@ -265,6 +282,7 @@ class Scheduler:
         others may run; ``run``: the device catches up now (not while learner code runs in a step)."""
         if not th.joining and not th.finished:
             th.joining, th.joins, th.idle = True, [], True
+            self.solo = None
             if run:
                 self.advance()
             else:
@@ -275,4 +293,5 @@ class Scheduler:
         if th.idle:
             th.joining, th.idle = False, False
             th.clock = max(th.clock, self.m.sim.now)
+            self.recount()
             self.changed()

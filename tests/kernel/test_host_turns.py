@@ -236,3 +236,27 @@ def test_when_no_thread_is_left_to_submit_the_device_runs_all_its_work():
     main.clock = 10
     m.scheduler.finish(main)
     assert task.done and m.sim.now == 9000
+
+
+def test_the_only_thread_is_solo_while_it_may_run_and_no_other_has_come():
+    """Scheduler.solo (what every call reads instead of testing the threads): the one thread, while it
+    is neither parked, nor joining, nor set aside, nor finished, and only until a second thread comes."""
+    m = FakeMachine()
+    s = m.scheduler
+    main = m.thread("main", 0)
+    assert s.solo is main
+    task = copy_until(m, 500)
+    seen = []
+    assert s.park(main, lambda: seen.append(s.solo) or task.done, "aclrtSynchronizeStream", None) is None
+    assert seen[0] is None and s.solo is main and main.clock == 500  # parked: not solo; woken: solo again
+    s.step_aside(main)
+    assert s.solo is None
+    s.come_back(main)
+    assert s.solo is main
+    worker = m.thread("worker", 0)
+    assert s.solo is None
+    s.join(main, [worker])
+    s.finish(worker)
+    assert not main.joining and s.solo is None  # two threads, even with one of them finished
+    s.finish(main)
+    assert s.solo is None
