@@ -64,7 +64,7 @@ def call(c_name: str, body, params: tuple = (), *, cost: int | str, defaults: tu
         try:
             if needs_init and not th.process.initialized:
                 fail(ACL_ERROR_UNINITIALIZE, f"{c_name}: call acl.init() first")
-            th.clock += cost if type(cost) is int else getattr(m.profile.host_costs, cost)  # type: ignore[arg-type]  # type() is int, not isinstance: no narrowing
+            th.clock += cost if type(cost) is int else m.host_cost_ns[cost]  # type: ignore[index]  # type() is int, not isinstance: no narrowing
             values = body(m, th, *params)
             ret = 0
         except AclError as exc:

@@ -84,6 +84,7 @@ class Machine:
         self.user_code_calls = False          # the user code running may call the runtime (learner_code.may_call)
         self.pending_interrupts: dict[int, BaseException] = {}    # thread ident -> interrupt to raise
         p = self.profile
+        self.host_cost_ns: dict[str, int] = dict(vars(p.host_costs))   # by name: the gate looks one up every call
         self.log.append(T.MachineConfigured(0, p.name, p.soc_name, count, p.ai_cores, p.memory_bytes,
                                             p.timer_resolution_ns, self.engine_names()))
         for dev in self.devices:
