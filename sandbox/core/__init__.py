@@ -16,7 +16,7 @@
 ``machine.py``         one simulated machine: devices, handles, ``submit``, ``block_until``, ``feature``
 ``current_machine.py`` which machine the calls go to (``current``, ``configure``), ``bound`` for a grader
 ``gate.py``            what every runtime call goes through: host cost, its record, ``refuse`` for failures
-``python_threads.py``  how Python's threads, thread pools and notebook cells take part in the turn
+``python_threads.py``  Python's threads, pools and notebook cells in the turn; user code's waits give up
 =====================  ==================================================================================
 
 Each runtime area (streams, events, memory calls, kernels, callbacks, capture, pools ...) is a

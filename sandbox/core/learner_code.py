@@ -15,7 +15,8 @@ is moving the simulation forward.  Three rules keep the machine usable whatever 
 * It must not wait for another host thread (a threading.Event set by a producer, a queue, a
   join): the thread running it holds the simulation, so the other thread could never get to
   run.  Such a wait gives up after ``WAIT_LIMIT_S`` of real time and fails the code with a
-  message instead of hanging the notebook.
+  message instead of hanging the notebook (core/python_threads.py bounds the waits: Thread.join,
+  Condition.wait and what is built on it, the locks the program's own files make).
 
 It runs without the machine's lock (``MachineLock``): the machine is *busy* meanwhile, and
 another thread that takes the lock waits until the code is over, but a thread interrupted
@@ -24,7 +25,6 @@ while it waits for its turn (the stop button) gets out at once, however long the
 from __future__ import annotations
 
 import contextlib
-import sys
 import threading
 
 from .errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, AclError
@@ -178,71 +178,3 @@ def blocked(what: str) -> UserCodeBlocked:
         f"{what} waited more than {WAIT_LIMIT_S:.0f} s of real time inside code the runtime runs (a kernel body, "
         "callback or host function): the host thread running it holds the simulation, so the thread it waits "
         "for can never run; do the waiting on a host thread of your own")
-
-
-# -- waits inside user code give up ----------------------------------------------------------------
-_original_condition_wait = threading.Condition.wait
-
-
-def _condition_wait(self, timeout=None):
-    """Condition.wait (and so Event.wait, queue.Queue.get/put, Barrier, Semaphore) inside user code
-    waits at most WAIT_LIMIT_S; elsewhere it is the standard one."""
-    if not inside() or (timeout is not None and timeout <= WAIT_LIMIT_S):
-        return _original_condition_wait(self, timeout)
-    if _original_condition_wait(self, WAIT_LIMIT_S):
-        return True
-    raise blocked("a threading wait (Event, Condition, Queue, ...)")
-
-
-class LearnerLock:
-    """A threading.Lock or RLock that the learner's own code made (``install``): inside code the
-    runtime runs, waiting for it gives up after WAIT_LIMIT_S like the other waits; a plain lock's
-    acquire cannot be bounded from outside, and one the host holds would hang the notebook."""
-
-    __slots__ = ("_lock",)
-
-    def __init__(self, lock):
-        self._lock = lock
-
-    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
-        if not blocking or not inside() or 0 <= timeout <= WAIT_LIMIT_S:
-            return self._lock.acquire(blocking, timeout)
-        if self._lock.acquire(True, WAIT_LIMIT_S):
-            return True
-        raise blocked("a threading.Lock's acquire")
-
-    def __enter__(self) -> bool:
-        return self.acquire()
-
-    def __exit__(self, *exc) -> None:
-        self._lock.release()
-
-    def release(self) -> None:
-        self._lock.release()
-
-    def __getattr__(self, name):     # locked(), and what Condition takes from an RLock (_is_owned ...)
-        return getattr(self._lock, name)
-
-    def __repr__(self) -> str:
-        return repr(self._lock)
-
-
-def _learners_lock(original, own_file):
-    """``threading.Lock``/``RLock`` as the learner's code sees them: a LearnerLock when the caller's
-    file is the program's own (the standard library's locks, and every library's, stay as they are)."""
-    def make():
-        lock = original()
-        return LearnerLock(lock) if own_file(sys._getframe(1).f_code.co_filename) else lock
-    make.__doc__ = original.__doc__
-    return make
-
-
-def install(own_file) -> None:
-    """Bound waits inside user code: Condition.wait, and the locks the program's own files make
-    (``own_file(filename)``: is it the program's, not a library's?)."""
-    threading.Condition.wait = _condition_wait  # type: ignore[method-assign]  # the patch is the point
-    threading.Lock = _learners_lock(_original_lock, own_file)
-    threading.RLock = _learners_lock(_original_rlock, own_file)
-
-
-_original_lock, _original_rlock = threading.Lock, threading.RLock

@@ -2,7 +2,8 @@
 
 ``install`` replaces ``threading.Thread.start``/``join``, ``ThreadPoolExecutor.submit``/
 ``shutdown``, ``Future.result``/``exception``, ``concurrent.futures.wait``/``as_completed``,
-hooks the end of a script and IPython's cell events.  A thread started by a sandbox thread
+hooks the end of a script and IPython's cell events, and bounds the waits of code the runtime runs
+(``Condition.wait``, the program's own locks: core/learner_code.py's third rule).  A thread started by a sandbox thread
 becomes a sandbox thread at its parent's clock (when it runs the program's own code, see
 ``_takes_part``); joining it, or waiting for a pool task, parks the caller the deterministic
 way (``Scheduler.join``) and moves its clock to the joined thread's end.
@@ -28,6 +29,7 @@ from .host_turns import LATE_SECONDS, thread_finished
 
 _original_start = threading.Thread.start
 _original_join = threading.Thread.join
+_original_lock, _original_rlock = threading.Lock, threading.RLock
 JOIN_SLICE_S = 0.1          # real seconds between checks for the stop button while joining
 
 
@@ -342,6 +344,71 @@ def _cell_starting(*_args) -> None:
         th.impatient = True          # its first call does not wait long for a thread busy on its own
 
 
+# -- waits inside user code give up ----------------------------------------------------------------
+_original_condition_wait = threading.Condition.wait
+
+
+def _condition_wait(self, timeout=None):
+    """Condition.wait (and so Event.wait, queue.Queue.get/put, Barrier, Semaphore) inside user code
+    waits at most learner_code.WAIT_LIMIT_S; elsewhere it is the standard one."""
+    if not learner_code.inside() or (timeout is not None and timeout <= learner_code.WAIT_LIMIT_S):
+        return _original_condition_wait(self, timeout)
+    if _original_condition_wait(self, learner_code.WAIT_LIMIT_S):
+        return True
+    raise learner_code.blocked("a threading wait (Event, Condition, Queue, ...)")
+
+
+class LearnerLock:
+    """A threading.Lock or RLock that the learner's own code made (``install``): inside code the
+    runtime runs, waiting for it gives up after learner_code.WAIT_LIMIT_S like the other waits; a plain lock's
+    acquire cannot be bounded from outside, and one the host holds would hang the notebook."""
+
+    __slots__ = ("_lock",)
+
+    def __init__(self, lock):
+        self._lock = lock
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if not blocking or not learner_code.inside() or 0 <= timeout <= learner_code.WAIT_LIMIT_S:
+            return self._lock.acquire(blocking, timeout)
+        if self._lock.acquire(True, learner_code.WAIT_LIMIT_S):
+            return True
+        raise learner_code.blocked("a threading.Lock's acquire")
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self._lock.release()
+
+    def release(self) -> None:
+        self._lock.release()
+
+    def __getattr__(self, name):     # locked(), and what Condition takes from an RLock (_is_owned ...)
+        return getattr(self._lock, name)
+
+    def __repr__(self) -> str:
+        return repr(self._lock)
+
+
+def _learners_lock(original, own_file):
+    """``threading.Lock``/``RLock`` as the learner's code sees them: a LearnerLock when the caller's
+    file is the program's own (the standard library's locks, and every library's, stay as they are)."""
+    def make():
+        lock = original()
+        return LearnerLock(lock) if own_file(sys._getframe(1).f_code.co_filename) else lock
+    make.__doc__ = original.__doc__
+    return make
+
+
+def _bound_waits(own_file) -> None:
+    """Bound waits inside user code: Condition.wait, and the locks the program's own files make
+    (``own_file(filename)``: is it the program's, not a library's?)."""
+    threading.Condition.wait = _condition_wait
+    threading.Lock = _learners_lock(_original_lock, own_file)
+    threading.RLock = _learners_lock(_original_rlock, own_file)
+
+
 SETTLE_BETWEEN_CELLS_S = 10.0    # real seconds the threads a cell left running get before the next cell
 
 
@@ -365,6 +432,6 @@ def install() -> None:
     concurrent.futures.Future.exception = _patched_exception
     concurrent.futures.wait = _patched_wait
     concurrent.futures.as_completed = _patched_as_completed
-    learner_code.install(_own_file)
+    _bound_waits(_own_file)
     threading._register_atexit(_main_thread_done)
     _watch_notebook_cells()
