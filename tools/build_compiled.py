@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the classes it reads most (tasks, streams, events, host threads: their fields become C struct
 # slots); the rest of the package stays interpreted and calls into them as into any module.  Left
 # out on purpose: host_turns (threads hand their turns over while they wait: what one reads back
-# another has set), learner_code (it patches threading's methods with its functions, which compiled
+# another has set), python_threads (it patches threading's methods with its functions, which compiled
 # would not bind to their instance) and allocator (ipc.Imported and vmm.Mapping inherit from two of
 # its classes at once).  The kernels and the trace log stay Python classes inside their compiled
 # modules (core/native.py).
@@ -43,6 +43,7 @@ MODULES = (
     "sandbox/core/tasks.py",
     "sandbox/core/objects.py",
     "sandbox/core/engines.py",
+    "sandbox/core/learner_code.py",
 )
 
 

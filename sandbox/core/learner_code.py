@@ -79,7 +79,8 @@ class MachineLock:
         finally:
             self.waiting -= 1
 
-    __enter__ = acquire
+    def __enter__(self) -> bool:
+        return self.acquire()
 
     def __exit__(self, *exc) -> None:
         self.raw.release()
@@ -105,13 +106,13 @@ def run(m, kind: str, tid: int, fn, *args, calls: bool = False) -> str:
     try:
         fn(*args)
         return ""
-    except UserCodeBlocked as exc:
-        return str(exc)
-    except Exception as exc:         # noqa: BLE001 - the learner's code: its failure is reported, not raised
-        return f"{type(exc).__name__}: {exc}"
-    except BaseException as exc:     # noqa: BLE001 - an interrupt: finish the step, raise it afterwards
-        m.pending_interrupts.setdefault(ident, exc)
-        return f"interrupted ({type(exc).__name__})"
+    except UserCodeBlocked as blocked_wait:
+        return str(blocked_wait)
+    except Exception as error:       # noqa: BLE001 - the learner's code: its failure is reported, not raised
+        return f"{type(error).__name__}: {error}"
+    except BaseException as interrupt:  # noqa: BLE001 - an interrupt: finish the step, raise it afterwards
+        m.pending_interrupts.setdefault(ident, interrupt)
+        return f"interrupted ({type(interrupt).__name__})"
     finally:
         if saved is not None:
             lock._acquire_restore(saved)
