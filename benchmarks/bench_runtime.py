@@ -477,7 +477,8 @@ def count_instructions(rounds: int = 200):
 
 def _bytecodes(fn, *args):
     """(bytecodes the interpreter ran for ``fn(*args)`` on this thread, its result), by a trace function
-    that sees every opcode: slow, but the count repeats exactly."""
+    that sees every opcode: slow, but the count repeats exactly.  The garbage collector is kept out of
+    it: a collection frees what earlier code left, and the finalizers it runs would be counted too."""
     count = 0
 
     def opcode(frame, event, arg):
@@ -490,11 +491,16 @@ def _bytecodes(fn, *args):
         frame.f_trace_opcodes = True
         return opcode
 
+    collecting = gc.isenabled()
+    gc.collect()
+    gc.disable()
     sys.settrace(call)
     try:
         result = fn(*args)
     finally:
         sys.settrace(None)
+        if collecting:
+            gc.enable()
     return count, result
 
 
