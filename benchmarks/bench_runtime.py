@@ -511,7 +511,8 @@ def count_bytecodes(rounds: int = 20):
     module runs no bytecode: in the compiled build the facade's count leaves those modules out.
     Returns the ratio (SimPy's per task over the sandbox's)."""
     program = host_program(rounds)
-    facade_workload(1), simpy_api_workload(host_program(1))  # first calls: imports and caches
+    facade_workload(1)  # first calls: imports and caches
+    simpy_api_workload(host_program(1))
     sandbox_count, tasks = _bytecodes(facade_workload, rounds)
     simpy_count, (simpy_tasks, _) = _bytecodes(simpy_api_workload, program)
     ratio = (simpy_count / simpy_tasks) / (sandbox_count / tasks)
@@ -785,8 +786,8 @@ def main():
         return
     api_ratio, host_ratio = bench_api_path()
     print()
-    compiled = build_kind().startswith("compiled")
-    bytecode_ratio = None if compiled else count_bytecodes()  # (compiled modules run no bytecode: no figure)
+    compiled = build_kind().startswith("compiled")  # (compiled modules run no bytecode: no figure)
+    bytecode_ratio = None if compiled else count_bytecodes()
     print()
     budget_ratio = bench_call_budget()
     print()

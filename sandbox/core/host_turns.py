@@ -145,8 +145,8 @@ class Scheduler:
         sim = self.m.sim
         threads = self.threads
         horizon: int | None
-        if len(threads) == 1 and not (threads[0].parked or threads[0].joining or threads[0].finished):
-            horizon, parked = threads[0].clock, []
+        if self.solo is not None:                    # (a stale None only takes the general way, to the same result)
+            horizon, parked = self.solo.clock, []
         else:
             horizon = self.horizon()
             parked = [t for t in threads if t.parked]

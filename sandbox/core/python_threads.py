@@ -2,11 +2,11 @@
 
 ``install`` replaces ``threading.Thread.start``/``join``, ``ThreadPoolExecutor.submit``/
 ``shutdown``, ``Future.result``/``exception``, ``concurrent.futures.wait``/``as_completed``,
-hooks the end of a script and IPython's cell events, and bounds the waits of code the runtime runs
-(``Condition.wait``, the program's own locks: core/learner_code.py's third rule).  A thread started by a sandbox thread
-becomes a sandbox thread at its parent's clock (when it runs the program's own code, see
-``_takes_part``); joining it, or waiting for a pool task, parks the caller the deterministic
-way (``Scheduler.join``) and moves its clock to the joined thread's end.
+hooks the end of a script and IPython's cell events, and bounds the waits of code the runtime
+runs (``Condition.wait``, the program's own locks: core/learner_code.py's third rule).  A thread
+started by a sandbox thread becomes a sandbox thread at its parent's clock (when it runs the
+program's own code, see ``_takes_part``); joining it, or waiting for a pool task, parks the
+caller the deterministic way (``Scheduler.join``) and moves its clock to the joined thread's end.
 """
 from __future__ import annotations
 
