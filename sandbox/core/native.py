@@ -1,7 +1,7 @@
 """What the optional compiled build (tools/build_compiled.py) is told about a class of a module it
 compiles.  ``@mypyc_attr(native_class=False)`` keeps the class an ordinary Python class there: its
-instances pickle (an isolated check carries an exercise's kernels to a fresh interpreter) and take
-weak references (the views' caches of a trace log).  In plain Python the mark does nothing."""
+instances pickle (an isolated check carries an exercise's kernels to a fresh interpreter).  In plain
+Python the mark does nothing."""
 from __future__ import annotations
 
 try:

@@ -20,7 +20,6 @@ import marshal
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
-from .native import mypyc_attr
 
 if TYPE_CHECKING:
     from .objects import HostThread, Stream
@@ -316,7 +315,6 @@ def task_finished_row(t, task, status) -> tuple:
     return (TASK_FINISHED, t, task, status)
 
 
-@mypyc_attr(native_class=False)   # (core/native.py: the views keep weak references to the log)
 class TraceLog:
     """Append-only list of records, in the order things happened in the simulation.  ``append`` takes a
     record or a compact row; ``append_call`` (the gate's) also packs the rows every _CHUNK items."""
@@ -327,6 +325,7 @@ class TraceLog:
         self._items: list = [] if records is None else list(records)   # rows and records as appended
         self.append = self._items.append        # a record, or a compact row (the hot path)
         self.plain = True   # False for good once a call showed a value marshal may change (gate.as_int, acl._declare)
+        self.derived: dict = {}   # what readers computed from the log, by their own keys (viz.index.kept)
 
     def append_call(self, row: tuple) -> None:
         items = self._items

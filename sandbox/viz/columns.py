@@ -13,7 +13,6 @@ float64, exact up to 2**53 ns (104 days); a missing time is NaN.
 
 from __future__ import annotations
 
-import weakref
 from itertools import repeat
 from operator import attrgetter
 
@@ -21,7 +20,7 @@ import numpy as np
 
 from sandbox import i18n
 from sandbox.viz import style
-from sandbox.viz.index import build_index
+from sandbox.viz.index import build_index, kept
 from sandbox.viz.memory import lifetimes, opened_devices, window
 from sandbox.viz.plot_gantt import tick_label
 from sandbox.viz.timeline import activity, engine_lanes, stream_label
@@ -30,8 +29,6 @@ from sandbox.viz.units import fmt_time, ns_array
 NAN = float("nan")
 BLOCK_KINDS = ("block", "pool segment", "pool block")
 PAGES = ("huge", "normal", "huge1g", "pinned")
-
-_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def wait_label(ix, waited_for: tuple) -> str:
@@ -87,21 +84,8 @@ class Strings:
 def columns(log) -> tuple[dict, dict]:
     """``(meta, buffers)``: the JSON tables and the typed arrays (as bytes) of ``log``.
 
-    Kept beside the log until it grows, like the index."""
-    try:
-        size = len(log)
-        hit = _CACHE.get(log)
-    except TypeError:
-        size, hit = None, None
-    if hit is not None and hit[0] == (size, i18n.language()):  # labels and title follow the language
-        return hit[1]
-    out = _columns(build_index(log))
-    if size is not None:
-        try:
-            _CACHE[log] = ((size, i18n.language()), out)
-        except TypeError:
-            pass
-    return out
+    Kept beside the log until it grows, like the index; labels and title follow the language."""
+    return kept(log, "columns", lambda: _columns(build_index(log)), i18n.language())
 
 
 def _columns(ix) -> tuple[dict, dict]:

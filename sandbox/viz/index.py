@@ -8,7 +8,6 @@ the views cheap and keeps them pure: they read only this index, never the live r
 from __future__ import annotations
 
 import gc
-import weakref
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -145,37 +144,43 @@ class Index:
 _FREE_CALLS = ("aclrtFree", "aclrtFreeWithDevSync", "aclrtFreeHost", "aclrtFreeAsync", "aclrtFreePhysical")
 
 
-_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+def kept(log, key: str, make, *depends):
+    """``make()``, kept in a TraceLog's ``derived`` until the log grows or ``depends`` changes; any
+    other iterable of records gets a fresh result.  The log is append-only, so its length says
+    which records a result has seen.
+
+    Kept on the log, not in a weak map: a weak map runs a callback wherever the collector frees a
+    log, and a stop (KeyboardInterrupt) that lands in such a callback is dropped by Python."""
+    derived = getattr(log, "derived", None)
+    if type(derived) is not dict:
+        return make()
+    stamp = (len(log), *depends)
+    hit = derived.get(key)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    out = make()
+    derived[key] = (stamp, out)
+    return out
 
 
 def build_index(log) -> Index:
     """Join the records of ``log`` (a TraceLog or any iterable of records) into an Index.
 
-    The log is append-only, so its length says which records it holds: the index of a log
-    is kept (weakly, beside the log) until the log grows, and every view of one log shares
+    The index of a log is kept beside it until the log grows, so every view of one log shares
     one pass over it.  Treat the result as read-only."""
     if isinstance(log, Index):
         return log
-    try:
-        size = len(log)
-        hit = _CACHE.get(log)
-    except TypeError:  # a plain iterable, or a log that cannot be weakly held
-        size, hit = None, None
-    if hit is not None and hit[0] == size:
-        return hit[1]
+    return kept(log, "index", lambda: _collected(log))
+
+
+def _collected(log) -> Index:
     collecting = gc.isenabled()
     gc.disable()  # a long log's first read makes its records, and this pass an object per task: the
     try:  # collector would scan them again and again (a third of the time)
-        ix = _build_index(log)
+        return _build_index(log)
     finally:
         if collecting:
             gc.enable()
-    if size is not None:
-        try:
-            _CACHE[log] = (size, ix)
-        except TypeError:
-            pass
-    return ix
 
 
 def _build_index(log) -> Index:

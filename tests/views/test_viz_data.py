@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,6 +12,7 @@ from hypothesis import strategies as st
 import sandbox
 from sandbox import acl
 from sandbox.core import trace as tr
+from sandbox.viz.columns import columns
 from sandbox.viz.index import build_index
 from sandbox.viz.memory import memory_map
 from sandbox.viz.plot_gantt import MERGE_PX, merge_bars
@@ -284,3 +287,28 @@ def test_index_passes_through_an_index():
     ix = build_index(two_stream_log())
     assert build_index(ix) is ix
     assert (ix.t_start, ix.t_end) == (14000, 921500)
+
+
+def test_the_index_of_a_log_is_kept_until_the_log_grows():
+    log = two_stream_log()
+    ix = build_index(log)
+    assert build_index(log) is ix
+    log.append(tr.TaskStarted(921500, 99))
+    assert build_index(log) is not ix
+    records = list(log)
+    assert build_index(records) is not build_index(records)  # a plain list keeps nothing
+
+
+def test_freeing_a_viewed_log_runs_no_python_code():
+    """Python drops an exception raised where the collector runs code (a weak reference's callback, a
+    finalizer): a view's cache that ran code when a log was freed would swallow a stop
+    (KeyboardInterrupt) landing at that moment, and the learner would have to press stop again."""
+    log = two_stream_log()
+    columns(log)
+    ran = []
+    sys.setprofile(lambda frame, event, arg: ran.append(frame.f_code.co_name) if event == "call" else None)
+    try:
+        del log
+    finally:
+        sys.setprofile(None)
+    assert ran == []
