@@ -3,19 +3,22 @@
 ``install`` replaces ``threading.Thread.start``/``join``, ``ThreadPoolExecutor.submit``/
 ``shutdown``, ``Future.result``/``exception``, ``concurrent.futures.wait``/``as_completed``,
 hooks the end of a script and IPython's cell events, and bounds the waits of code the runtime
-runs (``Condition.wait``, the program's own locks: core/learner_code.py's third rule).  A thread
+runs (``Condition.wait``, the program's own locks: core/learner_code.py's third rule).  It also
+keeps the stop button from being lost where Python drops it (``_keeping_stops``).  A thread
 started by a sandbox thread becomes a sandbox thread at its parent's clock (when it runs the
 program's own code, see ``_takes_part``); joining it, or waiting for a pool task, parks the
 caller the deterministic way (``Scheduler.join``) and moves its clock to the joined thread's end.
 """
 from __future__ import annotations
 
+import _thread
 import concurrent.futures
 import contextlib
 import functools
 import math
 import os
 import re
+import signal
 import sys
 import sysconfig
 import threading
@@ -422,8 +425,39 @@ def _watch_notebook_cells() -> None:
     shell._sandbox_cell_hooks = True
 
 
+def _keeping_stops(hook):
+    """``sys.unraisablehook``, except for a stop: Python drops an exception raised where it cannot
+    be raised (a weak reference's callback, a finalizer the collector runs), so a stop (the SIGINT
+    a kernel interrupt sends) landing there would leave the cell running, and the learner would
+    press stop for nothing.  On the main thread, the stop is sent again, once the hook has returned."""
+
+    def unraisable(args) -> None:
+        if issubclass(args.exc_type, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
+            try:
+                _thread.start_new_thread(_stop_again, (threading.get_ident(),))
+                return
+            except RuntimeError:  # (no new thread at the interpreter's exit: nothing is left to stop)
+                pass
+        hook(args)
+
+    unraisable.keeps_stops = True  # (install is idempotent)
+    return unraisable
+
+
+def _stop_again(main: int) -> None:
+    """The stop, sent again to the main thread (a real signal: it ends a wait the thread is in).  A raw
+    thread, not one of the program's: it runs once the main thread gives up the interpreter, after the
+    few bytecodes left of the hook (Python hands it over after 5 ms, sys.getswitchinterval())."""
+    if hasattr(signal, "pthread_kill"):
+        signal.pthread_kill(main, signal.SIGINT)
+    else:  # (Windows: the stop reaches the main thread at its next bytecode)
+        _thread.interrupt_main()
+
+
 def install() -> None:
     """Hook threads, thread pools, waits inside user code, the end of a script and notebook cells."""
+    if not getattr(sys.unraisablehook, "keeps_stops", False):
+        sys.unraisablehook = _keeping_stops(sys.unraisablehook)
     threading.Thread.start = _patched_start
     threading.Thread.join = _patched_join
     concurrent.futures.ThreadPoolExecutor.submit = _patched_submit

@@ -13,11 +13,13 @@ import sys
 import textwrap
 import threading
 import time
+import weakref
 
 import pytest
 
 import sandbox
 from sandbox import acl
+from sandbox.core import python_threads
 from sandbox.core import trace as T
 
 
@@ -598,3 +600,26 @@ print(acl.rt.synchronize_stream(s), acl.rt.synchronize_stream(s))
     assert not any(o.get("text", "").startswith("not reached") for o in first)
     assert [o["output_type"] for o in second] == ["stream"]
     assert second[0]["text"].strip() == "507015 0"
+
+
+def test_a_stop_that_lands_where_python_drops_exceptions_is_raised_at_the_next_line(monkeypatch):
+    """A stop inside a weak reference's callback (or a finalizer the collector runs) would be dropped:
+    sandbox's sys.unraisablehook raises it again on the main thread (pytest sets a hook of its own
+    around each test, so the test puts the sandbox's back)."""
+    monkeypatch.setattr(sys, "unraisablehook", python_threads._keeping_stops(sys.unraisablehook))
+
+    class Freed:
+        pass
+
+    def stop_inside_the_callback(_):
+        signal.raise_signal(signal.SIGINT)  # the stop button, landing while the callback runs
+        for _ in range(1000):  # (its next bytecodes raise it, inside the callback)
+            pass
+
+    freed = Freed()
+    ref = weakref.ref(freed, stop_inside_the_callback)
+    with pytest.raises(KeyboardInterrupt):
+        del freed
+        for _ in range(3000):  # (a bound: 30 s)
+            time.sleep(0.01)
+    assert ref() is None
