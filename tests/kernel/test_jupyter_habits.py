@@ -623,3 +623,41 @@ def test_a_stop_that_lands_where_python_drops_exceptions_is_raised_at_the_next_l
         for _ in range(3000):  # (a bound: 30 s)
             time.sleep(0.01)
     assert ref() is None
+
+
+def test_in_a_notebook_kernel_one_press_stops_a_cell_whose_stop_lands_in_a_finalizer():
+    """The same rule in a real kernel, whose interrupt is a SIGINT: it lands while a weak reference's
+    callback runs (Python would drop it there and the cell would go on), and the cell stops."""
+    from jupyter_client.manager import start_new_kernel
+
+    manager, client = start_new_kernel(kernel_name="python3")
+    cell = textwrap.dedent("""\
+        import sandbox, time, weakref
+        class Freed: pass
+        def callback(_):
+            print("in the callback", flush=True)
+            time.sleep(30)  # the stop lands here
+        freed = Freed(); ref = weakref.ref(freed, callback)
+        del freed
+        for _ in range(3000): time.sleep(0.01)
+        print("not stopped")
+        """)
+    seen = []
+    try:
+        msg_id = client.execute(cell)
+        while True:
+            msg = client.get_iopub_msg(timeout=60)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if msg["msg_type"] == "stream":
+                seen.append(msg["content"]["text"].strip())
+                if seen[-1] == "in the callback":
+                    manager.interrupt_kernel()  # the stop button
+            if msg["msg_type"] == "error":
+                seen.append(msg["content"]["ename"])
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                break
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert seen[0] == "in the callback" and seen[-1] == "KeyboardInterrupt" and "not stopped" not in seen
