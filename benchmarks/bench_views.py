@@ -51,8 +51,6 @@ import bench_runtime  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 import sandbox  # noqa: E402
-from sandbox.viz import columns as viz_columns  # noqa: E402
-from sandbox.viz import index as viz_index  # noqa: E402
 from sandbox.viz.picture import figure_png  # noqa: E402
 
 TARGET_RATIO = 0.5
@@ -62,9 +60,8 @@ TARGET_BYTES_PER_TASK = 250
 
 
 def forget(log) -> None:
-    """Drop the index and columns kept beside ``log``, so the next view builds them."""
-    viz_index._CACHE.pop(log, None)
-    viz_columns._CACHE.pop(log, None)
+    """Drop the index and columns kept beside ``log`` (viz.index.kept), so the next view builds them."""
+    log.derived.clear()
 
 
 def best(fn, repeat: int, before=None) -> float:
