@@ -29,8 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # out on purpose: host_turns (threads hand their turns over while they wait: what one reads back
 # another has set), python_threads (it patches threading's methods with its functions, which compiled
 # would not bind to their instance) and allocator (ipc.Imported and vmm.Mapping inherit from two of
-# its classes at once).  The kernels stay Python classes inside their compiled module
-# (core/native.py).
+# its classes at once).  Kernels are native classes that pickle (core/native.py).
 MODULES = (
     "sandbox/core/gate.py",
     "sandbox/core/machine.py",

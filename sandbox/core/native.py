@@ -1,7 +1,8 @@
 """What the optional compiled build (tools/build_compiled.py) is told about a class of a module it
-compiles.  ``@mypyc_attr(native_class=False)`` keeps the class an ordinary Python class there: its
-instances pickle (an isolated check carries an exercise's kernels to a fresh interpreter).  In plain
-Python the mark does nothing."""
+compiles.  ``@mypyc_attr(native_class=False)`` keeps the class an ordinary Python class there;
+``serializable=True`` makes a native class whose instances still pickle, as a kernel's must (an
+isolated check carries an exercise's kernels to a fresh interpreter), while every launch reads its
+fields natively.  In plain Python the mark does nothing."""
 from __future__ import annotations
 
 try:

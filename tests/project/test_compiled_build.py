@@ -57,8 +57,8 @@ def test_the_check_names_a_module_edited_after_the_build(tmp_path, monkeypatch):
 
 def test_kernels_pickle_and_the_views_keep_what_they_derive_on_the_log_in_either_build():
     """What the compiled build must keep working: an isolated check carries an exercise's kernels to a
-    fresh interpreter (core/native.py keeps them Python classes), and the views keep an index on the
-    log they read (viz.index.kept), a native class in the compiled build."""
+    fresh interpreter (core/native.py: native classes that pickle), and the views keep an index on the
+    log they read (viz.index.kept); both are native classes in the compiled build."""
     import cloudpickle
     import numpy as np
 

@@ -105,7 +105,7 @@ def _pointer(annotation, namespace: dict) -> Pointer | None:
     return annotation if isinstance(annotation, Pointer) else None
 
 
-@mypyc_attr(native_class=False)   # (core/native.py)
+@mypyc_attr(serializable=True)    # (core/native.py: native, and it pickles)
 class Kernel:
     def __init__(self, fn, name=None, ns=None, bytes=None, flops=None, reads=None, writes=None):
         self.fn = fn
