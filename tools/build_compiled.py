@@ -43,6 +43,7 @@ MODULES = (
     "sandbox/core/objects.py",
     "sandbox/core/engines.py",
     "sandbox/core/learner_code.py",
+    "sandbox/core/hooks.py",
 )
 
 

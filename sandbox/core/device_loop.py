@@ -13,23 +13,27 @@ older event is skipped when it comes up.
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from .errors import AclError
 from .trace import TraceLog, task_finished_row, task_started_row
 
 if TYPE_CHECKING:
+    from .engines import Engine
+    from .hooks import Hooks
     from .tasks import Task
 
 ARRIVE, FINISH = 0, 1
+# A shared engine (a peer link, or the callbacks' engine: core/features/callbacks.py) also answers begin, due,
+# wake and end; the casts to Any below call those as any object's (the engine types declare them only there).
 
 
 class Simulator:
-    def __init__(self, log: TraceLog, hooks):
+    def __init__(self, log: TraceLog, hooks: Hooks):
         self.now = 0
         self.log = log
         self.hooks = hooks                # task_fault, task_finished (core/hooks.py)
-        self._heap: list = []
+        self._heap: list[tuple[int, int, int, Task, int]] = []   # (t, seq, action, task, version)
         self._seq = 0
         self.running_tasks = 0
 
@@ -73,8 +77,8 @@ class Simulator:
             elif version == task.version:         # (else superseded by a rescheduled finish: no time passes)
                 self.now = t
                 engine = task.engine
-                if engine is not None and engine.shared and not engine.due(task, t):
-                    self.reschedule(engine.wake(task, t))
+                if engine is not None and engine.shared and not (link := cast(Any, engine)).due(task, t):
+                    self.reschedule(link.wake(task, t))
                 else:
                     self._finish(task)
             if stop:
@@ -156,17 +160,17 @@ class Simulator:
             head.status = code
             self.reschedule(((head, t),))
 
-    def _start_waiting(self, engine) -> None:
+    def _start_waiting(self, engine: Engine) -> None:
         while (task := engine.start_next()) is not None:
             self._start(task, engine)
 
-    def _start(self, task: Task, engine) -> None:
+    def _start(self, task: Task, engine: Engine) -> None:
         """``task`` got room on ``engine``: it runs from now."""
         now = self.now
         self.running_tasks += 1
         self.log.append(task_started_row(now, task.id, task.cores))
         if engine.shared:                         # bandwidth shared: the engine says when it ends
-            self.reschedule(engine.begin(task, now))
+            self.reschedule(cast(Any, engine).begin(task, now))
             return
         duration = task.duration
         if callable(duration):
@@ -210,7 +214,7 @@ class Simulator:
             self.running_tasks -= 1
             engine.release(task)
             if engine.shared:
-                self.reschedule(engine.end(task, now))
+                self.reschedule(cast(Any, engine).end(task, now))
         self.log.append(task_finished_row(now, task.id, status))
         queue = stream.queue
         queue.popleft()

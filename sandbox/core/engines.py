@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import heapq
 import math
+from typing import TYPE_CHECKING
 
 from .native import mypyc_attr
+
+if TYPE_CHECKING:
+    from .tasks import Task
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)   # (the compiled build: core/features/callbacks.py subclasses it)
@@ -30,7 +34,7 @@ class Engine:
         self.waiting: list = []          # heap of (priority, ready_t, task id, task)
         self.running = 0
 
-    def enqueue(self, task) -> None:
+    def enqueue(self, task: Task) -> None:
         heapq.heappush(self.waiting, (task.priority, task.ready_t, task.id, task))
 
     def start_next(self):
@@ -39,7 +43,7 @@ class Engine:
             return None
         return heapq.heappop(self.waiting)[3]
 
-    def claim_room(self, task) -> bool:
+    def claim_room(self, task: Task) -> bool:
         """Room for ``task`` now (the device loop asks first whether anything waits: then it queues):
         one lane has room when idle; an engine that shares its bandwidth (``shared``) always has."""
         if self.running and not self.shared:
@@ -48,7 +52,7 @@ class Engine:
         task.cores = 0
         return True
 
-    def release(self, task) -> None:
+    def release(self, task: Task) -> None:
         self.running -= 1
 
 
@@ -59,7 +63,7 @@ class CorePool(Engine):
         super().__init__(name, device)
         self.cores = cores
 
-    def claim_room(self, task) -> bool:
+    def claim_room(self, task: Task) -> bool:
         """Room for ``task``'s cores now: min(block_dim, cores, its limit), at least one."""
         cores = self.cores
         need = max(1, min(task.block_dim, cores, task.core_limit or cores))   # limit: aclrtSetDeviceResLimit
@@ -69,7 +73,7 @@ class CorePool(Engine):
         task.cores = need
         return True
 
-    def release(self, task) -> None:
+    def release(self, task: Task) -> None:
         self.running -= task.cores           # the cores it was given when it started
 
 

@@ -48,9 +48,13 @@ import re
 import sys
 import types
 import warnings
+from typing import TYPE_CHECKING, Any
 
 from . import trace as T
 from .tasks import Task
+
+if TYPE_CHECKING:
+    from .objects import HostThread, Stream
 
 MAX_ACCESSES = 64          # recent accesses remembered per buffer (older ones are forgotten)
 # the package's folder, from its __init__ (a compiled module's own __file__ need not name its folder)
@@ -81,9 +85,18 @@ def emit(message: str, category) -> None:
 class Access:
     """Bytes one task touched: what the ordering test and the messages need, not the task
     itself, so a finished task (and the data its effect held) is freed without waiting here."""
-    __slots__ = ("start", "end", "write", "handle", "id", "stream", "kind", "name", "vc")
+    start: int
+    end: int
+    write: bool
+    handle: int
+    id: int
+    stream: Stream
+    kind: str
+    name: str
+    vc: dict[int, int]
+    __slots__ = tuple(__annotations__)      # (typed: the compiled build reads them as C fields)
 
-    def __init__(self, start, end, write, task: Task, vc: dict):
+    def __init__(self, start: int, end: int, write: bool, task: Task, vc: dict[int, int]):
         self.start, self.end, self.write, self.vc = start, end, write, vc   # vc: the task's own clock
         self.handle, self.id, self.stream = task.stream.handle, task.id, task.stream   # handle: the clocks' key
         self.kind, self.name = task.kind, task.name
@@ -97,12 +110,12 @@ class Checker:
         self.m = m
         self.stream_vc: dict[int, dict[int, int]] = {}     # stream handle -> clock after its last task
         self.host_vc: dict[int, dict[int, int]] = {}       # host thread tid -> what it knows is done
-        self.accesses: dict = {}       # buffer -> [Access]; a free drops the buffer's entry
+        self.accesses: dict[Any, list[Access]] = {}   # buffer -> [Access]; a free drops the buffer's entry
         self.reported: set = set()
         self.held: dict = {}           # held wait (Task) -> races found after it: [(buf, Access, Access)]
         self.resets = False            # has any device been fully reset? (until then no memory is stale)
 
-    def task_submitted(self, th, stream, task: Task) -> None:
+    def task_submitted(self, th: HostThread, stream: Stream, task: Task) -> None:
         """A task entered ``stream`` (Machine.submit calls this for every task, before the
         ``submitted`` hooks): give it its clock, then check the bytes it touches."""
         handle = stream.handle
@@ -154,7 +167,7 @@ def before(task, vc: dict) -> bool:
 
 
 # -- feeding the checker --------------------------------------------------------------------------
-def _device_access(m, c: Checker, th, buf, start, end, write, task: Task, vc: dict) -> None:
+def _device_access(m, c: Checker, th, buf, start: int, end: int, write: bool, task: Task, vc: dict[int, int]) -> None:
     accesses = c.accesses.get(buf)
     if accesses is None:
         c.accesses[buf] = [Access(start, end, write, task, vc)]

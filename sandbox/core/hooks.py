@@ -51,8 +51,10 @@ class Hooks:
     __slots__ = tuple(__annotations__)
 
     def __init__(self):
-        for name in self.__slots__:
-            setattr(self, name, [])
+        # (each by name: a compiled Hooks, core/native.py, keeps no __slots__ to go through)
+        self.intercept, self.submitted, self.before_sync, self.after_sync = [], [], [], []
+        self.task_fault, self.task_finished, self.process_ending = [], [], []
+        self.stream_state, self.address, self.thread_ended = [], [], []
 
     def add(self, name: str, fn) -> None:
         getattr(self, name).append(fn)

@@ -26,8 +26,12 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from typing import TYPE_CHECKING
 
 from .errors import ACL_ERROR_RT_FEATURE_NOT_SUPPORT, AclError
+
+if TYPE_CHECKING:
+    from .machine import Machine
 
 WAIT_LIMIT_S = 2.0            # real seconds a wait inside user code may take before it is a deadlock
 
@@ -90,7 +94,7 @@ class UserCodeBlocked(Exception):
     """Learner code run by the runtime waited for another host thread, which can never come."""
 
 
-def run(m, kind: str, tid: int, fn, *args, calls: bool = False) -> str:
+def run(m: Machine, kind: str, tid: int, fn, *args, calls: bool = False) -> str:
     """Run ``fn(*args)`` as user code of ``kind`` ("kernel", "callback", "host_func");
     returns "" or the text of what went wrong.  ``calls``: the code may call the runtime (a
     callback of aclrtLaunchCallback, on the program's own thread: ``may_call``)."""

@@ -102,7 +102,7 @@ class Stream:
         self.priority = priority
         self.is_default = is_default
         self.label = label
-        self.queue: deque = deque()       # tasks not finished yet, head first
+        self.queue: deque[Task] = deque()       # tasks not finished yet, head first
         self.last_task: Task | None = None  # most recently submitted task (event snapshots)
         self.failure_mode = 0             # ACL_CONTINUE_ON_FAILURE
         self.pending_error = 0            # first device error not yet reported by a sync

@@ -10,9 +10,10 @@ done.  Then it queues for its engine.  Its data effect runs at its completion ti
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
+    from .engines import Engine
     from .features.capture import Recorded
     from .objects import Event, Stream
 
@@ -52,7 +53,7 @@ class Task:
     """
     kind: str
     name: str
-    engine: Any
+    engine: Engine | None
     duration: Callable[[int], int] | int
     effect: Callable[[], int | tuple[int, str] | None] | None
     waits_on: Task | Recorded | None  # (a Recorded: a task a capture holds, core/features/capture.py)
@@ -80,7 +81,7 @@ class Task:
     capture = None                  # a submitted task belongs to no capture (a graph's Recorded does)
 
     @staticmethod
-    def new(kind: str, name: str, engine=None, duration: Callable[[int], int] | int = 0,
+    def new(kind: str, name: str, engine: Engine | None = None, duration: Callable[[int], int] | int = 0,
             effect: Callable[[], int | tuple[int, str] | None] | None = None, waits_on: Task | Recorded | None = None, nbytes: int = 0,
             block_dim: int = 0, event=None, detail: tuple = (), access: tuple | list = (), core_limit: int = 0) -> Task:
         """A task as a runtime call specifies it, not submitted yet.  (A function, not

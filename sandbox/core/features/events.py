@@ -63,7 +63,7 @@ from ..tasks import Task
 
 if TYPE_CHECKING:
     from ..machine import Machine
-    from ..objects import HostThread
+    from ..objects import Event, HostThread, Stream
 
 _EX_FLAGS = C.ACL_EVENT_SYNC | C.ACL_EVENT_CAPTURE_STREAM_PROGRESS | C.ACL_EVENT_TIME_LINE | C.ACL_EVENT_IPC
 KNOWN_FLAGS = (C.ACL_EVENT_SYNC | C.ACL_EVENT_CAPTURE_STREAM_PROGRESS | C.ACL_EVENT_TIME_LINE
@@ -99,7 +99,7 @@ def create(m: Machine, th: HostThread, flags: int | None, ex: bool = False) -> i
     return ev.handle
 
 
-def _event_and_stream(m: Machine, th: HostThread, handle, stream_handle, api: str):
+def _event_and_stream(m: Machine, th: HostThread, handle, stream_handle, api: str) -> tuple[Event, Stream]:
     """The event and the stream a record, wait or reset names: on the same device."""
     ev = m.event(handle)
     stream = m.stream(th, stream_handle, api=api)
